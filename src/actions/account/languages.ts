@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { defineAction } from "../../core/action.ts";
+import type { Db } from "../../core/db.ts";
+import { conflict } from "../../core/errors.ts";
+import { locale } from "../../core/schemas.ts";
+
+interface LanguagesRow {
+  default_locale: string;
+  app_locale: string;
+  multi_language_enabled: boolean;
+  product_translations_enabled: boolean;
+  published_locales: string[];
+  granted_scopes: string[];
+}
+
+const READ_TRANSLATIONS = "read_translations";
+
+async function loadLanguages(db: Db, shopId: string, lock = false): Promise<LanguagesRow> {
+  const { rows } = await db.query<LanguagesRow>(
+    `select default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales, granted_scopes
+     from shops where id = $1 ${lock ? "for update" : ""}`,
+    [shopId],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`shop ${shopId} of an authenticated key is missing`);
+  return row;
+}
+
+function present(row: LanguagesRow): Record<string, unknown> {
+  return {
+    default_locale: row.default_locale,
+    app_locale: row.app_locale,
+    multi_language_enabled: row.multi_language_enabled,
+    product_translations_enabled: row.product_translations_enabled,
+    // Published locales only mean something while the store sells in several languages.
+    ...(row.multi_language_enabled ? { published_locales: row.published_locales } : {}),
+  };
+}
+
+export const getLanguages = defineAction({
+  name: "account.languages.get",
+  method: "GET",
+  path: "/account/languages",
+  description:
+    "Language settings: default_locale (language of alerts and the signup widget), app_locale (dashboard language), multi_language_enabled, product_translations_enabled and, when multi-language is on, the locales published on the store platform.",
+  kind: "read",
+  input: z.strictObject({}),
+  async handler(ctx) {
+    return present(await loadLanguages(ctx.db, ctx.shopId));
+  },
+});
+
+export const patchLanguages = defineAction({
+  name: "account.languages.update",
+  method: "PATCH",
+  path: "/account/languages",
+  description:
+    "Changes language settings. app_locale changes only the merchant dashboard. multi_language_enabled: false also turns product_translations_enabled off. product_translations_enabled: true needs the read_translations access on the store platform and fails (409) until it is granted.",
+  kind: "write",
+  input: z.strictObject({
+    app_locale: locale.optional(),
+    multi_language_enabled: z.boolean().optional(),
+    product_translations_enabled: z.boolean().optional(),
+  }),
+  async handler(ctx, { input }) {
+    const current = await loadLanguages(ctx.db, ctx.shopId, true);
+    const multi = input.multi_language_enabled ?? current.multi_language_enabled;
+    let translations = input.product_translations_enabled ?? current.product_translations_enabled;
+    if (input.product_translations_enabled === true) {
+      if (!multi) throw conflict("product_translations_enabled needs multi_language_enabled; turn multi-language on first");
+      if (!current.granted_scopes.includes(READ_TRANSLATIONS)) {
+        throw conflict("product_translations_enabled needs the read_translations access; grant it to the app on the store platform first");
+      }
+    }
+    if (!multi) translations = false;
+    const { rows } = await ctx.db.query<LanguagesRow>(
+      `update shops set app_locale = $2, multi_language_enabled = $3, product_translations_enabled = $4, updated_at = now()
+       where id = $1
+       returning default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales, granted_scopes`,
+      [ctx.shopId, input.app_locale ?? current.app_locale, multi, translations],
+    );
+    const row = rows[0];
+    if (!row) throw new Error("shop update returned no row");
+    return present(row);
+  },
+});

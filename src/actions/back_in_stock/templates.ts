@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { defineAction } from "../../core/action.ts";
+import type { Db } from "../../core/db.ts";
+import { ApiError } from "../../core/errors.ts";
+import { locale } from "../../core/schemas.ts";
+import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "./default-templates.ts";
+import { TEMPLATE_VARIABLES, templateProblem } from "./template-rendering.ts";
+
+/** The spec accepts 0 and 1 for the first two stages. */
+const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };
+
+const templateParams = z.object({
+  stage: z.enum([...STAGES, ...Object.keys(STAGE_ALIASES)]).transform((s): Stage => STAGE_ALIASES[s] ?? (s as Stage)),
+  locale,
+});
+
+interface OverrideRow {
+  channel: Channel;
+  subject: string | null;
+  body: string;
+  updated_at: Date;
+}
+
+/** The locale whose shipped default applies: the locale, its language, the shop's default locale, then en. */
+function defaultLocaleFor(stage: Stage, requested: string, shopDefault: string): string {
+  const candidates = [requested, requested.split("-")[0] ?? requested, shopDefault, "en"];
+  return candidates.find((c) => DEFAULT_TEMPLATES[stage][c] !== undefined) ?? "en";
+}
+
+async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: string): Promise<Record<string, unknown>> {
+  const { rows: shopRows } = await db.query<{ default_locale: string; enabled: boolean | null }>(
+    `select s.default_locale, st.enabled
+     from shops s left join bis_stage_settings st on st.shop_id = s.id and st.stage = $2
+     where s.id = $1`,
+    [shopId, stage],
+  );
+  const shop = shopRows[0];
+  if (!shop) throw new Error(`shop ${shopId} of an authenticated key is missing`);
+  const { rows: overrides } = await db.query<OverrideRow>(
+    "select channel, subject, body, updated_at from bis_templates where shop_id = $1 and stage = $2 and locale = $3",
+    [shopId, stage, requested],
+  );
+  const fallbackLocale = defaultLocaleFor(stage, requested, shop.default_locale);
+  const defaults = DEFAULT_TEMPLATES[stage][fallbackLocale] ?? DEFAULT_TEMPLATES[stage].en;
+  if (!defaults) throw new Error(`no default ${stage} template`);
+  const email = overrides.find((o) => o.channel === "email");
+  const sms = overrides.find((o) => o.channel === "sms");
+  return {
+    stage,
+    locale: requested,
+    enabled: shop.enabled ?? DEFAULT_STAGE_ENABLED[stage],
+    email: email
+      ? { subject: email.subject ?? defaults.email.subject, body: email.body, customized: true, default_locale: null }
+      : { ...defaults.email, customized: false, default_locale: fallbackLocale },
+    sms: sms
+      ? { body: sms.body, customized: true, default_locale: null }
+      : { ...defaults.sms, customized: false, default_locale: fallbackLocale },
+    variables: TEMPLATE_VARIABLES,
+  };
+}
+
+export const getTemplate = defineAction({
+  name: "back_in_stock.templates.get",
+  method: "GET",
+  path: "/back_in_stock/templates/{stage}/{locale}",
+  description:
+    "The localized template of a stage (initial: the back-in-stock alert, reminder: the follow-up, signup_thank_you: sent right after signup; 0 and 1 are aliases of initial and reminder), with the stage's enabled switch, its e-mail (subject, body) and text message (body). A locale without its own text shows the shipped default of that language, else of the shop's default locale, else en; customized tells which.",
+  kind: "read",
+  params: templateParams,
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    return loadTemplate(ctx.db, ctx.shopId, params.stage, params.locale);
+  },
+});
+
+const templateSource = (max: number) => z.string().min(1).max(max);
+
+export const patchTemplate = defineAction({
+  name: "back_in_stock.templates.update",
+  method: "PATCH",
+  path: "/back_in_stock/templates/{stage}/{locale}",
+  description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates; a template that does not render is refused with 422. Variables: ${TEMPLATE_VARIABLES.join(", ")}.`,
+  kind: "write",
+  params: templateParams,
+  input: z.strictObject({
+    enabled: z.boolean().optional(),
+    email: z.strictObject({ subject: templateSource(500).optional(), body: templateSource(100_000).optional() }).optional(),
+    sms: z.strictObject({ body: templateSource(1600).optional() }).optional(),
+  }),
+  async handler(ctx, { params, input }) {
+    const sources: [string, string | undefined][] = [
+      ["email.subject", input.email?.subject],
+      ["email.body", input.email?.body],
+      ["sms.body", input.sms?.body],
+    ];
+    const problems: string[] = [];
+    for (const [field, source] of sources) {
+      if (source === undefined) continue;
+      const problem = await templateProblem(source);
+      if (problem) problems.push(`${field} is not a valid template: ${problem}`);
+    }
+    if (problems.length > 0) throw new ApiError("UNPROCESSABLE", problems);
+
+    const { stage, locale: requested } = params;
+    if (input.enabled !== undefined) {
+      await ctx.db.query(
+        `insert into bis_stage_settings (shop_id, stage, enabled) values ($1, $2, $3)
+         on conflict (shop_id, stage) do update set enabled = excluded.enabled, updated_at = now()`,
+        [ctx.shopId, stage, input.enabled],
+      );
+    }
+    if (input.email?.subject !== undefined || input.email?.body !== undefined || input.sms?.body !== undefined) {
+      const current = await loadTemplate(ctx.db, ctx.shopId, stage, requested);
+      const email = current.email as { subject: string; body: string };
+      const sms = current.sms as { body: string };
+      if (input.email?.subject !== undefined || input.email?.body !== undefined) {
+        await upsertOverride(ctx.db, ctx.shopId, stage, requested, "email", input.email.subject ?? email.subject, input.email.body ?? email.body);
+      }
+      if (input.sms?.body !== undefined) {
+        await upsertOverride(ctx.db, ctx.shopId, stage, requested, "sms", null, input.sms.body ?? sms.body);
+      }
+    }
+    return loadTemplate(ctx.db, ctx.shopId, stage, requested);
+  },
+});
+
+async function upsertOverride(db: Db, shopId: string, stage: Stage, locale: string, channel: Channel, subject: string | null, body: string): Promise<void> {
+  await db.query(
+    `insert into bis_templates (shop_id, stage, locale, channel, subject, body) values ($1, $2, $3, $4, $5, $6)
+     on conflict (shop_id, stage, locale, channel) do update set subject = excluded.subject, body = excluded.body, updated_at = now()`,
+    [shopId, stage, locale, channel, subject, body],
+  );
+}

@@ -1,0 +1,34 @@
+import path from "node:path";
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().default(".data"),
+  EMBEDDED_PG_PORT: port.default(54329),
+  PORT: port.default(3000),
+  HOST: z.string().default("127.0.0.1"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DEMO_API_KEY: z.string().min(16).optional(),
+  RATE_LIMIT_POINTS: positiveInt.default(360),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  DB_POOL_SIZE: positiveInt.default(10),
+  WORKER_CONCURRENCY: positiveInt.default(5),
+  JOB_RETENTION_DAYS: positiveInt.default(30),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
+});
+
+export type Config = z.infer<typeof envSchema> & { dataDir: string };
+
+/** Parses the environment once; an invalid variable stops the process with its name. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.DATA_DIR) };
+}

@@ -1,0 +1,50 @@
+import type pg from "pg";
+import type { z } from "zod";
+import type { Config } from "../config.ts";
+import type { Log } from "../logger.ts";
+import type { Db } from "./db.ts";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export type ActionKind = "read" | "write";
+
+export const COST: Record<ActionKind, number> = { read: 1, write: 2 };
+
+export interface ActionContext {
+  shopId: string;
+  requestId: string;
+  /** Reads get the pool (each statement atomic); writes get the client of their one transaction. */
+  db: Db;
+  pool: pg.Pool;
+  log: Log;
+  config: Config;
+  /** Everything registered, for discovery actions. */
+  registry: { actions: readonly AnyAction[] };
+}
+
+type ObjectSchema = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+
+export interface ActionDefinition<P extends ObjectSchema, I extends z.ZodType> {
+  /** Dotted, unique: `account.languages.get`. */
+  name: string;
+  method: HttpMethod;
+  /** Relative to the v2 prefix, `{param}` placeholders. */
+  path: string;
+  /** Other paths (same method) that reach this action. */
+  aliases?: string[];
+  description: string;
+  kind: ActionKind;
+  /** True when the action answers a job handle. */
+  async?: boolean;
+  /** Path parameters; strings in, parsed values out. */
+  params?: P;
+  /** The query (GET) or JSON body (other methods). */
+  input?: I;
+  handler: (ctx: ActionContext, args: { params: z.output<P>; input: z.output<I> }) => Promise<unknown>;
+}
+
+export type AnyAction = ActionDefinition<ObjectSchema, z.ZodType>;
+
+/** Identity at runtime; gives the handler its parsed types. */
+export function defineAction<P extends ObjectSchema, I extends z.ZodType>(def: ActionDefinition<P, I>): AnyAction {
+  return def as unknown as AnyAction;
+}

@@ -1,0 +1,140 @@
+import type pg from "pg";
+import type { z } from "zod";
+import type { Config } from "../config.ts";
+import { hashApiKey } from "../db/api-keys.ts";
+import type { Log } from "../logger.ts";
+import { type ActionContext, type AnyAction, COST } from "./action.ts";
+import { withTransaction } from "./db.ts";
+import { ApiError, HTTP_STATUS, MESSAGES } from "./errors.ts";
+import { type RateLimitPolicy, authenticateAndCharge, rateLimitHeaders } from "./rate-limit.ts";
+import type { Registry, RouteMatch } from "./registry.ts";
+
+export const HELP_ACTION = "help";
+import { formatIssues } from "./validation.ts";
+
+/** A request as every transport hands it over: already stripped of the transport's own framing. */
+export interface DispatchRequest {
+  method: string;
+  /** Relative to the v2 base path, starting with a slash. */
+  path: string;
+  token: string | undefined;
+  query: Record<string, unknown>;
+  /** The raw body text (HTTP) or an already-parsed value (MCP, v1 mapping). */
+  body: { raw: string | undefined } | { parsed: unknown };
+  requestId: string;
+}
+
+export interface DispatchResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+function parseBody(method: string, body: DispatchRequest["body"]): unknown {
+  if ("parsed" in body) return body.parsed;
+  const text = body.raw?.trim() ?? "";
+  // PATCH bodies are required; other methods treat an absent body as an empty object.
+  if (text === "") return method === "PATCH" ? undefined : {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError("BAD_REQUEST", MESSAGES.invalidJson);
+  }
+}
+
+function validate(action: AnyAction, params: Record<string, string>, input: unknown): { params: Record<string, unknown>; input: unknown } {
+  const issues: z.core.$ZodIssue[] = [];
+  let parsedParams: Record<string, unknown> = params;
+  let parsedInput: unknown = input;
+  if (action.params) {
+    const result = action.params.safeParse(params, { reportInput: true });
+    if (result.success) parsedParams = result.data;
+    else issues.push(...result.error.issues);
+  }
+  if (action.input) {
+    const result = action.input.safeParse(input, { reportInput: true });
+    if (result.success) parsedInput = result.data;
+    else issues.push(...result.error.issues);
+  }
+  if (issues.length > 0) throw new ApiError("UNPROCESSABLE", formatIssues(issues));
+  return { params: parsedParams, input: parsedInput };
+}
+
+export interface DispatcherDeps {
+  registry: Registry;
+  pool: pg.Pool;
+  config: Config;
+  log: Log;
+}
+
+/** The one path every transport takes into the core: authenticate, charge, validate, run, map errors. */
+export class Dispatcher {
+  private readonly deps: DispatcherDeps;
+  private readonly policy: RateLimitPolicy;
+
+  constructor(deps: DispatcherDeps) {
+    this.deps = deps;
+    this.policy = { points: deps.config.RATE_LIMIT_POINTS, windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS };
+  }
+
+  async dispatch(request: DispatchRequest): Promise<DispatchResult> {
+    const headers: Record<string, string> = { "x-request-id": request.requestId };
+    try {
+      const body = await this.run(request, headers);
+      return { status: body.status, body: body.payload, headers };
+    } catch (error) {
+      return this.failure(error, request, headers);
+    }
+  }
+
+  private async run(request: DispatchRequest, headers: Record<string, string>): Promise<{ status: number; payload: unknown }> {
+    const { registry, pool, config, log } = this.deps;
+    const method = request.method.toUpperCase();
+    const { match, query } = this.route(method, request.path, request.query);
+    if (!request.token) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
+    const cost = match ? COST[match.action.kind] : COST.read;
+    const charge = await authenticateAndCharge(pool, hashApiKey(request.token), cost, this.policy);
+    if (!charge) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
+    Object.assign(headers, rateLimitHeaders(this.policy, charge));
+    if (charge.used > this.policy.points) {
+      throw new ApiError("RATE_LIMITED", MESSAGES.rateLimited, { "retry-after": String(charge.resetSeconds) });
+    }
+    if (!match) throw new ApiError("NOT_FOUND", MESSAGES.noAction(method, request.path));
+
+    const { action } = match;
+    const rawInput = method === "GET" || method === "DELETE" ? query : parseBody(method, request.body);
+    const args = validate(action, match.params, rawInput);
+    const context = (db: ActionContext["db"]): ActionContext => ({
+      shopId: charge.shopId,
+      requestId: request.requestId,
+      db,
+      pool,
+      log: log.child({ requestId: request.requestId, action: action.name }),
+      config,
+      registry,
+    });
+    const payload =
+      action.kind === "read"
+        ? await action.handler(context(pool), args as never)
+        : await withTransaction(pool, (client) => action.handler(context(client), args as never));
+    return { status: action.kind === "read" ? 200 : 202, payload };
+  }
+
+  /** `GET <scope>/help` at any level is the manifest narrowed to that scope. */
+  private route(method: string, path: string, query: Record<string, unknown>): { match: RouteMatch | undefined; query: Record<string, unknown> } {
+    const match = this.deps.registry.match(method, path);
+    if (match || method !== "GET") return { match, query };
+    const scope = /^(.*)\/help\/?$/.exec(path)?.[1];
+    const help = this.deps.registry.get(HELP_ACTION);
+    if (scope === undefined || !help) return { match, query };
+    return { match: { action: help, params: {} }, query: { ...query, prefix: scope } };
+  }
+
+  private failure(error: unknown, request: DispatchRequest, headers: Record<string, string>): DispatchResult {
+    if (error instanceof ApiError) {
+      return { status: HTTP_STATUS[error.code], body: { errors: error.messages }, headers: { ...headers, ...error.headers } };
+    }
+    this.deps.log.error({ err: error, requestId: request.requestId, method: request.method, path: request.path }, "action failed");
+    return { status: 500, body: { errors: [MESSAGES.internal(request.requestId)] }, headers };
+  }
+}

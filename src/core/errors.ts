@@ -1,0 +1,52 @@
+export type ErrorCode =
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNPROCESSABLE"
+  | "RATE_LIMITED"
+  | "INTERNAL";
+
+/** The one table from error code to HTTP status; transports other than HTTP ignore it. */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+};
+
+/** An expected failure of an action: it reaches the client as `{ errors: messages }`. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly messages: string[];
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, messages: string | string[], headers: Record<string, string> = {}) {
+    const list = Array.isArray(messages) ? messages : [messages];
+    super(list.join("; "));
+    this.name = "ApiError";
+    this.code = code;
+    this.messages = list;
+    this.headers = headers;
+  }
+}
+
+export const MESSAGES = {
+  unauthorized: "X-Auth-Token is missing or invalid",
+  invalidJson: "Request body is not valid JSON",
+  rateLimited: "Rate limit exceeded",
+  noAction: (method: string, path: string) => `No v2 action registered for ${method} ${path}`,
+  notFound: (resource: string, id: string) => `${resource} not found: ${id}`,
+  bodyTooLarge: (limit: number) => `Request body is larger than ${limit} bytes`,
+  internal: (requestId: string) => `Internal server error (request id ${requestId})`,
+};
+
+export const notFound = (resource: string, id: string): ApiError =>
+  new ApiError("NOT_FOUND", MESSAGES.notFound(resource, id));
+
+export const conflict = (reason: string): ApiError => new ApiError("CONFLICT", reason);

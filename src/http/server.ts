@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Dispatcher } from "../core/dispatcher.ts";
+import { MESSAGES } from "../core/errors.ts";
+import { V2_BASE_PATH } from "../core/manifest.ts";
+import type { Log } from "../logger.ts";
+
+export interface HttpDeps {
+  dispatcher: Dispatcher;
+  log: Log;
+  bodyLimit: number;
+  /** Answers whether the database is reachable, for /healthz. */
+  healthy: () => Promise<boolean>;
+}
+
+function token(request: FastifyRequest): string | undefined {
+  const header = request.headers["x-auth-token"];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value) return value.trim() || undefined;
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1];
+  return bearer?.trim() || undefined;
+}
+
+/** The thin HTTP layer: normalises a request, hands it to the dispatcher, writes the answer. */
+export function createHttpServer(deps: HttpDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimit,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && /^[A-Za-z0-9._-]{1,100}$/.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // The dispatcher parses JSON itself, after authentication, so every content type arrives as text.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((error: { code?: string; statusCode?: number }, request, reply) => {
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      return reply.code(413).send({ errors: [MESSAGES.bodyTooLarge(deps.bodyLimit)] });
+    }
+    if (error.statusCode && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ errors: [String((error as Error).message)] });
+    }
+    request.log.error({ err: error, requestId: request.id }, "unhandled HTTP error");
+    return reply.code(500).header("x-request-id", request.id).send({ errors: [MESSAGES.internal(request.id)] });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ errors: [`No route for ${request.method} ${request.url.split("?")[0] ?? ""}`] }),
+  );
+
+  app.get("/healthz", async (_request, reply) => {
+    const ok = await deps.healthy().catch(() => false);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
+  });
+
+  const v2 = async (request: FastifyRequest, reply: FastifyReply) => {
+    const url = request.url.split("?")[0] ?? "";
+    const path = url.slice(V2_BASE_PATH.length) || "/";
+    const result = await deps.dispatcher.dispatch({
+      method: request.method,
+      path,
+      token: token(request),
+      query: (request.query ?? {}) as Record<string, unknown>,
+      body: { raw: typeof request.body === "string" ? request.body : undefined },
+      requestId: request.id,
+    });
+    return reply.code(result.status).headers(result.headers).send(result.body);
+  };
+  app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}`, handler: v2 });
+  app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}/*`, handler: v2 });
+  return app;
+}
