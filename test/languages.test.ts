@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+let key: string;
+let shopId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = await startTestApp(db.url);
+  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
+});
+
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+});
+
+describe("account languages", () => {
+  it("reads the defaults", async () => {
+    const answer = await api(app, "GET", "/account/languages", { key });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      default_locale: "en",
+      app_locale: "en",
+      multi_language_enabled: false,
+      product_translations_enabled: false,
+    });
+  });
+
+  it("changes app_locale only, and answers 202 with the committed state", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", { key, body: { app_locale: "fr" } });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ app_locale: "fr", default_locale: "en" });
+  });
+
+  it("lists published locales only while multi-language is on", async () => {
+    const on = await api(app, "PATCH", "/account/languages", { key, body: { multi_language_enabled: true } });
+    expect(on.body).toMatchObject({ multi_language_enabled: true, published_locales: ["en"] });
+  });
+
+  it("refuses product translations until read_translations is granted (409)", async () => {
+    const refused = await api(app, "PATCH", "/account/languages", { key, body: { product_translations_enabled: true } });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ errors: [expect.stringContaining("read_translations")] });
+    await app.pool.query("update shops set granted_scopes = '{read_translations}' where id = $1", [shopId]);
+    const granted = await api(app, "PATCH", "/account/languages", { key, body: { product_translations_enabled: true } });
+    expect(granted.status).toBe(202);
+    expect(granted.body).toMatchObject({ product_translations_enabled: true });
+  });
+
+  it("turns product translations off with multi-language", async () => {
+    const off = await api(app, "PATCH", "/account/languages", { key, body: { multi_language_enabled: false } });
+    expect(off.status).toBe(202);
+    expect(off.body).toEqual({
+      default_locale: "en",
+      app_locale: "fr",
+      multi_language_enabled: false,
+      product_translations_enabled: false,
+    });
+  });
+
+  it("validates each field with the stable messages", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", {
+      key,
+      body: { app_locale: 42, multi_language_enabled: "yes", colour: "blue" },
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({
+      errors: ["app_locale must be a locale", "multi_language_enabled must be a boolean", "colour is not allowed"],
+    });
+  });
+
+  it("needs a body on PATCH", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", { key });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({ errors: ["body is required"] });
+  });
+});
