@@ -1,3 +1,4 @@
+import fs from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
@@ -5,7 +6,9 @@ import { type EmbeddedServer, ensureEmbeddedPostgres } from "../src/db/embedded.
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 
-export const TEMPLATE_DATABASE = "app_test_template";
+/** Per run, so that concurrent runs (two terminals, a helper) never drop each other's template. */
+export const TEMPLATE_DATABASE = `app_test_template_${process.pid}`;
+const USERS_DIR = path.resolve(".data/test-users");
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,6 +18,16 @@ declare module "vitest" {
 }
 
 let embedded: EmbeddedServer | undefined;
+let adminUrlInUse: string | undefined;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * One PostgreSQL for the run: TEST_DATABASE_URL when set, else an embedded server under
@@ -31,7 +44,11 @@ export async function setup(project: TestProject): Promise<void> {
       settings: { fsync: "off", synchronous_commit: "off", full_page_writes: "off" },
     });
     adminUrl = embedded.url;
+    // Runs sharing the embedded server register here; the last one out stops it.
+    await fs.mkdir(USERS_DIR, { recursive: true });
+    await fs.writeFile(path.join(USERS_DIR, String(process.pid)), "");
   }
+  adminUrlInUse = adminUrl;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -54,5 +71,13 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
-  await embedded?.stop();
+  if (adminUrlInUse) {
+    const admin = new pg.Client({ connectionString: adminUrlInUse });
+    await admin.connect();
+    await admin.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`).finally(() => admin.end());
+  }
+  if (!embedded) return;
+  await fs.rm(path.join(USERS_DIR, String(process.pid)), { force: true });
+  const others = (await fs.readdir(USERS_DIR)).map(Number).filter((pid) => pid !== process.pid && isAlive(pid));
+  if (others.length === 0) await embedded.stop({ force: true });
 }

@@ -12,7 +12,8 @@ export interface EmbeddedServer {
   port: number;
   /** True when this process started (or adopted) the server and stops it on shutdown. */
   owned: boolean;
-  stop(): Promise<void>;
+  /** Stops the server if owned, or always with `force` (the caller knows nobody else uses it). */
+  stop(options?: { force?: boolean }): Promise<void>;
 }
 
 export interface EmbeddedOptions {
@@ -176,8 +177,8 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
     url: `postgres://postgres@127.0.0.1:${started.port}/${database}`,
     port: started.port,
     owned: started.owned,
-    async stop() {
-      if (!started.owned || stopped) return;
+    async stop(stopOptions = {}) {
+      if ((!started.owned && !stopOptions.force) || stopped) return;
       stopped = true;
       await run(bin.pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "60"], as);
       await fs.rm(ownerFile, { force: true });
