@@ -19,9 +19,14 @@ export async function startWorker(deps: TaskDeps, options: WorkerOptions = {}): 
     pgPool: deps.pool,
     concurrency: deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
+    // Running jobs get most of the shutdown budget before their abort signal fires.
+    gracefulShutdownAbortTimeout: Math.floor(deps.config.SHUTDOWN_TIMEOUT_MS * 0.8),
     pollInterval: options.pollInterval ?? 2000,
     logger: workerLogger(deps.log),
     taskList: { ...taskList(deps), ...options.extraTasks },
     parsedCronItems: parseCrontab(options.crontab ?? CRONTAB),
+    // Unbatched completions are fire-and-forget, so a shutdown could close the pool before a
+    // finished job is marked complete (it would run again). Batchers are drained on shutdown.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
 }

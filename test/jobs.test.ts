@@ -1,0 +1,178 @@
+import { spawn } from "node:child_process";
+import type { Runner } from "graphile-worker";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { help } from "../src/actions/discovery/help.ts";
+import { getJob } from "../src/actions/jobs/get.ts";
+import { defineAction } from "../src/core/action.ts";
+import { Dispatcher } from "../src/core/dispatcher.ts";
+import { conflict } from "../src/core/errors.ts";
+import { jobTask } from "../src/core/job-task.ts";
+import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
+import { Registry } from "../src/core/registry.ts";
+import { createHttpServer } from "../src/http/server.ts";
+import { createLogger } from "../src/logger.ts";
+import { startWorker } from "../src/runtime/worker.ts";
+import { api, createShopWithKey, testConfig } from "./helpers/app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+/** A write that enqueues a job, then either commits or refuses (409) after enqueuing. */
+const enqueueThenMaybeRefuse = defineAction({
+  name: "test.enqueue",
+  method: "POST",
+  path: "/test/enqueue",
+  description: "test",
+  kind: "write",
+  async: true,
+  input: z.strictObject({ kind: z.string(), refuse: z.boolean().default(false), max_attempts: z.int().default(5) }),
+  async handler(ctx, { input }) {
+    const handle = await enqueueJob(ctx.db, { shopId: ctx.shopId, kind: input.kind, maxAttempts: input.max_attempts });
+    if (input.refuse) throw conflict("refused after enqueuing");
+    return handle;
+  },
+});
+
+let db: TestDatabase;
+let pool: pg.Pool;
+let origin: string;
+let close: () => Promise<void>;
+let key: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const config = testConfig(db.url);
+  const log = createLogger("silent");
+  pool = new pg.Pool({ connectionString: db.url, max: 5 });
+  const http = createHttpServer({
+    dispatcher: new Dispatcher({ registry: new Registry([help, getJob, enqueueThenMaybeRefuse]), pool, config, log }),
+    log,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    healthy: async () => true,
+  });
+  origin = await http.listen({ port: 0, host: "127.0.0.1" });
+  close = () => http.close();
+  ({ apiKey: key } = await createShopWithKey(pool));
+});
+
+afterAll(async () => {
+  await close();
+  await pool.end();
+  await db.drop();
+});
+
+async function jobRow(id: string): Promise<JobRow | undefined> {
+  return (await pool.query<JobRow>("select * from jobs where id = $1", [id])).rows[0];
+}
+
+async function workerJobCount(jobId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where key = $1", [`job:${jobId}`]);
+  return rows[0]?.n ?? 0;
+}
+
+describe("jobs enqueued with a write", () => {
+  it("a committed write keeps its job, queued in graphile-worker, visible at its status_url", async () => {
+    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.never_run" } });
+    expect(answer.status).toBe(202);
+    const handle = answer.body as { job_id: string; status_url: string };
+    expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
+    expect(await workerJobCount(handle.job_id)).toBe(1);
+    const status = await api({ origin }, "GET", `/jobs/${handle.job_id}`, { key });
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ id: handle.job_id, kind: "test.never_run", status: "queued", processed: 0, errors: [] });
+  });
+
+  it("a write that enqueues and then rolls back leaves no job anywhere", async () => {
+    const before = await pool.query<{ jobs: number; worker: number }>(
+      "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",
+    );
+    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.never_run", refuse: true } });
+    expect(answer.status).toBe(409);
+    const after = await pool.query<{ jobs: number; worker: number }>(
+      "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",
+    );
+    expect(after.rows[0]).toEqual(before.rows[0]);
+  });
+});
+
+describe("a job that throws", () => {
+  let runner: Runner;
+  let calls = 0;
+
+  beforeAll(async () => {
+    const config = testConfig(db.url);
+    const deps = { pool, log: createLogger("silent"), config };
+    runner = await startWorker(deps, {
+      pollInterval: 100,
+      crontab: "",
+      extraTasks: {
+        "test.always_fails": jobTask(deps, async () => {
+          calls += 1;
+          throw new Error(`provider down (call ${calls})`);
+        }),
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await runner.stop();
+  });
+
+  it("is retried with backoff and ends failed after its last attempt", async () => {
+    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.always_fails", max_attempts: 2 } });
+    const { job_id: jobId } = answer.body as { job_id: string };
+
+    // First attempt fails: the job waits for its retry, and graphile-worker has pushed run_at out.
+    const afterFirst = await waitFor("the first failure", async () => {
+      const job = await jobRow(jobId);
+      return job && job.errors.length === 1 ? job : undefined;
+    });
+    expect(afterFirst.status).toBe("queued");
+    expect(afterFirst.errors[0]).toMatchObject({ attempt: 1, message: "provider down (call 1)" });
+    const { rows } = await pool.query<{ delay_s: number; attempts: number }>(
+      "select extract(epoch from run_at - now())::float8 as delay_s, attempts from graphile_worker.jobs where key = $1",
+      [`job:${jobId}`],
+    );
+    expect(rows[0]?.attempts).toBe(1);
+    expect(rows[0]?.delay_s).toBeGreaterThan(1); // exponential backoff: e^1 s after the first failure
+
+    // Bring the retry forward instead of waiting out the backoff.
+    await pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`job:${jobId}`]);
+    const failed = await waitFor("the job to fail for good", async () => {
+      const job = await jobRow(jobId);
+      return job?.status === "failed" ? job : undefined;
+    });
+    expect(failed.errors).toHaveLength(2);
+    expect(failed.finished_at).not.toBeNull();
+    expect(calls).toBe(2);
+
+    const status = await api({ origin }, "GET", `/jobs/${jobId}`, { key });
+    expect(status.body).toMatchObject({
+      status: "failed",
+      errors: [expect.objectContaining({ attempt: 1 }), expect.objectContaining({ attempt: 2, message: "provider down (call 2)" })],
+    });
+  });
+});
+
+describe("SIGTERM during a running job", () => {
+  it("lets the job finish, then exits 0", async () => {
+    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.slow" } });
+    const { job_id: jobId } = answer.body as { job_id: string };
+    const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
+      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent", SLOW_JOB_MS: "1500" },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await waitFor("the slow job to start", async () => {
+      const job = await jobRow(jobId);
+      return job?.status === "running" && job.processed === 1 ? job : undefined;
+    });
+    child.kill("SIGTERM");
+    const code = await exited;
+    expect(code).toBe(0);
+    const job = await jobRow(jobId);
+    expect(job).toMatchObject({ status: "completed", result: { slept_ms: 1500 } });
+    expect(await workerJobCount(jobId)).toBe(0);
+  });
+});
