@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores: files run in parallel processes, each on its own cloned database.
     pool: "forks",
+    reporters: ["default", "./test/summary-reporter.ts"],
   },
 });
