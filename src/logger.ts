@@ -17,8 +17,15 @@ const REDACT = [
   "api_key",
 ];
 
-export function createLogger(level: string): Log {
-  return pino({ level, redact: { paths: REDACT, censor: "[redacted]" } });
+export interface LoggerOptions {
+  /** File descriptor to write to: stdout (1, the default) or stderr (2, for the CLI, whose stdout carries results). */
+  fd?: 1 | 2;
+}
+
+export function createLogger(level: string, options: LoggerOptions = {}): Log {
+  const settings = { level, redact: { paths: REDACT, censor: "[redacted]" } };
+  if (options.fd === 2) return pino(settings, pino.destination({ dest: 2, sync: true }));
+  return pino(settings);
 }
 
 /** graphile-worker's logger interface, writing through the service's pino logger. */

@@ -1,0 +1,22 @@
+export const USAGE = `Operator commands for the Preorder, Back-in-Stock and Account Settings API.
+
+Usage: npm run cli -- <command> [options]
+
+  migrate                                  apply pending database migrations
+  shops create --name NAME                 create a shop and its first API key
+  keys create --shop SHOP_ID               create another API key for a shop
+  keys revoke KEY_OR_KEY_ID                revoke an API key (the key itself or its id)
+  keys list --shop SHOP_ID [--json]        list a shop's keys (ids and dates, never the keys)
+  jobs list [--status S] [--kind K] [--shop SHOP_ID] [--limit N] [--json]
+                                           newest jobs first (default limit 50);
+                                           S is queued, running, completed, failed or cancelled
+  jobs show JOB_ID [--json]                every field of one job, its errors and result
+  jobs retry JOB_ID                        queue a failed, cancelled or completed job again
+  help                                     this text
+
+Results go to stdout (JSON where noted), logs and errors to stderr.
+The database is DATABASE_URL, or the embedded server under DATA_DIR (default .data/),
+shared with a running \`npm start\`. LOG_LEVEL (default warn here) controls the logs;
+LOG_LEVEL=debug also prints error stacks.
+Exit codes: 0 ok, 1 error, 2 usage.
+`;

@@ -1,0 +1,321 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let db: TestDatabase;
+let pool: pg.Pool;
+
+/** The CLI as a real child process, on the pinned Node that runs vitest, against this file's database. */
+function cli(...args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url };
+  delete env.LOG_LEVEL;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : error.code;
+      if (typeof code !== "number") {
+        // Not an exit status: the process could not be spawned or was killed.
+        reject(new Error(`CLI did not exit normally: ${String(error?.message)}`, { cause: error }));
+        return;
+      }
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+async function insertJob(fields: { shopId: string | null; kind: string; status: string; errors?: unknown[]; createdAt: string }): Promise<string> {
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into jobs (shop_id, kind, status, total, processed, errors, result, attempts, created_at, finished_at)
+     values ($1, $2, $3, 10, 4, $4, $5, 2, $6, case when $3 in ('failed', 'completed', 'cancelled') then $6::timestamptz + interval '1 minute' end)
+     returning id`,
+    [fields.shopId, fields.kind, fields.status, JSON.stringify(fields.errors ?? []), JSON.stringify({ note: "partial" }), fields.createdAt],
+  );
+  const row = rows[0];
+  if (!row) throw new Error("no job inserted");
+  return row.id;
+}
+
+async function workerJobCount(jobId: string): Promise<number> {
+  const { rows } = await pool.query<{ count: string }>(
+    "select count(*) from graphile_worker.jobs where key = 'job:' || $1::text",
+    [jobId],
+  );
+  return Number(rows[0]?.count);
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+});
+
+afterAll(async () => {
+  await pool.end();
+  await db.drop();
+});
+
+describe("cli: usage", () => {
+  it("prints usage on stderr with exit 2 for an unknown command", async () => {
+    const result = await cli("frobnicate");
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("unknown command: frobnicate");
+    expect(result.stderr).toContain("jobs retry JOB_ID");
+  });
+
+  it("prints usage with exit 0 for help", async () => {
+    const result = await cli("help");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("Usage: npm run cli");
+  });
+
+  it("rejects an unknown option with exit 2", async () => {
+    const result = await cli("keys", "list", "--shopp", "x");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: .*--shopp/);
+  });
+});
+
+describe("cli: migrate", () => {
+  it("applies nothing new on a migrated database", async () => {
+    const before = await pool.query("select id from app_migrations order by id");
+    const result = await cli("migrate");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("No migrations to apply: the database is up to date.\n");
+    const after = await pool.query("select id from app_migrations order by id");
+    expect(after.rows).toEqual(before.rows);
+    expect(after.rowCount).toBeGreaterThan(0);
+  });
+});
+
+describe("cli: shops and keys", () => {
+  let shopId: string;
+  let firstKey: string;
+
+  it("shops create prints one JSON line with a shop and a key stored only as its sha256 hash", async () => {
+    const result = await cli("shops", "create", "--name", "CLI Shop");
+    expect(result.code).toBe(0);
+    expect(result.stdout.endsWith("\n")).toBe(true);
+    expect(result.stdout.trimEnd().split("\n")).toHaveLength(1);
+    const created = JSON.parse(result.stdout) as { shop_id: string; api_key: string };
+    expect(Object.keys(created).sort()).toEqual(["api_key", "shop_id"]);
+    shopId = created.shop_id;
+    firstKey = created.api_key;
+
+    const shop = await pool.query<{ name: string }>("select name from shops where id = $1", [shopId]);
+    expect(shop.rows).toEqual([{ name: "CLI Shop" }]);
+    const key = await pool.query<{ shop_id: string; revoked_at: Date | null }>(
+      "select shop_id, revoked_at from api_keys where key_hash = $1",
+      [sha256(firstKey)],
+    );
+    expect(key.rows).toEqual([{ shop_id: shopId, revoked_at: null }]);
+    const clear = await pool.query("select 1 from api_keys where position($1 in row_to_json(api_keys)::text) > 0", [firstKey]);
+    expect(clear.rowCount).toBe(0);
+  });
+
+  it("keys create adds a second live key to the shop", async () => {
+    const result = await cli("keys", "create", "--shop", shopId);
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout) as { shop_id: string; api_key: string };
+    expect(created.shop_id).toBe(shopId);
+    expect(created.api_key).not.toBe(firstKey);
+    const keys = await pool.query<{ key_hash: Buffer }>("select key_hash from api_keys where shop_id = $1 and revoked_at is null", [shopId]);
+    expect(keys.rows.map((r) => r.key_hash.toString("hex")).sort()).toEqual(
+      [sha256(firstKey).toString("hex"), sha256(created.api_key).toString("hex")].sort(),
+    );
+  });
+
+  it("keys create for an unknown shop, or a non-uuid, exits 1 with one line on stderr", async () => {
+    for (const shop of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
+      const result = await cli("keys", "create", "--shop", shop);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(`error: Shop not found: ${shop}\n`);
+    }
+  });
+
+  it("keys create without --shop is a usage error", async () => {
+    const result = await cli("keys", "create");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--shop is required");
+  });
+
+  it("keys list shows ids and dates, never the key or its hash", async () => {
+    const ids = await pool.query<{ id: string; key_hash: Buffer }>("select id, key_hash from api_keys where shop_id = $1", [shopId]);
+    const table = await cli("keys", "list", "--shop", shopId);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^id\s+created_at\s+revoked_at$/);
+    for (const row of ids.rows) {
+      expect(table.stdout).toContain(row.id);
+      expect(table.stdout).not.toContain(row.key_hash.toString("hex"));
+    }
+    expect(table.stdout).not.toContain(firstKey);
+
+    const json = await cli("keys", "list", "--shop", shopId, "--json");
+    expect(json.code).toBe(0);
+    const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(listed.map((k) => k.id).sort()).toEqual(ids.rows.map((r) => r.id).sort());
+    for (const key of listed) expect(Object.keys(key).sort()).toEqual(["created_at", "id", "revoked_at", "shop_id"]);
+  });
+
+  it("keys revoke by the key sets revoked_at; a second revoke exits 1", async () => {
+    const result = await cli("keys", "revoke", firstKey);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ revoked: true });
+    const row = await pool.query<{ revoked_at: Date | null }>("select revoked_at from api_keys where key_hash = $1", [sha256(firstKey)]);
+    expect(row.rows[0]?.revoked_at).toBeInstanceOf(Date);
+
+    const again = await cli("keys", "revoke", firstKey);
+    expect(again.code).toBe(1);
+    expect(again.stderr).not.toContain(firstKey);
+    expect(again.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("keys revoke by id sets revoked_at; an unknown id exits 1", async () => {
+    const live = await pool.query<{ id: string }>("select id from api_keys where shop_id = $1 and revoked_at is null", [shopId]);
+    const id = live.rows[0]?.id;
+    expect(live.rowCount).toBe(1);
+    const result = await cli("keys", "revoke", String(id));
+    expect(result.code).toBe(0);
+    const row = await pool.query<{ revoked_at: Date | null }>("select revoked_at from api_keys where id = $1", [id]);
+    expect(row.rows[0]?.revoked_at).toBeInstanceOf(Date);
+
+    const unknown = await cli("keys", "revoke", "00000000-0000-4000-8000-000000000000");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: No live API key 00000000-0000-4000-8000-000000000000 found/);
+  });
+});
+
+describe("cli: jobs", () => {
+  let shopId: string;
+  let failedId: string;
+  let queuedId: string;
+  let completedId: string;
+
+  beforeAll(async () => {
+    const shop = await pool.query<{ id: string }>("insert into shops (name) values ('Jobs Shop') returning id");
+    shopId = String(shop.rows[0]?.id);
+    failedId = await insertJob({
+      shopId,
+      kind: "reports.export",
+      status: "failed",
+      errors: ["platform answered 503", { message: "gave up after 5 attempts" }],
+      createdAt: "2030-01-01T10:00:00Z",
+    });
+    queuedId = await insertJob({ shopId, kind: "offers.sync", status: "queued", createdAt: "2030-01-01T11:00:00Z" });
+    completedId = await insertJob({ shopId: null, kind: "maintenance.prune", status: "completed", createdAt: "2030-01-01T09:00:00Z" });
+  });
+
+  it("jobs list prints an aligned table, newest first", async () => {
+    const result = await cli("jobs", "list");
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^id\s+kind\s+shop\s+status\s+processed\/total\s+attempts\s+created_at\s+finished_at$/);
+    expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([queuedId, failedId, completedId]);
+    // Aligned: every row's status column starts where the header's does.
+    const statusAt = lines[0]?.indexOf("status");
+    for (const line of lines.slice(1)) expect(line.slice(statusAt).split(/\s+/)[0]).toMatch(/^(queued|failed|completed)$/);
+    expect(result.stdout).toContain("reports.export");
+    expect(result.stdout).toContain("4/10");
+    expect(result.stdout).toContain("2030-01-01 10:00:00Z");
+  });
+
+  it("jobs list filters by --status, --kind and --shop, and honours --limit", async () => {
+    const failed = await cli("jobs", "list", "--status", "failed");
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toContain(failedId);
+    expect(failed.stdout).not.toContain(queuedId);
+    expect(failed.stdout).not.toContain(completedId);
+
+    const kind = await cli("jobs", "list", "--kind", "offers.sync", "--json");
+    expect((JSON.parse(kind.stdout) as { id: string }[]).map((j) => j.id)).toEqual([queuedId]);
+
+    const shop = await cli("jobs", "list", "--shop", shopId, "--json");
+    expect((JSON.parse(shop.stdout) as { id: string }[]).map((j) => j.id)).toEqual([queuedId, failedId]);
+
+    const limited = await cli("jobs", "list", "--limit", "1", "--json");
+    expect((JSON.parse(limited.stdout) as { id: string }[]).map((j) => j.id)).toEqual([queuedId]);
+  });
+
+  it("jobs list rejects an unknown --status and a bad --limit with exit 2", async () => {
+    const status = await cli("jobs", "list", "--status", "done");
+    expect(status.code).toBe(2);
+    expect(status.stdout).toBe("");
+    expect(status.stderr).toContain("--status must be one of: queued, running, completed, failed, cancelled");
+    const limit = await cli("jobs", "list", "--limit", "0");
+    expect(limit.code).toBe(2);
+  });
+
+  it("jobs list --json prints a JSON array of rows", async () => {
+    const result = await cli("jobs", "list", "--json");
+    expect(result.code).toBe(0);
+    const jobs = JSON.parse(result.stdout) as Record<string, unknown>[];
+    expect(jobs.map((j) => j.id)).toEqual([queuedId, failedId, completedId]);
+    expect(jobs[1]).toMatchObject({ status: "failed", kind: "reports.export", shop_id: shopId, processed: 4, total: 10 });
+  });
+
+  it("jobs show prints every field with the errors listed, or JSON", async () => {
+    const text = await cli("jobs", "show", failedId);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^id:\\s+${failedId}$`, "m"));
+    expect(text.stdout).toMatch(/^status:\s+failed$/m);
+    expect(text.stdout).toMatch(/^max_attempts:\s+5$/m);
+    expect(text.stdout).toMatch(/^result:\s+\{"note":"partial"\}$/m);
+    expect(text.stdout).toMatch(/^errors:\s+2$/m);
+    expect(text.stdout).toContain("  - platform answered 503\n");
+    expect(text.stdout).toContain('  - {"message":"gave up after 5 attempts"}\n');
+
+    const json = await cli("jobs", "show", failedId, "--json");
+    const job = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(job).toMatchObject({
+      id: failedId,
+      status: "failed",
+      errors: ["platform answered 503", { message: "gave up after 5 attempts" }],
+      result: { note: "partial" },
+      created_at: "2030-01-01T10:00:00.000Z",
+    });
+    expect(Object.keys(job)).toEqual(expect.arrayContaining(["payload", "attempts", "max_attempts", "started_at", "finished_at", "updated_at"]));
+
+    const missing = await cli("jobs", "show", "00000000-0000-4000-8000-000000000000");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe("error: Job not found: 00000000-0000-4000-8000-000000000000\n");
+  });
+
+  it("jobs retry puts a failed job back in the queue with a graphile-worker job", async () => {
+    expect(await workerJobCount(failedId)).toBe(0);
+    const result = await cli("jobs", "retry", failedId);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ job_id: failedId, status: "queued" });
+    const row = await pool.query<{ status: string; attempts: number; finished_at: Date | null }>(
+      "select status, attempts, finished_at from jobs where id = $1",
+      [failedId],
+    );
+    expect(row.rows).toEqual([{ status: "queued", attempts: 0, finished_at: null }]);
+    expect(await workerJobCount(failedId)).toBe(1);
+  });
+
+  it("jobs retry refuses a queued job with exit 1 and changes nothing", async () => {
+    const result = await cli("jobs", "retry", queuedId);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: Job ${queuedId} is queued: only a failed, cancelled or completed job can be retried\n`,
+    );
+    expect(await workerJobCount(queuedId)).toBe(0);
+    const row = await pool.query<{ status: string }>("select status from jobs where id = $1", [queuedId]);
+    expect(row.rows[0]?.status).toBe("queued");
+  });
+});
