@@ -61,6 +61,7 @@ export async function setup(project: TestProject): Promise<void> {
   templateUrl.pathname = `/${TEMPLATE_DATABASE}`;
   const pool = new pg.Pool({ connectionString: templateUrl.toString(), max: 2 });
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   try {
     await migrate(pool, createLogger("silent"));
   } finally {

@@ -46,5 +46,5 @@ export type AnyAction = ActionDefinition<ObjectSchema, z.ZodType>;
 
 /** Identity at runtime; gives the handler its parsed types. */
 export function defineAction<P extends ObjectSchema, I extends z.ZodType>(def: ActionDefinition<P, I>): AnyAction {
-  return def as unknown as AnyAction;
+  return def;
 }

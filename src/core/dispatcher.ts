@@ -77,6 +77,12 @@ export class Dispatcher {
     this.policy = { points: deps.config.RATE_LIMIT_POINTS, windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS };
   }
 
+  /** Whether the key is live, without charging it: for transports that authenticate a session. */
+  async authenticate(token: string): Promise<boolean> {
+    const { rowCount } = await this.deps.pool.query("select 1 from api_keys where key_hash = $1 and revoked_at is null", [hashApiKey(token)]);
+    return (rowCount ?? 0) > 0;
+  }
+
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const headers: Record<string, string> = { "x-request-id": request.requestId };
     try {
@@ -115,7 +121,7 @@ export class Dispatcher {
     });
     const payload =
       action.kind === "read"
-        ? await action.handler(context(pool), args as never)
+        ? await action.handler(context(pool), args)
         : await withTransaction(pool, (client) => action.handler(context(client), args as never));
     return { status: action.kind === "read" ? 200 : 202, payload };
   }
@@ -123,11 +129,13 @@ export class Dispatcher {
   /** `GET <scope>/help` at any level is the manifest narrowed to that scope. */
   private route(method: string, path: string, query: Record<string, unknown>): { match: RouteMatch | undefined; query: Record<string, unknown> } {
     const match = this.deps.registry.match(method, path);
-    if (match || method !== "GET") return { match, query };
+    if (method !== "GET") return { match, query };
     const scope = /^(.*)\/help\/?$/.exec(path)?.[1];
     const help = this.deps.registry.get(HELP_ACTION);
     if (scope === undefined || !help) return { match, query };
-    return { match: { action: help, params: {} }, query: { ...query, prefix: scope } };
+    // A route that spells `help` itself keeps it; `/jobs/help` is help, not the job with id "help".
+    if (match && !/\{[a-z0-9_]+\}\/?$/.test(match.template)) return { match, query };
+    return { match: { action: help, params: {}, template: help.path }, query: { ...query, prefix: scope } };
   }
 
   private failure(error: unknown, request: DispatchRequest, headers: Record<string, string>): DispatchResult {

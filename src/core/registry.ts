@@ -12,6 +12,8 @@ interface CompiledRoute {
 export interface RouteMatch {
   action: AnyAction;
   params: Record<string, string>;
+  /** The path or alias that matched. */
+  template: string;
 }
 
 function splitPath(path: string): string[] {
@@ -46,6 +48,12 @@ function shapeKey(route: CompiledRoute): string {
   return `${route.method} /${route.segments.map((s) => (s.param ? "{}" : s.literal)).join("/")}`;
 }
 
+function positionalOrder(a: CompiledRoute, b: CompiledRoute): number {
+  const shape = (route: CompiledRoute) => route.segments.map((s) => (s.param === undefined ? "0" : "1")).join("");
+  const [x, y] = [shape(a), shape(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export class Registry {
   readonly actions: readonly AnyAction[];
   private readonly byName = new Map<string, AnyAction>();
@@ -68,8 +76,9 @@ export class Registry {
         this.routes.push(route);
       }
     }
-    // Most literal segments first, so `/offers/export` wins over `/offers/{id}`.
-    this.routes.sort((a, b) => b.literals - a.literals);
+    // Most literal segments first, so `/offers/export` wins over `/offers/{id}`; on a tie the
+    // leftmost literal wins (`/a/b/{y}` over `/a/{x}/c`), whatever the order of registration.
+    this.routes.sort((a, b) => b.literals - a.literals || positionalOrder(a, b));
   }
 
   get(name: string): AnyAction | undefined {
@@ -89,7 +98,7 @@ export class Registry {
         else if (segment.param !== undefined) params[segment.param] = part;
         else ok = segment.literal === part;
       }
-      if (ok) return { action: route.action, params };
+      if (ok) return { action: route.action, params, template: route.template };
     }
     return undefined;
   }

@@ -104,7 +104,7 @@ async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T>
         await fs.rm(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockDir}`);
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockDir}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -1,29 +1,28 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import type { Log } from "../logger.ts";
+import { mountMcp } from "./mcp.ts";
+import { requestToken } from "./token.ts";
 
 export interface HttpDeps {
   dispatcher: Dispatcher;
+  /** The registry's actions, served as MCP tools at the v2 base's /mcp. */
+  actions?: readonly AnyAction[];
   log: Log;
   bodyLimit: number;
   /** Answers whether the database is reachable, for /healthz. */
   healthy: () => Promise<boolean>;
 }
 
-function token(request: FastifyRequest): string | undefined {
-  const header = request.headers["x-auth-token"];
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value) return value.trim() || undefined;
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1];
-  return bearer?.trim() || undefined;
-}
-
 /** The thin HTTP layer: normalises a request, hands it to the dispatcher, writes the answer. */
 export function createHttpServer(deps: HttpDeps): FastifyInstance {
   const app = Fastify({
+    // Widened so the instance has fastify's default logger type, which callers and plugins expect.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimit,
@@ -32,6 +31,12 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
       return typeof given === "string" && /^[A-Za-z0-9._-]{1,100}$/.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised before routing (a path that is not valid percent-encoding) keep the v2 envelope too.
+    frameworkErrors: (error, request, reply) => {
+      const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+      const path = (request.raw.url ?? "").split("?")[0] ?? "";
+      void (reply as FastifyReply).code(status).header("x-request-id", request.id).send({ errors: [`Request path is not a valid URL: ${path}`] });
+    },
   });
 
   // The dispatcher parses JSON itself, after authentication, so every content type arrives as text.
@@ -64,13 +69,14 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     const result = await deps.dispatcher.dispatch({
       method: request.method,
       path,
-      token: token(request),
+      token: requestToken(request),
       query: (request.query ?? {}) as Record<string, unknown>,
       body: { raw: typeof request.body === "string" ? request.body : undefined },
       requestId: request.id,
     });
     return reply.code(result.status).headers(result.headers).send(result.body);
   };
+  if (deps.actions) mountMcp(app, deps.dispatcher, deps.actions);
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}`, handler: v2 });
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}/*`, handler: v2 });
   return app;

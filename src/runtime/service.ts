@@ -26,7 +26,7 @@ export interface Service {
   runner?: Runner;
   /** The address the HTTP server listens on. */
   url?: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export async function startService(config: Config, log: Log, options: ServiceOptions): Promise<Service> {
@@ -49,9 +49,11 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     }
     if (options.worker) runner = await startWorker({ pool, log, config }, options.worker_options);
     if (options.web) {
-      const dispatcher = new Dispatcher({ registry: createRegistry(), pool, config, log });
+      const registry = createRegistry();
+      const dispatcher = new Dispatcher({ registry, pool, config, log });
       http = createHttpServer({
         dispatcher,
+        actions: registry.actions,
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,
         healthy: async () => (await pool.query("select 1")).rowCount === 1,

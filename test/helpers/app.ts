@@ -26,8 +26,10 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
   const config = testConfig(databaseUrl, overrides);
   const log = createLogger(config.LOG_LEVEL);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
+  const registry = createRegistry();
   const http = createHttpServer({
-    dispatcher: new Dispatcher({ registry: createRegistry(), pool, config, log }),
+    dispatcher: new Dispatcher({ registry, pool, config, log }),
+    actions: registry.actions,
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
     healthy: async () => true,

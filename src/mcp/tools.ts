@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { AnyAction } from "../core/action.ts";
+import type { Dispatcher } from "../core/dispatcher.ts";
+import { manifestEntry } from "../core/manifest.ts";
+
+/** MCP tool names allow letters, digits, `_` and `-`: dots of action names become `_`. */
+export function toolName(action: AnyAction): string {
+  return action.name.replace(/\./g, "_");
+}
+
+/** The tool's arguments: path parameters and the request's fields side by side, as one object. */
+function inputSchema(action: AnyAction): Tool["inputSchema"] {
+  const entry = manifestEntry(action);
+  const request = entry.request_schema as { properties?: Record<string, object>; required?: string[] };
+  const params = action.params ? (z.toJSONSchema(action.params, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, object> }) : {};
+  return {
+    type: "object",
+    properties: { ...params.properties, ...request.properties },
+    required: [...entry.path_params, ...(request.required ?? [])],
+    additionalProperties: false,
+  };
+}
+
+export interface ToolCatalog {
+  tools: Tool[];
+  byName: Map<string, AnyAction>;
+}
+
+/** Every action as a tool; fails fast when two actions would share a tool name. */
+export function toolCatalog(actions: readonly AnyAction[]): ToolCatalog {
+  const byName = new Map<string, AnyAction>();
+  const tools: Tool[] = [];
+  for (const action of actions) {
+    const name = toolName(action);
+    const taken = byName.get(name);
+    if (taken) throw new Error(`Actions ${taken.name} and ${action.name} map to one MCP tool name ${name}`);
+    byName.set(name, action);
+    tools.push({
+      name,
+      title: `${action.method} ${action.path}`,
+      description: action.description,
+      inputSchema: inputSchema(action),
+      annotations: {
+        readOnlyHint: action.kind === "read",
+        destructiveHint: action.method === "DELETE" || /(^|\.)(delete|bulk_delete|cancel|bulk_cancel|revoke)$/.test(action.name),
+        idempotentHint: action.method === "GET" || action.method === "PUT" || action.method === "PATCH",
+        openWorldHint: false,
+      },
+    });
+  }
+  return { tools, byName };
+}
+
+/**
+ * Runs one tool call through the dispatcher, exactly as the HTTP layer would run the request.
+ * Expected failures (4xx) come back as tool errors; the caller throws only for protocol faults.
+ */
+export async function callTool(
+  dispatcher: Dispatcher,
+  catalog: ToolCatalog,
+  token: string | undefined,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  const action = catalog.byName.get(name);
+  if (!action) return { isError: true, content: [{ type: "text", text: `Unknown tool: ${name}` }] };
+  const rest: Record<string, unknown> = { ...args };
+  const missing: string[] = [];
+  const path = action.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, param: string) => {
+    const value = rest[param];
+    delete rest[param];
+    if (value === undefined || value === null || value === "") {
+      missing.push(`${param} is required`);
+      return "_";
+    }
+    return encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value));
+  });
+  if (missing.length > 0) return { isError: true, content: [{ type: "text", text: `422: ${missing.join("; ")}` }] };
+  const result = await dispatcher.dispatch({
+    method: action.method,
+    path,
+    token,
+    query: action.method === "GET" || action.method === "DELETE" ? rest : {},
+    body: { parsed: rest },
+    requestId: randomUUID(),
+  });
+  if (result.status >= 200 && result.status < 300) {
+    const structured = result.body !== null && typeof result.body === "object" && !Array.isArray(result.body);
+    return {
+      content: [{ type: "text", text: JSON.stringify(result.body) }],
+      ...(structured ? { structuredContent: result.body as Record<string, unknown> } : {}),
+    };
+  }
+  const errors = (result.body as { errors?: string[] }).errors ?? [];
+  return { isError: true, content: [{ type: "text", text: `${result.status}: ${errors.join("; ")}` }] };
+}
