@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -89,6 +90,22 @@ async function canConnect(port: number): Promise<boolean> {
   }
 }
 
+/** The wanted port when nothing listens on it, else one the kernel picks. */
+async function freePort(wanted: number): Promise<number> {
+  const listen = (port: number) =>
+    new Promise<number | undefined>((resolve) => {
+      const server = net.createServer();
+      server.once("error", () => resolve(undefined));
+      server.listen(port, "127.0.0.1", () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === "object" && address ? address.port : undefined));
+      });
+    });
+  const port = (wanted > 0 ? await listen(wanted) : undefined) ?? (await listen(0));
+  if (port === undefined) throw new Error("no free TCP port on 127.0.0.1");
+  return port;
+}
+
 /** A directory lock (mkdir is atomic) so that `npm start` and the CLI never initdb or start twice. */
 async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + 120_000;
@@ -158,17 +175,19 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
       }
       return { port: running.port, owned: adopt };
     }
-    log(`starting embedded PostgreSQL on 127.0.0.1:${options.port}`);
+    const port = await freePort(options.port);
+    if (port !== options.port) log(`port ${options.port} is taken: embedded PostgreSQL uses ${port}`);
+    log(`starting embedded PostgreSQL on 127.0.0.1:${port}`);
     await run(
       bin.pg_ctl,
-      ["start", "-D", pgdata, "-w", "-t", "60", "-l", path.join(pgdata, "server.log"), "-o", `-p ${options.port}`],
+      ["start", "-D", pgdata, "-w", "-t", "60", "-l", path.join(pgdata, "server.log"), "-o", `-p ${port}`],
       as,
     ).catch(async (error: unknown) => {
       const tail = await fs.readFile(path.join(pgdata, "server.log"), "utf8").catch(() => "");
-      throw new Error(`embedded PostgreSQL failed to start on port ${options.port}: ${String(error)}\n${tail.slice(-2000)}`);
+      throw new Error(`embedded PostgreSQL failed to start on port ${port}: ${String(error)}\n${tail.slice(-2000)}`, { cause: error });
     });
     await fs.writeFile(ownerFile, String(process.pid));
-    return { port: options.port, owned: true };
+    return { port, owned: true };
   });
 
   await createDatabaseIfMissing(started.port, database);

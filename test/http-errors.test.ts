@@ -1,0 +1,323 @@
+import { randomUUID } from "node:crypto";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineAction } from "../src/core/action.ts";
+import { createApiKey, revokeApiKey } from "../src/db/api-keys.ts";
+import { type ApiAnswer, type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { type CustomApp, startCustomApp } from "./helpers/custom-app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+
+const FAKE_SECRET = "sk_live_FAKE0SECRET0d41d8cd98f00b204e98";
+
+let db: TestDatabase;
+let app: TestApp;
+let smallApp: TestApp;
+let custom: CustomApp;
+let key: string;
+let shopId: string;
+const logLines: string[] = [];
+
+const customActions = [
+  defineAction({
+    name: "test.bulk",
+    method: "POST",
+    path: "/test/bulk",
+    description: "Validation fixture: a capped list, a required field, an enum and a nested object.",
+    kind: "write",
+    input: z.strictObject({
+      ids: z.array(z.string()).max(3),
+      name: z.string(),
+      mode: z.enum(["a", "b"]).optional(),
+      settings: z.strictObject({ mode: z.enum(["a", "b"]), limit: z.number().int() }).optional(),
+    }),
+    async handler(_ctx, { input }) {
+      return { accepted: input.ids.length };
+    },
+  }),
+  defineAction({
+    name: "test.explode",
+    method: "GET",
+    path: "/test/explode",
+    description: "Throws a plain error that carries a secret.",
+    kind: "read",
+    input: z.strictObject({}),
+    async handler() {
+      throw new Error(`upstream refused the key ${FAKE_SECRET}`);
+    },
+  }),
+  defineAction({
+    name: "test.explode_after_write",
+    method: "POST",
+    path: "/test/explode_after_write",
+    description: "Writes a row, then throws: the transaction must take the row away.",
+    kind: "write",
+    input: z.strictObject({}),
+    async handler(ctx) {
+      await ctx.db.query("insert into locations (shop_id, id, name) values ($1, 'rolled-back', 'Rolled back')", [ctx.shopId]);
+      throw new Error(`failed after the insert ${FAKE_SECRET}`);
+    },
+  }),
+];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = await startTestApp(db.url);
+  smallApp = await startTestApp(db.url, { BODY_LIMIT_BYTES: "1024" });
+  const log = pino({ level: "info" }, { write: (line: string) => void logLines.push(line) });
+  custom = await startCustomApp(db.url, customActions, { log });
+  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
+});
+
+afterAll(async () => {
+  await custom.close();
+  await smallApp.close();
+  await app.close();
+  await db.drop();
+});
+
+/** The v2 error envelope, exactly: one key, an array of strings. */
+function expectErrors(answer: ApiAnswer, status: number, errors: string[]): void {
+  expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { errors } });
+}
+
+function expectEnvelope(answer: ApiAnswer): string[] {
+  const body = answer.body as { errors: unknown };
+  expect(Object.keys(body)).toEqual(["errors"]);
+  expect(Array.isArray(body.errors)).toBe(true);
+  for (const message of body.errors as unknown[]) expect(typeof message).toBe("string");
+  return body.errors as string[];
+}
+
+function expectRateLimitHeaders(answer: ApiAnswer): void {
+  expect(answer.headers.get("x-ratelimit-limit")).toBe("360");
+  expect(answer.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
+  expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeGreaterThanOrEqual(1);
+  expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeLessThanOrEqual(60);
+  expect(answer.headers.get("x-request-id")).toMatch(/^[A-Za-z0-9._-]+$/);
+}
+
+describe("401", () => {
+  const UNAUTHORIZED = ["X-Auth-Token is missing or invalid"];
+
+  it("answers 401 without a key, with a request id and without rate-limit headers", async () => {
+    const answer = await api(app, "GET", "/account/languages");
+    expectErrors(answer, 401, UNAUTHORIZED);
+    expect(answer.headers.get("x-request-id")).toBeTruthy();
+    expect(answer.headers.get("x-ratelimit-remaining")).toBeNull();
+  });
+
+  it("answers 401 for a wrong key, an empty key and a revoked key", async () => {
+    expectErrors(await api(app, "GET", "/account/languages", { key: "pbk_not-a-real-key" }), 401, UNAUTHORIZED);
+    expectErrors(await api(app, "GET", "/account/languages", { headers: { "x-auth-token": "   " } }), 401, UNAUTHORIZED);
+    const { apiKey } = await createApiKey(app.pool, shopId);
+    expect((await api(app, "GET", "/account/languages", { key: apiKey })).status).toBe(200);
+    expect(await revokeApiKey(app.pool, apiKey)).toBe(true);
+    expectErrors(await api(app, "GET", "/account/languages", { key: apiKey }), 401, UNAUTHORIZED);
+  });
+
+  it("authenticates before routing: an unknown path without a key is 401, not 404", async () => {
+    expectErrors(await api(app, "GET", "/nope"), 401, UNAUTHORIZED);
+  });
+
+  it("accepts Authorization: Bearer KEY, and refuses a wrong bearer", async () => {
+    const ok = await api(app, "GET", "/account/languages", { headers: { authorization: `Bearer ${key}` } });
+    expect(ok.status).toBe(200);
+    expectRateLimitHeaders(ok);
+    const wrong = await api(app, "GET", "/account/languages", { headers: { authorization: "Bearer pbk_wrong" } });
+    expectErrors(wrong, 401, UNAUTHORIZED);
+    const basic = await api(app, "GET", "/account/languages", { headers: { authorization: `Basic ${key}` } });
+    expectErrors(basic, 401, UNAUTHORIZED);
+  });
+});
+
+describe("404", () => {
+  it("names the method and the path relative to the v2 base", async () => {
+    const answer = await api(app, "GET", "/nope", { key });
+    expectErrors(answer, 404, ["No v2 action registered for GET /nope"]);
+    expectRateLimitHeaders(answer);
+  });
+
+  it("leaves the query string out of the path, and names a wrong method", async () => {
+    expectErrors(await api(app, "GET", "/nope/deeper?x=1", { key }), 404, ["No v2 action registered for GET /nope/deeper"]);
+    expectErrors(await api(app, "DELETE", "/account/languages", { key }), 404, ["No v2 action registered for DELETE /account/languages"]);
+    expectErrors(await api(app, "POST", "/account/languages", { key, body: {} }), 404, ["No v2 action registered for POST /account/languages"]);
+  });
+
+  it("answers the resource form for a registered path whose resource is absent", async () => {
+    const id = randomUUID();
+    const answer = await api(app, "GET", `/jobs/${id}`, { key });
+    expectErrors(answer, 404, [`Job not found: ${id}`]);
+    expectRateLimitHeaders(answer);
+    expectErrors(await api(app, "GET", "/jobs/not-a-uuid", { key }), 404, ["Job not found: not-a-uuid"]);
+  });
+});
+
+describe("400", () => {
+  it("refuses a body that is not JSON", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", { key, rawBody: "{bad" });
+    expectErrors(answer, 400, ["Request body is not valid JSON"]);
+    expectRateLimitHeaders(answer);
+  });
+
+  it("parses JSON whatever the content type says", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", {
+      key,
+      rawBody: '{"app_locale":"en"}',
+      headers: { "content-type": "text/plain" },
+    });
+    expect(answer.status).toBe(202);
+    const bad = await api(app, "PATCH", "/account/languages", { key, rawBody: "{bad", headers: { "content-type": "text/plain" } });
+    expectErrors(bad, 400, ["Request body is not valid JSON"]);
+  });
+});
+
+describe("422", () => {
+  it("names a missing field and a missing body", async () => {
+    const answer = await api(custom, "POST", "/test/bulk", { key, body: { ids: [] } });
+    expectErrors(answer, 422, ["name is required"]);
+    expectRateLimitHeaders(answer);
+    expectErrors(await api(app, "PATCH", "/account/languages", { key }), 422, ["body is required"]);
+  });
+
+  it("lists the allowed values of an enum", async () => {
+    expectErrors(await api(custom, "POST", "/test/bulk", { key, body: { ids: [], name: "n", mode: "c" } }), 422, ["mode must be one of: a, b"]);
+    expectErrors(await api(app, "GET", "/account/markets?include_inactive=maybe", { key }), 422, ["include_inactive must be one of: true, false"]);
+  });
+
+  it("names the expected type", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", { key, body: { multi_language_enabled: "yes" } });
+    expectErrors(answer, 422, ["multi_language_enabled must be a boolean"]);
+    expectErrors(await api(custom, "POST", "/test/bulk", { key, body: { ids: "x", name: 5 } }), 422, [
+      "ids must be an array",
+      "name must be a string",
+    ]);
+    expectErrors(await api(custom, "POST", "/test/bulk", { key, body: { ids: [], name: "n", settings: "x" } }), 422, [
+      "settings must be an object",
+    ]);
+    expectErrors(await api(app, "PATCH", "/account/languages", { key, body: [] }), 422, ["body must be an object"]);
+  });
+
+  it("refuses an unknown field instead of ignoring it", async () => {
+    const answer = await api(app, "PATCH", "/account/languages", { key, body: { app_locale: "en", colour: "blue", size: 1 } });
+    expectErrors(answer, 422, ["colour is not allowed", "size is not allowed"]);
+    expectErrors(await api(app, "GET", "/account/locations?page=2", { key }), 422, ["page is not allowed"]);
+  });
+
+  it("dots nested paths", async () => {
+    const answer = await api(app, "PATCH", "/back_in_stock/templates/initial/en", { key, body: { email: { subjekt: "x" } } });
+    expectErrors(answer, 422, ["email.subjekt is not allowed"]);
+    expectErrors(
+      await api(custom, "POST", "/test/bulk", { key, body: { ids: [], name: "n", settings: { mode: "z", limit: 1.5, extra: true } } }),
+      422,
+      ["settings.mode must be one of: a, b", "settings.limit must be an integer", "settings.extra is not allowed"],
+    );
+    expectErrors(await api(custom, "POST", "/test/bulk", { key, body: { ids: ["a", 2], name: "n" } }), 422, ["ids.1 must be a string"]);
+  });
+
+  it("names a list cap", async () => {
+    const answer = await api(custom, "POST", "/test/bulk", { key, body: { ids: ["1", "2", "3", "4"], name: "n" } });
+    expectErrors(answer, 422, ["ids must contain at most 3 items"]);
+    const within = await api(custom, "POST", "/test/bulk", { key, body: { ids: ["1", "2", "3"], name: "n" } });
+    expect(within.status).toBe(202);
+    expect(within.body).toEqual({ accepted: 3 });
+    expectRateLimitHeaders(within);
+  });
+
+  it("gives one string per field, every field at once", async () => {
+    const answer = await api(custom, "POST", "/test/bulk", { key, body: { ids: ["1", "2", "3", "4"], mode: "c", typo: 1 } });
+    expect(answer.status).toBe(422);
+    expect(expectEnvelope(answer).sort()).toEqual(
+      ["ids must contain at most 3 items", "name is required", "mode must be one of: a, b", "typo is not allowed"].sort(),
+    );
+  });
+});
+
+describe("409", () => {
+  it("refuses product translations without the read_translations scope, in one line", async () => {
+    const on = await api(app, "PATCH", "/account/languages", { key, body: { multi_language_enabled: true } });
+    expect(on.status).toBe(202);
+    const answer = await api(app, "PATCH", "/account/languages", { key, body: { product_translations_enabled: true } });
+    expect(answer.status).toBe(409);
+    const errors = expectEnvelope(answer);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("read_translations");
+    expect(errors[0]).not.toContain("\n");
+    expectRateLimitHeaders(answer);
+    const after = await api(app, "GET", "/account/languages", { key });
+    expect(after.body).toMatchObject({ product_translations_enabled: false });
+  });
+});
+
+describe("413", () => {
+  it("refuses a body over the limit", async () => {
+    const body = { app_locale: "en", padding: "x".repeat(2000) };
+    expectErrors(await api(smallApp, "PATCH", "/account/languages", { key, body }), 413, ["Request body is larger than 1024 bytes"]);
+    expectErrors(await api(smallApp, "PATCH", "/account/languages", { body }), 413, ["Request body is larger than 1024 bytes"]);
+  });
+
+  it("accepts a body just under the limit on the same server", async () => {
+    const answer = await api(smallApp, "PATCH", "/account/languages", { key, body: { app_locale: "en" } });
+    expect(answer.status).toBe(202);
+  });
+});
+
+describe("500", () => {
+  it("answers a generic message with the request id, logs it, and leaks neither stack nor secret", async () => {
+    const answer = await api(custom, "GET", "/test/explode", { key });
+    expect(answer.status).toBe(500);
+    const requestId = answer.headers.get("x-request-id");
+    expect(requestId).toMatch(/^[A-Za-z0-9._-]+$/);
+    expect(answer.body).toEqual({ errors: [`Internal server error (request id ${requestId ?? ""})`] });
+    const text = JSON.stringify(answer.body);
+    expect(text).not.toContain(FAKE_SECRET);
+    expect(text).not.toContain("upstream refused");
+    expect(text).not.toMatch(/\bat .+\.ts:\d+/);
+    expectRateLimitHeaders(answer);
+    const logged = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.requestId === requestId);
+    expect(logged.map((l) => l.msg)).toContain("action failed");
+  });
+
+  it("uses a well-formed X-Request-Id the client sent", async () => {
+    const answer = await api(custom, "GET", "/test/explode", { key, headers: { "x-request-id": "trace-42.a_b" } });
+    expect(answer.headers.get("x-request-id")).toBe("trace-42.a_b");
+    expectErrors(answer, 500, ["Internal server error (request id trace-42.a_b)"]);
+    const other = await api(custom, "GET", "/test/explode", { key, headers: { "x-request-id": "bad id with spaces" } });
+    expect(other.headers.get("x-request-id")).not.toBe("bad id with spaces");
+    expectErrors(other, 500, [`Internal server error (request id ${other.headers.get("x-request-id") ?? ""})`]);
+  });
+
+  it("rolls back the write of an action that throws", async () => {
+    const answer = await api(custom, "POST", "/test/explode_after_write", { key, body: {} });
+    expect(answer.status).toBe(500);
+    expect(JSON.stringify(answer.body)).not.toContain(FAKE_SECRET);
+    const { rows } = await app.pool.query("select 1 from locations where shop_id = $1 and id = 'rolled-back'", [shopId]);
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe("headers on every answer after authentication", () => {
+  it("carries the rate-limit headers and a request id on 2xx and 4xx alike, counting down by cost", async () => {
+    const { apiKey: fresh } = await createApiKey(app.pool, shopId);
+    const calls: [string, string, { body?: unknown }, number][] = [
+      ["GET", "/account/languages", {}, 1],
+      ["PATCH", "/account/languages", { body: { app_locale: "en" } }, 2],
+      ["GET", "/nope", {}, 1],
+      ["PATCH", "/account/languages", { body: { nope: 1 } }, 2],
+      ["GET", "/help", {}, 1],
+    ];
+    const answers: ApiAnswer[] = [];
+    for (const [method, path, options] of calls) answers.push(await api(app, method, path, { key: fresh, ...options }));
+    expect(answers.map((a) => a.status)).toEqual([200, 202, 404, 422, 200]);
+    for (const answer of answers) expectRateLimitHeaders(answer);
+    const remaining = answers.map((a) => Number(a.headers.get("x-ratelimit-remaining")));
+    expect(remaining[0]).toBe(359);
+    // Each answer is the previous remaining less its cost, or a fresh window less its cost if one began in between.
+    calls.forEach(([, , , cost], i) => {
+      if (i === 0) return;
+      expect([(remaining[i - 1] ?? 0) - cost, 360 - cost]).toContain(remaining[i]);
+    });
+    const ids = new Set(answers.map((a) => a.headers.get("x-request-id")));
+    expect(ids.size).toBe(answers.length);
+  });
+});

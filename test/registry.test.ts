@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type AnyAction, type HttpMethod, defineAction } from "../src/core/action.ts";
+import { Registry } from "../src/core/registry.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { type CustomApp, startCustomApp } from "./helpers/custom-app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+
+function action(name: string, path: string, options: { method?: HttpMethod; aliases?: string[] } = {}): AnyAction {
+  return defineAction({
+    name,
+    method: options.method ?? "GET",
+    path,
+    aliases: options.aliases ?? [],
+    description: `fixture ${name}`,
+    kind: "read",
+    input: z.strictObject({}),
+    async handler(_ctx, { params }) {
+      return { action: name, params };
+    },
+  });
+}
+
+describe("Registry construction", () => {
+  it("accepts distinct names and paths, and the same path under different methods", () => {
+    const registry = new Registry([
+      action("a.get", "/a/{id}"),
+      action("a.update", "/a/{id}", { method: "PATCH" }),
+      action("a.list", "/a"),
+    ]);
+    expect(registry.actions.map((a) => a.name)).toEqual(["a.get", "a.update", "a.list"]);
+    expect(registry.get("a.update")?.method).toBe("PATCH");
+    expect(registry.get("nope")).toBeUndefined();
+  });
+
+  it("throws on a duplicate name", () => {
+    expect(() => new Registry([action("a.get", "/a"), action("a.get", "/b")])).toThrow("Duplicate action name: a.get");
+  });
+
+  it("throws on a duplicate path, the same shape with other parameter names included", () => {
+    expect(() => new Registry([action("one", "/a/b"), action("two", "/a/b")])).toThrow(/Duplicate route GET \/a\/b: one and two/);
+    expect(() => new Registry([action("one", "/a/{x}"), action("two", "/a/{y}")])).toThrow(/Duplicate route GET \/a\/\{\}: one and two/);
+    expect(() => new Registry([action("one", "/a/{x}/c/{z}"), action("two", "/a/{y}/c/{w}")])).toThrow(/Duplicate route/);
+  });
+
+  it("throws on an alias that collides with another action's path, or a path that collides with an earlier alias", () => {
+    expect(() => new Registry([action("one", "/a/{x}"), action("two", "/b", { aliases: ["/a/{y}"] })])).toThrow(
+      /Duplicate route GET \/a\/\{\}: one and two/,
+    );
+    expect(() => new Registry([action("one", "/b", { aliases: ["/a/{y}"] }), action("two", "/a/{x}")])).toThrow(
+      /Duplicate route GET \/a\/\{\}: one and two/,
+    );
+    expect(() => new Registry([action("one", "/a", { aliases: ["/a"] })])).toThrow(/Duplicate route GET \/a: one and one/);
+  });
+
+  it("does not treat a literal and a parameter in the same place as a collision", () => {
+    expect(() => new Registry([action("one", "/a/{x}"), action("two", "/a/export")])).not.toThrow();
+  });
+
+  it("refuses a malformed name or a path without a leading slash", () => {
+    expect(() => new Registry([action("Bad Name", "/a")])).toThrow("Invalid action name: Bad Name");
+    expect(() => new Registry([action("ok", "a/b")])).toThrow("path must start with /");
+  });
+});
+
+describe("Registry matching", () => {
+  it("prefers literal segments over parameters, whatever the order of registration", () => {
+    const forward = new Registry([action("get", "/offers/{id}"), action("export", "/offers/export")]);
+    const backward = new Registry([action("export", "/offers/export"), action("get", "/offers/{id}")]);
+    for (const registry of [forward, backward]) {
+      expect(registry.match("GET", "/offers/export")?.action.name).toBe("export");
+      expect(registry.match("GET", "/offers/42")).toMatchObject({ action: { name: "get" }, params: { id: "42" } });
+    }
+  });
+
+  it("lets the leftmost literal win between equally literal routes, whatever the order of registration", () => {
+    const one = action("one", "/a/{x}/c");
+    const two = action("two", "/a/b/{y}");
+    for (const registry of [new Registry([one, two]), new Registry([two, one])]) {
+      expect(registry.match("GET", "/a/b/c")).toMatchObject({ action: { name: "two" }, params: { y: "c" } });
+      expect(registry.match("GET", "/a/z/c")).toMatchObject({ action: { name: "one" }, params: { x: "z" } });
+    }
+  });
+
+  it("matches method, segment count and aliases, and reports the template that matched", () => {
+    const registry = new Registry([
+      action("stage", "/templates/{stage}/{locale}", { aliases: ["/t/{stage}/{locale}"] }),
+      action("stage.update", "/templates/{stage}/{locale}", { method: "PATCH" }),
+    ]);
+    expect(registry.match("GET", "/templates/initial/en")).toEqual({
+      action: registry.get("stage"),
+      params: { stage: "initial", locale: "en" },
+      template: "/templates/{stage}/{locale}",
+    });
+    expect(registry.match("GET", "/t/0/fr")).toMatchObject({ action: { name: "stage" }, params: { stage: "0", locale: "fr" }, template: "/t/{stage}/{locale}" });
+    expect(registry.match("PATCH", "/templates/initial/en")?.action.name).toBe("stage.update");
+    expect(registry.match("DELETE", "/templates/initial/en")).toBeUndefined();
+    expect(registry.match("GET", "/templates/initial")).toBeUndefined();
+    expect(registry.match("GET", "/templates/initial/en/extra")).toBeUndefined();
+    expect(registry.match("GET", "/templates/initial/en/")?.action.name).toBe("stage");
+  });
+
+  it("decodes percent-encoded parameters, an encoded slash staying inside its segment", () => {
+    const registry = new Registry([action("get", "/things/{id}"), action("export", "/things/export")]);
+    expect(registry.match("GET", "/things/hello%20world")?.params).toEqual({ id: "hello world" });
+    expect(registry.match("GET", "/things/caf%C3%A9")?.params).toEqual({ id: "café" });
+    expect(registry.match("GET", "/things/a%2Fb")?.params).toEqual({ id: "a/b" });
+    expect(registry.match("GET", "/things/%65xport")?.action.name).toBe("export");
+    expect(registry.match("GET", "/things/%E0%A4%A")).toBeUndefined();
+  });
+});
+
+describe("over HTTP", () => {
+  let db: TestDatabase;
+  let app: CustomApp;
+  let key: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    app = await startCustomApp(db.url, [action("things.get", "/things/{id}"), action("things.export", "/things/export")]);
+    ({ apiKey: key } = await createShopWithKey(app.pool));
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await db.drop();
+  });
+
+  it("hands the handler decoded parameters", async () => {
+    const answer = await api(app, "GET", "/things/caf%C3%A9%20au%20lait", { key });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ action: "things.get", params: { id: "café au lait" } });
+    const slash = await api(app, "GET", "/things/a%2Fb", { key });
+    expect(slash.body).toEqual({ action: "things.get", params: { id: "a/b" } });
+  });
+
+  it("routes the literal over the parameter", async () => {
+    const answer = await api(app, "GET", "/things/export", { key });
+    expect(answer.body).toEqual({ action: "things.export", params: {} });
+  });
+
+  it("answers 400 in the v2 envelope for a path that is not valid percent-encoding", async () => {
+    const answer = await api(app, "GET", "/things/%E0%A4%A?x=1", { key });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ errors: ["Request path is not a valid URL: /api/v2/external/things/%E0%A4%A"] });
+    expect(answer.headers.get("x-request-id")).toBeTruthy();
+  });
+});
