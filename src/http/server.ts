@@ -5,6 +5,8 @@ import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import type { Log } from "../logger.ts";
+import { llmsTxt, skillMd } from "../docs/llms.ts";
+import { openApiDocument } from "../docs/openapi.ts";
 import { mountMcp } from "./mcp.ts";
 import { requestToken } from "./token.ts";
 
@@ -76,7 +78,17 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     });
     return reply.code(result.status).headers(result.headers).send(result.body);
   };
-  if (deps.actions) mountMcp(app, deps.dispatcher, deps.actions);
+  if (deps.actions) {
+    const actions = deps.actions;
+    mountMcp(app, deps.dispatcher, actions);
+    // Public documents for people and AI agents, rendered once from the registry.
+    const llms = llmsTxt(actions);
+    const skill = skillMd(actions);
+    const openapi = JSON.stringify(openApiDocument(actions));
+    app.get(`${V2_BASE_PATH}/llms.txt`, (_request, reply) => reply.type("text/plain; charset=utf-8").send(llms));
+    app.get(`${V2_BASE_PATH}/skill.md`, (_request, reply) => reply.type("text/markdown; charset=utf-8").send(skill));
+    app.get(`${V2_BASE_PATH}/openapi.json`, (_request, reply) => reply.type("application/json").send(openapi));
+  }
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}`, handler: v2 });
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}/*`, handler: v2 });
   return app;
