@@ -92,11 +92,11 @@ describe("validation of the path", () => {
     for (const stage of ["2", "final"]) {
       const answer = await api(app, "GET", `/back_in_stock/templates/${stage}/en`, { key });
       expect(answer.status).toBe(422);
-      expect(answer.body).toEqual({ errors: ["stage must be one of: 0, 1, initial, reminder, signup_thank_you"] });
+      expect(answer.body).toEqual({ errors: ["stage must be one of: initial, reminder, signup_thank_you, 0, 1"] });
     }
     const patch = await api(app, "PATCH", "/back_in_stock/templates/2/en", { key, body: { enabled: true } });
     expect(patch.status).toBe(422);
-    expect(patch.body).toEqual({ errors: ["stage must be one of: 0, 1, initial, reminder, signup_thank_you"] });
+    expect(patch.body).toEqual({ errors: ["stage must be one of: initial, reminder, signup_thank_you, 0, 1"] });
   });
 
   it("refuses a malformed locale", async () => {

@@ -10,7 +10,8 @@ import { TEMPLATE_VARIABLES, templateProblem } from "./template-rendering.ts";
 const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };
 
 const templateParams = z.object({
-  stage: z.enum([...STAGES, ...Object.keys(STAGE_ALIASES)]).transform((s): Stage => STAGE_ALIASES[s] ?? (s as Stage)),
+  // A literal list, not an enum: it keeps the stage names first in messages and the schema.
+  stage: z.literal([...STAGES, "0", "1"]).transform((s): Stage => STAGE_ALIASES[s] ?? (s as Stage)),
   locale,
 });
 
