@@ -130,12 +130,17 @@ describe("a job that throws", () => {
     });
     expect(afterFirst.status).toBe("queued");
     expect(afterFirst.errors[0]).toMatchObject({ attempt: 1, message: "provider down (call 1)" });
-    const { rows } = await pool.query<{ delay_s: number; attempts: number }>(
-      "select extract(epoch from run_at - now())::float8 as delay_s, attempts from graphile_worker.jobs where key = $1",
-      [`job:${jobId}`],
-    );
-    expect(rows[0]?.attempts).toBe(1);
-    expect(rows[0]?.delay_s).toBeGreaterThan(1); // exponential backoff: e^1 s after the first failure
+    // graphile-worker records the failure just after the task throws: wait for its last_error.
+    const retry = await waitFor("graphile-worker to schedule the retry", async () => {
+      const { rows } = await pool.query<{ delay_s: number; attempts: number; last_error: string | null }>(
+        "select extract(epoch from run_at - now())::float8 as delay_s, attempts, last_error from graphile_worker.jobs where key = $1",
+        [`job:${jobId}`],
+      );
+      return rows[0]?.last_error ? rows[0] : undefined;
+    });
+    expect(retry.attempts).toBe(1);
+    expect(retry.last_error).toContain("provider down (call 1)");
+    expect(retry.delay_s).toBeGreaterThan(1); // exponential backoff: about e^1 s after the first failure
 
     // Bring the retry forward instead of waiting out the backoff.
     await pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`job:${jobId}`]);
