@@ -1,0 +1,277 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { PlatformError, type PlatformErrorKind } from "./errors.ts";
+import { CostBucket, type Reservation, type ThrottleStatus } from "./throttle.ts";
+
+/** The subset of a pino logger the client writes to. */
+export interface PlatformLogger {
+  warn(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+}
+
+export interface PlatformClientOptions {
+  /** `{origin}/admin/api/2026-10/graphql.json` */
+  graphqlUrl: string;
+  accessToken: string;
+  /** Per HTTP attempt, including reading the body. */
+  timeoutMs?: number;
+  /** HTTP attempts per request, the first included. */
+  maxAttempts?: number;
+  log?: PlatformLogger;
+  /** Backoff before the first retry; doubles per retry, with jitter, up to maxRetryDelayMs. */
+  minRetryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Expected cost of a query never seen before (the platform reports the real one in its answer). */
+  defaultQueryCost?: number;
+  /** Share one bucket between clients of the same store (the platform meters per store and app). */
+  bucket?: CostBucket;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Points to have available before sending; defaults to the cost last reported for this query. */
+  estimatedCost?: number;
+}
+
+/** Anything that can send a query: the client, or a stand-in in tests. */
+export interface PlatformRequester {
+  request<T>(query: string, variables?: Record<string, unknown>, options?: RequestOptions): Promise<T>;
+}
+
+export interface PlatformStats {
+  /** HTTP attempts sent. */
+  requests: number;
+  /** THROTTLED answers and HTTP 429s. */
+  throttled: number;
+  retries: number;
+  /** HTTP 5xx answers. */
+  serverErrors: number;
+  timeouts: number;
+  /** Sum of actualQueryCost over answered queries. */
+  costSpent: number;
+}
+
+const throttleStatusSchema = z.object({
+  maximumAvailable: z.number(),
+  currentlyAvailable: z.number(),
+  restoreRate: z.number(),
+});
+
+const costSchema = z.object({
+  requestedQueryCost: z.number(),
+  actualQueryCost: z.number().nullish(),
+  throttleStatus: throttleStatusSchema,
+});
+
+const envelopeSchema = z.looseObject({
+  data: z.unknown().optional(),
+  errors: z
+    .array(z.looseObject({ message: z.string(), extensions: z.looseObject({ code: z.unknown() }).partial().nullish() }))
+    .nullish(),
+  extensions: z.looseObject({ cost: z.unknown() }).partial().nullish(),
+});
+
+type Cost = z.infer<typeof costSchema>;
+
+/** One attempt's result: data, or a failure and whether another attempt may succeed. */
+type Outcome =
+  | { ok: true; data: unknown }
+  | { ok: false; kind: PlatformErrorKind; status?: number; reason: string; retry: boolean; delayMs?: number };
+
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  maxAttempts: 5,
+  minRetryDelayMs: 500,
+  maxRetryDelayMs: 15_000,
+  defaultQueryCost: 100,
+};
+/** A Retry-After beyond this is treated as this: a job should fail and be retried later rather than hang. */
+const MAX_RETRY_AFTER_MS = 120_000;
+/** Remembered query costs; the service sends a few dozen distinct queries, this only bounds a leak. */
+const MAX_REMEMBERED_COSTS = 500;
+
+/**
+ * The one way the service talks to the store platform's Admin GraphQL API. Paces itself on the
+ * platform's cost bucket, retries what may succeed on another try, and turns everything else
+ * into a PlatformError. Never logs the access token or variables (they may carry customer data).
+ */
+export class PlatformClient implements PlatformRequester {
+  readonly stats: PlatformStats = { requests: 0, throttled: 0, retries: 0, serverErrors: 0, timeouts: 0, costSpent: 0 };
+  readonly bucket: CostBucket;
+  readonly #url: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #minRetryDelayMs: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #defaultQueryCost: number;
+  readonly #log: PlatformLogger | undefined;
+  readonly #costs = new Map<string, number>();
+
+  constructor(options: PlatformClientOptions) {
+    this.#url = options.graphqlUrl;
+    this.#token = options.accessToken;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
+    this.#maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULTS.maxAttempts);
+    this.#minRetryDelayMs = options.minRetryDelayMs ?? DEFAULTS.minRetryDelayMs;
+    this.#maxRetryDelayMs = Math.max(this.#minRetryDelayMs, options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs);
+    this.#defaultQueryCost = options.defaultQueryCost ?? DEFAULTS.defaultQueryCost;
+    this.#log = options.log;
+    this.bucket = options.bucket ?? new CostBucket();
+  }
+
+  async request<T>(query: string, variables: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<T> {
+    const operation = operationName(query);
+    const body = JSON.stringify({ query, variables });
+    let last: Exclude<Outcome, { ok: true }> | undefined;
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      if (last) {
+        this.stats.retries++;
+        const delayMs = last.delayMs ?? this.#backoff(attempt - 1);
+        this.#log?.warn(
+          { operation, attempt, maxAttempts: this.#maxAttempts, kind: last.kind, status: last.status, reason: last.reason, delayMs },
+          "platform request failed; retrying",
+        );
+        await sleep(delayMs, undefined, { signal: options.signal });
+      }
+      // Looked up per attempt: a throttled answer has just told us the query's real cost.
+      const cost = options.estimatedCost ?? this.#costs.get(query) ?? this.#defaultQueryCost;
+      const reservation = await this.bucket.reserve(cost, options.signal);
+      const outcome = await this.#attempt(query, body, reservation, options.signal);
+      if (outcome.ok) return outcome.data as T;
+      last = outcome;
+      if (!outcome.retry) {
+        throw new PlatformError(`Platform ${operation} failed: ${outcome.reason}`, {
+          kind: outcome.kind,
+          status: outcome.status,
+          attempts: attempt,
+        });
+      }
+    }
+    // The loop ran at least once and every pass either returned, threw or set `last`.
+    const final = last as Exclude<Outcome, { ok: true }>;
+    throw new PlatformError(`Platform ${operation} failed after ${this.#maxAttempts} attempts: ${final.reason}`, {
+      kind: final.kind,
+      status: final.status,
+      attempts: this.#maxAttempts,
+    });
+  }
+
+  /** One HTTP exchange. Always settles the reservation, with the answer's reading when there is one. */
+  async #attempt(query: string, body: string, reservation: Reservation, callerSignal?: AbortSignal): Promise<Outcome> {
+    let reading: ThrottleStatus | undefined;
+    try {
+      const timeout = AbortSignal.timeout(this.#timeoutMs);
+      const signal = callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout;
+      this.stats.requests++;
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(this.#url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", "x-platform-access-token": this.#token },
+          body,
+          signal,
+        });
+        text = await response.text();
+      } catch (error) {
+        // The caller gave up: not ours to retry.
+        if (callerSignal?.aborted) throw callerSignal.reason;
+        if (timeout.aborted) {
+          this.stats.timeouts++;
+          return { ok: false, kind: "timeout", reason: `no answer within ${this.#timeoutMs} ms`, retry: true };
+        }
+        return { ok: false, kind: "network", reason: `network error: ${describeNetworkError(error)}`, retry: true };
+      }
+      const { status } = response;
+      if (status === 401 || status === 403) {
+        return { ok: false, kind: "auth", status, reason: `HTTP ${status}: the access token was refused`, retry: false };
+      }
+      if (status === 429) {
+        this.stats.throttled++;
+        const delayMs = retryAfterMs(response.headers.get("retry-after"));
+        return { ok: false, kind: "throttled", status, reason: "HTTP 429 Too Many Requests", retry: true, ...(delayMs === undefined ? {} : { delayMs }) };
+      }
+      if (status >= 500) {
+        this.stats.serverErrors++;
+        return { ok: false, kind: "http", status, reason: `HTTP ${status} ${response.statusText}`.trim(), retry: true };
+      }
+      if (status < 200 || status >= 300) {
+        return { ok: false, kind: "http", status, reason: `HTTP ${status} ${response.statusText}: ${text.slice(0, 200)}`, retry: false };
+      }
+      const envelope = envelopeSchema.safeParse(safeJson(text));
+      if (!envelope.success) {
+        return { ok: false, kind: "http", status, reason: `HTTP ${status} with a body that is not a GraphQL answer`, retry: false };
+      }
+      const cost = costSchema.safeParse(envelope.data.extensions?.cost);
+      if (cost.success) {
+        reading = cost.data.throttleStatus;
+        this.#remember(query, cost.data);
+      }
+      const errors = envelope.data.errors ?? [];
+      if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
+        this.stats.throttled++;
+        // The reservation then waits out the deficit; the backoff keeps retries apart when there is none to go by.
+        return { ok: false, kind: "throttled", status, reason: "THROTTLED", retry: true };
+      }
+      if (cost.success) this.stats.costSpent += cost.data.actualQueryCost ?? cost.data.requestedQueryCost;
+      if (errors.length > 0) {
+        const messages = errors.map((e) => (typeof e.extensions?.code === "string" ? `${e.message} (${e.extensions.code})` : e.message));
+        return { ok: false, kind: "graphql", status, reason: `GraphQL errors: ${messages.join("; ")}`, retry: false };
+      }
+      if (envelope.data.data === undefined || envelope.data.data === null) {
+        return { ok: false, kind: "graphql", status, reason: "the answer has neither data nor errors", retry: false };
+      }
+      return { ok: true, data: envelope.data.data };
+    } finally {
+      this.bucket.settle(reservation, reading);
+    }
+  }
+
+  #remember(query: string, cost: Cost): void {
+    this.#costs.delete(query);
+    this.#costs.set(query, cost.requestedQueryCost);
+    if (this.#costs.size > MAX_REMEMBERED_COSTS) {
+      const oldest = this.#costs.keys().next();
+      if (!oldest.done) this.#costs.delete(oldest.value);
+    }
+  }
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, so retries of parallel calls spread out. */
+  #backoff(retry: number): number {
+    const base = Math.min(this.#maxRetryDelayMs, this.#minRetryDelayMs * 2 ** (retry - 1));
+    return Math.round(base / 2 + (Math.random() * base) / 2);
+  }
+}
+
+/** The operation's name for messages and logs: `query Foo` → Foo. */
+export function operationName(query: string): string {
+  const named = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(query);
+  return named?.[1] ?? "request";
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After is either delta-seconds or an HTTP date. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}
+
+function describeNetworkError(error: unknown): string {
+  // fetch wraps the socket error ("fetch failed"); the cause says what happened (ECONNREFUSED, ...).
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${(error.cause as NodeJS.ErrnoException).code ?? error.cause.message}` : "";
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
