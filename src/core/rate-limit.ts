@@ -1,4 +1,4 @@
-import type pg from "pg";
+import pg from "pg";
 
 export interface RateLimitPolicy {
   points: number;
@@ -20,34 +20,148 @@ export interface PreparingDb {
 }
 
 /**
- * Authenticates the key and charges its budget in one statement, so the hot path pays one round
- * trip. Windows are fixed and counted in PostgreSQL (by its clock), shared by every process.
- * Answers undefined for an unknown or revoked key, which is charged nothing.
- *
- * The statement runs on every request, so it is a named (prepared) statement: each connection
- * parses and plans it once, instead of once per request.
+ * Authenticates keys and charges their budgets in one statement. Windows are fixed and counted in
+ * PostgreSQL (by its clock), shared by every process. `$1` holds distinct key hashes in ascending
+ * order and `$2` the points to charge each: rows are locked in that order, so two processes
+ * charging the same keys never deadlock. An unknown or revoked key yields no row and is charged
+ * nothing. It runs on every request, so it is a named (prepared) statement, planned once per
+ * connection rather than once per request.
  */
-export async function authenticateAndCharge(db: PreparingDb, keyHash: Buffer, cost: number, policy: RateLimitPolicy): Promise<Charge | undefined> {
-  const { rows } = await db.query<{ key_id: string; shop_id: string; used: number; reset_seconds: number }>({
-    name: "rate_limit_authenticate_and_charge",
-    text: `with clock as (
+const CHARGE: pg.QueryConfig<unknown[]> = {
+  name: "rate_limit_authenticate_and_charge",
+  text: `with clock as (
        select floor(e / $3)::bigint as window_start, ceil($3 - (e - floor(e / $3) * $3))::int as reset_seconds
        from (select extract(epoch from clock_timestamp())::float8 as e) t
+     ), wanted as (
+       select key_hash, cost, ord from unnest($1::bytea[], $2::int[]) with ordinality as u(key_hash, cost, ord)
      ), key as (
-       select id, shop_id from api_keys where key_hash = $1 and revoked_at is null
+       select k.id, k.shop_id, k.key_hash, wanted.cost, wanted.ord
+       from wanted join api_keys k on k.key_hash = wanted.key_hash and k.revoked_at is null
      ), charged as (
        insert into rate_limit_windows as w (key_id, window_start, points)
-       select key.id, clock.window_start, $2 from key, clock
+       select key.id, clock.window_start, key.cost from key, clock order by key.ord
        on conflict (key_id, window_start) do update set points = w.points + excluded.points
        returning w.key_id, w.points
      )
-     select key.id as key_id, key.shop_id, charged.points as used, clock.reset_seconds
+     select key.key_hash, key.id as key_id, key.shop_id, charged.points as used, clock.reset_seconds
      from key join charged on charged.key_id = key.id, clock`,
-    values: [keyHash, cost, policy.windowSeconds],
+};
+
+interface ChargeRow {
+  key_hash: Buffer;
+  key_id: string;
+  shop_id: string;
+  used: number;
+  reset_seconds: number;
+}
+
+interface Pending {
+  keyHash: Buffer;
+  cost: number;
+  resolve: (charge: Charge | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Requests charged by one statement at most; the rest wait for the next one. */
+const MAX_BATCH = 500;
+
+/**
+ * Runs the charge statement for a batch of requests: each key is charged the sum of its requests'
+ * costs, and each request gets the count it would have seen had the requests run one by one in
+ * arrival order (so every answer still sees its own, distinct budget).
+ */
+async function chargeBatch(db: PreparingDb, windowSeconds: number, batch: Pending[]): Promise<void> {
+  const byKey = new Map<string, { keyHash: Buffer; total: number; requests: Pending[] }>();
+  for (const request of batch) {
+    const id = request.keyHash.toString("hex");
+    const entry = byKey.get(id);
+    if (entry) {
+      entry.total += request.cost;
+      entry.requests.push(request);
+    } else {
+      byKey.set(id, { keyHash: request.keyHash, total: request.cost, requests: [request] });
+    }
+  }
+  const keys = [...byKey.values()].sort((a, b) => Buffer.compare(a.keyHash, b.keyHash));
+  const values = [keys.map((k) => k.keyHash), keys.map((k) => k.total), windowSeconds];
+  const { rows } = await db.query<ChargeRow>({ ...CHARGE, values });
+  const found = new Map(rows.map((row) => [row.key_hash.toString("hex"), row]));
+  for (const [id, key] of byKey) {
+    const row = found.get(id);
+    let used = row ? row.used - key.total : 0;
+    for (const request of key.requests) {
+      if (!row) {
+        request.resolve(undefined);
+        continue;
+      }
+      used += request.cost;
+      request.resolve({ keyId: row.key_id, shopId: row.shop_id, used, resetSeconds: Math.max(1, row.reset_seconds) });
+    }
+  }
+}
+
+/** Runs a batch and never throws: a failed statement (or anything else) fails every request of the batch. */
+function settle(db: PreparingDb, windowSeconds: number, batch: Pending[]): Promise<void> {
+  return chargeBatch(db, windowSeconds, batch).catch((error: unknown) => {
+    for (const request of batch) request.reject(error);
   });
-  const row = rows[0];
-  if (!row) return undefined;
-  return { keyId: row.key_id, shopId: row.shop_id, used: row.used, resetSeconds: Math.max(1, row.reset_seconds) };
+}
+
+/**
+ * Group charging for one pool: while a charge statement is in flight, the requests that arrive
+ * wait and then share the next statement. An idle server sends each request's charge at once; a
+ * busy one pays one statement (and one round trip) for many requests instead of one each.
+ */
+class ChargeBatcher {
+  private readonly db: PreparingDb;
+  private readonly windowSeconds: number;
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(db: PreparingDb, windowSeconds: number) {
+    this.db = db;
+    this.windowSeconds = windowSeconds;
+  }
+
+  charge(keyHash: Buffer, cost: number): Promise<Charge | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ keyHash, cost, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await settle(this.db, this.windowSeconds, batch);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+const batchers = new WeakMap<pg.Pool, Map<number, ChargeBatcher>>();
+
+function batcherFor(pool: pg.Pool, windowSeconds: number): ChargeBatcher {
+  let byWindow = batchers.get(pool);
+  if (!byWindow) batchers.set(pool, (byWindow = new Map<number, ChargeBatcher>()));
+  let batcher = byWindow.get(windowSeconds);
+  if (!batcher) byWindow.set(windowSeconds, (batcher = new ChargeBatcher(pool, windowSeconds)));
+  return batcher;
+}
+
+/**
+ * Authenticates the key and charges its budget: one statement, shared with the other requests that
+ * the same pool charges at the same time. Answers undefined for an unknown or revoked key, which
+ * is charged nothing. A client (rather than a pool) may be inside a transaction of its own, so its
+ * charge always runs alone, on that client.
+ */
+export async function authenticateAndCharge(db: PreparingDb, keyHash: Buffer, cost: number, policy: RateLimitPolicy): Promise<Charge | undefined> {
+  if (db instanceof pg.Pool) return batcherFor(db, policy.windowSeconds).charge(keyHash, cost);
+  return new Promise((resolve, reject) => void settle(db, policy.windowSeconds, [{ keyHash, cost, resolve, reject }]));
 }
 
 export function rateLimitHeaders(policy: RateLimitPolicy, charge: Charge): Record<string, string> {

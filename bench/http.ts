@@ -1,0 +1,452 @@
+/**
+ * `npm run bench:http`: the action path (real HTTP layer, dispatcher, auth + rate limit in
+ * PostgreSQL, then the read) against a bare fastify route doing the same read with one SELECT,
+ * side by side in one run, on the same database and the same pool size.
+ *
+ * Environment:
+ *   DATABASE_URL        a database to use as is (migrated, a shop and key added); otherwise a
+ *                       scratch database on postgres://postgres@127.0.0.1:5432 (dropped at the
+ *                       end), otherwise the embedded server under .data/bench
+ *   BENCH_LOCAL_PG_URL  the local server tried second (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   BENCH_DURATION      seconds measured per path (default 10), after a 2 s warm-up
+ *   BENCH_CONNECTIONS   concurrent connections (default 50)
+ *   BENCH_KEYS          API keys of the shop the action path is called with, one per connection
+ *                       in turn (default 1: every request on one key)
+ *   BENCH_EMBEDDED_PG_PORT  port of the embedded fallback (default 54349)
+ *   BENCH_ONLY          `action` or `baseline` to measure one path only (for profiling)
+ *   BENCH_SERVER_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=.data/prof`
+ *   DB_POOL_SIZE, LOG_LEVEL, ...  passed to both servers, read as the service reads them
+ *
+ * Prints a table and a verdict line; writes the figures to bench/results/http.json. Exits 1 when
+ * any measured response was not 2xx or a request failed. Where the time goes: when PostgreSQL runs
+ * on this machine, the table also shows the CPU time per request of the server process, of the
+ * PostgreSQL backends serving it and of the load generator (from /proc, Linux only).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import fs from "node:fs/promises";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+import autocannon, { type Result } from "autocannon";
+import pg from "pg";
+import { loadConfig } from "../src/config.ts";
+import { createApiKey, createShop } from "../src/db/api-keys.ts";
+import { ensureEmbeddedPostgres } from "../src/db/embedded.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createLogger } from "../src/logger.ts";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const SERVER_SCRIPT = path.join(HERE, "http-server.ts");
+const RESULTS_FILE = path.join(HERE, "results", "http.json");
+const LISTENING_PREFIX = "BENCH_LISTENING ";
+const LOCAL_ADMIN_URL = process.env.BENCH_LOCAL_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const PATH = "/api/v2/external/account/languages";
+const WARMUP_SECONDS = 2;
+const TARGET_RATIO = 0.5;
+
+type Mode = "baseline" | "action";
+
+function positiveIntEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+const DURATION = positiveIntEnv("BENCH_DURATION", 10);
+const CONNECTIONS = positiveIntEnv("BENCH_CONNECTIONS", 50);
+const KEYS = positiveIntEnv("BENCH_KEYS", 1);
+const POOL_SIZE = loadConfig(process.env).DB_POOL_SIZE;
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: every resource registers its undo; run in reverse order, once, also on Ctrl-C.
+
+const cleanups: (() => Promise<void>)[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const undo of cleanups.reverse()) {
+      await undo().catch((error: unknown) => process.stderr.write(`cleanup failed: ${String(error)}\n`));
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+interface Database {
+  url: string;
+  description: string;
+}
+
+async function localServerAnswers(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: LOCAL_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: LOCAL_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function acquireDatabase(): Promise<Database> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, description: "DATABASE_URL" };
+  if (await localServerAnswers()) {
+    const name = `bench_http_${randomBytes(6).toString("hex")}`;
+    await adminQuery(`create database ${pg.escapeIdentifier(name)}`);
+    cleanups.push(() => adminQuery(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`));
+    const url = new URL(LOCAL_ADMIN_URL);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), description: `scratch database ${name} on ${url.host}` };
+  }
+  const embedded = await ensureEmbeddedPostgres({
+    dataDir: path.resolve(".data/bench"),
+    port: positiveIntEnv("BENCH_EMBEDDED_PG_PORT", 54349),
+    database: "bench_http",
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
+  cleanups.push(() => embedded.stop());
+  return { url: embedded.url, description: `embedded PostgreSQL on port ${embedded.port}${embedded.owned ? "" : " (not ours, left running)"}` };
+}
+
+async function prepare(url: string): Promise<{ shopId: string; apiKeys: string[] }> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  try {
+    await migrate(pool, createLogger("warn"));
+    const shopId = await createShop(pool, "Bench Shop");
+    const apiKeys: string[] = [];
+    for (let i = 0; i < KEYS; i++) apiKeys.push((await createApiKey(pool, shopId)).apiKey);
+    return { shopId, apiKeys };
+  } finally {
+    await pool.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test, in a child process
+
+interface Server {
+  origin: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  try {
+    await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function startServer(mode: Mode, env: Record<string, string>): Promise<Server> {
+  // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=.data/prof", to profile the servers.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_SCRIPT, mode], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const stop = () => stopChild(child);
+  cleanups.push(stop);
+  const lines = readline.createInterface({ input: child.stdout });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${mode} server did not start within 60 s`)), 60_000);
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${mode} server exited before listening (code ${code}, signal ${signal})`));
+    };
+    child.once("exit", onExit);
+    lines.on("line", (line) => {
+      if (line.startsWith(LISTENING_PREFIX)) {
+        clearTimeout(timer);
+        child.off("exit", onExit);
+        resolve(Number(line.slice(LISTENING_PREFIX.length)));
+      } else {
+        // The server's own log lines: relayed, never mistaken for the handshake.
+        process.stderr.write(`[${mode}] ${line}\n`);
+      }
+    });
+  });
+  return { origin: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Figures {
+  requests_per_second: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  latency_average_ms: number;
+  completed: number;
+  non_2xx: number;
+  errors: number;
+  timeouts: number;
+  status_codes: Record<string, number>;
+  /** CPU time per completed request, in microseconds; null where it cannot be read. */
+  cpu_us_per_request: { server: number | null; postgres: number | null; load_generator: number };
+}
+
+function figures(result: Result, cpu: CpuSpent): Figures {
+  const completed = result["2xx"] + result.non2xx;
+  const perRequest = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, completed));
+  return {
+    requests_per_second: result.requests.average,
+    latency_p50_ms: result.latency.p50,
+    latency_p99_ms: result.latency.p99,
+    latency_average_ms: result.latency.average,
+    completed: result["2xx"] + result.non2xx,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    status_codes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
+    cpu_us_per_request: {
+      server: cpu.server === undefined ? null : perRequest(cpu.server),
+      postgres: cpu.postgres === undefined ? null : perRequest(cpu.postgres),
+      load_generator: perRequest(cpu.loadGenerator),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU accounting, from /proc: the server process, and the PostgreSQL backends of the benchmark
+// database when they run on this machine.
+
+/** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every mainstream Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+async function procCpuSeconds(pid: number, expectedName?: string): Promise<number | undefined> {
+  const text = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  if (!text) return undefined;
+  const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+  if (expectedName && name !== expectedName) return undefined;
+  // After "(comm) ": state is field 3; utime and stime are fields 14 and 15.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+interface CpuSnapshot {
+  server: number | undefined;
+  /** CPU seconds by backend pid; undefined when PostgreSQL's processes are not visible here. */
+  backends: Map<number, number> | undefined;
+  loadGenerator: NodeJS.CpuUsage;
+}
+
+interface CpuSpent {
+  server: number | undefined;
+  postgres: number | undefined;
+  loadGenerator: number;
+}
+
+async function cpuSnapshot(serverPid: number, db: pg.Client): Promise<CpuSnapshot> {
+  const { rows } = await db.query<{ pid: number }>(
+    "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'",
+  );
+  let backends: Map<number, number> | undefined = new Map();
+  for (const { pid } of rows) {
+    const seconds = await procCpuSeconds(pid, "postgres");
+    if (seconds === undefined) {
+      backends = undefined;
+      break;
+    }
+    backends.set(pid, seconds);
+  }
+  return { server: await procCpuSeconds(serverPid), backends, loadGenerator: process.cpuUsage() };
+}
+
+function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): CpuSpent {
+  let postgres: number | undefined;
+  if (before.backends && after.backends && after.backends.size > 0) {
+    postgres = 0;
+    for (const [pid, seconds] of after.backends) postgres += seconds - (before.backends.get(pid) ?? 0);
+  }
+  const generator = process.cpuUsage(before.loadGenerator);
+  return {
+    server: before.server === undefined || after.server === undefined ? undefined : after.server - before.server,
+    postgres,
+    loadGenerator: (generator.user + generator.system) / 1e6,
+  };
+}
+
+/** Request headers for each connection in turn: `X-Auth-Token` with the keys in rotation for the action path. */
+function headersFor(mode: Mode, apiKeys: string[]): (connection: number) => Record<string, string> {
+  return (connection): Record<string, string> => (mode === "action" ? { "x-auth-token": apiKeys[connection % apiKeys.length] ?? "" } : {});
+}
+
+async function measure(mode: Mode, databaseUrl: string, env: Record<string, string>, apiKeys: string[]): Promise<Figures> {
+  const server = await startServer(mode, env);
+  const db = new pg.Client({ connectionString: databaseUrl });
+  // Ctrl-C drops the scratch database under this connection: that is no crash.
+  db.on("error", () => undefined);
+  await db.connect();
+  try {
+    const url = `${server.origin}${PATH}`;
+    const headers = headersFor(mode, apiKeys);
+    // One request first: a server that answers wrongly is a failed run, not a fast one.
+    const probe = await fetch(url, { headers: headers(0) });
+    const text = await probe.text();
+    if (probe.status !== 200) throw new Error(`${mode} answered ${probe.status} to a probe: ${text}`);
+    process.stderr.write(`${mode}: probe 200 ${text}\n`);
+    process.stderr.write(`${mode}: warming up ${WARMUP_SECONDS} s, then measuring ${DURATION} s with ${CONNECTIONS} connections\n`);
+    const load = (duration: number) => {
+      let connection = 0;
+      return autocannon({
+        url,
+        connections: CONNECTIONS,
+        duration,
+        headers: headers(0),
+        setupClient: (client) => client.setHeaders(headers(connection++)),
+      });
+    };
+    const warm = await load(WARMUP_SECONDS);
+    if (warm.non2xx > 0 || warm.errors > 0) {
+      process.stderr.write(`${mode}: warm-up saw ${warm.non2xx} non-2xx answers and ${warm.errors} errors\n`);
+    }
+    const before = await cpuSnapshot(server.pid, db);
+    const result = await load(DURATION);
+    const after = await cpuSnapshot(server.pid, db);
+    return figures(result, cpuSpent(before, after));
+  } finally {
+    await db.end().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  "))
+    .join("\n");
+}
+
+async function main(): Promise<void> {
+  const database = await acquireDatabase();
+  const { shopId, apiKeys } = await prepare(database.url);
+  const env = { DATABASE_URL: database.url, BENCH_SHOP_ID: shopId };
+
+  const only = process.env.BENCH_ONLY;
+  if (only === "action" || only === "baseline") {
+    // A profiling aid: one path, no comparison, no results file.
+    const f = await measure(only, database.url, env, apiKeys);
+    process.stdout.write(`${JSON.stringify({ [only]: f })}\n`);
+    if (f.non_2xx > 0 || f.errors > 0) process.exitCode = 1;
+    return;
+  }
+  if (only) throw new Error(`BENCH_ONLY must be action or baseline, got ${only}`);
+
+  const baseline = await measure("baseline", database.url, env, apiKeys);
+  const action = await measure("action", database.url, env, apiKeys);
+
+  const throughputRatio = action.requests_per_second / baseline.requests_per_second;
+  // autocannon counts latency in whole milliseconds: a fast baseline can have a p99 of 0.
+  const p99Ratio = baseline.latency_p99_ms > 0 ? action.latency_p99_ms / baseline.latency_p99_ms : null;
+  const cpu = (us: number | null) => (us === null ? "n/a" : String(us));
+  const row = (name: string, f: Figures) => [
+    name,
+    f.requests_per_second.toFixed(1),
+    f.latency_p50_ms.toFixed(2),
+    f.latency_p99_ms.toFixed(2),
+    String(f.completed),
+    String(f.non_2xx),
+    String(f.errors),
+    cpu(f.cpu_us_per_request.server),
+    cpu(f.cpu_us_per_request.postgres),
+    cpu(f.cpu_us_per_request.load_generator),
+  ];
+  const out = [
+    "",
+    `GET ${PATH}: ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP_SECONDS} s warm-up, DB pool ${POOL_SIZE},`,
+    `${KEYS === 1 ? "one API key" : `${KEYS} API keys`}, ${database.description}, Node ${process.version}`,
+    "",
+    table([
+      ["path", "req/s", "p50 ms", "p99 ms", "responses", "non-2xx", "errors", "server CPU", "PG CPU", "loadgen CPU"],
+      row("baseline", baseline),
+      row("action", action),
+      ["action/baseline", `${(throughputRatio * 100).toFixed(1)}%`, "", p99Ratio === null ? "n/a" : `x${p99Ratio.toFixed(2)}`, "", "", "", "", "", ""],
+    ]),
+    "(CPU columns: microseconds of CPU time per response, of the server process, of the PostgreSQL backends serving it, and of autocannon)",
+  ];
+  const verdict = `action path reaches ${(throughputRatio * 100).toFixed(1)}% of baseline throughput (target >= ${TARGET_RATIO * 100}%)`;
+
+  const failures = (["baseline", "action"] as const).flatMap((name) => {
+    const f = name === "baseline" ? baseline : action;
+    return f.non_2xx > 0 || f.errors > 0
+      ? [`${name}: ${f.non_2xx} non-2xx answers ${JSON.stringify(f.status_codes)}, ${f.errors} errors (${f.timeouts} timeouts)`]
+      : [];
+  });
+
+  await fs.mkdir(path.dirname(RESULTS_FILE), { recursive: true });
+  await fs.writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        benchmark: "http",
+        path: PATH,
+        at: new Date().toISOString(),
+        node: process.version,
+        database: database.description,
+        connections: CONNECTIONS,
+        api_keys: KEYS,
+        duration_seconds: DURATION,
+        warmup_seconds: WARMUP_SECONDS,
+        db_pool_size: POOL_SIZE,
+        baseline,
+        action,
+        throughput_ratio: throughputRatio,
+        p99_ratio: p99Ratio,
+        target_ratio: TARGET_RATIO,
+        ok: failures.length === 0,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+
+  for (const failure of failures) out.push(`FAILED ${failure}`);
+  out.push("", verdict);
+  process.stdout.write(`${out.join("\n")}\n`);
+  process.stderr.write(`figures written to ${path.relative(process.cwd(), RESULTS_FILE)}\n`);
+  if (failures.length > 0) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench:http failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
