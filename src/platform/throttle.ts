@@ -75,7 +75,8 @@ export class CostBucket {
     if (status && status.restoreRate > 0 && status.maximumAvailable > 0) {
       let pending = 0;
       for (const other of this.#inFlight) pending += other.cost;
-      this.#status = { ...status, currentlyAvailable: status.currentlyAvailable - pending };
+      // Less one point: a platform may round the figure it reports, and one point costs a few ms of waiting.
+      this.#status = { ...status, currentlyAvailable: status.currentlyAvailable - pending - 1 };
       this.#observedAt = performance.now();
     }
     this.#settled.resolve();

@@ -1,0 +1,466 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { PlatformClient, type PlatformClientOptions, type PlatformLogger } from "../src/platform/client.ts";
+import { expectNoUserErrors, PlatformError } from "../src/platform/errors.ts";
+import { addCustomerTags } from "../src/platform/operations/customers.ts";
+import { chunk } from "../src/platform/operations/chunk.ts";
+import {
+  addVariantsToSellingPlanGroup,
+  createSellingPlanGroup,
+  removeVariantsFromSellingPlanGroup,
+} from "../src/platform/operations/selling-plans.ts";
+import { collect, paginate } from "../src/platform/paginate.ts";
+
+const TOKEN = "fake-secret-token-123";
+
+interface GraphQLBody {
+  query: string;
+  variables: Record<string, unknown>;
+}
+
+/** What the fake answers to one request. */
+type Reply =
+  | { data: unknown }
+  | { throttled: true }
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  | { errors: { message: string; extensions?: { code: string } }[] }
+  | { hang: true };
+
+interface FakeBucket {
+  maximumAvailable: number;
+  restoreRate: number;
+  /** What every query costs. */
+  cost: number;
+}
+
+type Responder = (body: GraphQLBody, index: number) => Reply;
+
+interface Seen {
+  body: GraphQLBody;
+  /** The fake's bucket just before it charged this request. */
+  availableBefore: number;
+  throttled: boolean;
+}
+
+/**
+ * A stand-in for the platform's Admin GraphQL endpoint on 127.0.0.1: it checks the token,
+ * keeps an honest leaky bucket (throttling a request the bucket cannot pay for) and answers
+ * what `reply` says, with cost extensions like the platform's.
+ */
+class FakePlatform {
+  readonly seen: Seen[] = [];
+  throttledAnswers = 0;
+  #available: number;
+  #at = performance.now();
+  readonly #server: http.Server;
+  readonly #bucket: FakeBucket;
+  readonly #reply: Responder;
+
+  private constructor(server: http.Server, bucket: FakeBucket, reply: Responder) {
+    this.#server = server;
+    this.#bucket = bucket;
+    this.#reply = reply;
+    this.#available = bucket.maximumAvailable;
+    server.on("request", (req, res) => void this.#handle(req, res));
+  }
+
+  static async start(
+    reply: Responder = () => ({ data: { ok: true } }),
+    bucket: Partial<FakeBucket> = {},
+  ): Promise<FakePlatform> {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const fake = new FakePlatform(server, { maximumAvailable: 1000, restoreRate: 50, cost: 10, ...bucket }, reply);
+    fakes.push(fake);
+    return fake;
+  }
+
+  get graphqlUrl(): string {
+    const { port } = this.#server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/admin/api/2026-10/graphql.json`;
+  }
+
+  client(options: Partial<PlatformClientOptions> = {}): PlatformClient {
+    return new PlatformClient({ graphqlUrl: this.graphqlUrl, accessToken: TOKEN, minRetryDelayMs: 5, maxRetryDelayMs: 50, ...options });
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #status(): { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } {
+    const now = performance.now();
+    const { maximumAvailable, restoreRate } = this.#bucket;
+    this.#available = Math.min(maximumAvailable, this.#available + (restoreRate * (now - this.#at)) / 1000);
+    this.#at = now;
+    return { maximumAvailable, currentlyAvailable: this.#available, restoreRate };
+  }
+
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const part of req) chunks.push(part as Buffer);
+    if (req.headers["x-platform-access-token"] !== TOKEN) {
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ errors: "Invalid API key or access token" }));
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as GraphQLBody;
+    const { cost } = this.#bucket;
+    const before = this.#status();
+    const throttledByBucket = before.currentlyAvailable < cost;
+    const reply: Reply = throttledByBucket ? { throttled: true } : this.#reply(body, this.seen.length);
+    const throttled = "throttled" in reply;
+    this.seen.push({ body, availableBefore: before.currentlyAvailable, throttled });
+    if ("hang" in reply) return;
+    if ("status" in reply) {
+      res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers }).end(JSON.stringify(reply.body ?? {}));
+      return;
+    }
+    if (throttled) {
+      this.throttledAnswers++;
+      const extensions = { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: this.#status() } };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }], extensions }));
+      return;
+    }
+    this.#available -= cost;
+    const extensions = { cost: { requestedQueryCost: cost, actualQueryCost: cost, throttleStatus: this.#status() } };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify("data" in reply ? { data: reply.data, extensions } : { errors: reply.errors, extensions }));
+  }
+}
+
+const fakes: FakePlatform[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
+});
+
+/** Captures what the client logs, to check what it says (and that it never says the token). */
+function captureLog(): PlatformLogger & { entries: { fields: object; message: string }[] } {
+  const entries: { fields: object; message: string }[] = [];
+  return {
+    entries,
+    warn: (fields, message) => entries.push({ fields, message }),
+    debug: (fields, message) => entries.push({ fields, message }),
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PlatformError);
+  return error as PlatformError;
+}
+
+const QUERY = "query Ping { shop { id } }";
+
+describe("pacing on the cost bucket (fake platform)", () => {
+  // 30 queries of 40 points against a 100-point bucket: without waiting, most would be throttled.
+  const bucket = { maximumAvailable: 100, restoreRate: 500, cost: 40 };
+
+  it("paces 20 sequential and then 10 concurrent requests without being throttled", async () => {
+    const fake = await FakePlatform.start(undefined, bucket);
+    const client = fake.client();
+    for (let i = 0; i < 20; i++) await client.request(QUERY);
+    await Promise.all(Array.from({ length: 10 }, () => client.request(QUERY)));
+
+    expect(fake.seen).toHaveLength(30);
+    expect(fake.throttledAnswers).toBe(0);
+    expect(client.stats).toMatchObject({ requests: 30, throttled: 0, retries: 0, costSpent: 30 * 40 });
+    // It waited for budget (it never sent into an empty bucket) but not needlessly long.
+    expect(Math.min(...fake.seen.map((s) => s.availableBefore))).toBeGreaterThanOrEqual(40);
+    expect(Math.min(...fake.seen.map((s) => s.availableBefore))).toBeLessThan(80);
+  });
+
+  it("lets one request learn the bucket before a burst of concurrent ones spends it", async () => {
+    const fake = await FakePlatform.start(undefined, bucket);
+    const client = fake.client({ defaultQueryCost: 40 });
+    await Promise.all(Array.from({ length: 10 }, () => client.request(QUERY)));
+
+    expect(fake.seen).toHaveLength(10);
+    expect(fake.throttledAnswers).toBe(0);
+    expect(client.stats.throttled).toBe(0);
+  });
+
+  it("learns a query's cost from the answers, so a dear query waits for more budget", async () => {
+    const fake = await FakePlatform.start(undefined, { maximumAvailable: 100, restoreRate: 500, cost: 90 });
+    // The default guess (10) is far too low; after the first answer the client knows it costs 90.
+    const client = fake.client({ defaultQueryCost: 10 });
+    for (let i = 0; i < 6; i++) await client.request(QUERY);
+
+    expect(fake.throttledAnswers).toBe(0);
+    expect(client.stats.throttled).toBe(0);
+  });
+
+  it("shares one bucket between clients given the same one", async () => {
+    const fake = await FakePlatform.start(undefined, bucket);
+    const first = fake.client({ defaultQueryCost: 40 });
+    const second = fake.client({ defaultQueryCost: 40, bucket: first.bucket });
+    await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? first : second).request(QUERY)));
+
+    expect(fake.seen).toHaveLength(6);
+    expect(fake.throttledAnswers).toBe(0);
+  });
+});
+
+describe("retries (fake platform)", () => {
+  it("retries THROTTLED answers and succeeds", async () => {
+    const fake = await FakePlatform.start((_, i) => (i < 2 ? { throttled: true } : { data: { shop: { id: "gid://platform/Shop/1" } } }));
+    const client = fake.client();
+    await expect(client.request(QUERY)).resolves.toEqual({ shop: { id: "gid://platform/Shop/1" } });
+    expect(client.stats).toMatchObject({ requests: 3, throttled: 2, retries: 2 });
+  });
+
+  it("retries a 503 and succeeds", async () => {
+    const fake = await FakePlatform.start((_, i) => (i === 0 ? { status: 503 } : { data: { ok: 1 } }));
+    const client = fake.client();
+    await expect(client.request(QUERY)).resolves.toEqual({ ok: 1 });
+    expect(client.stats).toMatchObject({ requests: 2, serverErrors: 1, retries: 1 });
+  });
+
+  it("honours Retry-After on a 429", async () => {
+    const fake = await FakePlatform.start((_, i) => (i === 0 ? { status: 429, headers: { "retry-after": "0.3" } } : { data: { ok: 1 } }));
+    const log = captureLog();
+    const client = fake.client({ log });
+    await expect(client.request(QUERY)).resolves.toEqual({ ok: 1 });
+    expect(client.stats).toMatchObject({ requests: 2, throttled: 1, retries: 1 });
+    expect(log.entries).toHaveLength(1);
+    expect(log.entries[0]?.fields).toMatchObject({ operation: "Ping", attempt: 2, status: 429, delayMs: 300 });
+  });
+
+  it("gives up after maxAttempts on a lasting 500 with a clear error", async () => {
+    const fake = await FakePlatform.start(() => ({ status: 500 }));
+    const log = captureLog();
+    const client = fake.client({ maxAttempts: 3, log });
+    const error = await rejection(client.request(QUERY));
+
+    expect(error).toMatchObject({ kind: "http", status: 500, attempts: 3 });
+    expect(error.message).toBe("Platform Ping failed after 3 attempts: HTTP 500 Internal Server Error");
+    expect(fake.seen).toHaveLength(3);
+    expect(client.stats).toMatchObject({ requests: 3, serverErrors: 3, retries: 2 });
+    expect(log.entries).toHaveLength(2);
+    expect(JSON.stringify(log.entries)).not.toContain(TOKEN);
+  });
+
+  it("times out each attempt of a request the platform never answers", async () => {
+    const fake = await FakePlatform.start(() => ({ hang: true }));
+    const client = fake.client({ timeoutMs: 200, maxAttempts: 2 });
+    const error = await rejection(client.request(QUERY));
+
+    expect(error).toMatchObject({ kind: "timeout", attempts: 2 });
+    expect(error.message).toBe("Platform Ping failed after 2 attempts: no answer within 200 ms");
+    expect(fake.seen).toHaveLength(2);
+    expect(client.stats.timeouts).toBe(2);
+  });
+
+  it("retries network errors and reports them", async () => {
+    const fake = await FakePlatform.start();
+    const url = fake.graphqlUrl;
+    await fake.close();
+    const client = new PlatformClient({ graphqlUrl: url, accessToken: TOKEN, maxAttempts: 2, minRetryDelayMs: 5 });
+    const error = await rejection(client.request(QUERY));
+
+    expect(error).toMatchObject({ kind: "network", attempts: 2, status: undefined });
+    expect(error.message).toMatch(/^Platform Ping failed after 2 attempts: network error: .*ECONNREFUSED/);
+  });
+
+  it("does not retry GraphQL validation errors", async () => {
+    const fake = await FakePlatform.start(() => ({
+      errors: [{ message: "Field 'nope' doesn't exist on type 'Shop'", extensions: { code: "undefinedField" } }],
+    }));
+    const client = fake.client();
+    const error = await rejection(client.request("query Bad { shop { nope } }"));
+
+    expect(error).toMatchObject({ kind: "graphql", attempts: 1, status: 200 });
+    expect(error.message).toBe("Platform Bad failed: GraphQL errors: Field 'nope' doesn't exist on type 'Shop' (undefinedField)");
+    expect(fake.seen).toHaveLength(1);
+  });
+
+  it("does not retry MAX_COST_EXCEEDED", async () => {
+    const fake = await FakePlatform.start(() => ({
+      errors: [{ message: "Query cost is 5002, which exceeds the single query max cost limit (1000).", extensions: { code: "MAX_COST_EXCEEDED" } }],
+    }));
+    const client = fake.client();
+    const error = await rejection(client.request(QUERY));
+    expect(error).toMatchObject({ kind: "graphql", attempts: 1 });
+    expect(error.message).toContain("MAX_COST_EXCEEDED");
+    expect(fake.seen).toHaveLength(1);
+  });
+
+  it("does not retry a refused token (401) and never shows the token", async () => {
+    const fake = await FakePlatform.start();
+    const client = new PlatformClient({ graphqlUrl: fake.graphqlUrl, accessToken: "wrong-token", minRetryDelayMs: 5 });
+    const error = await rejection(client.request(QUERY));
+
+    expect(error).toMatchObject({ kind: "auth", status: 401, attempts: 1 });
+    expect(error.message).not.toContain("wrong-token");
+    expect(fake.seen).toHaveLength(0);
+    expect(client.stats.requests).toBe(1);
+  });
+
+  it("stops at once when the caller aborts", async () => {
+    const fake = await FakePlatform.start(() => ({ hang: true }));
+    const client = fake.client({ timeoutMs: 10_000 });
+    const controller = new AbortController();
+    const pending = client.request(QUERY, {}, { signal: controller.signal });
+    await waitUntil(() => fake.seen.length === 1);
+    controller.abort(new Error("shutting down"));
+
+    await expect(pending).rejects.toThrow("shutting down");
+    expect(client.stats).toMatchObject({ requests: 1, retries: 0, timeouts: 0 });
+  });
+});
+
+describe("user errors, chunking and paging (fake platform)", () => {
+  const group = (count: number) => ({
+    id: "gid://platform/SellingPlanGroup/1",
+    name: "Preorder",
+    merchantCode: "offer-1",
+    options: ["Preorder"],
+    productVariantsCount: count,
+    sellingPlans: { nodes: [{ id: "gid://platform/SellingPlan/1", name: "Preorder", category: "PRE_ORDER" }] },
+  });
+  const variantIds = (n: number) => Array.from({ length: n }, (_, i) => `gid://platform/ProductVariant/${i + 1}`);
+
+  it("turns userErrors into a PlatformError naming the mutation and the field", async () => {
+    const fake = await FakePlatform.start(() => ({
+      data: {
+        sellingPlanGroupCreate: {
+          sellingPlanGroup: null,
+          userErrors: [{ field: ["resources", "productVariantIds", "0"], message: "variant gid://platform/ProductVariant/9 does not exist", code: "NOT_FOUND" }],
+        },
+      },
+    }));
+    const error = await rejection(createSellingPlanGroup(fake.client(), { name: "Preorder" }, ["gid://platform/ProductVariant/9"]));
+
+    expect(error.kind).toBe("user_errors");
+    expect(error.message).toBe("sellingPlanGroupCreate: variant gid://platform/ProductVariant/9 does not exist (resources.productVariantIds.0)");
+    expect(error.userErrors).toEqual([
+      { field: ["resources", "productVariantIds", "0"], message: "variant gid://platform/ProductVariant/9 does not exist" },
+    ]);
+  });
+
+  it("expectNoUserErrors passes a clean payload through", () => {
+    const payload = { userErrors: [], node: { id: "x" } };
+    expect(expectNoUserErrors(payload, "tagsAdd")).toBe(payload);
+    expect(() => expectNoUserErrors({ userErrors: [{ field: null, message: "Tag is too long" }] }, "tagsAdd")).toThrow("tagsAdd: Tag is too long");
+  });
+
+  it("chunks arrays to the platform's limit of 250", () => {
+    expect(chunk([])).toEqual([]);
+    expect(chunk(variantIds(600)).map((part) => part.length)).toEqual([250, 250, 100]);
+    expect(chunk([1, 2, 3], 2)).toEqual([[1, 2], [3]]);
+  });
+
+  it("adds 600 variants in 3 calls of at most 250", async () => {
+    let members = 0;
+    const fake = await FakePlatform.start((body) => {
+      members += (body.variables.productVariantIds as string[]).length;
+      return { data: { sellingPlanGroupAddProductVariants: { sellingPlanGroup: group(members), userErrors: [] } } };
+    });
+    const result = await addVariantsToSellingPlanGroup(fake.client(), "gid://platform/SellingPlanGroup/1", variantIds(600));
+
+    expect(fake.seen.map((s) => (s.body.variables.productVariantIds as string[]).length)).toEqual([250, 250, 100]);
+    expect(fake.seen.flatMap((s) => s.body.variables.productVariantIds as string[])).toEqual(variantIds(600));
+    expect(result?.productVariantsCount).toBe(600);
+  });
+
+  it("creates a group with its first 250 variants and adds the rest", async () => {
+    let members = 0;
+    const fake = await FakePlatform.start((body) => {
+      if (body.query.includes("sellingPlanGroupCreate(")) {
+        const resources = body.variables.resources as { productVariantIds: string[] };
+        members = resources.productVariantIds.length;
+        return { data: { sellingPlanGroupCreate: { sellingPlanGroup: group(members), userErrors: [] } } };
+      }
+      members += (body.variables.productVariantIds as string[]).length;
+      return { data: { sellingPlanGroupAddProductVariants: { sellingPlanGroup: group(members), userErrors: [] } } };
+    });
+    const created = await createSellingPlanGroup(fake.client(), { name: "Preorder", merchantCode: "offer-1" }, variantIds(300));
+
+    expect(fake.seen.map((s) => s.body.query.match(/mutation (\w+)/)?.[1])).toEqual([
+      "SellingPlanGroupCreate",
+      "SellingPlanGroupAddProductVariants",
+    ]);
+    expect(created.productVariantsCount).toBe(300);
+  });
+
+  it("deletes a half-created group when adding its remaining variants fails", async () => {
+    const fake = await FakePlatform.start((body) => {
+      if (body.query.includes("sellingPlanGroupCreate(")) return { data: { sellingPlanGroupCreate: { sellingPlanGroup: group(250), userErrors: [] } } };
+      if (body.query.includes("sellingPlanGroupDelete(")) {
+        return { data: { sellingPlanGroupDelete: { deletedSellingPlanGroupId: "gid://platform/SellingPlanGroup/1", userErrors: [] } } };
+      }
+      return { data: { sellingPlanGroupAddProductVariants: { sellingPlanGroup: null, userErrors: [{ field: null, message: "boom" }] } } };
+    });
+    const error = await rejection(createSellingPlanGroup(fake.client(), { name: "Preorder" }, variantIds(300)));
+
+    expect(error.message).toBe("sellingPlanGroupAddProductVariants: boom");
+    expect(fake.seen.map((s) => s.body.query.match(/mutation (\w+)/)?.[1])).toEqual([
+      "SellingPlanGroupCreate",
+      "SellingPlanGroupAddProductVariants",
+      "SellingPlanGroupDelete",
+    ]);
+  });
+
+  it("removes variants in chunks and collects the removed ids", async () => {
+    const fake = await FakePlatform.start((body) => ({
+      data: {
+        sellingPlanGroupRemoveProductVariants: { removedProductVariantIds: body.variables.productVariantIds, userErrors: [] },
+      },
+    }));
+    const removed = await removeVariantsFromSellingPlanGroup(fake.client(), "gid://platform/SellingPlanGroup/1", variantIds(251));
+    expect(fake.seen).toHaveLength(2);
+    expect(removed).toEqual(variantIds(251));
+  });
+
+  it("sends many tags in chunks of 250, deduplicated", async () => {
+    const fake = await FakePlatform.start(() => ({ data: { tagsAdd: { userErrors: [] } } }));
+    const tags = Array.from({ length: 300 }, (_, i) => `tag-${i}`);
+    await addCustomerTags(fake.client(), "gid://platform/Customer/1", [...tags, "tag-0", " "]);
+
+    expect(fake.seen.map((s) => (s.body.variables.tags as string[]).length)).toEqual([250, 50]);
+    expect(fake.seen.every((s) => s.body.query.includes("tagsAdd(") && s.body.variables.id === "gid://platform/Customer/1")).toBe(true);
+  });
+
+  it("pages a connection by cursor, yielding page by page", async () => {
+    const all = Array.from({ length: 7 }, (_, i) => ({ id: `gid://platform/Product/${i + 1}` }));
+    const fake = await FakePlatform.start((body) => {
+      const { first, after } = body.variables as { first: number; after: string | null };
+      const start = after === null ? 0 : Number(after);
+      const nodes = all.slice(start, start + first);
+      const end = start + nodes.length;
+      return { data: { products: { nodes, pageInfo: { hasNextPage: end < all.length, endCursor: String(end) } } } };
+    });
+    const query = "query Products($first: Int, $after: String) { products(first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }";
+    const select = (data: unknown) => (data as { products: { nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }).products;
+    const pages = await collectPages(paginate(fake.client(), query, {}, select, 3));
+
+    expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
+    expect(pages.flat()).toEqual(all);
+    expect(fake.seen.map((s) => s.body.variables.after)).toEqual([null, "3", "6"]);
+  });
+
+  it("refuses a connection whose cursor does not advance", async () => {
+    const fake = await FakePlatform.start(() => ({ data: { products: { nodes: [{ id: "a" }], pageInfo: { hasNextPage: true, endCursor: "same" } } } }));
+    const select = (data: unknown) => (data as { products: { nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }).products;
+    const error = await rejection(collect(paginate(fake.client(), "query P($first: Int, $after: String) { x }", {}, select)));
+    expect(error.message).toBe("Pagination did not advance past cursor same");
+    expect(fake.seen).toHaveLength(2);
+  });
+});
+
+async function collectPages<T>(pages: AsyncIterable<T[]>): Promise<T[][]> {
+  const all: T[][] = [];
+  for await (const page of pages) all.push(page);
+  return all;
+}
+
+/** Polls a condition the test itself drives (no timing assumption beyond "eventually"). */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
