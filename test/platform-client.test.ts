@@ -1,10 +1,17 @@
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { buildSchema, parse, validate } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { PlatformClient, type PlatformClientOptions, type PlatformLogger } from "../src/platform/client.ts";
 import { expectNoUserErrors, PlatformError } from "../src/platform/errors.ts";
+import * as customers from "../src/platform/operations/customers.ts";
 import { addCustomerTags } from "../src/platform/operations/customers.ts";
 import { chunk } from "../src/platform/operations/chunk.ts";
+import * as inventory from "../src/platform/operations/inventory.ts";
+import * as orders from "../src/platform/operations/orders.ts";
+import * as sellingPlans from "../src/platform/operations/selling-plans.ts";
+import * as tags from "../src/platform/operations/tags.ts";
 import {
   addVariantsToSellingPlanGroup,
   createSellingPlanGroup,
@@ -156,6 +163,22 @@ async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
 }
 
 const QUERY = "query Ping { shop { id } }";
+
+describe("operation documents", () => {
+  // Every document the operations send, checked against the contract the emulator also serves.
+  const schema = buildSchema(readFileSync(new URL("../src/platform/admin-schema.graphql", import.meta.url), "utf8"));
+  const documents = [customers, inventory, orders, sellingPlans, tags].flatMap((module) =>
+    Object.entries(module).filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^(query|mutation) /.test(entry[1])),
+  );
+
+  it("finds the documents", () => {
+    expect(documents.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(documents)("%s is valid against admin-schema.graphql", (_name, document) => {
+    expect(validate(schema, parse(document)).map((error) => error.message)).toEqual([]);
+  });
+});
 
 describe("pacing on the cost bucket (fake platform)", () => {
   // 30 queries of 40 points against a 100-point bucket: without waiting, most would be throttled.

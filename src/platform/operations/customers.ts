@@ -12,7 +12,7 @@ export const customerSchema = z.object({
 });
 export type Customer = z.infer<typeof customerSchema>;
 
-const GET_CUSTOMER = `query GetCustomer($id: ID!) {
+export const GET_CUSTOMER = `query GetCustomer($id: ID!) {
   customer(id: $id) { id email phone firstName tags }
 }`;
 

@@ -33,13 +33,13 @@ const variantNodeSchema = z.object({
 
 const LEVEL_FIELDS = `nodes { location { id name } quantities(names: ["available"]) { name quantity } } pageInfo { hasNextPage endCursor }`;
 
-const VARIANT_LEVELS = `query VariantInventoryLevels($ids: [ID!]!, $levels: Int) {
+export const VARIANT_LEVELS = `query VariantInventoryLevels($ids: [ID!]!, $levels: Int) {
   nodes(ids: $ids) {
     ... on ProductVariant { id inventoryItem { id tracked inventoryLevels(first: $levels) { ${LEVEL_FIELDS} } } }
   }
 }`;
 
-const ITEM_LEVELS = `query InventoryItemLevels($id: ID!, $first: Int, $after: String) {
+export const ITEM_LEVELS = `query InventoryItemLevels($id: ID!, $first: Int, $after: String) {
   node(id: $id) { ... on InventoryItem { inventoryLevels(first: $first, after: $after) { ${LEVEL_FIELDS} } } }
 }`;
 

@@ -42,13 +42,13 @@ const ORDER_FIELDS = `id name email createdAt updatedAt cancelledAt displayFinan
   customer { id email phone firstName tags }
   lineItems(first: $lineItems) { ${LINE_ITEM_FIELDS} }`;
 
-const GET_ORDER = `query GetOrder($id: ID!, $lineItems: Int) { order(id: $id) { ${ORDER_FIELDS} } }`;
+export const GET_ORDER = `query GetOrder($id: ID!, $lineItems: Int) { order(id: $id) { ${ORDER_FIELDS} } }`;
 
-const ORDER_LINE_ITEMS = `query OrderLineItems($id: ID!, $first: Int, $after: String) {
+export const ORDER_LINE_ITEMS = `query OrderLineItems($id: ID!, $first: Int, $after: String) {
   order(id: $id) { lineItems(first: $first, after: $after) { ${LINE_ITEM_FIELDS} } }
 }`;
 
-const LIST_ORDERS = `query ListOrders($first: Int, $after: String, $query: String, $lineItems: Int) {
+export const LIST_ORDERS = `query ListOrders($first: Int, $after: String, $query: String, $lineItems: Int) {
   orders(first: $first, after: $after, query: $query) { nodes { ${ORDER_FIELDS} } pageInfo { hasNextPage endCursor } }
 }`;
 

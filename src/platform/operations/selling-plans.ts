@@ -25,14 +25,14 @@ export const sellingPlanGroupSchema = z.object({
 });
 export type SellingPlanGroup = z.infer<typeof sellingPlanGroupSchema>;
 
-const CREATE = `mutation SellingPlanGroupCreate($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
+export const CREATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupCreate($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
   sellingPlanGroupCreate(input: $input, resources: $resources) {
     sellingPlanGroup { ${GROUP_FIELDS} }
     userErrors { field message code }
   }
 }`;
 
-const UPDATE = `mutation SellingPlanGroupUpdate($id: ID!, $input: SellingPlanGroupInput!) {
+export const UPDATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupUpdate($id: ID!, $input: SellingPlanGroupInput!) {
   sellingPlanGroupUpdate(id: $id, input: $input) {
     sellingPlanGroup { ${GROUP_FIELDS} }
     deletedSellingPlanIds
@@ -40,27 +40,27 @@ const UPDATE = `mutation SellingPlanGroupUpdate($id: ID!, $input: SellingPlanGro
   }
 }`;
 
-const DELETE = `mutation SellingPlanGroupDelete($id: ID!) {
+export const DELETE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupDelete($id: ID!) {
   sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { field message code } }
 }`;
 
-const ADD_VARIANTS = `mutation SellingPlanGroupAddProductVariants($id: ID!, $productVariantIds: [ID!]!) {
+export const ADD_SELLING_PLAN_GROUP_VARIANTS = `mutation SellingPlanGroupAddProductVariants($id: ID!, $productVariantIds: [ID!]!) {
   sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $productVariantIds) {
     sellingPlanGroup { ${GROUP_FIELDS} }
     userErrors { field message code }
   }
 }`;
 
-const REMOVE_VARIANTS = `mutation SellingPlanGroupRemoveProductVariants($id: ID!, $productVariantIds: [ID!]!) {
+export const REMOVE_SELLING_PLAN_GROUP_VARIANTS = `mutation SellingPlanGroupRemoveProductVariants($id: ID!, $productVariantIds: [ID!]!) {
   sellingPlanGroupRemoveProductVariants(id: $id, productVariantIds: $productVariantIds) {
     removedProductVariantIds
     userErrors { field message code }
   }
 }`;
 
-const GET = `query SellingPlanGroup($id: ID!) { sellingPlanGroup(id: $id) { ${GROUP_FIELDS} } }`;
+export const GET_SELLING_PLAN_GROUP = `query SellingPlanGroup($id: ID!) { sellingPlanGroup(id: $id) { ${GROUP_FIELDS} } }`;
 
-const GROUP_VARIANTS = `query SellingPlanGroupVariants($id: ID!, $first: Int, $after: String) {
+export const SELLING_PLAN_GROUP_VARIANTS = `query SellingPlanGroupVariants($id: ID!, $first: Int, $after: String) {
   sellingPlanGroup(id: $id) {
     productVariants(first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } }
   }
@@ -105,7 +105,7 @@ export async function createSellingPlanGroup(
   options?: RequestOptions,
 ): Promise<SellingPlanGroup> {
   const [firstChunk = [], ...rest] = chunk(unique(variantIds));
-  const data = await client.request<unknown>(CREATE, { input, resources: { productVariantIds: firstChunk } }, options);
+  const data = await client.request<unknown>(CREATE_SELLING_PLAN_GROUP, { input, resources: { productVariantIds: firstChunk } }, options);
   const payload = expectNoUserErrors(parseAnswer(createAnswer, data, "sellingPlanGroupCreate").sellingPlanGroupCreate, "sellingPlanGroupCreate");
   const created = required(payload.sellingPlanGroup, "sellingPlanGroupCreate");
   if (rest.length === 0) return created;
@@ -125,7 +125,7 @@ export async function updateSellingPlanGroup(
   input: SellingPlanGroupInput,
   options?: RequestOptions,
 ): Promise<{ group: SellingPlanGroup; deletedSellingPlanIds: string[] }> {
-  const data = await client.request<unknown>(UPDATE, { id, input }, options);
+  const data = await client.request<unknown>(UPDATE_SELLING_PLAN_GROUP, { id, input }, options);
   const payload = expectNoUserErrors(parseAnswer(updateAnswer, data, "sellingPlanGroupUpdate").sellingPlanGroupUpdate, "sellingPlanGroupUpdate");
   return {
     group: required(payload.sellingPlanGroup, "sellingPlanGroupUpdate"),
@@ -135,7 +135,7 @@ export async function updateSellingPlanGroup(
 
 /** Deletes the group (and its plans); answers the deleted group's id. */
 export async function deleteSellingPlanGroup(client: PlatformRequester, id: string, options?: RequestOptions): Promise<string> {
-  const data = await client.request<unknown>(DELETE, { id }, options);
+  const data = await client.request<unknown>(DELETE_SELLING_PLAN_GROUP, { id }, options);
   const payload = expectNoUserErrors(parseAnswer(deleteAnswer, data, "sellingPlanGroupDelete").sellingPlanGroupDelete, "sellingPlanGroupDelete");
   return payload.deletedSellingPlanGroupId ?? id;
 }
@@ -149,7 +149,7 @@ export async function addVariantsToSellingPlanGroup(
 ): Promise<SellingPlanGroup | undefined> {
   let group: SellingPlanGroup | undefined;
   for (const part of chunk(unique(variantIds))) {
-    const data = await client.request<unknown>(ADD_VARIANTS, { id, productVariantIds: part }, options);
+    const data = await client.request<unknown>(ADD_SELLING_PLAN_GROUP_VARIANTS, { id, productVariantIds: part }, options);
     const name = "sellingPlanGroupAddProductVariants";
     const payload = expectNoUserErrors(parseAnswer(addAnswer, data, name).sellingPlanGroupAddProductVariants, name);
     group = payload.sellingPlanGroup ?? group;
@@ -166,7 +166,7 @@ export async function removeVariantsFromSellingPlanGroup(
 ): Promise<string[]> {
   const removed: string[] = [];
   for (const part of chunk(unique(variantIds))) {
-    const data = await client.request<unknown>(REMOVE_VARIANTS, { id, productVariantIds: part }, options);
+    const data = await client.request<unknown>(REMOVE_SELLING_PLAN_GROUP_VARIANTS, { id, productVariantIds: part }, options);
     const name = "sellingPlanGroupRemoveProductVariants";
     const payload = expectNoUserErrors(parseAnswer(removeAnswer, data, name).sellingPlanGroupRemoveProductVariants, name);
     removed.push(...(payload.removedProductVariantIds ?? []));
@@ -176,7 +176,7 @@ export async function removeVariantsFromSellingPlanGroup(
 
 /** The group, or null when the platform has none with that id. */
 export async function getSellingPlanGroup(client: PlatformRequester, id: string, options?: RequestOptions): Promise<SellingPlanGroup | null> {
-  const data = await client.request<unknown>(GET, { id }, options);
+  const data = await client.request<unknown>(GET_SELLING_PLAN_GROUP, { id }, options);
   return parseAnswer(getAnswer, data, "sellingPlanGroup").sellingPlanGroup;
 }
 
@@ -190,7 +190,7 @@ export function sellingPlanGroupVariantIds(
   return mapPages(
     paginate(
       client,
-      GROUP_VARIANTS,
+      SELLING_PLAN_GROUP_VARIANTS,
       { id },
       (data) => parseAnswer(groupVariantsAnswer, data, "sellingPlanGroup").sellingPlanGroup?.productVariants ?? emptyPage,
       pageSize,
