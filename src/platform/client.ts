@@ -1,12 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { PlatformError, type PlatformErrorKind } from "./errors.ts";
-import { CostBucket, type Reservation, type ThrottleStatus } from "./throttle.ts";
+import { CostBucket, delay, type Reservation, type ThrottleStatus } from "./throttle.ts";
 
 /** The subset of a pino logger the client writes to. */
 export interface PlatformLogger {
   warn(fields: object, message: string): void;
-  debug(fields: object, message: string): void;
 }
 
 export interface PlatformClientOptions {
@@ -132,7 +130,7 @@ export class PlatformClient implements PlatformRequester {
           { operation, attempt, maxAttempts: this.#maxAttempts, kind: last.kind, status: last.status, reason: last.reason, delayMs },
           "platform request failed; retrying",
         );
-        await sleep(delayMs, undefined, { signal: options.signal });
+        await delay(delayMs, options.signal);
       }
       // Looked up per attempt: a throttled answer has just told us the query's real cost.
       const cost = options.estimatedCost ?? this.#costs.get(query) ?? this.#defaultQueryCost;

@@ -57,7 +57,7 @@ export class CostBucket {
         const needed = Math.min(cost, status.maximumAvailable);
         const waitMs = ((needed - this.#availableAt(performance.now())) / status.restoreRate) * 1000;
         if (!(waitMs > 0)) break;
-        await sleep(Math.ceil(waitMs), undefined, { signal });
+        await delay(Math.ceil(waitMs), signal);
       }
       return this.#take(cost);
     } finally {
@@ -99,6 +99,16 @@ export class CostBucket {
     const reservation = { cost };
     this.#inFlight.add(reservation);
     return reservation;
+  }
+}
+
+/** A timer that, when the caller aborts, rejects with the caller's own reason rather than a generic AbortError. */
+export async function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw error;
   }
 }
 
