@@ -1,0 +1,24 @@
+import type { InventoryLevelView, Order, Product } from "./model.ts";
+import type { Store } from "./store.ts";
+
+export interface ShopInfo {
+  readonly name: string;
+  readonly domain: string;
+  readonly currencyCode: string;
+}
+
+export type OrderTopic = "orders/create" | "orders/paid" | "orders/cancelled" | "orders/fulfilled";
+
+/** What a change tells the outside world: webhooks, when configured. Each answers the webhook id, or null. */
+export interface Events {
+  productUpdated(product: Product): string | null;
+  inventoryLevelUpdated(level: InventoryLevelView): string | null;
+  orderEvent(topic: OrderTopic, order: Order): string | null;
+}
+
+/** What every resolver and admin route works on. */
+export interface Context {
+  readonly store: Store;
+  readonly shop: ShopInfo;
+  readonly events: Events;
+}

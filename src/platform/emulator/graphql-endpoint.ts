@@ -1,0 +1,158 @@
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  type DocumentNode,
+  type GraphQLError,
+  Kind,
+  execute,
+  getOperationAST,
+  getVariableValues,
+  parse,
+  validate,
+} from "graphql";
+import type { Context } from "./context.ts";
+import { actualCost, requestedCost } from "./cost.ts";
+import type { Faults } from "./faults.ts";
+import type { EmulatorSchema } from "./schema.ts";
+import type { Throttle, ThrottleStatus } from "./throttle.ts";
+
+export interface EmulatorStats {
+  requests: number;
+  throttled: number;
+  serverErrors: number;
+  costSpent: number;
+}
+
+export interface GraphqlAnswer {
+  status: number;
+  /** JSON, or text for the injected gateway errors. */
+  body: unknown;
+}
+
+interface CostExtension {
+  requestedQueryCost: number;
+  actualQueryCost: number | null;
+  throttleStatus: ThrottleStatus;
+}
+
+export interface GraphqlEndpointDeps {
+  schema: EmulatorSchema;
+  context: Context;
+  throttle: Throttle;
+  faults: Faults;
+  accessToken: string;
+  stats: EmulatorStats;
+}
+
+function errorJson(error: GraphQLError, code: string): Record<string, unknown> {
+  return { message: error.message, locations: error.locations, extensions: { ...error.extensions, code } };
+}
+
+function requestBody(body: unknown): { query: string; variables: Record<string, unknown>; operationName: string | undefined } | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== "string") return undefined;
+  if (variables !== undefined && variables !== null && (typeof variables !== "object" || Array.isArray(variables))) return undefined;
+  return {
+    query,
+    variables: (variables ?? {}) as Record<string, unknown>,
+    operationName: typeof operationName === "string" ? operationName : undefined,
+  };
+}
+
+/**
+ * One Admin API request, in the platform's order: latency and gateway faults first, then the
+ * token, parsing and validation, the single-query cost limit, the bucket (or an injected
+ * THROTTLED), and only then execution. Every GraphQL answer carries `extensions.cost`.
+ */
+export class GraphqlEndpoint {
+  readonly #deps: GraphqlEndpointDeps;
+
+  constructor(deps: GraphqlEndpointDeps) {
+    this.#deps = deps;
+  }
+
+  #cost(requested: number, actual: number | null): { cost: CostExtension } {
+    return {
+      cost: {
+        requestedQueryCost: requested,
+        actualQueryCost: actual,
+        throttleStatus: this.#deps.throttle.status(this.#deps.accessToken),
+      },
+    };
+  }
+
+  #errors(errors: unknown[], requested = 0): GraphqlAnswer {
+    return { status: 200, body: { errors, extensions: this.#cost(requested, null) } };
+  }
+
+  async handle(token: string | undefined, body: unknown): Promise<GraphqlAnswer> {
+    const { stats, faults, throttle, schema, accessToken } = this.#deps;
+    stats.requests++;
+    if (faults.latencyMs > 0) await delay(faults.latencyMs);
+    const failure = faults.serverError();
+    if (failure) {
+      stats.serverErrors++;
+      return { status: failure, body: failure === 502 ? "502 Bad Gateway" : "503 Service Unavailable" };
+    }
+    if (token !== accessToken) return { status: 401, body: { errors: "[API] Invalid API key or access token" } };
+    const request = requestBody(body);
+    if (!request) return { status: 400, body: { errors: { query: "Required parameter missing or invalid" } } };
+
+    let document: DocumentNode;
+    try {
+      document = parse(request.query);
+    } catch (error) {
+      return this.#errors([errorJson(error as GraphQLError, "GRAPHQL_PARSE_FAILED")]);
+    }
+    const invalid = validate(schema.schema, document);
+    if (invalid.length > 0) return this.#errors(invalid.map((e) => errorJson(e, "GRAPHQL_VALIDATION_FAILED")));
+    const operation = getOperationAST(document, request.operationName);
+    if (!operation) {
+      const message = request.operationName ? `No operation named "${request.operationName}"` : "An operation name is required when the document has several operations";
+      return this.#errors([{ message, extensions: { code: "OPERATION_NOT_FOUND" } }]);
+    }
+    const coerced = getVariableValues(schema.schema, operation.variableDefinitions ?? [], request.variables);
+    if (coerced.errors) return this.#errors(coerced.errors.map((e) => errorJson(e, "INVALID_VARIABLE")));
+
+    const costInput = {
+      schema: schema.schema,
+      operation,
+      fragments: document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION),
+      variables: coerced.coerced,
+    };
+    const requested = requestedCost(costInput);
+    const { maxQueryCost } = throttle.settings;
+    if (requested > maxQueryCost) {
+      return this.#errors(
+        [
+          {
+            message: `Query cost is ${requested}, which exceeds the single query max cost limit (${maxQueryCost}).`,
+            extensions: { code: "MAX_COST_EXCEEDED", cost: requested, maxCost: maxQueryCost },
+          },
+        ],
+        requested,
+      );
+    }
+    if (faults.throttle() || !throttle.take(accessToken, requested)) {
+      stats.throttled++;
+      return this.#errors([{ message: "Throttled", extensions: { code: "THROTTLED" } }], requested);
+    }
+
+    const result = await execute({
+      schema: schema.schema,
+      document,
+      operationName: request.operationName,
+      variableValues: request.variables,
+      contextValue: this.#deps.context,
+      fieldResolver: schema.fieldResolver,
+      typeResolver: schema.typeResolver,
+    });
+    const actual = actualCost(costInput, result.data, requested);
+    throttle.refund(accessToken, requested - actual);
+    stats.costSpent += actual;
+    return {
+      status: 200,
+      body: { ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}), data: result.data ?? null, extensions: this.#cost(requested, actual) },
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import type { Context, ShopInfo } from "./context.ts";
+import { Faults, type FaultSettings } from "./faults.ts";
+import { type EmulatorStats, GraphqlEndpoint } from "./graphql-endpoint.ts";
+import { type EmulatorLog, silentLog } from "./log.ts";
+import { loadSchema } from "./schema.ts";
+import { type SeedOptions, SEED_DEFAULTS, seedStore } from "./seed.ts";
+import { API_VERSION, buildServer } from "./server.ts";
+import type { Store } from "./store.ts";
+import { Throttle, type ThrottleSettings } from "./throttle.ts";
+import { webhookEvents } from "./webhooks/events.ts";
+import { type Delivery, type WebhookOptions, WebhookSender } from "./webhooks/sender.ts";
+
+export type { Delivery, EmulatorStats, FaultSettings, SeedOptions, Store, ThrottleSettings, WebhookOptions };
+export { PREORDER_EXCLUDE_TAG } from "./seed.ts";
+export { signBody } from "./webhooks/sender.ts";
+
+export interface EmulatorOptions {
+  /** 0 (the default): any free port. */
+  port?: number;
+  host?: string;
+  accessToken?: string;
+  shopDomain?: string;
+  seed?: SeedOptions;
+  throttle?: Partial<ThrottleSettings>;
+  faults?: FaultSettings;
+  webhooks?: WebhookOptions;
+  log?: EmulatorLog;
+}
+
+export interface Emulator {
+  readonly origin: string;
+  readonly graphqlUrl: string;
+  readonly accessToken: string;
+  readonly shopDomain: string;
+  /** The live store: tests may read and change it directly (through its touch/set methods). */
+  readonly store: Store;
+  stats(): EmulatorStats;
+  /** Replaces the fault settings; `{}` turns faults off. */
+  setFaults(faults: FaultSettings): void;
+  /** Changes throttle limits; every bucket starts full under the new ones. */
+  setThrottle(throttle: Partial<ThrottleSettings>): void;
+  /** Webhook deliveries so far, oldest first (empty without `webhooks`). */
+  readonly deliveries: readonly Delivery[];
+  /** Sends a delivery again with the same id and body. */
+  redeliver(webhookId: string): Promise<Delivery>;
+  /** Resolves when no webhook delivery or retry is under way. */
+  webhooksSettled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the store platform emulator: a seeded store behind the Admin GraphQL API and the admin routes. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const log = options.log ?? silentLog;
+  const accessToken = options.accessToken ?? "emulator-token";
+  const shop: ShopInfo = { name: "Demo Store", domain: options.shopDomain ?? "demo.platform.local", currencyCode: "USD" };
+  const store = seedStore(options.seed);
+  const sender = options.webhooks ? new WebhookSender(options.webhooks, shop.domain, log) : undefined;
+  const context: Context = { store, shop, events: webhookEvents(store, sender) };
+  const throttle = new Throttle(options.throttle);
+  const faults = new Faults(options.faults, options.seed?.seed ?? SEED_DEFAULTS.seed);
+  const stats: EmulatorStats = { requests: 0, throttled: 0, serverErrors: 0, costSpent: 0 };
+  const endpoint = new GraphqlEndpoint({ schema: loadSchema(), context, throttle, faults, accessToken, stats });
+  const app = buildServer(endpoint, context);
+  await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("the emulator is not listening on a TCP port");
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const origin = `http://${host}:${address.port}`;
+
+  return {
+    origin,
+    graphqlUrl: `${origin}/admin/api/${API_VERSION}/graphql.json`,
+    accessToken,
+    shopDomain: shop.domain,
+    store,
+    stats: () => ({ ...stats }),
+    setFaults: (f) => faults.configure(f),
+    setThrottle: (t) => throttle.configure(t),
+    deliveries: sender?.deliveries ?? [],
+    redeliver: async (webhookId) => {
+      if (!sender) throw new Error("the emulator sends no webhooks: start it with the webhooks option");
+      return sender.redeliver(webhookId);
+    },
+    webhooksSettled: async () => sender?.settled(),
+    close: async () => {
+      await app.close();
+      await sender?.close();
+    },
+  };
+}

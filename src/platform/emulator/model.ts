@@ -1,0 +1,191 @@
+/**
+ * The emulator's records. Numeric ids and millisecond timestamps; the GraphQL layer turns them into
+ * gids and ISO strings. Every record carries `kind`, its GraphQL type name, which resolves the
+ * `Node` interface and names the type in its gid.
+ */
+
+export type ProductStatus = "ACTIVE" | "DRAFT";
+export type InventoryPolicy = "DENY" | "CONTINUE";
+
+export interface Product {
+  readonly kind: "Product";
+  readonly id: number;
+  title: string;
+  readonly handle: string;
+  status: ProductStatus;
+  tags: string[];
+  vendor: string | null;
+  productType: string | null;
+  readonly createdAt: number;
+  updatedAt: number;
+  /** Ascending. */
+  collectionIds: number[];
+  /** A product's variants are contiguous in `Store.variants`, from this index. */
+  readonly firstVariant: number;
+  readonly variantCount: number;
+}
+
+export interface Variant {
+  readonly kind: "ProductVariant";
+  readonly id: number;
+  readonly productId: number;
+  title: string;
+  sku: string | null;
+  priceCents: number;
+  inventoryPolicy: InventoryPolicy;
+  tracked: boolean;
+  readonly createdAt: number;
+  updatedAt: number;
+}
+
+/** One location's quantities, indexed like `Store.variants` (an inventory item per variant). */
+export interface LevelTable {
+  readonly available: Int32Array;
+  readonly updatedAt: Float64Array;
+}
+
+export interface Location {
+  readonly kind: "Location";
+  readonly id: number;
+  name: string;
+  isActive: boolean;
+  /** Null for a location that stocks nothing (the inactive one). */
+  readonly levels: LevelTable | null;
+}
+
+export interface Market {
+  readonly kind: "Market";
+  readonly id: number;
+  name: string;
+  enabled: boolean;
+  primary: boolean;
+  countryCodes: string[];
+  locationIds: number[];
+}
+
+export interface Collection {
+  readonly kind: "Collection";
+  readonly id: number;
+  title: string;
+  readonly handle: string;
+  updatedAt: number;
+}
+
+export interface Customer {
+  readonly kind: "Customer";
+  readonly id: number;
+  email: string | null;
+  phone: string | null;
+  firstName: string | null;
+  tags: string[];
+  updatedAt: number;
+}
+
+export type FinancialStatus = "pending" | "partially_paid" | "paid";
+
+export interface LineItem {
+  readonly kind: "LineItem";
+  readonly id: number;
+  readonly variantId: number;
+  readonly productId: number;
+  readonly quantity: number;
+  readonly priceCents: number;
+  readonly sellingPlanId: number | null;
+}
+
+export interface Order {
+  readonly kind: "Order";
+  readonly id: number;
+  readonly name: string;
+  email: string | null;
+  customerId: number | null;
+  readonly createdAt: number;
+  updatedAt: number;
+  cancelledAt: number | null;
+  financialStatus: FinancialStatus;
+  fulfillmentStatus: "fulfilled" | null;
+  readonly currencyCode: string;
+  readonly totalCents: number;
+  outstandingCents: number;
+  tags: string[];
+  readonly lineItems: LineItem[];
+}
+
+export interface ChargeValue {
+  percentage: number | null;
+  /** Decimal string. */
+  fixedValue: string | null;
+}
+
+export interface BillingPolicy {
+  checkoutCharge: { type: string; value: ChargeValue };
+  remainingBalanceChargeTrigger: string;
+  remainingBalanceChargeExactTime: number | null;
+  remainingBalanceChargeTimeAfterCheckout: string | null;
+}
+
+export interface DeliveryPolicy {
+  fulfillmentTrigger: string;
+  fulfillmentExactTime: number | null;
+}
+
+export interface PricingPolicy {
+  adjustmentType: string;
+  adjustmentValue: ChargeValue;
+}
+
+export interface SellingPlan {
+  readonly kind: "SellingPlan";
+  readonly id: number;
+  readonly groupId: number;
+  name: string;
+  description: string | null;
+  options: string[];
+  position: number | null;
+  category: string | null;
+  billingPolicy: BillingPolicy | null;
+  deliveryPolicy: DeliveryPolicy | null;
+  inventoryPolicy: { reserve: string } | null;
+  pricingPolicies: PricingPolicy[];
+}
+
+export interface SellingPlanGroup {
+  readonly kind: "SellingPlanGroup";
+  readonly id: number;
+  name: string;
+  merchantCode: string;
+  description: string | null;
+  options: string[];
+  position: number | null;
+  /** In creation order. */
+  planIds: number[];
+  variantIds: Set<number>;
+  productIds: Set<number>;
+}
+
+/** Views built on demand: the store keeps neither items nor levels as objects. */
+export interface InventoryItemView {
+  readonly kind: "InventoryItem";
+  readonly id: number;
+  readonly variantIndex: number;
+}
+
+export interface InventoryLevelView {
+  readonly kind: "InventoryLevel";
+  readonly location: Location;
+  readonly variantIndex: number;
+}
+
+export type NodeRecord =
+  | Product
+  | Variant
+  | InventoryItemView
+  | InventoryLevelView
+  | Location
+  | Market
+  | Collection
+  | Customer
+  | Order
+  | LineItem
+  | SellingPlan
+  | SellingPlanGroup;

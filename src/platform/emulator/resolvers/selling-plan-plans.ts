@@ -1,0 +1,97 @@
+import type { SellingPlan } from "../model.ts";
+import type { SellingPlanInput } from "./selling-plan-input.ts";
+import { billingPolicy, deliveryPolicy, pricingPolicies } from "./selling-plan-policies.ts";
+import type { UserErrors } from "./user-errors.ts";
+
+/** The platform's limit of plans in one group. */
+export const MAX_PLANS_PER_GROUP = 31;
+
+export type PlanFields = Partial<Omit<SellingPlan, "kind" | "id" | "groupId">>;
+
+/**
+ * The fields a plan input sets, checked. On create, name, options and the billing and delivery
+ * policies are required; on update, only what is given is checked and changed.
+ */
+export function planFields(input: SellingPlanInput, path: readonly (string | number)[], errors: UserErrors, creating: boolean): PlanFields {
+  const fields: PlanFields = {};
+  if (input.name !== undefined && input.name !== null) {
+    if (input.name.trim() === "") errors.add([...path, "name"], "Name can't be blank", "BLANK");
+    else fields.name = input.name;
+  } else if (creating) {
+    errors.add([...path, "name"], "Name can't be blank", "BLANK");
+  }
+  if (input.options !== undefined && input.options !== null) {
+    if (input.options.length === 0) errors.add([...path, "options"], "Options can't be blank", "SELLING_PLAN_MISSING_OPTIONS");
+    else fields.options = input.options;
+  } else if (creating) {
+    errors.add([...path, "options"], "Options can't be blank", "SELLING_PLAN_MISSING_OPTIONS");
+  }
+  if (input.description !== undefined) fields.description = input.description;
+  if (input.position !== undefined) fields.position = input.position;
+  if (input.category !== undefined) fields.category = input.category;
+  if (input.billingPolicy) {
+    const policy = billingPolicy(input.billingPolicy, [...path, "billingPolicy"], errors);
+    if (policy) fields.billingPolicy = policy;
+  } else if (creating) {
+    errors.add([...path, "billingPolicy"], "Billing policy can't be blank", "SELLING_PLAN_BILLING_POLICY_MISSING");
+  }
+  if (input.deliveryPolicy) {
+    const policy = deliveryPolicy(input.deliveryPolicy, [...path, "deliveryPolicy"], errors);
+    if (policy) fields.deliveryPolicy = policy;
+  } else if (creating) {
+    errors.add([...path, "deliveryPolicy"], "Delivery policy can't be blank", "SELLING_PLAN_DELIVERY_POLICY_MISSING");
+  }
+  if (input.inventoryPolicy) fields.inventoryPolicy = { reserve: input.inventoryPolicy.reserve ?? "ON_SALE" };
+  if (input.pricingPolicies) {
+    const policies = pricingPolicies(input.pricingPolicies, [...path, "pricingPolicies"], errors);
+    if (policies) fields.pricingPolicies = policies;
+  }
+  return fields;
+}
+
+export function newPlan(id: number, groupId: number, fields: PlanFields): SellingPlan {
+  return {
+    kind: "SellingPlan",
+    id,
+    groupId,
+    name: fields.name ?? "",
+    description: fields.description ?? null,
+    options: fields.options ?? [],
+    position: fields.position ?? null,
+    category: fields.category ?? null,
+    billingPolicy: fields.billingPolicy ?? null,
+    deliveryPolicy: fields.deliveryPolicy ?? null,
+    // Like the platform: inventory is reserved on sale unless the plan says otherwise.
+    inventoryPolicy: fields.inventoryPolicy ?? { reserve: "ON_SALE" },
+    pricingPolicies: fields.pricingPolicies ?? [],
+  };
+}
+
+/**
+ * Checks the group's plans as they would be after the change: option counts match the group's,
+ * no two plans share options, and there are not too many.
+ */
+export function checkPlanSet(
+  plans: readonly { name: string; options: readonly string[]; path: readonly (string | number)[] }[],
+  groupOptions: readonly string[],
+  errors: UserErrors,
+): void {
+  if (plans.length > MAX_PLANS_PER_GROUP) {
+    errors.add(["input", "sellingPlansToCreate"], `A selling plan group can have at most ${MAX_PLANS_PER_GROUP} selling plans`, "SELLING_PLAN_COUNT_UPPER_BOUND");
+  }
+  const seen = new Set<string>();
+  for (const plan of plans) {
+    if (plan.options.length > 0 && plan.options.length !== groupOptions.length) {
+      errors.add(
+        [...plan.path, "options"],
+        `Selling plan options must match the group's options (${groupOptions.length}, got ${plan.options.length})`,
+        "SELLING_PLAN_OPTIONS_MUST_MATCH_GROUP_OPTIONS",
+      );
+    }
+    const key = JSON.stringify(plan.options);
+    if (plan.options.length > 0 && seen.has(key)) {
+      errors.add([...plan.path, "options"], "Selling plan options must be unique within the group", "SELLING_PLAN_DUPLICATE_OPTIONS");
+    }
+    seen.add(key);
+  }
+}

@@ -1,0 +1,26 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { registerAdminRoutes } from "./admin/routes.ts";
+import type { Context } from "./context.ts";
+import type { GraphqlEndpoint } from "./graphql-endpoint.ts";
+
+export const API_VERSION = "2026-10";
+
+/** Large enough for 250-id mutations with long gids, as on the platform. */
+const BODY_LIMIT = 2 * 1024 * 1024;
+
+/** The emulator's HTTP surface: the Admin GraphQL endpoint (any API version) and the admin routes. */
+export function buildServer(endpoint: GraphqlEndpoint, context: Context): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
+  // The platform also takes a bare query with this content type.
+  app.addContentTypeParser("application/graphql", { parseAs: "string" }, (_request, body, done) => done(null, { query: body }));
+
+  app.post("/admin/api/:version/graphql.json", async (request, reply) => {
+    const token = request.headers["x-platform-access-token"];
+    const answer = await endpoint.handle(typeof token === "string" ? token : undefined, request.body);
+    if (typeof answer.body === "string") return reply.code(answer.status).type("text/plain; charset=utf-8").send(answer.body);
+    return reply.code(answer.status).send(answer.body);
+  });
+
+  registerAdminRoutes(app, context);
+  return app;
+}

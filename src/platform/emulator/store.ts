@@ -1,0 +1,216 @@
+import { ID_BASE } from "./ids.ts";
+import type {
+  Collection,
+  Customer,
+  InventoryItemView,
+  InventoryLevelView,
+  Location,
+  Market,
+  Order,
+  Product,
+  SellingPlan,
+  SellingPlanGroup,
+  Variant,
+} from "./model.ts";
+
+export interface StoreData {
+  products: Product[];
+  variants: Variant[];
+  locations: Location[];
+  markets: Market[];
+  collections: Collection[];
+  customers: Customer[];
+}
+
+/** Sorted positions by (updatedAt, id), rebuilt only after a change: paging by UPDATED_AT must not sort per page. */
+interface UpdatedIndex {
+  version: number;
+  order: Int32Array;
+}
+
+/**
+ * The in-memory store. Seeded rows live in arrays whose index is `id - base - 1`, so a lookup by id
+ * is arithmetic; created rows (customers, orders) are appended with the next id and keep that rule.
+ * Selling plan groups and plans can be deleted and live in Maps.
+ *
+ * Mutate through the methods that bump `updatedAt` (`touch…`, `setAvailable`) so incremental
+ * queries (`updated_at:>`) see the change.
+ */
+export class Store {
+  readonly products: Product[];
+  readonly variants: Variant[];
+  readonly locations: Location[];
+  readonly markets: Market[];
+  readonly collections: Collection[];
+  readonly customers: Customer[];
+  readonly orders: Order[] = [];
+  readonly sellingPlanGroups = new Map<number, SellingPlanGroup>();
+  readonly sellingPlans = new Map<number, SellingPlan>();
+
+  #lastTime = 0;
+  #productsVersion = 0;
+  #variantsVersion = 0;
+  #productsByUpdated: UpdatedIndex | undefined;
+  #variantsByUpdated: UpdatedIndex | undefined;
+  #nextLineItem = ID_BASE.LineItem + 1;
+  #nextGroup = ID_BASE.SellingPlanGroup + 1;
+  #nextPlan = ID_BASE.SellingPlan + 1;
+
+  constructor(data: StoreData) {
+    this.products = data.products;
+    this.variants = data.variants;
+    this.locations = data.locations;
+    this.markets = data.markets;
+    this.collections = data.collections;
+    this.customers = data.customers;
+  }
+
+  /** Wall-clock milliseconds, strictly increasing: two changes never share an updatedAt. */
+  now(): number {
+    this.#lastTime = Math.max(Date.now(), this.#lastTime + 1);
+    return this.#lastTime;
+  }
+
+  product(id: number): Product | undefined {
+    return this.products[id - ID_BASE.Product - 1];
+  }
+
+  variant(id: number): Variant | undefined {
+    return this.variants[id - ID_BASE.ProductVariant - 1];
+  }
+
+  variantIndex(variant: Variant): number {
+    return variant.id - ID_BASE.ProductVariant - 1;
+  }
+
+  variantsOf(product: Product): Variant[] {
+    return this.variants.slice(product.firstVariant, product.firstVariant + product.variantCount);
+  }
+
+  productOf(variant: Variant): Product {
+    const product = this.product(variant.productId);
+    if (!product) throw new Error(`variant ${variant.id} has no product`);
+    return product;
+  }
+
+  inventoryItemId(variantIndex: number): number {
+    return ID_BASE.InventoryItem + variantIndex + 1;
+  }
+
+  inventoryItem(id: number): InventoryItemView | undefined {
+    const variantIndex = id - ID_BASE.InventoryItem - 1;
+    return this.variants[variantIndex] ? { kind: "InventoryItem", id, variantIndex } : undefined;
+  }
+
+  location(id: number): Location | undefined {
+    return this.locations[id - ID_BASE.Location - 1];
+  }
+
+  activeLocations(): Location[] {
+    return this.locations.filter((l) => l.isActive && l.levels);
+  }
+
+  level(variantIndex: number, location: Location): InventoryLevelView | undefined {
+    return location.levels && this.variants[variantIndex] ? { kind: "InventoryLevel", location, variantIndex } : undefined;
+  }
+
+  /** The sum of `available` over active locations, as the variant's inventoryQuantity. */
+  inventoryQuantity(variantIndex: number): number {
+    let total = 0;
+    for (const location of this.locations) {
+      if (location.isActive && location.levels) total += location.levels.available[variantIndex] ?? 0;
+    }
+    return total;
+  }
+
+  /**
+   * Sets a level's available quantity. The variant's updatedAt moves too: its inventoryQuantity
+   * changed, and an incremental variant sync should see that.
+   */
+  setAvailable(variantIndex: number, location: Location, available: number): InventoryLevelView {
+    const variant = this.variants[variantIndex];
+    if (!location.levels || !variant) throw new Error("no such inventory level");
+    const at = this.now();
+    location.levels.available[variantIndex] = available;
+    location.levels.updatedAt[variantIndex] = at;
+    this.touchVariant(variant, at);
+    return { kind: "InventoryLevel", location, variantIndex };
+  }
+
+  market(id: number): Market | undefined {
+    return this.markets[id - ID_BASE.Market - 1];
+  }
+
+  collection(id: number): Collection | undefined {
+    return this.collections[id - ID_BASE.Collection - 1];
+  }
+
+  customer(id: number): Customer | undefined {
+    return this.customers[id - ID_BASE.Customer - 1];
+  }
+
+  customerByEmail(email: string): Customer | undefined {
+    const wanted = email.toLowerCase();
+    return this.customers.find((c) => c.email?.toLowerCase() === wanted);
+  }
+
+  addCustomer(fields: Pick<Customer, "email" | "phone" | "firstName">): Customer {
+    const customer: Customer = { kind: "Customer", id: ID_BASE.Customer + this.customers.length + 1, tags: [], updatedAt: this.now(), ...fields };
+    this.customers.push(customer);
+    return customer;
+  }
+
+  order(id: number): Order | undefined {
+    return this.orders[id - ID_BASE.Order - 1];
+  }
+
+  nextOrderId(): number {
+    return ID_BASE.Order + this.orders.length + 1;
+  }
+
+  nextLineItemId(): number {
+    return this.#nextLineItem++;
+  }
+
+  nextSellingPlanGroupId(): number {
+    return this.#nextGroup++;
+  }
+
+  nextSellingPlanId(): number {
+    return this.#nextPlan++;
+  }
+
+  touchProduct(product: Product, at = this.now()): void {
+    product.updatedAt = at;
+    this.#productsVersion++;
+  }
+
+  touchVariant(variant: Variant, at = this.now()): void {
+    variant.updatedAt = at;
+    this.#variantsVersion++;
+  }
+
+  /** Product indexes in (updatedAt, id) order. */
+  productsByUpdated(): Int32Array {
+    if (this.#productsByUpdated?.version !== this.#productsVersion) {
+      this.#productsByUpdated = { version: this.#productsVersion, order: sortByUpdated(this.products) };
+    }
+    return this.#productsByUpdated.order;
+  }
+
+  /** Variant indexes in (updatedAt, id) order. */
+  variantsByUpdated(): Int32Array {
+    if (this.#variantsByUpdated?.version !== this.#variantsVersion) {
+      this.#variantsByUpdated = { version: this.#variantsVersion, order: sortByUpdated(this.variants) };
+    }
+    return this.#variantsByUpdated.order;
+  }
+}
+
+function sortByUpdated(rows: readonly { updatedAt: number; id: number }[]): Int32Array {
+  const order = new Int32Array(rows.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  const updatedAt = Float64Array.from(rows, (r) => r.updatedAt);
+  // Ids ascend with the index, so the index breaks ties the same way the id would.
+  return order.sort((a, b) => (updatedAt[a] ?? 0) - (updatedAt[b] ?? 0) || a - b);
+}
