@@ -1,0 +1,636 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../src/platform/emulator/index.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+const SECRET = "emulator-test-secret-0123456789";
+
+interface Answer {
+  status: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; extensions?: { code?: string } }[] | string;
+    extensions?: { cost: Cost };
+  };
+  text: string;
+}
+
+interface Cost {
+  requestedQueryCost: number;
+  actualQueryCost: number | null;
+  throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
+}
+
+interface UserError {
+  field: string[] | null;
+  message: string;
+  code: string | null;
+}
+
+interface PageOf<T> {
+  nodes: T[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+const started: Emulator[] = [];
+
+async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const e = await startEmulator(options);
+  started.push(e);
+  return e;
+}
+
+async function gql(e: Emulator, query: string, variables: Record<string, unknown> = {}, token: string | null = e.accessToken): Promise<Answer> {
+  const response = await fetch(e.graphqlUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token === null ? {} : { "x-platform-access-token": token }) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await response.text();
+  let body: Answer["body"] = {};
+  try {
+    body = JSON.parse(text) as Answer["body"];
+  } catch {
+    // The injected 502/503 answers are text.
+  }
+  return { status: response.status, body, text };
+}
+
+/** The answer's data, failing the test on any GraphQL error. */
+async function data<T>(e: Emulator, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const answer = await gql(e, query, variables);
+  expect(answer.body.errors, answer.text).toBeUndefined();
+  return answer.body.data as T;
+}
+
+function code(answer: Answer): string | undefined {
+  const errors = answer.body.errors;
+  return Array.isArray(errors) ? errors[0]?.extensions?.code : undefined;
+}
+
+async function admin<T>(e: Emulator, method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${e.origin}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+}
+
+/** A local webhook endpoint recording each request; `failFirst` answers 500 to that many requests first. */
+async function receiver(failFirst = 0): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  let failures = failFirst;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", headers: request.headers, raw: Buffer.concat(chunks) });
+      if (failures > 0) {
+        failures--;
+        response.writeHead(500).end("try again");
+      } else {
+        response.writeHead(200).end("ok");
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/webhooks/platform`, received, server };
+}
+
+function validSignature(raw: Buffer, header: string | string[] | undefined): boolean {
+  if (typeof header !== "string") return false;
+  const expected = createHmac("sha256", SECRET).update(raw).digest();
+  const given = Buffer.from(header, "base64");
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+afterAll(async () => {
+  await Promise.all(started.map((e) => e.close()));
+});
+
+const FIRST_PRODUCTS = `{
+  products(first: 5) { nodes { id title handle tags status vendor productType updatedAt
+    variants(first: 5) { nodes { id title sku price inventoryPolicy updatedAt } } } }
+}`;
+
+describe("seeded catalog", () => {
+  it("is the same for the same options and differs for another seed", async () => {
+    const [a, b, c] = await Promise.all([
+      emulator({ seed: { products: 30, seed: 7 } }),
+      emulator({ seed: { products: 30, seed: 7 } }),
+      emulator({ seed: { products: 30, seed: 8 } }),
+    ]);
+    const [first, second, other] = await Promise.all([data(a, FIRST_PRODUCTS), data(b, FIRST_PRODUCTS), data(c, FIRST_PRODUCTS)]);
+    expect(second).toEqual(first);
+    expect(other).not.toEqual(first);
+  });
+
+  it("has locations (the last inactive), a primary market, collections and excluded products", async () => {
+    const e = await emulator();
+    const answer = await data<{
+      active: PageOf<{ id: string; isActive: boolean }>;
+      all: PageOf<{ id: string; isActive: boolean }>;
+      markets: PageOf<{ primary: boolean; countryCodes: string[]; locations: { id: string }[] }>;
+      collections: PageOf<{ id: string }>;
+      excluded: PageOf<{ id: string; tags: string[] }>;
+    }>(e, `{
+      active: locations(first: 10) { nodes { id isActive } pageInfo { hasNextPage endCursor } }
+      all: locations(first: 10, includeInactive: true) { nodes { id isActive } pageInfo { hasNextPage endCursor } }
+      markets(first: 10) { nodes { primary countryCodes locations { id } } pageInfo { hasNextPage endCursor } }
+      collections(first: 50) { nodes { id } pageInfo { hasNextPage endCursor } }
+      excluded: products(first: 250, query: "tag:preorder-exclude") { nodes { id tags } pageInfo { hasNextPage endCursor } }
+    }`);
+    expect(answer.all.nodes.map((l) => l.isActive)).toEqual([true, true, false]);
+    expect(answer.active.nodes).toHaveLength(2);
+    expect(answer.markets.nodes.map((m) => m.primary)).toEqual([true, false]);
+    expect(answer.markets.nodes[0]?.locations).toHaveLength(2);
+    expect(answer.collections.nodes).toHaveLength(10);
+    expect(answer.excluded.nodes.length).toBeGreaterThan(0);
+    expect(answer.excluded.nodes.every((p) => p.tags.includes("preorder-exclude"))).toBe(true);
+  });
+});
+
+describe("paging", () => {
+  let e: Emulator;
+  beforeAll(async () => {
+    e = await emulator({ seed: { products: 120, variantsPerProduct: 4 }, throttle: { maximumAvailable: 100_000, restoreRate: 10_000 } });
+  });
+
+  async function pageAll(field: "products" | "productVariants", query?: string): Promise<string[]> {
+    const ids: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page: Record<string, PageOf<{ id: string }>> = await data(
+        e,
+        `query($after: String, $query: String) { ${field}(first: 50, after: $after, query: $query) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+        { after, query: query ?? null },
+      );
+      const connection = page[field];
+      if (!connection) throw new Error(`no ${field}`);
+      ids.push(...connection.nodes.map((n) => n.id));
+      if (!connection.pageInfo.hasNextPage) return ids;
+      after = connection.pageInfo.endCursor;
+    }
+  }
+
+  it("pages products and variants to the end, every id once, in ascending id order", async () => {
+    const products = await pageAll("products");
+    const variants = await pageAll("productVariants");
+    expect(new Set(products).size).toBe(120);
+    expect(new Set(variants).size).toBe(120 * 4);
+    const numbers = variants.map((id) => Number(id.split("/").pop()));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+  });
+
+  it("filters by updated_at:> and id:>, and sorts by UPDATED_AT", async () => {
+    const since = Math.max(...e.store.variants.map((v) => v.updatedAt));
+    const [x, y] = [e.store.variants[17], e.store.variants[3]];
+    if (!x || !y) throw new Error("seed too small");
+    e.store.touchVariant(x);
+    e.store.touchVariant(y);
+    const changed = await pageAll("productVariants", `updated_at:>'${new Date(since).toISOString()}'`);
+    expect(changed.sort()).toEqual([`gid://platform/ProductVariant/${y.id}`, `gid://platform/ProductVariant/${x.id}`].sort());
+
+    const tail = await pageAll("productVariants", `id:>${e.store.variants.at(-3)?.id}`);
+    expect(tail).toHaveLength(2);
+
+    const byUpdated = await data<{ productVariants: PageOf<{ id: string }> }>(
+      e,
+      `{ productVariants(first: 2, sortKey: UPDATED_AT, reverse: true) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+    );
+    // Touched last, so first in reverse update order.
+    expect(byUpdated.productVariants.nodes.map((n) => n.id)).toEqual([`gid://platform/ProductVariant/${y.id}`, `gid://platform/ProductVariant/${x.id}`]);
+  });
+
+  it("filters a location's inventory levels by updated_at", async () => {
+    const location = e.store.activeLocations()[0];
+    if (!location?.levels) throw new Error("no active location");
+    const since = new Date(Math.max(...location.levels.updatedAt)).toISOString();
+    const set = await admin<{ inventory_level: { inventory_item_id: number } }>(e, "POST", "/admin/inventory", {
+      variant_id: e.store.variants[42]?.id,
+      available: 7,
+    });
+    expect(set.status).toBe(200);
+    const levels = await data<{ location: { inventoryLevels: PageOf<{ item: { id: string }; quantities: { quantity: number }[] }> } }>(
+      e,
+      `query($id: ID!, $q: String) { location(id: $id) { inventoryLevels(first: 250, query: $q) {
+        nodes { item { id } quantities(names: ["available"]) { quantity } } pageInfo { hasNextPage endCursor } } } }`,
+      { id: `gid://platform/Location/${location.id}`, q: `updated_at:>'${since}'` },
+    );
+    expect(levels.location.inventoryLevels.nodes).toEqual([
+      { item: { id: `gid://platform/InventoryItem/${set.body.inventory_level.inventory_item_id}` }, quantities: [{ quantity: 7 }] },
+    ]);
+  });
+
+  it("resolves node and nodes by gid, and refuses what is no gid", async () => {
+    const variant = e.store.variants[0];
+    const answer = await data<{ node: { __typename: string; sku: string }; nodes: ({ id: string } | null)[] }>(
+      e,
+      `query($id: ID!, $ids: [ID!]!) { node(id: $id) { __typename ... on ProductVariant { sku } } nodes(ids: $ids) { id } }`,
+      { id: `gid://platform/ProductVariant/${variant?.id}`, ids: [`gid://platform/Product/${e.store.products[0]?.id}`, "gid://platform/Product/1"] },
+    );
+    expect(answer.node).toEqual({ __typename: "ProductVariant", sku: variant?.sku });
+    expect(answer.nodes).toEqual([{ id: `gid://platform/Product/${e.store.products[0]?.id}` }, null]);
+    const bad = await gql(e, `{ node(id: "42") { id } }`);
+    expect(code(bad)).toBe("INVALID_GLOBAL_ID");
+  });
+
+  it("answers validation errors like the platform", async () => {
+    const answer = await gql(e, `{ products(first: 1) { nodes { nope } } }`);
+    expect(answer.status).toBe(200);
+    expect(code(answer)).toBe("GRAPHQL_VALIDATION_FAILED");
+    expect(answer.body.extensions?.cost).toBeDefined();
+  });
+});
+
+describe("cost and throttling", () => {
+  it("reports requested and actual cost on every answer", async () => {
+    const e = await emulator();
+    const full = await gql(e, `{ products(first: 10) { nodes { id title } } }`);
+    expect(full.body.extensions?.cost).toMatchObject({
+      requestedQueryCost: 12,
+      actualQueryCost: 12,
+      throttleStatus: { maximumAvailable: 2000, restoreRate: 100 },
+    });
+    const few = await gql(e, `query($q: String) { products(first: 10, query: $q) { nodes { id variants(first: 5) { nodes { id } } } } }`, {
+      q: `id:>${e.store.products.at(-2)?.id}`,
+    });
+    // 2 + 10 x (1 + 2 + 5) requested; one product with 5 variants came back: 2 + (1 + 2 + 5).
+    expect(few.body.extensions?.cost).toMatchObject({ requestedQueryCost: 82, actualQueryCost: 10 });
+    const mutation = await gql(e, `mutation { tagsAdd(id: "gid://platform/Product/1", tags: ["x"]) { userErrors { field } } }`);
+    expect(mutation.body.extensions?.cost.requestedQueryCost).toBe(11);
+  });
+
+  it("refuses a query above the single query limit", async () => {
+    const e = await emulator();
+    const answer = await gql(e, `{ products(first: 250) { nodes { id variants(first: 10) { nodes { id } } } } }`);
+    expect(answer.status).toBe(200);
+    expect(code(answer)).toBe("MAX_COST_EXCEEDED");
+    expect(answer.body.data).toBeUndefined();
+    expect(answer.body.extensions?.cost.requestedQueryCost).toBe(2 + 250 * 13);
+  });
+
+  it("throttles when the bucket is short and restores at the restore rate", async () => {
+    const e = await emulator({ throttle: { maximumAvailable: 100, restoreRate: 50 } });
+    const query = `{ products(first: 88) { nodes { id } } }`;
+    const first = await gql(e, query);
+    expect(first.body.data).toBeTruthy();
+    expect(first.body.extensions?.cost.requestedQueryCost).toBe(90);
+    // Immediately again: about 10 points left, and 80 more take 1.6 s to come back.
+    const second = await gql(e, query);
+    expect(code(second)).toBe("THROTTLED");
+    expect(second.body.data).toBeUndefined();
+    const status = second.body.extensions?.cost.throttleStatus;
+    if (!status) throw new Error("no throttle status");
+    expect(status.currentlyAvailable).toBeLessThan(90);
+    // Wait as long as the reported status says the deficit takes to restore, then it runs.
+    await delay(((90 - status.currentlyAvailable) / status.restoreRate) * 1000 + 100);
+    const third = await gql(e, query);
+    expect(code(third)).toBeUndefined();
+    expect(third.body.data).toBeTruthy();
+    expect(e.stats()).toMatchObject({ requests: 3, throttled: 1, costSpent: 180 });
+  });
+
+  it("injects 5xx and THROTTLED answers, and stops when told", async () => {
+    const e = await emulator({ faults: { errorRate: 1 } });
+    const query = `{ shop { name } }`;
+    const failed = await gql(e, query);
+    expect([502, 503]).toContain(failed.status);
+    e.setFaults({ throttleRate: 1 });
+    expect(code(await gql(e, query))).toBe("THROTTLED");
+    e.setFaults({});
+    expect((await data<{ shop: { name: string } }>(e, query)).shop.name).toBe("Demo Store");
+    expect(e.stats()).toMatchObject({ requests: 3, serverErrors: 1, throttled: 1 });
+  });
+
+  it("decides partial fault rates from the seed", async () => {
+    const runs = await Promise.all(
+      [0, 1].map(async () => {
+        const e = await emulator({ seed: { products: 5, seed: 3 }, faults: { errorRate: 0.5 } });
+        const statuses: number[] = [];
+        for (let i = 0; i < 12; i++) statuses.push((await gql(e, `{ shop { name } }`)).status);
+        return statuses;
+      }),
+    );
+    expect(runs[0]).toEqual(runs[1]);
+    expect(runs[0]).toContain(200);
+    expect(runs[0]?.some((s) => s >= 500)).toBe(true);
+  });
+
+  it("refuses a missing or wrong access token", async () => {
+    const e = await emulator();
+    for (const token of [null, "wrong-token"]) {
+      const answer = await gql(e, `{ shop { name } }`, {}, token);
+      expect(answer.status).toBe(401);
+      expect(answer.body.errors).toBe("[API] Invalid API key or access token");
+    }
+  });
+});
+
+describe("mutations", () => {
+  let e: Emulator;
+  beforeAll(async () => {
+    e = await emulator({ seed: { products: 40 } });
+  });
+
+  const TAGS_ADD = `mutation($id: ID!, $tags: [String!]!) { tagsAdd(id: $id, tags: $tags) {
+    node { id ... on Product { tags } ... on Customer { tags } } userErrors { field message code } } }`;
+  const TAGS_REMOVE = `mutation($id: ID!, $tags: [String!]!) { tagsRemove(id: $id, tags: $tags) {
+    node { id ... on Product { tags } } userErrors { field message code } } }`;
+
+  it("adds and removes tags as a set, and reports an unknown id", async () => {
+    const product = e.store.products.find((p) => p.tags.length === 0);
+    if (!product) throw new Error("no untagged product");
+    const id = `gid://platform/Product/${product.id}`;
+    const before = product.updatedAt;
+    type Added = { tagsAdd: { node: { tags: string[] } | null; userErrors: UserError[] } };
+    const added = await data<Added>(e, TAGS_ADD, { id, tags: ["vip", "preorder"] });
+    expect(added.tagsAdd).toEqual({ node: { id, tags: ["preorder", "vip"] }, userErrors: [] });
+    const again = await data<Added>(e, TAGS_ADD, { id, tags: ["VIP", "early, bird"] });
+    expect(again.tagsAdd.node?.tags).toEqual(["early", "bird", "preorder", "vip"].sort());
+    expect(product.updatedAt).toBeGreaterThan(before);
+    const removed = await data<{ tagsRemove: { node: { tags: string[] } } }>(e, TAGS_REMOVE, { id, tags: ["vip", "absent"] });
+    expect(removed.tagsRemove.node.tags).toEqual(["bird", "early", "preorder"]);
+
+    const customer = `gid://platform/Customer/${e.store.customers[0]?.id}`;
+    const tagged = await data<Added>(e, TAGS_ADD, { id: customer, tags: ["back-in-stock"] });
+    expect(tagged.tagsAdd.node?.tags).toContain("back-in-stock");
+
+    const unknown = await data<Added>(e, TAGS_ADD, { id: "gid://platform/Product/1", tags: ["x"] });
+    expect(unknown.tagsAdd.node).toBeNull();
+    expect(unknown.tagsAdd.userErrors[0]?.field).toEqual(["id"]);
+  });
+
+  const GROUP = `id name merchantCode options productVariantsCount
+    sellingPlans(first: 5) { nodes { id name category options
+      billingPolicy { checkoutCharge { type value { percentage fixedValue } } remainingBalanceChargeTrigger remainingBalanceChargeExactTime }
+      deliveryPolicy { fulfillmentTrigger fulfillmentExactTime } inventoryPolicy { reserve } } }
+    productVariants(first: 10) { nodes { id } }`;
+  const CREATE = `mutation($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
+    sellingPlanGroupCreate(input: $input, resources: $resources) { sellingPlanGroup { ${GROUP} } userErrors { field message code } } }`;
+  const UPDATE = `mutation($id: ID!, $input: SellingPlanGroupInput!) {
+    sellingPlanGroupUpdate(id: $id, input: $input) { sellingPlanGroup { ${GROUP} } deletedSellingPlanIds userErrors { field message code } } }`;
+  const ADD = `mutation($id: ID!, $ids: [ID!]!) {
+    sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $ids) { sellingPlanGroup { productVariantsCount } userErrors { field message code } } }`;
+  const REMOVE = `mutation($id: ID!, $ids: [ID!]!) {
+    sellingPlanGroupRemoveProductVariants(id: $id, productVariantIds: $ids) { removedProductVariantIds userErrors { field message code } } }`;
+  const DELETE = `mutation($id: ID!) { sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { field message code } } }`;
+
+  const preorderPlan = {
+    name: "Preorder, ships in March",
+    options: ["Preorder"],
+    category: "PRE_ORDER",
+    billingPolicy: {
+      fixed: {
+        checkoutCharge: { type: "PERCENTAGE", value: { percentage: 50 } },
+        remainingBalanceChargeTrigger: "EXACT_TIME",
+        remainingBalanceChargeExactTime: "2027-03-01T00:00:00Z",
+      },
+    },
+    deliveryPolicy: { fixed: { fulfillmentTrigger: "EXACT_TIME", fulfillmentExactTime: "2027-03-01T00:00:00Z" } },
+    inventoryPolicy: { reserve: "ON_FULFILLMENT" },
+  };
+
+  type GroupShape = {
+    id: string;
+    productVariantsCount: number;
+    sellingPlans: { nodes: { id: string; name: string; billingPolicy: { remainingBalanceChargeExactTime: string } }[] };
+    productVariants: { nodes: { id: string }[] };
+  };
+
+  it("creates, updates, adds and removes variants of, and deletes a selling plan group", async () => {
+    const variant = (i: number) => `gid://platform/ProductVariant/${e.store.variants[i]?.id}`;
+    const created = await data<{ sellingPlanGroupCreate: { sellingPlanGroup: GroupShape | null; userErrors: UserError[] } }>(e, CREATE, {
+      input: { name: "Preorder", merchantCode: "preorder-1", options: ["Purchase option"], sellingPlansToCreate: [preorderPlan] },
+      resources: { productVariantIds: [variant(0), variant(1)] },
+    });
+    expect(created.sellingPlanGroupCreate.userErrors).toEqual([]);
+    const group = created.sellingPlanGroupCreate.sellingPlanGroup;
+    if (!group) throw new Error("no group");
+    expect(group.productVariantsCount).toBe(2);
+    expect(group.productVariants.nodes.map((n) => n.id)).toEqual([variant(0), variant(1)]);
+    expect(group.sellingPlans.nodes[0]?.billingPolicy.remainingBalanceChargeExactTime).toBe("2027-03-01T00:00:00.000Z");
+
+    const added = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: { productVariantsCount: number }; userErrors: UserError[] } }>(
+      e,
+      ADD,
+      { id: group.id, ids: [variant(2), variant(1)] },
+    );
+    expect(added.sellingPlanGroupAddProductVariants).toEqual({ sellingPlanGroup: { productVariantsCount: 3 }, userErrors: [] });
+
+    const badAdd = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, ADD, {
+      id: group.id,
+      ids: [variant(3), "gid://platform/ProductVariant/1"],
+    });
+    expect(badAdd.sellingPlanGroupAddProductVariants.sellingPlanGroup).toBeNull();
+    expect(badAdd.sellingPlanGroupAddProductVariants.userErrors).toEqual([
+      { field: ["productVariantIds", "1"], message: expect.stringContaining("does not exist") as string, code: "PRODUCT_VARIANT_DOES_NOT_EXIST" },
+    ]);
+
+    const tooMany = await data<{ sellingPlanGroupAddProductVariants: { userErrors: UserError[] } }>(e, ADD, {
+      id: group.id,
+      ids: Array.from({ length: 251 }, (_, i) => variant(i)),
+    });
+    expect(tooMany.sellingPlanGroupAddProductVariants.userErrors[0]?.code).toBe("TOO_BIG");
+
+    const removed = await data<{ sellingPlanGroupRemoveProductVariants: { removedProductVariantIds: string[]; userErrors: UserError[] } }>(e, REMOVE, {
+      id: group.id,
+      ids: [variant(0)],
+    });
+    expect(removed.sellingPlanGroupRemoveProductVariants).toEqual({ removedProductVariantIds: [variant(0)], userErrors: [] });
+
+    const planId = group.sellingPlans.nodes[0]?.id;
+    const updated = await data<{ sellingPlanGroupUpdate: { sellingPlanGroup: GroupShape | null; deletedSellingPlanIds: string[] | null; userErrors: UserError[] } }>(
+      e,
+      UPDATE,
+      { id: group.id, input: { sellingPlansToUpdate: [{ id: planId, name: "Preorder, ships in April" }] } },
+    );
+    expect(updated.sellingPlanGroupUpdate.userErrors).toEqual([]);
+    expect(updated.sellingPlanGroupUpdate.sellingPlanGroup?.sellingPlans.nodes[0]?.name).toBe("Preorder, ships in April");
+    expect(updated.sellingPlanGroupUpdate.sellingPlanGroup?.productVariants.nodes.map((n) => n.id)).toEqual([variant(1), variant(2)]);
+
+    const badUpdate = await data<{ sellingPlanGroupUpdate: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, UPDATE, {
+      id: group.id,
+      input: { sellingPlansToDelete: ["gid://platform/SellingPlan/9"] },
+    });
+    expect(badUpdate.sellingPlanGroupUpdate.userErrors[0]).toMatchObject({ field: ["input", "sellingPlansToDelete", "0"], code: "PLAN_DOES_NOT_EXIST" });
+
+    const replaced = await data<{ sellingPlanGroupUpdate: { deletedSellingPlanIds: string[]; sellingPlanGroup: GroupShape } }>(e, UPDATE, {
+      id: group.id,
+      input: { sellingPlansToDelete: [planId], sellingPlansToCreate: [{ ...preorderPlan, name: "Preorder v2" }] },
+    });
+    expect(replaced.sellingPlanGroupUpdate.deletedSellingPlanIds).toEqual([planId]);
+    expect(replaced.sellingPlanGroupUpdate.sellingPlanGroup.sellingPlans.nodes.map((p) => p.name)).toEqual(["Preorder v2"]);
+
+    const deleted = await data<{ sellingPlanGroupDelete: { deletedSellingPlanGroupId: string | null; userErrors: UserError[] } }>(e, DELETE, {
+      id: group.id,
+    });
+    expect(deleted.sellingPlanGroupDelete).toEqual({ deletedSellingPlanGroupId: group.id, userErrors: [] });
+    expect(await data(e, `query($id: ID!) { sellingPlanGroup(id: $id) { id } }`, { id: group.id })).toEqual({ sellingPlanGroup: null });
+    const again = await data<{ sellingPlanGroupDelete: { userErrors: UserError[] } }>(e, DELETE, { id: group.id });
+    expect(again.sellingPlanGroupDelete.userErrors[0]).toMatchObject({ field: ["id"], code: "GROUP_DOES_NOT_EXIST" });
+  });
+
+  it("refuses a group with unknown variants or an incomplete plan, creating nothing", async () => {
+    const groupsBefore = e.store.sellingPlanGroups.size;
+    const unknown = await data<{ sellingPlanGroupCreate: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, CREATE, {
+      input: { name: "Preorder", merchantCode: "p", options: ["o"], sellingPlansToCreate: [preorderPlan] },
+      resources: { productVariantIds: [`gid://platform/ProductVariant/${e.store.variants[0]?.id}`, "gid://platform/ProductVariant/12"] },
+    });
+    expect(unknown.sellingPlanGroupCreate.sellingPlanGroup).toBeNull();
+    expect(unknown.sellingPlanGroupCreate.userErrors).toEqual([
+      { field: ["resources", "productVariantIds", "1"], message: expect.stringContaining("does not exist") as string, code: "PRODUCT_VARIANT_DOES_NOT_EXIST" },
+    ]);
+
+    const incomplete = await data<{ sellingPlanGroupCreate: { userErrors: UserError[] } }>(e, CREATE, {
+      input: {
+        name: "",
+        merchantCode: "p",
+        options: ["o"],
+        sellingPlansToCreate: [
+          {
+            ...preorderPlan,
+            billingPolicy: { fixed: { checkoutCharge: { type: "PERCENTAGE", value: { percentage: 20 } }, remainingBalanceChargeTrigger: "EXACT_TIME" } },
+            deliveryPolicy: undefined,
+          },
+        ],
+      },
+    });
+    expect(incomplete.sellingPlanGroupCreate.userErrors.map((u) => u.code).sort()).toEqual(
+      ["BLANK", "REMAINING_BALANCE_CHARGE_EXACT_TIME_REQUIRED", "SELLING_PLAN_DELIVERY_POLICY_MISSING"].sort(),
+    );
+    expect(e.store.sellingPlanGroups.size).toBe(groupsBefore);
+  });
+});
+
+describe("admin routes and webhooks", () => {
+  let e: Emulator;
+  let hook: Awaited<ReturnType<typeof receiver>>;
+  beforeAll(async () => {
+    hook = await receiver(1);
+    e = await emulator({ seed: { products: 20 }, webhooks: { url: hook.url, secret: SECRET, backoffMs: 10 } });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => hook.server.close(resolve));
+  });
+
+  it("lists seeded variants", async () => {
+    const listed = await admin<{ total: number; variants: { id: string; legacy_id: number; inventory_item_id: number; available: unknown[] }[] }>(
+      e,
+      "GET",
+      "/admin/variants?limit=3",
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(100);
+    expect(listed.body.variants).toHaveLength(3);
+    expect(listed.body.variants[0]).toMatchObject({ id: `gid://platform/ProductVariant/${e.store.variants[0]?.id}`, legacy_id: e.store.variants[0]?.id });
+    expect(listed.body.variants[0]?.available).toHaveLength(2);
+  });
+
+  it("sets inventory and sends a signed inventory_levels/update, retried after a failure and redelivered with the same id", async () => {
+    const variant = e.store.variants[5];
+    if (!variant) throw new Error("no variant");
+    const set = await admin<{ inventory_level: { available: number; location_id: number; inventory_item_id: number }; webhook_id: string }>(
+      e,
+      "POST",
+      "/admin/inventory",
+      { variant_id: `gid://platform/ProductVariant/${variant.id}`, available: 0 },
+    );
+    expect(set.status).toBe(200);
+    expect(set.body.inventory_level).toMatchObject({ available: 0, location_id: e.store.activeLocations()[0]?.id });
+    await e.webhooksSettled();
+    // The receiver refused the first attempt; the second got through.
+    const attempts = hook.received.filter((r) => r.headers["x-platform-webhook-id"] === set.body.webhook_id);
+    expect(attempts).toHaveLength(2);
+    const delivered = attempts[1];
+    if (!delivered) throw new Error("not delivered");
+    expect(delivered.path).toBe("/webhooks/platform/inventory_levels/update");
+    expect(delivered.headers["x-platform-topic"]).toBe("inventory_levels/update");
+    expect(delivered.headers["x-platform-shop-domain"]).toBe(e.shopDomain);
+    expect(delivered.headers["x-platform-triggered-at"]).toBeTruthy();
+    expect(validSignature(delivered.raw, delivered.headers["x-platform-hmac-sha256"])).toBe(true);
+    expect(validSignature(Buffer.from(`${delivered.raw.toString()} `), delivered.headers["x-platform-hmac-sha256"])).toBe(false);
+    expect(JSON.parse(delivered.raw.toString())).toMatchObject({
+      inventory_item_id: set.body.inventory_level.inventory_item_id,
+      location_id: set.body.inventory_level.location_id,
+      available: 0,
+      admin_graphql_api_id: expect.stringMatching(/^gid:\/\/platform\/InventoryLevel\//) as string,
+    });
+    expect(e.deliveries.find((d) => d.id === set.body.webhook_id)).toMatchObject({ status: "delivered", attempts: 2 });
+
+    await e.redeliver(set.body.webhook_id);
+    const all = hook.received.filter((r) => r.headers["x-platform-webhook-id"] === set.body.webhook_id);
+    expect(all).toHaveLength(3);
+    expect(all[2]?.raw.equals(delivered.raw)).toBe(true);
+    expect(validSignature(all[2]?.raw ?? Buffer.alloc(0), all[2]?.headers["x-platform-hmac-sha256"])).toBe(true);
+  });
+
+  it("creates an order and sends orders/create and orders/paid; cancels it with orders/cancelled", async () => {
+    const variant = e.store.variants[1];
+    const created = await admin<{ order: { id: number; admin_graphql_api_id: string; total_price: string; line_items: unknown[] }; webhook_ids: string[] }>(
+      e,
+      "POST",
+      "/admin/orders",
+      { line_items: [{ variant_id: variant?.id, quantity: 2 }], email: "buyer@example.com" },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.webhook_ids).toHaveLength(2);
+    expect(created.body.order.line_items).toEqual([
+      { id: expect.any(Number) as number, variant_id: variant?.id, product_id: variant?.productId, quantity: 2, price: expect.any(String) as string, selling_plan_allocation: null },
+    ]);
+    const topics = await waitFor("order webhooks", async () => {
+      const seen = hook.received.filter((r) => created.body.webhook_ids.includes(String(r.headers["x-platform-webhook-id"])));
+      return seen.length === 2 ? seen.map((r) => r.headers["x-platform-topic"]).sort() : undefined;
+    });
+    expect(topics).toEqual(["orders/create", "orders/paid"]);
+    const body = JSON.parse(hook.received.find((r) => r.headers["x-platform-topic"] === "orders/create")?.raw.toString() ?? "{}") as Record<string, unknown>;
+    expect(body).toMatchObject({ id: created.body.order.id, financial_status: "paid", email: "buyer@example.com", customer: { email: "buyer@example.com" } });
+
+    const listed = await data<{ orders: PageOf<{ id: string; totalPrice: string; displayFinancialStatus: string }> }>(
+      e,
+      `{ orders(first: 10) { nodes { id totalPrice displayFinancialStatus } pageInfo { hasNextPage endCursor } } }`,
+    );
+    expect(listed.orders.nodes).toEqual([{ id: created.body.order.admin_graphql_api_id, totalPrice: created.body.order.total_price, displayFinancialStatus: "PAID" }]);
+
+    const cancelled = await admin<{ order: { cancelled_at: string | null }; webhook_ids: string[] }>(e, "POST", `/admin/orders/${created.body.order.id}/cancel`, {});
+    expect(cancelled.body.order.cancelled_at).toBeTruthy();
+    await e.webhooksSettled();
+    expect(hook.received.some((r) => r.headers["x-platform-webhook-id"] === cancelled.body.webhook_ids[0] && r.headers["x-platform-topic"] === "orders/cancelled")).toBe(true);
+    expect((await admin(e, "POST", `/admin/orders/${created.body.order.id}/cancel`, {})).status).toBe(422);
+  });
+
+  it("refuses an order for an unknown variant", async () => {
+    const refused = await admin<{ error: string }>(e, "POST", "/admin/orders", { line_items: [{ variant_id: 1, quantity: 1 }] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatch(/does not exist/);
+  });
+});
+
+describe("scale", () => {
+  it("seeds and serves 100,000 variants", async () => {
+    const before = performance.now();
+    const e = await emulator({ seed: { products: 20_000, variantsPerProduct: 5 } });
+    const seconds = (performance.now() - before) / 1000;
+    console.log(`emulator with 100,000 variants started in ${seconds.toFixed(2)} s (rss ${Math.round(process.memoryUsage().rss / 1e6)} MB)`);
+    expect(e.store.variants).toHaveLength(100_000);
+    const last = e.store.variants.at(-1)?.id;
+    const page = await data<{ productVariants: PageOf<{ id: string }> }>(
+      e,
+      `query($q: String) { productVariants(first: 250, query: $q) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+      { q: `id:>${(last ?? 0) - 100}` },
+    );
+    expect(page.productVariants.nodes).toHaveLength(100);
+    expect(page.productVariants.pageInfo.hasNextPage).toBe(false);
+    await e.close();
+  });
+});
