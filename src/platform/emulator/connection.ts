@@ -107,15 +107,24 @@ export function paginate<T>(source: Source<T>, args: PageArgs, match?: (row: T) 
     }
     positions.push(position);
   }
-  const edges = positions.map((p) => ({ cursor: encodeCursor(source.key(p)), node: source.at(p) }));
+  const nodes = positions.map((p) => source.at(p));
+  const cursorAt = (i: number) => {
+    const p = positions[i];
+    return p === undefined ? null : encodeCursor(source.key(p));
+  };
+  let edges: Connection<T>["edges"] | undefined;
   return {
-    nodes: edges.map((e) => e.node),
-    edges,
+    nodes,
+    // Built only when asked for: most queries select `nodes`, and a cursor per row is dear at 250 rows a page.
+    get edges() {
+      edges ??= nodes.map((node, i) => ({ cursor: cursorAt(i) ?? "", node }));
+      return edges;
+    },
     pageInfo: {
       hasNextPage,
       hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      startCursor: cursorAt(0),
+      endCursor: cursorAt(positions.length - 1),
     },
   };
 }

@@ -45,6 +45,9 @@ interface Walk {
   fragments: Map<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
   mutationType: GraphQLObjectType | null | undefined;
+  /** The actual-cost walk visits the same selection once per returned node: collect and read arguments once. */
+  collected: Map<GraphQLObjectType, WeakMap<SelectionSetNode, Fields>>;
+  infos: WeakMap<readonly FieldNode[], FieldInfo | undefined>;
 }
 
 type Fields = Map<string, FieldNode[]>;
@@ -62,7 +65,17 @@ function applies(walk: Walk, condition: NamedTypeNode | undefined, type: GraphQL
 }
 
 /** The fields a selection asks of an object of this type, by response key, like execution collects them. */
-function collect(walk: Walk, type: GraphQLObjectType, sets: readonly SelectionSetNode[], into: Fields = new Map(), seen = new Set<string>()): Fields {
+function collect(walk: Walk, type: GraphQLObjectType, sets: readonly SelectionSetNode[]): Fields {
+  const only = sets.length === 1 ? sets[0] : undefined;
+  if (!only) return collectInto(walk, type, sets, new Map(), new Set());
+  let byType = walk.collected.get(type);
+  if (!byType) walk.collected.set(type, (byType = new WeakMap()));
+  let fields = byType.get(only);
+  if (!fields) byType.set(only, (fields = collectInto(walk, type, sets, new Map(), new Set())));
+  return fields;
+}
+
+function collectInto(walk: Walk, type: GraphQLObjectType, sets: readonly SelectionSetNode[], into: Fields, seen: Set<string>): Fields {
   for (const set of sets) {
     for (const selection of set.selections) {
       if (!included(walk, selection)) continue;
@@ -70,13 +83,13 @@ function collect(walk: Walk, type: GraphQLObjectType, sets: readonly SelectionSe
         const key = selection.alias?.value ?? selection.name.value;
         into.set(key, [...(into.get(key) ?? []), selection]);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (applies(walk, selection.typeCondition, type)) collect(walk, type, [selection.selectionSet], into, seen);
+        if (applies(walk, selection.typeCondition, type)) collectInto(walk, type, [selection.selectionSet], into, seen);
       } else {
         const name = selection.name.value;
         const fragment = walk.fragments.get(name);
         if (!fragment || seen.has(name) || !applies(walk, fragment.typeCondition, type)) continue;
         seen.add(name);
-        collect(walk, type, [fragment.selectionSet], into, seen);
+        collectInto(walk, type, [fragment.selectionSet], into, seen);
       }
     }
   }
@@ -104,6 +117,13 @@ interface FieldInfo {
 }
 
 function fieldInfo(walk: Walk, parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldInfo | undefined {
+  if (walk.infos.has(nodes)) return walk.infos.get(nodes);
+  const info = readFieldInfo(walk, parent, nodes);
+  walk.infos.set(nodes, info);
+  return info;
+}
+
+function readFieldInfo(walk: Walk, parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldInfo | undefined {
   const node = nodes[0];
   if (!node || node.name.value.startsWith("__")) return undefined;
   const def = parent.getFields()[node.name.value];
@@ -240,6 +260,8 @@ function walkOf(input: CostInput): { walk: Walk; root: GraphQLObjectType | null 
     fragments: new Map(input.fragments.map((f) => [f.name.value, f])),
     variables: input.variables,
     mutationType: input.schema.getMutationType(),
+    collected: new Map(),
+    infos: new WeakMap(),
   };
   const root = input.operation.operation === OperationTypeNode.MUTATION ? walk.mutationType : input.schema.getQueryType();
   return { walk, root };
