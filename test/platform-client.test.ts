@@ -2,21 +2,28 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildSchema, parse, validate } from "graphql";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
 import { PlatformClient, type PlatformClientOptions, type PlatformLogger } from "../src/platform/client.ts";
 import { expectNoUserErrors, PlatformError } from "../src/platform/errors.ts";
+import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import * as customers from "../src/platform/operations/customers.ts";
-import { addCustomerTags } from "../src/platform/operations/customers.ts";
+import { addCustomerTags, getCustomer, removeCustomerTags } from "../src/platform/operations/customers.ts";
 import { chunk } from "../src/platform/operations/chunk.ts";
 import * as inventory from "../src/platform/operations/inventory.ts";
+import { getInventoryLevels } from "../src/platform/operations/inventory.ts";
 import * as orders from "../src/platform/operations/orders.ts";
+import { getOrder, listOrders } from "../src/platform/operations/orders.ts";
 import * as sellingPlans from "../src/platform/operations/selling-plans.ts";
 import * as tags from "../src/platform/operations/tags.ts";
 import {
   addVariantsToSellingPlanGroup,
   createSellingPlanGroup,
+  deleteSellingPlanGroup,
+  getSellingPlanGroup,
   removeVariantsFromSellingPlanGroup,
+  sellingPlanGroupVariantIds,
+  updateSellingPlanGroup,
 } from "../src/platform/operations/selling-plans.ts";
 import { collect, paginate } from "../src/platform/paginate.ts";
 
@@ -488,3 +495,202 @@ async function waitUntil(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(condition()).toBe(true);
 }
+
+describe("against the platform emulator", () => {
+  // 100 products x 4 variants: 400 variants, enough for a 300-variant group.
+  const SEEDED_VARIANTS = 400;
+  let emulator: Emulator;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: { products: 100, variantsPerProduct: 4 } });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+  afterEach(() => {
+    emulator.setFaults({});
+    emulator.setThrottle({ maximumAvailable: 2000, restoreRate: 100, maxQueryCost: 1000 });
+  });
+
+  const client = (options: Partial<PlatformClientOptions> = {}) =>
+    new PlatformClient({ graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken, minRetryDelayMs: 1, maxRetryDelayMs: 20, ...options });
+
+  const VARIANTS = `query VariantIds($first: Int, $after: String) {
+    productVariants(first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } }
+  }`;
+  const selectVariants = (data: unknown) =>
+    (data as { productVariants: { nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }).productVariants;
+  const allVariantIds = (c: PlatformClient, pageSize: number) => collect(paginate(c, VARIANTS, {}, selectVariants, pageSize)).then((nodes) => nodes.map((n) => n.id));
+
+  it("pages productVariants through every seeded variant", async () => {
+    const c = client();
+    const ids = await allVariantIds(c, 30);
+    expect(ids).toHaveLength(SEEDED_VARIANTS);
+    expect(new Set(ids).size).toBe(SEEDED_VARIANTS);
+    expect(c.stats.requests).toBe(Math.ceil(SEEDED_VARIANTS / 30));
+  });
+
+  it("paces itself under a small bucket: nothing throttled, everything completes", async () => {
+    // A page of 25 ids costs 27 points; 26 of them are several times the 100-point bucket.
+    emulator.setThrottle({ maximumAvailable: 100, restoreRate: 500 });
+    const before = emulator.stats();
+    const c = client();
+    const ids = await allVariantIds(c, 25);
+    const concurrent = await Promise.all(Array.from({ length: 10 }, () => c.request(VARIANTS, { first: 25, after: null })));
+    const after = emulator.stats();
+
+    expect(ids).toHaveLength(SEEDED_VARIANTS);
+    expect(concurrent).toHaveLength(10);
+    expect(after.requests - before.requests).toBe(26);
+    expect(after.throttled - before.throttled).toBe(0);
+    expect(c.stats.throttled).toBe(0);
+    expect(after.costSpent - before.costSpent).toBeGreaterThan(100);
+  });
+
+  it("retries injected THROTTLED answers and 5xx to completion", async () => {
+    emulator.setFaults({ throttleRate: 0.5, errorRate: 0.3 });
+    const before = emulator.stats();
+    // Each attempt succeeds with probability 0.35: 30 attempts make giving up a one-in-400,000 event.
+    const c = client({ maxAttempts: 30 });
+    const ids = await allVariantIds(c, 50);
+    const after = emulator.stats();
+
+    expect(new Set(ids).size).toBe(SEEDED_VARIANTS);
+    expect(after.throttled - before.throttled).toBeGreaterThan(0);
+    expect(after.serverErrors - before.serverErrors).toBeGreaterThan(0);
+    expect(c.stats.throttled + c.stats.serverErrors).toBe(c.stats.retries);
+    expect(c.stats.retries).toBeGreaterThan(0);
+  });
+
+  it("gives a clear error after the last attempt when every answer is a 5xx", async () => {
+    emulator.setFaults({ errorRate: 1 });
+    const c = client({ maxAttempts: 3 });
+    const error = await rejection(c.request(VARIANTS, { first: 10, after: null }));
+
+    expect(error).toMatchObject({ kind: "http", attempts: 3 });
+    expect([502, 503]).toContain(error.status);
+    expect(error.message).toMatch(/^Platform VariantIds failed after 3 attempts: HTTP 50[23] /);
+    expect(c.stats).toMatchObject({ requests: 3, serverErrors: 3, retries: 2 });
+  });
+
+  it("refuses a query dearer than the platform allows, without retrying", async () => {
+    const c = client();
+    // 250 products x 250 variants: 2 + 250 x (1 + 2 + 250) points, far above the 1000-point cap.
+    const dear = "query Dear($first: Int) { products(first: $first) { nodes { id variants(first: 250) { nodes { id } } } } }";
+    const error = await rejection(c.request(dear, { first: 250 }));
+    expect(error).toMatchObject({ kind: "graphql", attempts: 1 });
+    expect(c.stats.requests).toBe(1);
+    expect(error.message).toContain("MAX_COST_EXCEEDED");
+  });
+
+  it("creates a selling plan group with 300 variants in chunks, all members; updates, removes, deletes", async () => {
+    const variantIds = (await allVariantIds(client(), 250)).slice(0, 300);
+    const c = client();
+    const group = await createSellingPlanGroup(
+      c,
+      {
+        name: "Preorder",
+        merchantCode: "offer-300",
+        options: ["Preorder"],
+        sellingPlansToCreate: [
+          {
+            name: "Preorder: 50% now",
+            options: ["50% deposit"],
+            category: "PRE_ORDER",
+            billingPolicy: {
+              fixed: {
+                checkoutCharge: { type: "PERCENTAGE", value: { percentage: 50 } },
+                remainingBalanceChargeTrigger: "EXACT_TIME",
+                remainingBalanceChargeExactTime: "2026-12-01T00:00:00Z",
+              },
+            },
+            deliveryPolicy: { fixed: { fulfillmentTrigger: "EXACT_TIME", fulfillmentExactTime: "2026-12-01T00:00:00Z" } },
+            inventoryPolicy: { reserve: "ON_FULFILLMENT" },
+          },
+        ],
+      },
+      variantIds,
+    );
+
+    expect(c.stats.requests).toBe(2);
+    expect(group.productVariantsCount).toBe(300);
+    expect(group.sellingPlans.nodes).toMatchObject([{ name: "Preorder: 50% now", category: "PRE_ORDER" }]);
+    const members = await collect(sellingPlanGroupVariantIds(c, group.id));
+    expect(new Set(members)).toEqual(new Set(variantIds));
+
+    const removed = await removeVariantsFromSellingPlanGroup(c, group.id, variantIds.slice(0, 100));
+    expect(new Set(removed)).toEqual(new Set(variantIds.slice(0, 100)));
+    const updated = await updateSellingPlanGroup(c, group.id, { name: "Preorder (renamed)" });
+    expect(updated.group).toMatchObject({ name: "Preorder (renamed)", productVariantsCount: 200 });
+
+    expect(await deleteSellingPlanGroup(c, group.id)).toBe(group.id);
+    expect(await getSellingPlanGroup(c, group.id)).toBeNull();
+  });
+
+  it("reports a selling plan group's user errors clearly", async () => {
+    const error = await rejection(
+      createSellingPlanGroup(client(), { name: "Preorder", merchantCode: "bad", options: ["Preorder"] }, ["gid://platform/ProductVariant/1"]),
+    );
+    expect(error.kind).toBe("user_errors");
+    expect(error.message).toMatch(/^sellingPlanGroupCreate: .*gid:\/\/platform\/ProductVariant\/1.*\(resources\.productVariantIds\.0\)$/);
+    expect(error.userErrors?.length).toBeGreaterThan(0);
+  });
+
+  it("adds and removes customer tags without touching the others", async () => {
+    const seeded = emulator.store.customers[0];
+    if (!seeded) throw new Error("the emulator seeded no customer");
+    seeded.tags = ["vip", "wholesale"];
+    const id = `gid://platform/Customer/${seeded.id}`;
+    const c = client();
+
+    await addCustomerTags(c, id, ["back-in-stock", "vip"]);
+    expect((await getCustomer(c, id))?.tags.toSorted()).toEqual(["back-in-stock", "vip", "wholesale"]);
+    await removeCustomerTags(c, id, ["back-in-stock"]);
+    expect((await getCustomer(c, id))?.tags.toSorted()).toEqual(["vip", "wholesale"]);
+  });
+
+  it("reads live inventory levels per location, in batches within the cost cap", async () => {
+    const variantIds = (await allVariantIds(client(), 250)).slice(0, 60);
+    const target = emulator.store.activeLocations()[1] ?? emulator.store.activeLocations()[0];
+    if (!target || !variantIds[5]) throw new Error("the emulator seeded no active location");
+    const response = await fetch(`${emulator.origin}/admin/inventory`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ variant_id: variantIds[5], available: 7, location_id: target.id }),
+    });
+    expect(response.status).toBe(200);
+
+    const c = client();
+    const levels = await getInventoryLevels(c, [...variantIds, "gid://platform/ProductVariant/1"]);
+    expect(levels.map((l) => l.variantId)).toEqual(variantIds);
+    // 10 locations each make a variant cost 34 points: 29 per query under the 1000-point cap.
+    expect(c.stats.requests).toBe(3);
+    const changed = levels[5]?.levels.find((l) => l.locationId === `gid://platform/Location/${target.id}`);
+    expect(changed?.available).toBe(7);
+    expect(levels.every((l) => l.levels.length === emulator.store.activeLocations().length)).toBe(true);
+  });
+
+  it("reads orders one by one and incrementally by update time", async () => {
+    const variantIds = (await allVariantIds(client(), 250)).slice(0, 2);
+    const since = new Date(Date.now() - 1000);
+    const created = await fetch(`${emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: variantIds.map((variant_id) => ({ variant_id, quantity: 2 })), email: "ada@example.com" }),
+    });
+    expect(created.status).toBe(201);
+    const { order } = (await created.json()) as { order: { admin_graphql_api_id: string } };
+    const c = client();
+
+    const fetched = await getOrder(c, order.admin_graphql_api_id);
+    expect(fetched).toMatchObject({ id: order.admin_graphql_api_id, email: "ada@example.com" });
+    expect(fetched?.lineItems.map((l) => l.variant?.id)).toEqual(variantIds);
+    expect(fetched?.lineItems.every((l) => l.quantity === 2)).toBe(true);
+
+    const recent = (await collect(listOrders(c, { updatedSince: since }))).map((o) => o.id);
+    expect(recent).toContain(order.admin_graphql_api_id);
+    const future = await collect(listOrders(c, { updatedSince: new Date(Date.now() + 60_000) }));
+    expect(future).toEqual([]);
+    expect(await getOrder(c, "gid://platform/Order/1")).toBeNull();
+  });
+});

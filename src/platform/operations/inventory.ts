@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { PlatformRequester, RequestOptions } from "../client.ts";
 import { collect, connectionSchema, MAX_PAGE_SIZE, paginate } from "../paginate.ts";
 import { chunk, PLATFORM_ARRAY_LIMIT, unique } from "./chunk.ts";
+import { largestBatch } from "./cost.ts";
 import { parseAnswer } from "./parse.ts";
 
 export interface InventoryAtLocation {
@@ -48,22 +49,33 @@ const nodesAnswer = z.object({ nodes: z.array(z.union([variantNodeSchema, z.stri
 const itemLevelsAnswer = z.object({ node: z.object({ inventoryLevels: levelPage }).partial().nullable() });
 
 export interface InventoryLevelsOptions extends RequestOptions {
-  /** Variants per query; at most 250 (the platform's limit). Lower it when queries cost more than the platform allows. */
-  chunkSize?: number;
   /** Locations fetched with each variant; an item stocked at more gets the rest in its own queries. */
   locationsPerVariant?: number;
+  /** Variants per query; by default as many as the platform's cost cap allows, never above 250. */
+  chunkSize?: number;
 }
 
 /**
- * The `available` quantity per location for the given variants, read live from the platform,
- * a query per 250 variants. Ids the platform does not know as variants are left out.
+ * What one variant costs in VARIANT_LEVELS: the variant 1, its inventory item 1, the levels
+ * connection 2, and per level 1 + its location 1 + its quantities 1.
+ */
+function variantCost(locationsPerVariant: number): number {
+  return 4 + 3 * locationsPerVariant;
+}
+
+/**
+ * The `available` quantity per location for the given variants, read live from the platform
+ * through `nodes(ids:)`. Each query carries as many variants as keep it under the platform's
+ * single-query cost cap (29 with 10 locations each; 250 ids would cost 8,500 points).
+ * Ids the platform does not know as variants are left out.
  */
 export async function getInventoryLevels(
   client: PlatformRequester,
   variantIds: readonly string[],
   options: InventoryLevelsOptions = {},
 ): Promise<VariantInventory[]> {
-  const { chunkSize = PLATFORM_ARRAY_LIMIT, locationsPerVariant = 10, ...requestOptions } = options;
+  const { locationsPerVariant = 10, ...rest } = options;
+  const { chunkSize = largestBatch(variantCost(locationsPerVariant)), ...requestOptions } = rest;
   const result: VariantInventory[] = [];
   for (const ids of chunk(unique(variantIds), Math.min(chunkSize, PLATFORM_ARRAY_LIMIT))) {
     const data = await client.request<unknown>(VARIANT_LEVELS, { ids, levels: locationsPerVariant }, requestOptions);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { PlatformRequester, RequestOptions } from "../client.ts";
 import { collect, connectionSchema, MAX_PAGE_SIZE, paginate } from "../paginate.ts";
+import { largestBatch } from "./cost.ts";
 import { customerSchema } from "./customers.ts";
 import { decimalSchema, parseAnswer } from "./parse.ts";
 
@@ -66,15 +67,24 @@ export async function getOrder(client: PlatformRequester, id: string, options?: 
 export interface ListOrdersOptions extends RequestOptions {
   /** Only orders updated strictly after this instant (the platform's `updated_at:>` filter). */
   updatedSince?: Date | string;
-  /** Orders per page; with `lineItemsPerOrder` it sets each query's cost (about pageSize × lineItemsPerOrder). */
-  pageSize?: number;
   /** Line items fetched with each order; an order with more gets the rest in its own queries. */
   lineItemsPerOrder?: number;
+  /** Orders per page; by default as many as the platform's cost cap allows (41 with 10 line items each). */
+  pageSize?: number;
+}
+
+/**
+ * What one order costs in LIST_ORDERS: the order 1, its customer 1, the line item connection 2,
+ * and per line item 1 + its variant 1. The orders connection itself adds 2 per page.
+ */
+function orderCost(lineItemsPerOrder: number): number {
+  return 4 + 2 * lineItemsPerOrder;
 }
 
 /** Orders in ascending id order, page by page, each with all its line items. */
 export async function* listOrders(client: PlatformRequester, options: ListOrdersOptions = {}): AsyncGenerator<Order[], void, undefined> {
-  const { updatedSince, pageSize = 50, lineItemsPerOrder = 10, ...requestOptions } = options;
+  const { updatedSince, lineItemsPerOrder = 10, ...rest } = options;
+  const { pageSize = largestBatch(orderCost(lineItemsPerOrder), 2), ...requestOptions } = rest;
   const variables: Record<string, unknown> = { lineItems: lineItemsPerOrder };
   // Re-serialised through Date so a caller's string can never inject other filter terms.
   if (updatedSince !== undefined) variables.query = `updated_at:>'${new Date(updatedSince).toISOString()}'`;
