@@ -19,6 +19,16 @@ const envSchema = z.object({
   WORKER_CONCURRENCY: positiveInt.default(5),
   JOB_RETENTION_DAYS: positiveInt.default(30),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
+  /** 32 bytes, base64: encrypts integration secrets at rest. Default: generated under DATA_DIR. */
+  SECRETS_KEY: z.string().refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64").optional(),
+  /** The store platform's Admin GraphQL endpoint for the default shop; unset: the emulator. */
+  PLATFORM_URL: z.url().optional(),
+  PLATFORM_ACCESS_TOKEN: z.string().min(1).optional(),
+  PLATFORM_SHOP_DOMAIN: z.string().min(1).optional(),
+  /** The app's secret on the platform: signs webhooks. Default: generated under DATA_DIR. */
+  PLATFORM_API_SECRET: z.string().min(16).optional(),
+  PLATFORM_EMULATOR_PORT: port.default(3001),
+  PLATFORM_TIMEOUT_MS: positiveInt.default(30_000),
 });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };

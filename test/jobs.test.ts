@@ -16,6 +16,7 @@ import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { api, createShopWithKey, testConfig } from "./helpers/app.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 /** A write that enqueues a job, then either commits or refuses (409) after enqueuing. */
@@ -102,7 +103,7 @@ describe("a job that throws", () => {
 
   beforeAll(async () => {
     const config = testConfig(db.url);
-    const deps = { pool, log: createLogger("silent"), config };
+    const deps = { pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
     runner = await startWorker(deps, {
       pollInterval: 100,
       crontab: "",

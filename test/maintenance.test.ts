@@ -20,9 +20,13 @@ afterAll(async () => {
 });
 
 describe("maintenance", () => {
-  it("the crontab schedules the prune task", () => {
+  it("the crontab schedules pruning and catalog syncs", () => {
     const items = parseCrontab(CRONTAB);
-    expect(items.map((i) => i.task)).toEqual(["maintenance_prune"]);
+    expect(items.map((i) => [i.task, i.identifier, i.payload])).toEqual([
+      ["maintenance_prune", "maintenance_prune", null],
+      ["catalog_sync_schedule", "catalog_incremental", { mode: "incremental" }],
+      ["catalog_sync_schedule", "catalog_full", { mode: "full" }],
+    ]);
   });
 
   it("removes finished jobs past retention and keeps the rest", async () => {

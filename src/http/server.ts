@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
@@ -8,12 +9,15 @@ import type { Log } from "../logger.ts";
 import { llmsTxt, skillMd } from "../docs/llms.ts";
 import { openApiDocument } from "../docs/openapi.ts";
 import { mountMcp } from "./mcp.ts";
+import { webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
 
 export interface HttpDeps {
   dispatcher: Dispatcher;
   /** The registry's actions, served as MCP tools at the v2 base's /mcp. */
   actions?: readonly AnyAction[];
+  /** Platform webhooks: verified with `secret`, recorded through `pool`. */
+  webhooks?: { pool: pg.Pool; secret: string };
   log: Log;
   bodyLimit: number;
   /** Answers whether the database is reachable, for /healthz. */
@@ -78,6 +82,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     });
     return reply.code(result.status).headers(result.headers).send(result.body);
   };
+  if (deps.webhooks) void app.register(webhookRoutes, deps.webhooks);
   if (deps.actions) {
     const actions = deps.actions;
     mountMcp(app, deps.dispatcher, actions);

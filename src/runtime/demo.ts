@@ -1,10 +1,13 @@
+import type pg from "pg";
+import type { Config } from "../config.ts";
 import { withTransaction } from "../core/db.ts";
 import { createApiKey, createShop } from "../db/api-keys.ts";
-import type pg from "pg";
+import type { Log } from "../logger.ts";
+import type { PlatformRuntime } from "../platform/runtime.ts";
 
 /**
- * Creates the demo shop on first start, with locations and markets to read until the platform
- * sync fills them. Answers the new API key once; undefined when the demo shop already exists.
+ * Creates the demo shop on first start. Answers the new API key once; undefined when the demo
+ * shop already exists. Its locations, markets and catalog come from the platform sync.
  */
 export async function ensureDemoShop(pool: pg.Pool, demoKey: string | undefined): Promise<{ shopId: string; apiKey: string } | undefined> {
   return withTransaction(pool, async (db) => {
@@ -14,24 +17,44 @@ export async function ensureDemoShop(pool: pg.Pool, demoKey: string | undefined)
     if ((existing.rowCount ?? 0) > 0) return undefined;
     const shopId = await createShop(db, "Demo Store", { demo: true });
     const { apiKey } = await createApiKey(db, shopId, demoKey);
-    await db.query(
-      `update shops set published_locales = '{en,fr,de,es}' where id = $1`,
-      [shopId],
-    );
-    await db.query(
-      `insert into locations (shop_id, id, name, active) values
-         ($1, 'gid://platform/Location/1', 'Main warehouse', true),
-         ($1, 'gid://platform/Location/2', 'Downtown store', true),
-         ($1, 'gid://platform/Location/3', 'Old depot', false)`,
-      [shopId],
-    );
-    await db.query(
-      `insert into markets (shop_id, id, name, active, is_primary, countries, location_ids) values
-         ($1, 'gid://platform/Market/1', 'United States', true, true, '{US}', '{gid://platform/Location/1,gid://platform/Location/2}'),
-         ($1, 'gid://platform/Market/2', 'Europe', true, false, '{FR,DE,ES}', '{gid://platform/Location/1}'),
-         ($1, 'gid://platform/Market/3', 'Japan', false, false, '{JP}', '{}')`,
-      [shopId],
-    );
+    await db.query("update shops set published_locales = '{en,fr,de,es}' where id = $1", [shopId]);
     return { shopId, apiKey };
   });
+}
+
+/**
+ * Connects the demo shop to the store platform: PLATFORM_URL when set, else an emulator started
+ * here on PLATFORM_EMULATOR_PORT that sends its webhooks to this service. Answers how to stop the
+ * emulator, if one was started.
+ */
+export async function connectDemoShop(
+  pool: pg.Pool,
+  platform: PlatformRuntime,
+  config: Config,
+  log: Log,
+  serviceUrl: string | undefined,
+): Promise<(() => Promise<void>) | undefined> {
+  const { rows } = await pool.query<{ id: string }>("select id from shops where is_demo");
+  const shopId = rows[0]?.id;
+  if (!shopId) return undefined;
+  if (config.PLATFORM_URL) {
+    if (!config.PLATFORM_ACCESS_TOKEN || !config.PLATFORM_SHOP_DOMAIN) {
+      throw new Error("PLATFORM_URL needs PLATFORM_ACCESS_TOKEN and PLATFORM_SHOP_DOMAIN");
+    }
+    await platform.connect(pool, shopId, {
+      domain: config.PLATFORM_SHOP_DOMAIN,
+      graphqlUrl: config.PLATFORM_URL,
+      accessToken: config.PLATFORM_ACCESS_TOKEN,
+    });
+    return undefined;
+  }
+  // Loaded only here: production processes never load the emulator or its GraphQL engine.
+  const { startEmulator } = await import("../platform/emulator/index.ts");
+  const emulator = await startEmulator({
+    port: config.PLATFORM_EMULATOR_PORT,
+    ...(serviceUrl ? { webhooks: { url: `${serviceUrl}/webhooks/platform`, secret: platform.webhookSecret } } : {}),
+  });
+  log.info({ url: emulator.origin }, "store platform emulator listening");
+  await platform.connect(pool, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
+  return () => emulator.close();
 }

@@ -2,19 +2,23 @@ import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
 import { createRegistry } from "../actions/index.ts";
+import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
 import type { Config } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
 import { migrate } from "../db/migrate.ts";
 import { createHttpServer } from "../http/server.ts";
 import type { Log } from "../logger.ts";
+import type { PlatformRuntime } from "../platform/runtime.ts";
 import { type Database, createPool, resolveDatabase } from "./database.ts";
-import { ensureDemoShop } from "./demo.ts";
+import { connectDemoShop, ensureDemoShop } from "./demo.ts";
+import { createPlatformRuntime } from "./platform.ts";
 import { type WorkerOptions, startWorker } from "./worker.ts";
 
 export interface ServiceOptions {
   web: boolean;
   worker: boolean;
   migrate: boolean;
+  /** Create the demo shop on first start and connect it to the platform (or the emulator). */
   demo: boolean;
   worker_options?: WorkerOptions;
 }
@@ -22,6 +26,7 @@ export interface ServiceOptions {
 export interface Service {
   pool: pg.Pool;
   database: Database;
+  platform: PlatformRuntime;
   http?: FastifyInstance;
   runner?: Runner;
   /** The address the HTTP server listens on. */
@@ -32,14 +37,25 @@ export interface Service {
 export async function startService(config: Config, log: Log, options: ServiceOptions): Promise<Service> {
   const database = await resolveDatabase(config, log);
   const pool = createPool(database.url, config.DB_POOL_SIZE, log);
+  const closers: (() => Promise<void>)[] = [];
   let http: FastifyInstance | undefined;
   let runner: Runner | undefined;
   let url: string | undefined;
+  // Order matters on the way down: stop taking requests and jobs, let running ones finish, then
+  // the emulator, the pool and the embedded database.
+  const stopAll = async () => {
+    await http?.close();
+    await runner?.stop("shutdown");
+    for (const close of closers.reverse()) await close();
+    await pool.end();
+    await database.embedded?.stop();
+  };
   try {
     if (options.migrate) {
       const applied = await migrate(pool, log);
       if (applied.length > 0) log.info({ applied }, "migrations applied");
     }
+    const platform = await createPlatformRuntime(config, log);
     if (options.demo) {
       const demo = await ensureDemoShop(pool, config.DEMO_API_KEY);
       if (demo) {
@@ -47,13 +63,13 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         process.stdout.write(`\nDemo shop created: ${demo.shopId}\nDemo API key (shown once): ${demo.apiKey}\n\n`);
       }
     }
-    if (options.worker) runner = await startWorker({ pool, log, config }, options.worker_options);
     if (options.web) {
       const registry = createRegistry();
       const dispatcher = new Dispatcher({ registry, pool, config, log });
       http = createHttpServer({
         dispatcher,
         actions: registry.actions,
+        webhooks: { pool, secret: platform.webhookSecret },
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,
         healthy: async () => (await pool.query("select 1")).rowCount === 1,
@@ -61,28 +77,19 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       url = await http.listen({ port: config.PORT, host: config.HOST });
       log.info({ url }, "HTTP API listening");
     }
+    if (options.demo) {
+      const close = await connectDemoShop(pool, platform, config, log, url);
+      if (close) closers.push(close);
+    }
+    if (options.worker) {
+      runner = await startWorker({ pool, log, config, platform }, options.worker_options);
+      // A shop connected but never mirrored gets its first full sync now.
+      for (const shopId of await connectedShops(pool, true)) await enqueueCatalogSync(pool, shopId, "full");
+    }
+    let stopping: Promise<void> | undefined;
+    return { pool, database, platform, http, runner, url, stop: () => (stopping ??= stopAll()) };
   } catch (error) {
-    await runner?.stop().catch(() => undefined);
-    await http?.close().catch(() => undefined);
-    await pool.end().catch(() => undefined);
-    await database.embedded?.stop().catch(() => undefined);
+    await stopAll().catch(() => undefined);
     throw error;
   }
-
-  let stopping: Promise<void> | undefined;
-  const stop = async () => {
-    // Order matters: stop taking requests and jobs, let running ones finish, then close pools.
-    await http?.close();
-    await runner?.stop("shutdown");
-    await pool.end();
-    await database.embedded?.stop();
-  };
-  return {
-    pool,
-    database,
-    http,
-    runner,
-    url,
-    stop: () => (stopping ??= stop()),
-  };
 }

@@ -1,6 +1,6 @@
 import { type Runner, type TaskList, parseCrontab, run } from "graphile-worker";
 import { CRONTAB, taskList } from "../../tasks/index.ts";
-import type { TaskDeps } from "../core/job-task.ts";
+import type { ServiceTaskDeps } from "../../tasks/deps.ts";
 import { workerLogger } from "../logger.ts";
 
 export interface WorkerOptions {
@@ -14,7 +14,7 @@ export interface WorkerOptions {
  * Starts graphile-worker on the service's pool with every task and the crontab. Signals are the
  * caller's to handle (see runtime/shutdown.ts), so HTTP and the worker stop in one order.
  */
-export async function startWorker(deps: TaskDeps, options: WorkerOptions = {}): Promise<Runner> {
+export async function startWorker(deps: ServiceTaskDeps, options: WorkerOptions = {}): Promise<Runner> {
   return run({
     pgPool: deps.pool,
     concurrency: deps.config.WORKER_CONCURRENCY,

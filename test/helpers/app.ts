@@ -6,6 +6,7 @@ import { Dispatcher } from "../../src/core/dispatcher.ts";
 import { createApiKey, createShop } from "../../src/db/api-keys.ts";
 import { createHttpServer } from "../../src/http/server.ts";
 import { type Log, createLogger } from "../../src/logger.ts";
+import { TEST_WEBHOOK_SECRET } from "./platform.ts";
 
 export interface TestApp {
   /** http://127.0.0.1:PORT */
@@ -26,10 +27,14 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
   const config = testConfig(databaseUrl, overrides);
   const log = createLogger(config.LOG_LEVEL);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
+  // Dropping a test database ends its sessions: that must not surface as an unhandled error.
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const registry = createRegistry();
   const http = createHttpServer({
     dispatcher: new Dispatcher({ registry, pool, config, log }),
     actions: registry.actions,
+    webhooks: { pool, secret: TEST_WEBHOOK_SECRET },
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
     healthy: async () => true,

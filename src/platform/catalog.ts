@@ -1,0 +1,256 @@
+import { z } from "zod";
+import type { PlatformClient } from "./client.ts";
+
+/** What the mirror stores, as plain records; the queries below fetch exactly these fields. */
+export interface ProductRecord {
+  id: string;
+  title: string;
+  handle: string;
+  status: string;
+  tags: string[];
+  vendor: string | null;
+  productType: string | null;
+  collectionIds: string[];
+  updatedAt: string;
+}
+
+export interface VariantRecord {
+  id: string;
+  legacyId: number;
+  productId: string;
+  title: string;
+  sku: string | null;
+  price: string;
+  inventoryPolicy: string;
+  inventoryItemId: string;
+  updatedAt: string;
+}
+
+export interface InventoryLevelRecord {
+  inventoryItemId: string;
+  locationId: string;
+  available: number;
+  updatedAt: string;
+}
+
+export interface LocationRecord {
+  id: string;
+  name: string;
+  active: boolean;
+}
+
+export interface MarketRecord {
+  id: string;
+  name: string;
+  active: boolean;
+  primary: boolean;
+  countries: string[];
+  locationIds: string[];
+}
+
+export interface CollectionRecord {
+  id: string;
+  title: string;
+  handle: string;
+  updatedAt: string;
+}
+
+/** The numeric tail of a gid (`gid://platform/ProductVariant/42` → 42). */
+export function legacyId(gid: string): number {
+  const tail = Number(gid.slice(gid.lastIndexOf("/") + 1));
+  if (!Number.isSafeInteger(tail)) throw new Error(`not a platform gid: ${gid}`);
+  return tail;
+}
+
+const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
+const connection = <T extends z.ZodType>(node: T) => z.object({ nodes: z.array(node), pageInfo });
+type Connection<T> = { nodes: T[]; pageInfo: z.infer<typeof pageInfo> };
+
+/** Filter syntax shared with the platform's search: changes strictly after `since`. */
+function updatedAfter(since: string | undefined): string | null {
+  return since ? `updated_at:>'${since}'` : null;
+}
+
+/**
+ * Pages through one connection, yielding each page's records. The next page is requested as soon
+ * as a page arrives, so the caller's writes overlap the platform's answer time.
+ */
+async function* pages<Raw, Out>(
+  client: PlatformClient,
+  query: string,
+  variables: Record<string, unknown>,
+  select: (data: unknown) => Connection<Raw>,
+  map: (raw: Raw) => Out,
+): AsyncGenerator<Out[]> {
+  const fetchPage = async (after: string | null) => select(await client.request<unknown>(query, { ...variables, after }));
+  let pending: Promise<Connection<Raw>> | undefined = fetchPage(null);
+  while (pending) {
+    const page: Connection<Raw> = await pending;
+    pending = page.pageInfo.hasNextPage ? fetchPage(page.pageInfo.endCursor) : undefined;
+    // A caller that stops early must not leave a rejected prefetch unobserved.
+    pending?.catch(() => undefined);
+    yield page.nodes.map(map);
+  }
+}
+
+const PRODUCTS = `query MirrorProducts($first: Int!, $after: String, $query: String) {
+  products(first: $first, after: $after, query: $query) {
+    nodes { id title handle status tags vendor productType updatedAt collections(first: 5) { nodes { id } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+const productNode = z.object({
+  id: z.string(),
+  title: z.string(),
+  handle: z.string(),
+  status: z.string(),
+  tags: z.array(z.string()),
+  vendor: z.string().nullable(),
+  productType: z.string().nullable(),
+  updatedAt: z.string(),
+  collections: z.object({ nodes: z.array(z.object({ id: z.string() })) }),
+});
+
+export function productPages(client: PlatformClient, since?: string): AsyncGenerator<ProductRecord[]> {
+  return pages(
+    client,
+    PRODUCTS,
+    { first: 100, query: updatedAfter(since) },
+    (data) => z.object({ products: connection(productNode) }).parse(data).products,
+    (p) => ({ ...p, collectionIds: p.collections.nodes.map((c) => c.id) }),
+  );
+}
+
+const VARIANTS = `query MirrorVariants($first: Int!, $after: String, $query: String) {
+  productVariants(first: $first, after: $after, query: $query) {
+    nodes { id title sku price inventoryPolicy updatedAt product { id } inventoryItem { id } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+const variantNode = z.object({
+  id: z.string(),
+  title: z.string(),
+  sku: z.string().nullable(),
+  price: z.union([z.string(), z.number()]).transform(String),
+  inventoryPolicy: z.string(),
+  updatedAt: z.string(),
+  product: z.object({ id: z.string() }),
+  inventoryItem: z.object({ id: z.string() }),
+});
+
+export function variantPages(client: PlatformClient, since?: string): AsyncGenerator<VariantRecord[]> {
+  return pages(
+    client,
+    VARIANTS,
+    { first: 250, query: updatedAfter(since) },
+    (data) => z.object({ productVariants: connection(variantNode) }).parse(data).productVariants,
+    (v) => ({
+      id: v.id,
+      legacyId: legacyId(v.id),
+      productId: v.product.id,
+      title: v.title,
+      sku: v.sku,
+      price: v.price,
+      inventoryPolicy: v.inventoryPolicy,
+      inventoryItemId: v.inventoryItem.id,
+      updatedAt: v.updatedAt,
+    }),
+  );
+}
+
+const INVENTORY = `query MirrorInventory($location: ID!, $first: Int!, $after: String, $query: String) {
+  location(id: $location) {
+    inventoryLevels(first: $first, after: $after, query: $query) {
+      nodes { updatedAt item { id } quantities(names: ["available"]) { name quantity } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+const levelNode = z.object({
+  updatedAt: z.string(),
+  item: z.object({ id: z.string() }),
+  quantities: z.array(z.object({ name: z.string(), quantity: z.number() })),
+});
+
+export function inventoryPages(client: PlatformClient, locationId: string, since?: string): AsyncGenerator<InventoryLevelRecord[]> {
+  return pages(
+    client,
+    INVENTORY,
+    { location: locationId, first: 250, query: updatedAfter(since) },
+    (data) => {
+      const location = z.object({ location: z.object({ inventoryLevels: connection(levelNode) }).nullable() }).parse(data).location;
+      return location?.inventoryLevels ?? { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } };
+    },
+    (l) => ({
+      inventoryItemId: l.item.id,
+      locationId,
+      available: l.quantities.find((q) => q.name === "available")?.quantity ?? 0,
+      updatedAt: l.updatedAt,
+    }),
+  );
+}
+
+const LOCATIONS = `query MirrorLocations($first: Int!, $after: String) {
+  locations(first: $first, after: $after, includeInactive: true) {
+    nodes { id name isActive }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+export function locationPages(client: PlatformClient): AsyncGenerator<LocationRecord[]> {
+  return pages(
+    client,
+    LOCATIONS,
+    { first: 250 },
+    (data) => z.object({ locations: connection(z.object({ id: z.string(), name: z.string(), isActive: z.boolean() })) }).parse(data).locations,
+    (l) => ({ id: l.id, name: l.name, active: l.isActive }),
+  );
+}
+
+const MARKETS = `query MirrorMarkets($first: Int!, $after: String) {
+  markets(first: $first, after: $after) {
+    nodes { id name enabled primary countryCodes locations { id } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+const marketNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  enabled: z.boolean(),
+  primary: z.boolean(),
+  countryCodes: z.array(z.string()),
+  locations: z.array(z.object({ id: z.string() })),
+});
+
+export function marketPages(client: PlatformClient): AsyncGenerator<MarketRecord[]> {
+  return pages(
+    client,
+    MARKETS,
+    { first: 50 },
+    (data) => z.object({ markets: connection(marketNode) }).parse(data).markets,
+    (m) => ({ id: m.id, name: m.name, active: m.enabled, primary: m.primary, countries: m.countryCodes, locationIds: m.locations.map((l) => l.id) }),
+  );
+}
+
+const COLLECTIONS = `query MirrorCollections($first: Int!, $after: String) {
+  collections(first: $first, after: $after) {
+    nodes { id title handle updatedAt }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+export function collectionPages(client: PlatformClient): AsyncGenerator<CollectionRecord[]> {
+  return pages(
+    client,
+    COLLECTIONS,
+    { first: 250 },
+    (data) =>
+      z.object({ collections: connection(z.object({ id: z.string(), title: z.string(), handle: z.string(), updatedAt: z.string() })) }).parse(data)
+        .collections,
+    (c) => c,
+  );
+}

@@ -1,0 +1,65 @@
+import type { Db } from "../core/db.ts";
+import { SecretBox } from "../core/secrets.ts";
+import type { Log } from "../logger.ts";
+import { PlatformClient } from "./client.ts";
+
+export interface PlatformConnection {
+  domain: string;
+  graphqlUrl: string;
+  accessToken: string;
+}
+
+export interface PlatformRuntimeOptions {
+  secretsKey: Buffer;
+  /** The app's secret on the platform: the HMAC key of webhooks. */
+  webhookSecret: string;
+  timeoutMs: number;
+  log: Log;
+}
+
+/**
+ * What the service needs to talk to the platform: one client per shop per process (so its
+ * cost pacing covers every job of that shop here), the webhook secret and the secret box.
+ */
+export class PlatformRuntime {
+  readonly secrets: SecretBox;
+  readonly webhookSecret: string;
+  private readonly options: PlatformRuntimeOptions;
+  private readonly clients = new Map<string, { fingerprint: string; client: PlatformClient }>();
+
+  constructor(options: PlatformRuntimeOptions) {
+    this.options = options;
+    this.secrets = new SecretBox(options.secretsKey);
+    this.webhookSecret = options.webhookSecret;
+  }
+
+  /** Stores the shop's platform connection; the token is encrypted before it reaches the database. */
+  async connect(db: Db, shopId: string, connection: PlatformConnection): Promise<void> {
+    await db.query(
+      `update shops set platform_domain = $2, platform_graphql_url = $3, platform_access_token = $4, updated_at = now()
+       where id = $1`,
+      [shopId, connection.domain, connection.graphqlUrl, this.secrets.seal(connection.accessToken)],
+    );
+    this.clients.delete(shopId);
+  }
+
+  async clientFor(db: Db, shopId: string): Promise<PlatformClient> {
+    const { rows } = await db.query<{ url: string | null; token: Buffer | null }>(
+      "select platform_graphql_url as url, platform_access_token as token from shops where id = $1",
+      [shopId],
+    );
+    const row = rows[0];
+    if (!row?.url || !row.token) throw new Error(`shop ${shopId} is not connected to the store platform`);
+    const fingerprint = `${row.url}|${row.token.toString("base64")}`;
+    const cached = this.clients.get(shopId);
+    if (cached?.fingerprint === fingerprint) return cached.client;
+    const client = new PlatformClient({
+      graphqlUrl: row.url,
+      accessToken: this.secrets.open(row.token),
+      timeoutMs: this.options.timeoutMs,
+      log: this.options.log,
+    });
+    this.clients.set(shopId, { fingerprint, client });
+    return client;
+  }
+}

@@ -1,0 +1,121 @@
+import type pg from "pg";
+import { z } from "zod";
+import { upsertInventoryLevels } from "../catalog/mirror.ts";
+import { withTransaction } from "../core/db.ts";
+import type { Db } from "../core/db.ts";
+import type { WebhookTopic } from "../platform/webhooks.ts";
+
+const gid = (type: string, id: number | string) => `gid://platform/${type}/${id}`;
+
+const inventoryPayload = z.object({
+  inventory_item_id: z.union([z.number(), z.string()]),
+  location_id: z.union([z.number(), z.string()]),
+  available: z.number().int(),
+  updated_at: z.string(),
+});
+
+const productPayload = z.object({
+  id: z.union([z.number(), z.string()]),
+  title: z.string(),
+  handle: z.string(),
+  tags: z.union([z.string(), z.array(z.string())]),
+  updated_at: z.string(),
+  variants: z
+    .array(
+      z.object({
+        id: z.union([z.number(), z.string()]),
+        title: z.string(),
+        sku: z.string().nullable().optional(),
+        price: z.union([z.string(), z.number()]).transform(String),
+        inventory_item_id: z.union([z.number(), z.string()]),
+        updated_at: z.string(),
+      }),
+    )
+    .default([]),
+});
+
+const orderPayload = z.object({
+  id: z.union([z.number(), z.string()]),
+  admin_graphql_api_id: z.string().optional(),
+  updated_at: z.string(),
+});
+
+async function applyInventory(db: Db, shopId: string, payload: unknown): Promise<void> {
+  const level = inventoryPayload.parse(payload);
+  await upsertInventoryLevels(db, shopId, new Date(), [
+    {
+      inventoryItemId: gid("InventoryItem", level.inventory_item_id),
+      locationId: gid("Location", level.location_id),
+      available: level.available,
+      updatedAt: level.updated_at,
+    },
+  ]);
+}
+
+/** A product webhook carries the product and its variants: enough to refresh both without a call back. */
+async function applyProduct(db: Db, shopId: string, payload: unknown): Promise<void> {
+  const product = productPayload.parse(payload);
+  const productId = gid("Product", product.id);
+  const tags = Array.isArray(product.tags) ? product.tags : product.tags.split(",").map((t) => t.trim()).filter(Boolean);
+  await db.query(
+    `insert into products (shop_id, id, title, handle, status, tags, platform_updated_at)
+     values ($1, $2, $3, $4, 'ACTIVE', $5, $6)
+     on conflict (shop_id, id) do update set title = excluded.title, handle = excluded.handle, tags = excluded.tags,
+       platform_updated_at = excluded.platform_updated_at
+     where products.platform_updated_at <= excluded.platform_updated_at`,
+    [shopId, productId, product.title, product.handle, tags, product.updated_at],
+  );
+  const variants = product.variants.map((v) => ({
+    id: gid("ProductVariant", v.id),
+    legacyId: Number(v.id),
+    title: v.title,
+    sku: v.sku ?? null,
+    price: v.price,
+    inventoryItemId: gid("InventoryItem", v.inventory_item_id),
+    updatedAt: v.updated_at,
+  }));
+  if (variants.length === 0) return;
+  await db.query(
+    `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
+     select $1, r.id, r."legacyId", $3, r.title, r.sku, r.price, 'DENY', r."inventoryItemId", r."updatedAt"
+     from jsonb_to_recordset($2::jsonb) as r(id text, "legacyId" bigint, title text, sku text, price numeric, "inventoryItemId" text, "updatedAt" timestamptz)
+     on conflict (shop_id, id) do update set title = excluded.title, sku = excluded.sku, price = excluded.price,
+       inventory_item_id = excluded.inventory_item_id, platform_updated_at = excluded.platform_updated_at
+     where variants.platform_updated_at <= excluded.platform_updated_at`,
+    [shopId, JSON.stringify(variants), productId],
+  );
+}
+
+async function applyOrder(db: Db, shopId: string, payload: unknown): Promise<void> {
+  const order = orderPayload.parse(payload);
+  await db.query(
+    `insert into platform_orders (shop_id, id, payload, platform_updated_at) values ($1, $2, $3, $4)
+     on conflict (shop_id, id) do update set payload = excluded.payload, platform_updated_at = excluded.platform_updated_at
+     where platform_orders.platform_updated_at <= excluded.platform_updated_at`,
+    [shopId, order.admin_graphql_api_id ?? gid("Order", order.id), JSON.stringify(payload), order.updated_at],
+  );
+}
+
+const HANDLERS: Record<WebhookTopic, (db: Db, shopId: string, payload: unknown) => Promise<void>> = {
+  "inventory_levels/update": applyInventory,
+  "products/update": applyProduct,
+  "orders/create": applyOrder,
+  "orders/paid": applyOrder,
+  "orders/cancelled": applyOrder,
+  "orders/fulfilled": applyOrder,
+};
+
+/** Applies one recorded delivery to the mirror, once: a processed delivery is skipped. */
+export async function processWebhook(pool: pg.Pool, deliveryId: number): Promise<"processed" | "skipped"> {
+  return withTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ shop_id: string; topic: WebhookTopic; payload: unknown }>(
+      "select shop_id, topic, payload from webhook_deliveries where id = $1 and processed_at is null for update",
+      [deliveryId],
+    );
+    const delivery = rows[0];
+    if (!delivery) return "skipped";
+    await HANDLERS[delivery.topic](db, delivery.shop_id, delivery.payload);
+    await db.query("update webhook_deliveries set processed_at = now() where id = $1", [deliveryId]);
+    return "processed";
+  });
+}

@@ -1,0 +1,18 @@
+import type { Task } from "graphile-worker";
+import { z } from "zod";
+import { syncCatalog } from "../src/catalog/sync.ts";
+import { jobTask } from "../src/core/job-task.ts";
+import type { ServiceTaskDeps } from "./deps.ts";
+
+const payload = z.object({ mode: z.enum(["full", "incremental"]) });
+
+/** Application job `catalog_sync`: mirrors one shop's catalog (full or incremental). */
+export default function catalogSync(deps: ServiceTaskDeps): Task {
+  return jobTask(deps, async (ctx) => {
+    const { mode } = payload.parse(ctx.job.payload);
+    const shopId = ctx.job.shop_id;
+    if (!shopId) throw new Error("catalog_sync job without a shop");
+    const client = await deps.platform.clientFor(deps.pool, shopId);
+    return syncCatalog({ pool: deps.pool, client, shopId, mode, log: ctx.log, progress: (n) => ctx.progress(n) });
+  });
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from "node:crypto";
+import type { Runner } from "graphile-worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signWebhook } from "../src/platform/webhooks.ts";
+import { createLogger } from "../src/logger.ts";
+import { startWorker } from "../src/runtime/worker.ts";
+import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+const DOMAIN = "webhooks-test.platform.local";
+let db: TestDatabase;
+let app: TestApp;
+let runner: Runner;
+let shopId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = await startTestApp(db.url);
+  ({ shopId } = await createShopWithKey(app.pool));
+  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, DOMAIN]);
+  runner = await startWorker(
+    { pool: app.pool, log: createLogger("silent"), config: app.config, platform: testPlatformRuntime() },
+    { pollInterval: 100, crontab: "" },
+  );
+});
+
+afterAll(async () => {
+  await runner.stop();
+  await app.close();
+  await db.drop();
+});
+
+interface Delivery {
+  topic: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+function delivery(topic: string, payload: unknown, overrides: Record<string, string> = {}): Delivery {
+  const body = JSON.stringify(payload);
+  return {
+    topic,
+    body,
+    headers: {
+      "content-type": "application/json",
+      "x-platform-topic": topic,
+      "x-platform-shop-domain": DOMAIN,
+      "x-platform-webhook-id": randomUUID(),
+      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
+      ...overrides,
+    },
+  };
+}
+
+async function send(d: Delivery): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
+  return { status: response.status, body: await response.json() };
+}
+
+async function count(sql: string, values: unknown[] = []): Promise<number> {
+  const { rows } = await app.pool.query<{ n: number }>(`select count(*)::int as n from (${sql}) t`, values);
+  return rows[0]?.n ?? 0;
+}
+
+const inventory = (available: number, updatedAt: string) => ({
+  inventory_item_id: 501,
+  location_id: 7,
+  available,
+  updated_at: updatedAt,
+});
+
+describe("platform webhooks", () => {
+  it("refuses a bad or missing signature with 401 and records nothing", async () => {
+    const forged = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"), { "x-platform-hmac-sha256": signWebhook("wrong-secret", "{}") });
+    expect(await send(forged)).toEqual({ status: 401, body: { errors: ["Webhook signature is missing or invalid"] } });
+    const unsigned = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"));
+    delete unsigned.headers["x-platform-hmac-sha256"];
+    expect((await send(unsigned)).status).toBe(401);
+    const tampered = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"));
+    tampered.body = tampered.body.replace('"available":3', '"available":300');
+    expect((await send(tampered)).status).toBe(401);
+    expect(await count("select 1 from webhook_deliveries")).toBe(0);
+  });
+
+  it("refuses an unknown topic or shop", async () => {
+    const topic = await send(delivery("carts/update", { id: 1 }));
+    expect(topic).toEqual({ status: 404, body: { errors: ["Unknown webhook topic: carts/update"] } });
+    const shop = await send(delivery("orders/create", { id: 1, updated_at: "2026-11-01T00:00:00Z" }, { "x-platform-shop-domain": "nobody.platform.local" }));
+    expect(shop).toEqual({ status: 404, body: { errors: ["Unknown shop: nobody.platform.local"] } });
+    expect(await count("select 1 from webhook_deliveries")).toBe(0);
+  });
+
+  it("processes a repeated delivery once, and the inventory update reaches the mirror", async () => {
+    const first = delivery("inventory_levels/update", inventory(5, "2026-11-02T00:00:00Z"));
+    expect(await send(first)).toEqual({ status: 200, body: { status: "accepted" } });
+    expect(await send(first)).toEqual({ status: 200, body: { status: "duplicate" } });
+    expect(await count("select 1 from webhook_deliveries where shop_id = $1", [shopId])).toBe(1);
+    const level = await waitFor("the level in the mirror", async () => {
+      const { rows } = await app.pool.query<{ available: number }>(
+        "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://platform/InventoryItem/501' and location_id = 'gid://platform/Location/7'",
+        [shopId],
+      );
+      return rows[0];
+    });
+    expect(level.available).toBe(5);
+    await waitFor("the delivery to be marked processed", async () =>
+      (await count("select 1 from webhook_deliveries where processed_at is not null")) === 1 ? true : undefined,
+    );
+    expect(await count("select 1 from graphile_worker.jobs where task_identifier = 'platform_webhook'")).toBe(0);
+  });
+
+  it("never lets an older delivery undo a newer quantity", async () => {
+    expect((await send(delivery("inventory_levels/update", inventory(1, "2026-10-01T00:00:00Z")))).status).toBe(200);
+    await waitFor("both deliveries processed", async () =>
+      (await count("select 1 from webhook_deliveries where processed_at is null")) === 0 ? true : undefined,
+    );
+    const { rows } = await app.pool.query<{ available: number }>(
+      "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://platform/InventoryItem/501'",
+      [shopId],
+    );
+    expect(rows[0]?.available).toBe(5);
+  });
+
+  it("refreshes a product and its variants from products/update", async () => {
+    const payload = {
+      id: 900,
+      admin_graphql_api_id: "gid://platform/Product/900",
+      title: "Renamed tee",
+      handle: "renamed-tee",
+      tags: "summer, preorder-exclude",
+      updated_at: "2026-11-03T00:00:00Z",
+      variants: [{ id: 9001, title: "S", sku: "T-S", price: "12.50", inventory_item_id: 19001, updated_at: "2026-11-03T00:00:00Z" }],
+    };
+    expect((await send(delivery("products/update", payload))).status).toBe(200);
+    const product = await waitFor("the product in the mirror", async () => {
+      const { rows } = await app.pool.query<{ title: string; tags: string[] }>("select title, tags from products where id = 'gid://platform/Product/900'");
+      return rows[0];
+    });
+    expect(product).toEqual({ title: "Renamed tee", tags: ["summer", "preorder-exclude"] });
+    const { rows } = await app.pool.query<{ legacy_id: string; price: string; product_id: string }>(
+      "select legacy_id, price, product_id from variants where id = 'gid://platform/ProductVariant/9001'",
+    );
+    expect(rows[0]).toEqual({ legacy_id: "9001", price: "12.50", product_id: "gid://platform/Product/900" });
+  });
+});
