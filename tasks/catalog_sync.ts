@@ -13,6 +13,6 @@ export default function catalogSync(deps: ServiceTaskDeps): Task {
     const shopId = ctx.job.shop_id;
     if (!shopId) throw new Error("catalog_sync job without a shop");
     const client = await deps.platform.clientFor(deps.pool, shopId);
-    return syncCatalog({ pool: deps.pool, client, shopId, mode, log: ctx.log, progress: (n) => ctx.progress(n) });
+    return syncCatalog({ pool: deps.pool, client, shopId, mode, log: ctx.log, progress: (n) => ctx.progress(n), signal: ctx.signal });
   });
 }

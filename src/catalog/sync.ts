@@ -55,8 +55,10 @@ export async function syncCatalog(options: {
   mode: SyncMode;
   log: Log;
   progress?: (variants: number) => Promise<void>;
+  signal?: AbortSignal;
 }): Promise<SyncResult> {
   const { pool, client, shopId, log } = options;
+  const paging = { signal: options.signal };
   const { rows: clock } = await pool.query<{ now: Date }>("select now()");
   const runStart = clock[0]?.now ?? new Date();
   const { rows: states } = await pool.query<SyncState>("select * from catalog_sync_state where shop_id = $1", [shopId]);
@@ -67,16 +69,16 @@ export async function syncCatalog(options: {
   const result: SyncResult = { mode, products: 0, variants: 0, inventory_levels: 0, locations: 0, markets: 0, collections: 0, deleted: 0 };
 
   const locations: { id: string; active: boolean }[] = [];
-  for await (const page of locationPages(client)) {
+  for await (const page of locationPages(client, paging)) {
     await upsertLocations(pool, shopId, runStart, page);
     locations.push(...page);
     result.locations += page.length;
   }
-  for await (const page of marketPages(client)) {
+  for await (const page of marketPages(client, paging)) {
     await upsertMarkets(pool, shopId, runStart, page);
     result.markets += page.length;
   }
-  for await (const page of collectionPages(client)) {
+  for await (const page of collectionPages(client, paging)) {
     await upsertCollections(pool, shopId, runStart, page);
     result.collections += page.length;
   }
@@ -85,13 +87,13 @@ export async function syncCatalog(options: {
   result.deleted += await deleteUnseen(pool, "collections", shopId, runStart);
 
   let productsMark: string | undefined;
-  for await (const page of productPages(client, since(state?.products_updated_mark))) {
+  for await (const page of productPages(client, since(state?.products_updated_mark), paging)) {
     await upsertProducts(pool, shopId, runStart, page);
     for (const p of page) productsMark = later(productsMark, p.updatedAt);
     result.products += page.length;
   }
   let variantsMark: string | undefined;
-  for await (const page of variantPages(client, since(state?.variants_updated_mark))) {
+  for await (const page of variantPages(client, since(state?.variants_updated_mark), paging)) {
     await upsertVariants(pool, shopId, runStart, page);
     for (const v of page) variantsMark = later(variantsMark, v.updatedAt);
     result.variants += page.length;
@@ -99,7 +101,7 @@ export async function syncCatalog(options: {
   }
   let inventoryMark: string | undefined;
   for (const location of locations.filter((l) => l.active)) {
-    for await (const page of inventoryPages(client, location.id, since(state?.inventory_updated_mark))) {
+    for await (const page of inventoryPages(client, location.id, since(state?.inventory_updated_mark), paging)) {
       await upsertInventoryLevels(pool, shopId, runStart, page);
       for (const l of page) inventoryMark = later(inventoryMark, l.updatedAt);
       result.inventory_levels += page.length;

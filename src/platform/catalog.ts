@@ -75,14 +75,22 @@ function updatedAfter(since: string | undefined): string | null {
  * Pages through one connection, yielding each page's records. The next page is requested as soon
  * as a page arrives, so the caller's writes overlap the platform's answer time.
  */
+export interface PageOptions {
+  /** Aborts paging between (and during) requests: a shutdown stops a long sync. */
+  signal?: AbortSignal;
+}
+
 async function* pages<Raw, Out>(
   client: PlatformClient,
-  query: string,
+  query: { text: string; cost: number },
   variables: Record<string, unknown>,
   select: (data: unknown) => Connection<Raw>,
   map: (raw: Raw) => Out,
+  options: PageOptions = {},
 ): AsyncGenerator<Out[]> {
-  const fetchPage = async (after: string | null) => select(await client.request<unknown>(query, { ...variables, after }));
+  // The query's requested cost is known from its shape, so pacing is right from the first page.
+  const fetchPage = async (after: string | null) =>
+    select(await client.request<unknown>(query.text, { ...variables, after }, { estimatedCost: query.cost, signal: options.signal }));
   let pending: Promise<Connection<Raw>> | undefined = fetchPage(null);
   while (pending) {
     const page: Connection<Raw> = await pending;
@@ -112,13 +120,14 @@ const productNode = z.object({
   collections: z.object({ nodes: z.array(z.object({ id: z.string() })) }),
 });
 
-export function productPages(client: PlatformClient, since?: string): AsyncGenerator<ProductRecord[]> {
+export function productPages(client: PlatformClient, since?: string, options?: PageOptions): AsyncGenerator<ProductRecord[]> {
   return pages(
     client,
-    PRODUCTS,
+    { text: PRODUCTS, cost: 2 + 100 * (1 + 2 + 5) },
     { first: 100, query: updatedAfter(since) },
     (data) => z.object({ products: connection(productNode) }).parse(data).products,
     (p) => ({ ...p, collectionIds: p.collections.nodes.map((c) => c.id) }),
+    options,
   );
 }
 
@@ -140,10 +149,10 @@ const variantNode = z.object({
   inventoryItem: z.object({ id: z.string() }),
 });
 
-export function variantPages(client: PlatformClient, since?: string): AsyncGenerator<VariantRecord[]> {
+export function variantPages(client: PlatformClient, since?: string, options?: PageOptions): AsyncGenerator<VariantRecord[]> {
   return pages(
     client,
-    VARIANTS,
+    { text: VARIANTS, cost: 2 + 250 * 3 },
     { first: 250, query: updatedAfter(since) },
     (data) => z.object({ productVariants: connection(variantNode) }).parse(data).productVariants,
     (v) => ({
@@ -157,6 +166,7 @@ export function variantPages(client: PlatformClient, since?: string): AsyncGener
       inventoryItemId: v.inventoryItem.id,
       updatedAt: v.updatedAt,
     }),
+    options,
   );
 }
 
@@ -175,10 +185,10 @@ const levelNode = z.object({
   quantities: z.array(z.object({ name: z.string(), quantity: z.number() })),
 });
 
-export function inventoryPages(client: PlatformClient, locationId: string, since?: string): AsyncGenerator<InventoryLevelRecord[]> {
+export function inventoryPages(client: PlatformClient, locationId: string, since?: string, options?: PageOptions): AsyncGenerator<InventoryLevelRecord[]> {
   return pages(
     client,
-    INVENTORY,
+    { text: INVENTORY, cost: 1 + 2 + 250 * 3 },
     { location: locationId, first: 250, query: updatedAfter(since) },
     (data) => {
       const location = z.object({ location: z.object({ inventoryLevels: connection(levelNode) }).nullable() }).parse(data).location;
@@ -190,6 +200,7 @@ export function inventoryPages(client: PlatformClient, locationId: string, since
       available: l.quantities.find((q) => q.name === "available")?.quantity ?? 0,
       updatedAt: l.updatedAt,
     }),
+    options,
   );
 }
 
@@ -200,13 +211,14 @@ const LOCATIONS = `query MirrorLocations($first: Int!, $after: String) {
   }
 }`;
 
-export function locationPages(client: PlatformClient): AsyncGenerator<LocationRecord[]> {
+export function locationPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<LocationRecord[]> {
   return pages(
     client,
-    LOCATIONS,
+    { text: LOCATIONS, cost: 2 + 250 },
     { first: 250 },
     (data) => z.object({ locations: connection(z.object({ id: z.string(), name: z.string(), isActive: z.boolean() })) }).parse(data).locations,
     (l) => ({ id: l.id, name: l.name, active: l.isActive }),
+    options,
   );
 }
 
@@ -226,13 +238,14 @@ const marketNode = z.object({
   locations: z.array(z.object({ id: z.string() })),
 });
 
-export function marketPages(client: PlatformClient): AsyncGenerator<MarketRecord[]> {
+export function marketPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<MarketRecord[]> {
   return pages(
     client,
-    MARKETS,
+    { text: MARKETS, cost: 2 + 50 * 2 },
     { first: 50 },
     (data) => z.object({ markets: connection(marketNode) }).parse(data).markets,
     (m) => ({ id: m.id, name: m.name, active: m.enabled, primary: m.primary, countries: m.countryCodes, locationIds: m.locations.map((l) => l.id) }),
+    options,
   );
 }
 
@@ -243,14 +256,15 @@ const COLLECTIONS = `query MirrorCollections($first: Int!, $after: String) {
   }
 }`;
 
-export function collectionPages(client: PlatformClient): AsyncGenerator<CollectionRecord[]> {
+export function collectionPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<CollectionRecord[]> {
   return pages(
     client,
-    COLLECTIONS,
+    { text: COLLECTIONS, cost: 2 + 250 },
     { first: 250 },
     (data) =>
       z.object({ collections: connection(z.object({ id: z.string(), title: z.string(), handle: z.string(), updatedAt: z.string() })) }).parse(data)
         .collections,
     (c) => c,
+    options,
   );
 }
