@@ -23,7 +23,6 @@
  * PostgreSQL backends serving it and of the load generator (from /proc, Linux only).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -33,28 +32,19 @@ import autocannon, { type Result } from "autocannon";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";
-import { ensureEmbeddedPostgres } from "../src/db/embedded.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
 import { createLogger } from "../src/logger.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_SCRIPT = path.join(HERE, "http-server.ts");
 const RESULTS_FILE = path.join(HERE, "results", "http.json");
 const LISTENING_PREFIX = "BENCH_LISTENING ";
-const LOCAL_ADMIN_URL = process.env.BENCH_LOCAL_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PATH = "/api/v2/external/account/languages";
 const WARMUP_SECONDS = 2;
 const TARGET_RATIO = 0.5;
 
 type Mode = "baseline" | "action";
-
-function positiveIntEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
 
 const DURATION = positiveIntEnv("BENCH_DURATION", 10);
 const CONNECTIONS = positiveIntEnv("BENCH_CONNECTIONS", 50);
@@ -62,81 +52,10 @@ const KEYS = positiveIntEnv("BENCH_KEYS", 1);
 const POOL_SIZE = loadConfig(process.env).DB_POOL_SIZE;
 
 // ---------------------------------------------------------------------------------------------
-// Cleanup: every resource registers its undo; run in reverse order, once, also on Ctrl-C.
-
-const cleanups: (() => Promise<void>)[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const undo of cleanups.reverse()) {
-      await undo().catch((error: unknown) => process.stderr.write(`cleanup failed: ${String(error)}\n`));
-    }
-  })();
-  return cleaning;
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: cleaning up\n`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Database
-
-interface Database {
-  url: string;
-  description: string;
-}
-
-async function localServerAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: LOCAL_ADMIN_URL, connectionTimeoutMillis: 2000 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.query("select 1");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: LOCAL_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function acquireDatabase(): Promise<Database> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, description: "DATABASE_URL" };
-  if (await localServerAnswers()) {
-    const name = `bench_http_${randomBytes(6).toString("hex")}`;
-    await adminQuery(`create database ${pg.escapeIdentifier(name)}`);
-    cleanups.push(() => adminQuery(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`));
-    const url = new URL(LOCAL_ADMIN_URL);
-    url.pathname = `/${name}`;
-    return { url: url.toString(), description: `scratch database ${name} on ${url.host}` };
-  }
-  const embedded = await ensureEmbeddedPostgres({
-    dataDir: path.resolve(".data/bench"),
-    port: positiveIntEnv("BENCH_EMBEDDED_PG_PORT", 54349),
-    database: "bench_http",
-    log: (message) => process.stderr.write(`${message}\n`),
-  });
-  cleanups.push(() => embedded.stop());
-  return { url: embedded.url, description: `embedded PostgreSQL on port ${embedded.port}${embedded.owned ? "" : " (not ours, left running)"}` };
-}
+// Database (cleanup, scratch databases: bench/lib.ts)
 
 async function prepare(url: string): Promise<{ shopId: string; apiKeys: string[] }> {
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  pool.on("error", () => undefined);
-  pool.on("connect", (client) => client.on("error", () => undefined));
+  const pool = quietPool(url, 2);
   try {
     await migrate(pool, createLogger("warn"));
     const shopId = await createShop(pool, "Bench Shop");
@@ -172,12 +91,12 @@ async function stopChild(child: ChildProcess): Promise<void> {
 async function startServer(mode: Mode, env: Record<string, string>): Promise<Server> {
   // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=.data/prof", to profile the servers.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_SCRIPT, mode], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...nodeArgs, SERVER_SCRIPT, mode], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const stop = () => stopChild(child);
-  cleanups.push(stop);
+  onCleanup(stop);
   const lines = readline.createInterface({ input: child.stdout });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${mode} server did not start within 60 s`)), 60_000);
@@ -353,7 +272,7 @@ function table(rows: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  const database = await acquireDatabase();
+  const database = await acquireDatabase("bench_http");
   const { shopId, apiKeys } = await prepare(database.url);
   const env = { DATABASE_URL: database.url, BENCH_SHOP_ID: shopId };
 

@@ -1,0 +1,102 @@
+/** What every benchmark needs: env numbers, cleanup on exit, a scratch database, peak RSS. */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { ensureEmbeddedPostgres } from "../src/db/embedded.ts";
+
+export function positiveIntEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+// Every resource registers its undo; they run in reverse order, once, also on Ctrl-C.
+const cleanups: (() => Promise<void>)[] = [];
+let cleaning: Promise<void> | undefined;
+
+export function onCleanup(undo: () => Promise<void>): void {
+  cleanups.push(undo);
+}
+
+export function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const undo of cleanups.reverse()) {
+      await undo().catch((error: unknown) => process.stderr.write(`cleanup failed: ${String(error)}\n`));
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+const LOCAL_ADMIN_URL = process.env.BENCH_LOCAL_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: LOCAL_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export interface BenchDatabase {
+  url: string;
+  description: string;
+}
+
+/**
+ * DATABASE_URL as is; else a scratch database on the local server (dropped at cleanup); else the
+ * embedded server under .data/bench.
+ */
+export async function acquireDatabase(prefix: string, embeddedPort = positiveIntEnv("BENCH_EMBEDDED_PG_PORT", 54349)): Promise<BenchDatabase> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, description: "DATABASE_URL" };
+  const local = await withAdmin(async (client) => (await client.query("select 1")).rowCount === 1).catch(() => false);
+  if (local) {
+    const name = `${prefix}_${randomBytes(6).toString("hex")}`;
+    await withAdmin((client) => client.query(`create database ${pg.escapeIdentifier(name)}`));
+    onCleanup(() => withAdmin(async (client) => void (await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`))));
+    const url = new URL(LOCAL_ADMIN_URL);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), description: `scratch database ${name} on ${url.host}` };
+  }
+  const embedded = await ensureEmbeddedPostgres({
+    dataDir: path.resolve(".data/bench"),
+    port: embeddedPort,
+    database: prefix,
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
+  onCleanup(() => embedded.stop());
+  return { url: embedded.url, description: `embedded PostgreSQL on port ${embedded.port}` };
+}
+
+export function quietPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  return pool;
+}
+
+/** Peak resident set of this process so far, in MB (getrusage's ru_maxrss). */
+export function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/**
+ * The V8 flags the service's processes run with (package.json `worker` script), so a benchmark's
+ * child processes are measured as production runs them.
+ */
+export function serviceNodeFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
+  return (scripts.worker ?? "").split(/\s+/).filter((token) => token.startsWith("--") && token !== "--worker");
+}
