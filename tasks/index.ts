@@ -1,11 +1,13 @@
 import type { TaskList } from "graphile-worker";
 import { CATALOG_SYNC_KIND } from "../src/catalog/schedule.ts";
 import { WEBHOOK_TASK } from "../src/webhooks/intake.ts";
+import { BACK_IN_STOCK_CRONTAB, backInStockTasks } from "./back_in_stock/index.ts";
 import catalogSync from "./catalog_sync.ts";
 import catalogSyncSchedule from "./catalog_sync_schedule.ts";
 import type { ServiceTaskDeps } from "./deps.ts";
 import maintenancePrune from "./maintenance_prune.ts";
 import platformWebhook from "./platform_webhook.ts";
+import { PREORDERS_CRONTAB, preordersTasks } from "./preorders/index.ts";
 
 /** Every task the worker runs, by graphile-worker task identifier. */
 export function taskList(deps: ServiceTaskDeps): TaskList {
@@ -14,6 +16,8 @@ export function taskList(deps: ServiceTaskDeps): TaskList {
     [CATALOG_SYNC_KIND]: catalogSync(deps),
     catalog_sync_schedule: catalogSyncSchedule(deps),
     [WEBHOOK_TASK]: platformWebhook(deps),
+    ...backInStockTasks(deps),
+    ...preordersTasks(deps),
   };
 }
 
@@ -25,4 +29,6 @@ export const CRONTAB = `
 */10 * * * * catalog_sync_schedule ?id=catalog_incremental&max=1 {mode:"incremental"}
 # nightly: a full pass, which also removes what the platform deleted
 30 3 * * * catalog_sync_schedule ?id=catalog_full&max=1 {mode:"full"}
+${BACK_IN_STOCK_CRONTAB}
+${PREORDERS_CRONTAB}
 `;

@@ -3,9 +3,13 @@ import { Registry } from "../core/registry.ts";
 import { getLanguages, patchLanguages } from "./account/languages.ts";
 import { listLocations } from "./account/locations.ts";
 import { listMarkets } from "./account/markets.ts";
+import { BACK_IN_STOCK_ALERTS_ACTIONS } from "./back_in_stock/alerts/index.ts";
+import { BACK_IN_STOCK_SIGNUPS_ACTIONS } from "./back_in_stock/signups/index.ts";
 import { getTemplate, patchTemplate } from "./back_in_stock/templates.ts";
 import { help } from "./discovery/help.ts";
 import { getJob } from "./jobs/get.ts";
+import { PREORDERS_OFFERS_ACTIONS } from "./preorders/offers/index.ts";
+import { PREORDERS_ORDERS_ACTIONS } from "./preorders/orders/index.ts";
 
 export const ACTIONS: readonly AnyAction[] = [
   help,
@@ -16,6 +20,10 @@ export const ACTIONS: readonly AnyAction[] = [
   listMarkets,
   getTemplate,
   patchTemplate,
+  ...BACK_IN_STOCK_SIGNUPS_ACTIONS,
+  ...BACK_IN_STOCK_ALERTS_ACTIONS,
+  ...PREORDERS_OFFERS_ACTIONS,
+  ...PREORDERS_ORDERS_ACTIONS,
 ];
 
 export function createRegistry(): Registry {

@@ -1,0 +1,4 @@
+import type { AnyAction } from "../../../core/action.ts";
+
+/** Actions of this part of the API; the registry lists them from here (src/actions/index.ts). */
+export const BACK_IN_STOCK_SIGNUPS_ACTIONS: readonly AnyAction[] = [];
