@@ -1,20 +1,17 @@
 import { spawn } from "node:child_process";
 import type { Runner } from "graphile-worker";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { help } from "../src/actions/discovery/help.ts";
 import { getJob } from "../src/actions/jobs/get.ts";
 import { defineAction } from "../src/core/action.ts";
-import { Dispatcher } from "../src/core/dispatcher.ts";
 import { conflict } from "../src/core/errors.ts";
 import { jobTask } from "../src/core/job-task.ts";
 import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
-import { Registry } from "../src/core/registry.ts";
-import { createHttpServer } from "../src/http/server.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { api, createShopWithKey, testConfig } from "./helpers/app.ts";
+import { type TestApp, api, createShopWithKey, startTestApp, testConfig } from "./helpers/app.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -36,30 +33,20 @@ const enqueueThenMaybeRefuse = defineAction({
 });
 
 let db: TestDatabase;
+let app: TestApp;
 let pool: pg.Pool;
 let origin: string;
-let close: () => Promise<void>;
 let key: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const config = testConfig(db.url);
-  const log = createLogger("silent");
-  pool = new pg.Pool({ connectionString: db.url, max: 5 });
-  const http = createHttpServer({
-    dispatcher: new Dispatcher({ registry: new Registry([help, getJob, enqueueThenMaybeRefuse]), pool, config, log }),
-    log,
-    bodyLimit: config.BODY_LIMIT_BYTES,
-    healthy: async () => true,
-  });
-  origin = await http.listen({ port: 0, host: "127.0.0.1" });
-  close = () => http.close();
+  app = await startTestApp(db.url, {}, { actions: [help, getJob, enqueueThenMaybeRefuse] });
+  ({ pool, origin } = app);
   ({ apiKey: key } = await createShopWithKey(pool));
 });
 
 afterAll(async () => {
-  await close();
-  await pool.end();
+  await app.close();
   await db.drop();
 });
 

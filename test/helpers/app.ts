@@ -2,7 +2,9 @@ import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { createRegistry } from "../../src/actions/index.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import type { AnyAction } from "../../src/core/action.ts";
 import { Dispatcher } from "../../src/core/dispatcher.ts";
+import { Registry } from "../../src/core/registry.ts";
 import { createApiKey, createShop } from "../../src/db/api-keys.ts";
 import { createHttpServer } from "../../src/http/server.ts";
 import { type Log, createLogger } from "../../src/logger.ts";
@@ -22,15 +24,22 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
   return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", PORT: "0", ...overrides });
 }
 
-/** The real HTTP layer on a real port, over the given database. */
-export async function startTestApp(databaseUrl: string, overrides: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The real HTTP layer on a real port, over the given database: the service's registry, or the
+ * test's own actions.
+ */
+export async function startTestApp(
+  databaseUrl: string,
+  overrides: Record<string, string> = {},
+  options: { actions?: readonly AnyAction[]; log?: Log } = {},
+): Promise<TestApp> {
   const config = testConfig(databaseUrl, overrides);
-  const log = createLogger(config.LOG_LEVEL);
+  const log = options.log ?? createLogger(config.LOG_LEVEL);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
   // Dropping a test database ends its sessions: that must not surface as an unhandled error.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));
-  const registry = createRegistry();
+  const registry = options.actions ? new Registry(options.actions) : createRegistry();
   const http = createHttpServer({
     dispatcher: new Dispatcher({ registry, pool, config, log }),
     actions: registry.actions,
