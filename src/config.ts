@@ -29,6 +29,19 @@ const envSchema = z.object({
   PLATFORM_API_SECRET: z.string().min(16).optional(),
   PLATFORM_EMULATOR_PORT: port.default(3001),
   PLATFORM_TIMEOUT_MS: positiveInt.default(30_000),
+  /** Channels (src/channels): pooled SMTP when set, else .eml files in DATA_DIR/outbox. */
+  SMTP_URL: z.string().min(1).optional(),
+  SMTP_POOL_SIZE: positiveInt.default(5),
+  EMAIL_FROM: z.string().min(3).default("Demo Store <no-reply@localhost>"),
+  /** Text messages through Twilio when both are set, else .sms.json files in DATA_DIR/outbox. */
+  TWILIO_ACCOUNT_SID: z.string().startsWith("AC").optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Sender number (E.164) or Messaging Service SID (MG...). */
+  TWILIO_FROM: z.string().min(1).optional(),
+  /** The Twilio API's base instead of https://api.twilio.com (a local fake in tests). */
+  TWILIO_API_URL: z.url().optional(),
+  /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
+  PUBLIC_URL: z.url().optional(),
 });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };

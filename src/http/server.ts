@@ -9,6 +9,7 @@ import type { Log } from "../logger.ts";
 import { llmsTxt, skillMd } from "../docs/llms.ts";
 import { openApiDocument } from "../docs/openapi.ts";
 import { mountMcp } from "./mcp.ts";
+import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
 
@@ -18,6 +19,8 @@ export interface HttpDeps {
   actions?: readonly AnyAction[];
   /** Platform webhooks: verified with `secret`, recorded through `pool`. */
   webhooks?: { pool: pg.Pool; secret: string };
+  /** Text-message status callbacks (POST /webhooks/twilio/status), when Twilio is configured. */
+  twilioStatus?: TwilioStatusOptions;
   log: Log;
   bodyLimit: number;
   /** Answers whether the database is reachable, for /healthz. */
@@ -83,6 +86,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     return reply.code(result.status).headers(result.headers).send(result.body);
   };
   if (deps.webhooks) void app.register(webhookRoutes, deps.webhooks);
+  if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
   if (deps.actions) {
     const actions = deps.actions;
     mountMcp(app, deps.dispatcher, actions);

@@ -3,6 +3,7 @@ import type { Runner } from "graphile-worker";
 import type pg from "pg";
 import { createRegistry } from "../actions/index.ts";
 import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
+import { publicUrl } from "../channels/public-url.ts";
 import type { Config } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
 import { migrate } from "../db/migrate.ts";
@@ -70,6 +71,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         dispatcher,
         actions: registry.actions,
         webhooks: { pool, secret: platform.webhookSecret },
+        twilioStatus: config.TWILIO_AUTH_TOKEN ? { pool, authToken: config.TWILIO_AUTH_TOKEN, publicUrl: publicUrl(config) } : undefined,
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,
         healthy: async () => (await pool.query("select 1")).rowCount === 1,

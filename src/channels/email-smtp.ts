@@ -1,0 +1,54 @@
+import nodemailer from "nodemailer";
+import type { Log } from "../logger.ts";
+import { classifySmtpError, toMailOptions } from "./email-message.ts";
+import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
+
+export interface SmtpEmailOptions {
+  /** `smtp://user:pass@host:587`, `smtps://...`; nodemailer's URL options (`?ignoreTLS=true`) apply. */
+  url: string;
+  /** Connections kept open to the server. */
+  poolSize: number;
+  /** Default sender, e.g. `Demo Store <no-reply@shop.example>`. */
+  from: string;
+}
+
+/** The URL's password and user, kept out of every error message. */
+function urlSecrets(url: string): string[] {
+  try {
+    const parsed = new URL(url);
+    return [parsed.password, decodeURIComponent(parsed.password), parsed.username, decodeURIComponent(parsed.username)].filter((s) => s !== "");
+  } catch {
+    return [];
+  }
+}
+
+/** E-mail over a pool of SMTP connections (nodemailer's pooled transport). */
+export function createSmtpEmailSender(options: SmtpEmailOptions, log: Log): ChannelSender {
+  const transport = nodemailer.createTransport({
+    url: options.url,
+    pool: true,
+    maxConnections: options.poolSize,
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 60_000,
+  });
+  const secrets = urlSecrets(options.url);
+  // A pool-level error has already failed the sends it concerns; keep it from crashing the process.
+  transport.on("error", (error: Error) => log.warn({ error: classifySmtpError(error, secrets).message }, "SMTP pool error"));
+  return {
+    channel: "email",
+    async send(message: OutboundMessage): Promise<SendResult> {
+      const mail = toMailOptions(message, options.from);
+      let info: { accepted: unknown[]; messageId: string };
+      try {
+        info = await transport.sendMail(mail);
+      } catch (error) {
+        throw classifySmtpError(error, secrets);
+      }
+      return { providerMessageId: info.messageId || mail.messageId, accepted: info.accepted.length > 0 };
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}

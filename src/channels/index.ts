@@ -1,0 +1,84 @@
+import type { Config } from "../config.ts";
+import type { Log } from "../logger.ts";
+import { createOutboxEmailSender } from "./email-outbox.ts";
+import { createSmtpEmailSender } from "./email-smtp.ts";
+import { outboxDir } from "./outbox.ts";
+import { TWILIO_STATUS_PATH, publicUrl } from "./public-url.ts";
+import { createOutboxSmsSender } from "./sms-outbox.ts";
+import { createTwilioSmsSender } from "./sms-twilio.ts";
+import type { ChannelName, ChannelSender } from "./types.ts";
+
+export type { ChannelName, ChannelSender, OutboundMessage, SendResult } from "./types.ts";
+export { ChannelError, isChannelError } from "./errors.ts";
+export { emailMessageId } from "./email-message.ts";
+export { TWILIO_STATUS_PATH, publicUrl } from "./public-url.ts";
+
+export interface Channels {
+  email: ChannelSender;
+  sms: ChannelSender;
+  /** The sender of a channel. */
+  get(channel: ChannelName): ChannelSender;
+  close(): Promise<void>;
+}
+
+export type ChannelsConfig = Pick<
+  Config,
+  | "dataDir"
+  | "PORT"
+  | "PUBLIC_URL"
+  | "SMTP_URL"
+  | "SMTP_POOL_SIZE"
+  | "EMAIL_FROM"
+  | "TWILIO_ACCOUNT_SID"
+  | "TWILIO_AUTH_TOKEN"
+  | "TWILIO_FROM"
+  | "TWILIO_API_URL"
+>;
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * The e-mail and text-message senders the configuration asks for: pooled SMTP when SMTP_URL is
+ * set, the twilio client when TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are; otherwise files in
+ * DATA_DIR/outbox. Create once per process and close on shutdown.
+ */
+export function createChannels(config: ChannelsConfig, log: Log): Channels {
+  const dir = outboxDir(config.dataDir);
+  const email = config.SMTP_URL
+    ? createSmtpEmailSender({ url: config.SMTP_URL, poolSize: config.SMTP_POOL_SIZE, from: config.EMAIL_FROM }, log)
+    : createOutboxEmailSender({ dir, from: config.EMAIL_FROM });
+  let sms: ChannelSender;
+  if (config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN) {
+    if (!config.TWILIO_FROM) throw new Error("TWILIO_FROM is required when TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are set");
+    sms = createTwilioSmsSender({
+      accountSid: config.TWILIO_ACCOUNT_SID,
+      authToken: config.TWILIO_AUTH_TOKEN,
+      from: config.TWILIO_FROM,
+      apiUrl: config.TWILIO_API_URL,
+      statusCallbackUrl: `${publicUrl(config)}${TWILIO_STATUS_PATH}`,
+    });
+  } else {
+    sms = createOutboxSmsSender({ dir, from: config.TWILIO_FROM ?? "outbox" });
+  }
+  log.info(
+    {
+      email: config.SMTP_URL ? `smtp ${hostOf(config.SMTP_URL)} (pool ${config.SMTP_POOL_SIZE})` : `outbox ${dir}`,
+      sms: config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN ? `twilio ${config.TWILIO_API_URL ? hostOf(config.TWILIO_API_URL) : "api.twilio.com"}` : `outbox ${dir}`,
+    },
+    "channels",
+  );
+  return {
+    email,
+    sms,
+    get: (channel) => (channel === "email" ? email : sms),
+    async close() {
+      await Promise.all([email.close(), sms.close()]);
+    },
+  };
+}

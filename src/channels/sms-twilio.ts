@@ -1,0 +1,44 @@
+import type { Agent } from "node:https";
+import twilio from "twilio";
+import { classifyTwilioError, toSmsFields } from "./sms-message.ts";
+import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
+
+export interface TwilioSmsOptions {
+  accountSid: string;
+  authToken: string;
+  /** A sender number (E.164), or a Messaging Service SID (`MG...`). */
+  from: string;
+  /** The API's base instead of https://api.twilio.com: a local fake in tests. */
+  apiUrl?: string | undefined;
+  /** Full URL of the status callback; `?ref=<message id>` is appended per message. */
+  statusCallbackUrl?: string | undefined;
+  timeoutMs?: number;
+}
+
+const NOT_ACCEPTED = new Set(["failed", "undelivered", "canceled"]);
+
+/** Text messages through the twilio client's Messages API. */
+export function createTwilioSmsSender(options: TwilioSmsOptions): ChannelSender {
+  const httpClient = new twilio.RequestClient({ timeout: options.timeoutMs ?? 30_000, keepAlive: true });
+  // Retries are the caller's (with backoff, recorded in the ledger): the client's own stay off.
+  const client = twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false });
+  if (options.apiUrl) client.api.baseUrl = options.apiUrl.replace(/\/+$/, "");
+  const secrets = [options.authToken];
+  return {
+    channel: "sms",
+    async send(message: OutboundMessage): Promise<SendResult> {
+      const fields = toSmsFields(message, options.from);
+      const sender = fields.from.startsWith("MG") ? { messagingServiceSid: fields.from } : { from: fields.from };
+      const statusCallback = options.statusCallbackUrl ? `${options.statusCallbackUrl}?ref=${encodeURIComponent(message.id)}` : undefined;
+      try {
+        const created = await client.messages.create({ to: fields.to, body: fields.body, ...sender, ...(statusCallback ? { statusCallback } : {}) });
+        return { providerMessageId: created.sid, accepted: !NOT_ACCEPTED.has(created.status) };
+      } catch (error) {
+        throw classifyTwilioError(error, secrets);
+      }
+    },
+    async close() {
+      (httpClient.axios.defaults.httpsAgent as Agent | undefined)?.destroy();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** The two ways a customer is reached. */
+export type ChannelName = "email" | "sms";
+
+/** One message to one recipient, ready to send: rendered, addressed and identified. */
+export interface OutboundMessage {
+  /**
+   * Deterministic, derived from the ledger row: the e-mail's Message-ID (`<id@domain>`), the
+   * outbox file's name and the SMS's reference, so a retry after a crash is recognisable.
+   * Letters, digits, `.`, `_` and `-` only.
+   */
+  id: string;
+  /** An e-mail address or an E.164 number. */
+  to: string;
+  channel: ChannelName;
+  subject?: string;
+  html?: string;
+  /** The plain-text body; the whole body of a text message. */
+  text: string;
+  /** Overrides the configured sender (EMAIL_FROM or TWILIO_FROM). */
+  from?: string;
+  /** Extra e-mail headers, e.g. List-Unsubscribe. */
+  headers?: Record<string, string>;
+}
+
+export interface SendResult {
+  /** The e-mail's Message-ID, the provider's message SID, or the outbox file's reference. */
+  providerMessageId: string;
+  accepted: boolean;
+}
+
+export interface ChannelSender {
+  readonly channel: ChannelName;
+  /** Sends one message; throws a ChannelError that says whether a retry may succeed. */
+  send(message: OutboundMessage): Promise<SendResult>;
+  /** Lets messages in flight finish and releases connections. */
+  close(): Promise<void>;
+}
