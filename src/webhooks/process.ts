@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
+import { applyPreorderOrder } from "../actions/preorders/orders/ingest.ts";
 import { upsertInventoryLevels } from "../catalog/mirror.ts";
 import { withTransaction } from "../core/db.ts";
 import type { Db } from "../core/db.ts";
@@ -94,6 +95,7 @@ async function applyOrder(db: Db, shopId: string, payload: unknown): Promise<voi
      where platform_orders.platform_updated_at <= excluded.platform_updated_at`,
     [shopId, order.admin_graphql_api_id ?? gid("Order", order.id), JSON.stringify(payload), order.updated_at],
   );
+  await applyPreorderOrder(db, shopId, payload);
 }
 
 const HANDLERS: Record<WebhookTopic, (db: Db, shopId: string, payload: unknown) => Promise<void>> = {

@@ -1,4 +1,21 @@
 import type { AnyAction } from "../../../core/action.ts";
+import { bulkCancel, bulkRelease, bulkSetTags } from "./bulk.ts";
+import { cancelOrder } from "./cancel.ts";
+import { chargeBalance } from "./charge-balance.ts";
+import { getOrder } from "./get.ts";
+import { listOrders } from "./list.ts";
+import { bulkRecalculatePreorderCounts } from "./recalculate-counts.ts";
+import { releaseOrder } from "./release.ts";
 
 /** Actions of this part of the API; the registry lists them from here (src/actions/index.ts). */
-export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [];
+export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
+  listOrders,
+  getOrder,
+  releaseOrder,
+  cancelOrder,
+  chargeBalance,
+  bulkRelease,
+  bulkCancel,
+  bulkSetTags,
+  bulkRecalculatePreorderCounts,
+];

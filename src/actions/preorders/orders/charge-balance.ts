@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import { withTransaction } from "../../../core/db.ts";
+import { conflict } from "../../../core/errors.ts";
+import type { JobContext } from "../../../core/job-task.ts";
+import { enqueueJob } from "../../../core/jobs.ts";
+import { type Order, getOrder } from "../../../platform/operations/orders.ts";
+import type { PlatformRuntime } from "../../../platform/runtime.ts";
+import { applyPreorderOrder } from "./ingest.ts";
+import { chargeDecision, loadOrder } from "./model.ts";
+
+export const CHARGE_BALANCE_KIND = "preorders_order_charge_balance";
+
+export const chargeBalance = defineAction({
+  name: "preorders.orders.charge_balance",
+  method: "POST",
+  path: "/preorders/orders/{id}/charge_balance",
+  description:
+    "Requests collection of the order's remaining balance: records balance_collection_requested_at and answers a job handle. The job reads the order back from the platform and applies what it finds; the platform API used has no payment mutation, so the balance counts as collected (status balance_collected) when the platform reports the order paid (its orders/paid webhook, or the job's read). 409 when the order is cancelled, refunded or has nothing outstanding.",
+  kind: "write",
+  async: true,
+  params: z.object({ id: z.string() }),
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    const { order } = await loadOrder(ctx.db, ctx.shopId, params.id, true);
+    const decision = chargeDecision(order);
+    if (decision.outcome !== "apply") throw conflict(decision.reason);
+    await ctx.db.query("update preorder_orders set balance_requested_at = now(), updated_at = now() where id = $1", [order.id]);
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: CHARGE_BALANCE_KIND, payload: { order_id: order.id }, total: 1 });
+  },
+});
+
+const legacy = (gid: string) => gid.slice(gid.lastIndexOf("/") + 1);
+
+/** The Admin API's order in the shape of the order webhooks, so one path applies both. */
+export function orderAsWebhookPayload(order: Order): Record<string, unknown> {
+  const fulfillment = order.displayFulfillmentStatus.toLowerCase();
+  return {
+    id: legacy(order.id),
+    admin_graphql_api_id: order.id,
+    name: order.name,
+    email: order.email,
+    created_at: order.createdAt,
+    updated_at: order.updatedAt,
+    cancelled_at: order.cancelledAt,
+    financial_status: order.displayFinancialStatus.toLowerCase(),
+    fulfillment_status: fulfillment === "unfulfilled" ? null : fulfillment,
+    currency: order.currencyCode,
+    total_price: order.totalPrice,
+    total_outstanding: order.totalOutstanding,
+    tags: order.tags,
+    customer: order.customer ? { id: order.customer.id, email: order.customer.email } : null,
+    line_items: order.lineItems.map((line) => ({
+      id: line.id,
+      variant_id: line.variant?.id ?? null,
+      product_id: null,
+      quantity: line.quantity,
+      price: line.originalUnitPrice,
+      selling_plan_allocation: line.sellingPlanId ? { selling_plan_id: line.sellingPlanId } : null,
+    })),
+  };
+}
+
+const jobPayload = z.object({ order_id: z.uuid() });
+
+/** The charge_balance job: reads the order from the platform and applies it; answers where the balance stands. */
+export async function runChargeBalance(ctx: JobContext, platform: PlatformRuntime): Promise<Record<string, unknown>> {
+  const { order_id: orderId } = jobPayload.parse(ctx.job.payload);
+  const shopId = ctx.job.shop_id;
+  if (!shopId) throw new Error("charge_balance job without a shop");
+  const { order: local } = await loadOrder(ctx.pool, shopId, orderId);
+  const client = await platform.clientFor(ctx.pool, shopId);
+  const remote = await getOrder(client, local.platform_order_id, ctx.signal ? { signal: ctx.signal } : undefined);
+  if (!remote) return { order_id: orderId, outcome: "refused", reason: "the platform has no such order" };
+  await withTransaction(ctx.pool, (db) => applyPreorderOrder(db, shopId, orderAsWebhookPayload(remote)));
+  const { order } = await loadOrder(ctx.pool, shopId, orderId);
+  return Number(order.total_outstanding) > 0
+    ? { order_id: orderId, outcome: "requested", status: order.status, total_outstanding: order.total_outstanding, reason: "awaiting the platform's payment (orders/paid)" }
+    : { order_id: orderId, outcome: "collected", status: order.status, total_outstanding: order.total_outstanding };
+}

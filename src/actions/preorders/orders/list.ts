@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, platformIdSchema, presentOrder } from "./model.ts";
+import { dateOrTimestamp, lowerBound, offerId, positiveInt, upperBoundExclusive } from "./params.ts";
+
+export const listOrders = defineAction({
+  name: "preorders.orders.list",
+  method: "GET",
+  path: "/preorders/orders",
+  description:
+    "Preorder orders (platform orders with at least one line item on a selling plan), newest first, paged with page (from 1) and per_page (1 to 250, default 50). Filters: status (placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded; derived from the order's facts), offer_id, variant_id (a number or gid), created_from and created_to (ISO 8601 dates or timestamps, inclusive, UTC), email (the customer's, any case). Answers { orders, page, per_page, total }.",
+  kind: "read",
+  input: z.strictObject({
+    status: z.enum(ORDER_STATUSES).optional(),
+    offer_id: offerId.optional(),
+    variant_id: platformIdSchema("ProductVariant").optional(),
+    created_from: dateOrTimestamp.optional(),
+    created_to: dateOrTimestamp.optional(),
+    email: z.string().min(1).max(320).optional(),
+    page: positiveInt().default(1),
+    per_page: positiveInt(250).default(50),
+  }),
+  async handler(ctx, { input }) {
+    const values: unknown[] = [ctx.shopId];
+    const where = ["o.shop_id = $1"];
+    const add = (clause: (p: string) => string, value: unknown) => {
+      values.push(value);
+      where.push(clause(`$${values.length}`));
+    };
+    if (input.status) add((p) => `o.status = ${p}`, input.status);
+    if (input.offer_id) add((p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.offer_id = ${p})`, input.offer_id);
+    if (input.variant_id) add((p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.variant_id = ${p})`, input.variant_id);
+    const from = lowerBound(input.created_from);
+    if (from) add((p) => `o.platform_created_at >= ${p}`, from);
+    const to = upperBoundExclusive(input.created_to);
+    if (to) add((p) => `o.platform_created_at < ${p}`, to);
+    if (input.email) add((p) => `o.email = lower(${p})`, input.email);
+    const filter = where.join(" and ");
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_orders o where ${filter}`, values);
+    const { rows } = await ctx.db.query<OrderRow & { lines: LineRow[] }>(
+      `select o.*, ${LINES_JSON} as lines from preorder_orders o where ${filter}
+       order by o.platform_created_at desc, o.id desc
+       limit ${input.per_page} offset ${(input.page - 1) * input.per_page}`,
+      values,
+    );
+    return {
+      orders: rows.map(({ lines, ...order }) => presentOrder(order, lines)),
+      page: input.page,
+      per_page: input.per_page,
+      total: counted[0]?.n ?? 0,
+    };
+  },
+});

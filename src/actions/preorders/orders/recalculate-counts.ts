@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import { withTransaction } from "../../../core/db.ts";
+import type { JobContext } from "../../../core/job-task.ts";
+import { enqueueJob } from "../../../core/jobs.ts";
+import { unique } from "../../../platform/operations/chunk.ts";
+import { refreshVariantCounts } from "./counts.ts";
+import { platformIdSchema } from "./model.ts";
+
+export const RECALCULATE_COUNTS_KIND = "preorders_recalculate_preorder_counts";
+export const RECALCULATE_CAP = 5000;
+
+export const bulkRecalculatePreorderCounts = defineAction({
+  name: "preorders.product_variants.bulk_recalculate_preorder_counts",
+  method: "POST",
+  path: "/preorders/product_variants/bulk_recalculate_preorder_counts",
+  description: `Recomputes preorder_count (units on preorder lines of orders neither cancelled nor refunded) for up to ${RECALCULATE_CAP} variants (numbers or gids) in one job, one set-based statement. Answers a job handle; the job's result gives how many variants were written.`,
+  kind: "write",
+  async: true,
+  input: z.strictObject({ variant_ids: z.array(platformIdSchema("ProductVariant")).min(1).max(RECALCULATE_CAP) }),
+  async handler(ctx, { input }) {
+    const ids = unique(input.variant_ids);
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: RECALCULATE_COUNTS_KIND, payload: { variant_ids: ids }, total: ids.length });
+  },
+});
+
+/** The recalculation job: one INSERT ... SELECT ... ON CONFLICT over every variant of the request. */
+export async function runRecalculateCounts(ctx: JobContext): Promise<Record<string, unknown>> {
+  const { variant_ids: ids } = z.object({ variant_ids: z.array(z.string()) }).parse(ctx.job.payload);
+  const shopId = ctx.job.shop_id;
+  if (!shopId) throw new Error("recalculate job without a shop");
+  const written = await withTransaction(ctx.pool, (db) => refreshVariantCounts(db, shopId, ids));
+  return { variants: written };
+}

@@ -1,0 +1,520 @@
+import { randomUUID } from "node:crypto";
+import type { Runner } from "graphile-worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { preorderCountsForVariants, storedVariantCounts } from "../src/actions/preorders/orders/counts.ts";
+import { linkSellingPlansToOffer } from "../src/actions/preorders/orders/ingest.ts";
+import { createLogger } from "../src/logger.ts";
+import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
+import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
+import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
+import { signWebhook } from "../src/platform/webhooks.ts";
+import { startWorker } from "../src/runtime/worker.ts";
+import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+let runner: Runner;
+let emulator: Emulator;
+const platform = testPlatformRuntime();
+let shopId: string;
+let key: string;
+let otherShopId: string;
+let otherKey: string;
+let domain: string;
+const OTHER_DOMAIN = "other-orders.platform.local";
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = await startTestApp(db.url);
+  ({ shopId, apiKey: key } = await createShopWithKey(app.pool, "Orders Shop"));
+  ({ shopId: otherShopId, apiKey: otherKey } = await createShopWithKey(app.pool, "Other Shop"));
+  await app.pool.query("update shops set platform_domain = $2 where id = $1", [otherShopId, OTHER_DOMAIN]);
+  emulator = await startEmulator({
+    seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 },
+    throttle: { maximumAvailable: 100_000, restoreRate: 100_000 },
+    webhooks: { url: `${app.origin}/webhooks/platform`, secret: TEST_WEBHOOK_SECRET, backoffMs: 50 },
+  });
+  domain = emulator.shopDomain;
+  await platform.connect(app.pool, shopId, { domain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
+  runner = await startWorker({ pool: app.pool, log: createLogger("silent"), config: app.config, platform }, { pollInterval: 100, crontab: "" });
+});
+
+afterAll(async () => {
+  await runner.stop();
+  await emulator.close();
+  await app.close();
+  await db.drop();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries as the platform signs them, and waiting on the worker
+
+let nextOrder = 7_000;
+
+interface LineSpec {
+  variant: number;
+  quantity?: number;
+  price?: string;
+  plan?: number | null;
+}
+
+interface OrderSpec {
+  id?: number;
+  email?: string;
+  created_at?: string;
+  updated_at?: string;
+  cancelled_at?: string | null;
+  financial_status?: string;
+  fulfillment_status?: string | null;
+  total_price?: string;
+  total_outstanding?: string;
+  lines?: LineSpec[];
+}
+
+function orderPayload(spec: OrderSpec = {}) {
+  const id = spec.id ?? nextOrder++;
+  const lines = spec.lines ?? [{ variant: 101, quantity: 1, price: "100.00", plan: 55 }];
+  const total = spec.total_price ?? lines.reduce((sum, l) => sum + Number(l.price ?? "100.00") * (l.quantity ?? 1), 0).toFixed(2);
+  return {
+    id,
+    admin_graphql_api_id: `gid://platform/Order/${id}`,
+    name: `#${id}`,
+    email: spec.email ?? "Buyer@Example.com",
+    created_at: spec.created_at ?? "2026-11-01T10:00:00Z",
+    updated_at: spec.updated_at ?? "2026-11-01T10:00:00Z",
+    cancelled_at: spec.cancelled_at ?? null,
+    financial_status: spec.financial_status ?? "paid",
+    fulfillment_status: spec.fulfillment_status ?? null,
+    currency: "USD",
+    total_price: total,
+    total_outstanding: spec.total_outstanding ?? "0.00",
+    tags: "",
+    customer: { id: 42, email: "buyer@example.com", phone: null, first_name: "B" },
+    line_items: lines.map((l, i) => ({
+      id: id * 10 + i,
+      variant_id: l.variant,
+      product_id: 900,
+      quantity: l.quantity ?? 1,
+      price: l.price ?? "100.00",
+      selling_plan_allocation: l.plan === null ? null : { selling_plan_id: l.plan ?? 55 },
+    })),
+  };
+}
+
+async function deliver(topic: string, payload: unknown, shopDomain = domain): Promise<void> {
+  const body = JSON.stringify(payload);
+  const response = await fetch(`${app.origin}/webhooks/platform/${topic}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-platform-topic": topic,
+      "x-platform-shop-domain": shopDomain,
+      "x-platform-webhook-id": randomUUID(),
+      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
+    },
+    body,
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Every recorded delivery processed by the worker. */
+async function processed(): Promise<void> {
+  await waitFor("every webhook delivery processed", async () => {
+    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
+    return rows[0]?.n === 0 ? true : undefined;
+  });
+}
+
+/** Delivers in order (each processed before the next) and answers the preorder order's id. */
+async function place(topic: string, payload: ReturnType<typeof orderPayload>, shopDomain = domain): Promise<string> {
+  await deliver(topic, payload, shopDomain);
+  await processed();
+  const { rows } = await app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
+  const row = rows[0];
+  if (!row) throw new Error(`order ${payload.id} is not a preorder order`);
+  return row.id;
+}
+
+interface OrderBody {
+  id: string;
+  status: string;
+  released_at: string | null;
+  cancelled_at: string | null;
+  total_outstanding: string;
+  deposit_paid: string | null;
+  balance_amount: string;
+  tags: string[];
+  offer_ids: string[];
+  line_items: { id: string; variant_id: string; quantity: number; selling_plan_id: string | null; offer_id: string | null; preorder: boolean }[];
+  balance_collection_requested_at: string | null;
+}
+
+async function getOrder(id: string, apiKey = key): Promise<OrderBody> {
+  const answer = await api(app, "GET", `/preorders/orders/${id}`, { key: apiKey });
+  expect(answer.status).toBe(200);
+  return answer.body as OrderBody;
+}
+
+interface JobBody {
+  status: string;
+  total: number | null;
+  processed: number;
+  result: { counts?: Record<string, number>; outcomes?: { order_id: string; outcome: string; reason: string | null }[] } & Record<string, unknown>;
+  errors: unknown[];
+}
+
+async function finishedJob(handle: unknown, apiKey = key): Promise<JobBody> {
+  const { status_url: statusUrl } = handle as { status_url: string };
+  const path = statusUrl.replace("/api/v2/external", "");
+  return waitFor("the job to finish", async () => {
+    const answer = await api(app, "GET", path, { key: apiKey });
+    const job = answer.body as JobBody;
+    return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("preorder orders from the platform's order webhooks", () => {
+  it("tracks orders with a line on a selling plan, and only those", async () => {
+    const preorder = orderPayload({
+      financial_status: "partially_paid",
+      total_outstanding: "60.00",
+      lines: [
+        { variant: 101, quantity: 2, price: "50.00", plan: 55 },
+        { variant: 102, quantity: 1, price: "20.00", plan: null },
+      ],
+    });
+    const plain = orderPayload({ lines: [{ variant: 101, plan: null }] });
+    await deliver("orders/create", preorder);
+    await deliver("orders/create", plain);
+    await processed();
+    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from platform_orders where shop_id = $1", [shopId]);
+    expect(rows[0]?.n).toBe(2);
+    const list = await api(app, "GET", "/preorders/orders", { key });
+    expect(list.status).toBe(200);
+    const body = list.body as { orders: OrderBody[]; total: number; page: number; per_page: number };
+    expect(body).toMatchObject({ total: 1, page: 1, per_page: 50 });
+    const order = body.orders[0];
+    expect(order).toMatchObject({
+      status: "awaiting_balance",
+      total_outstanding: "60.00",
+      balance_amount: "60.00",
+      deposit_paid: "60.00",
+      email: "buyer@example.com",
+      platform_order_id: preorder.admin_graphql_api_id,
+    });
+    expect(order?.line_items).toEqual([
+      expect.objectContaining({ variant_id: "gid://platform/ProductVariant/101", quantity: 2, selling_plan_id: "gid://platform/SellingPlan/55", preorder: true }),
+      expect.objectContaining({ variant_id: "gid://platform/ProductVariant/102", quantity: 1, selling_plan_id: null, preorder: false }),
+    ]);
+  });
+
+  it("derives the status from the facts, and an older delivery never undoes a newer one", async () => {
+    const base = { id: nextOrder++, financial_status: "partially_paid", total_outstanding: "50.00" };
+    const id = await place("orders/create", orderPayload({ ...base, updated_at: "2026-11-01T10:00:00Z" }));
+    expect((await getOrder(id)).status).toBe("awaiting_balance");
+    await place("orders/paid", orderPayload({ ...base, financial_status: "paid", total_outstanding: "0.00", updated_at: "2026-11-02T10:00:00Z" }));
+    expect((await getOrder(id)).status).toBe("balance_collected");
+    // the create again, late: still collected
+    await place("orders/create", orderPayload({ ...base, updated_at: "2026-11-01T10:00:00Z" }));
+    expect((await getOrder(id)).status).toBe("balance_collected");
+    await place("orders/fulfilled", orderPayload({ ...base, financial_status: "paid", total_outstanding: "0.00", fulfillment_status: "fulfilled", updated_at: "2026-11-03T10:00:00Z" }));
+    expect((await getOrder(id)).status).toBe("fulfilled");
+
+    const paidInFull = await place("orders/create", orderPayload());
+    expect((await getOrder(paidInFull)).status).toBe("placed");
+    expect((await getOrder(paidInFull)).deposit_paid).toBeNull();
+
+    const refunded = orderPayload();
+    const refundedId = await place("orders/create", refunded);
+    await place("orders/paid", { ...refunded, financial_status: "refunded", updated_at: "2026-11-05T00:00:00Z" });
+    expect((await getOrder(refundedId)).status).toBe("refunded");
+
+    const cancelled = orderPayload();
+    const cancelledId = await place("orders/create", cancelled);
+    await place("orders/cancelled", { ...cancelled, cancelled_at: "2026-11-05T00:00:00Z", financial_status: "refunded", updated_at: "2026-11-05T00:00:00Z" });
+    const cancelledOrder = await getOrder(cancelledId);
+    expect(cancelledOrder).toMatchObject({ status: "cancelled", cancelled_at: "2026-11-05T00:00:00.000Z", cancelled_by: "platform" });
+  });
+});
+
+describe("release, cancel and charge_balance", () => {
+  it("release: 409 while the balance is unpaid unless forced; idempotent; 409 on a cancelled order", async () => {
+    const id = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "40.00" }));
+    const refused = await api(app, "POST", `/preorders/orders/${id}/release`, { key });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ errors: [expect.stringContaining("unpaid balance of 40.00 USD")] });
+    expect((await getOrder(id)).status).toBe("awaiting_balance");
+
+    const forced = await api(app, "POST", `/preorders/orders/${id}/release`, { key, body: { force: true } });
+    expect(forced.status).toBe(202);
+    const released = forced.body as OrderBody;
+    expect(released.status).toBe("released");
+    expect(released.released_at).not.toBeNull();
+    const again = await api(app, "POST", `/preorders/orders/${id}/release`, { key });
+    expect(again.status).toBe(202);
+    expect((again.body as OrderBody).released_at).toBe(released.released_at);
+
+    const paid = await place("orders/create", orderPayload());
+    expect((await api(app, "POST", `/preorders/orders/${paid}/release`, { key })).body).toMatchObject({ status: "released" });
+
+    const cancelled = await place("orders/create", orderPayload());
+    expect((await api(app, "POST", `/preorders/orders/${cancelled}/cancel`, { key })).status).toBe(202);
+    const onCancelled = await api(app, "POST", `/preorders/orders/${cancelled}/release`, { key, body: { force: true } });
+    expect(onCancelled).toMatchObject({ status: 409, body: { errors: [`Preorder order ${cancelled} is already cancelled`] } });
+  });
+
+  it("cancel: cancelled in the app, idempotent, refused once fulfilled", async () => {
+    const payload = orderPayload();
+    const id = await place("orders/create", payload);
+    const first = await api(app, "POST", `/preorders/orders/${id}/cancel`, { key });
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ status: "cancelled", cancelled_by: "app" });
+    const second = await api(app, "POST", `/preorders/orders/${id}/cancel`, { key });
+    expect(second.status).toBe(202);
+    expect((second.body as OrderBody).cancelled_at).toBe((first.body as OrderBody).cancelled_at);
+
+    const shipped = orderPayload({ fulfillment_status: "fulfilled" });
+    const shippedId = await place("orders/fulfilled", shipped);
+    const refused = await api(app, "POST", `/preorders/orders/${shippedId}/cancel`, { key });
+    expect(refused).toMatchObject({ status: 409, body: { errors: [`Preorder order ${shippedId} is already fulfilled`] } });
+    expect((await api(app, "POST", `/preorders/orders/${id}/cancel`, { key, body: { force: true } })).body).toEqual({ errors: ["force is not allowed"] });
+  });
+
+  it("charge_balance: 409 without an outstanding balance or on a cancelled order", async () => {
+    const paid = await place("orders/create", orderPayload());
+    expect(await api(app, "POST", `/preorders/orders/${paid}/charge_balance`, { key })).toMatchObject({
+      status: 409,
+      body: { errors: [`Preorder order ${paid} has no outstanding balance`] },
+    });
+    const owing = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "10.00" }));
+    await api(app, "POST", `/preorders/orders/${owing}/cancel`, { key });
+    expect((await api(app, "POST", `/preorders/orders/${owing}/charge_balance`, { key })).status).toBe(409);
+  });
+
+  it("answers 404 for an unknown, malformed or other shop's order", async () => {
+    const mine = await place("orders/create", orderPayload());
+    const unknown = randomUUID();
+    expect(await api(app, "GET", `/preorders/orders/${unknown}`, { key })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${unknown}`] } });
+    expect(await api(app, "GET", "/preorders/orders/nope", { key })).toMatchObject({ status: 404, body: { errors: ["Preorder order not found: nope"] } });
+    expect(await api(app, "GET", `/preorders/orders/${mine}`, { key: otherKey })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${mine}`] } });
+    for (const action of ["release", "cancel", "charge_balance"]) {
+      expect((await api(app, "POST", `/preorders/orders/${mine}/${action}`, { key: otherKey })).status).toBe(404);
+    }
+    expect((await getOrder(mine)).status).toBe("placed");
+  });
+});
+
+describe("listing", () => {
+  it("filters by status, variant, e-mail, offer and creation time; pages; validates", async () => {
+    const shop = await createShopWithKey(app.pool, "List Shop");
+    const listDomain = "list-orders.platform.local";
+    await app.pool.query("update shops set platform_domain = $2 where id = $1", [shop.shopId, listDomain]);
+    const a = await place("orders/create", orderPayload({ email: "Ann@Example.com", created_at: "2026-10-01T12:00:00Z", lines: [{ variant: 301, plan: 71 }] }), listDomain);
+    const b = await place(
+      "orders/create",
+      orderPayload({ email: "bob@example.com", created_at: "2026-10-02T12:00:00Z", financial_status: "pending", total_outstanding: "100.00", lines: [{ variant: 302, plan: 72 }] }),
+      listDomain,
+    );
+    const c = await place("orders/create", orderPayload({ email: "ann@example.com", created_at: "2026-10-03T12:00:00Z", lines: [{ variant: 301, plan: 72 }] }), listDomain);
+    await linkSellingPlansToOffer(app.pool, shop.shopId, "offer-b", ["72"]);
+    const ids = async (query: string) => {
+      const answer = await api(app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
+      expect(answer.status).toBe(200);
+      return (answer.body as { orders: { id: string }[] }).orders.map((o) => o.id);
+    };
+    expect(await ids("")).toEqual([c, b, a]);
+    expect(await ids("?status=awaiting_balance")).toEqual([b]);
+    expect(await ids("?variant_id=301")).toEqual([c, a]);
+    expect(await ids("?variant_id=gid://platform/ProductVariant/302")).toEqual([b]);
+    expect(await ids("?email=ANN@example.com")).toEqual([c, a]);
+    expect(await ids("?offer_id=offer-b")).toEqual([c, b]);
+    expect(await ids("?created_from=2026-10-02&created_to=2026-10-02")).toEqual([b]);
+    expect(await ids("?created_from=2026-10-02T12:00:01Z")).toEqual([c]);
+    expect(await ids("?per_page=2&page=2")).toEqual([a]);
+    const page = await api(app, "GET", "/preorders/orders?per_page=2", { key: shop.apiKey });
+    expect(page.body).toMatchObject({ total: 3, page: 1, per_page: 2 });
+    expect((await getOrder(c, shop.apiKey)).offer_ids).toEqual(["offer-b"]);
+
+    const bad = await api(app, "GET", "/preorders/orders?status=shipped&per_page=500&created_from=yesterday&colour=red", { key: shop.apiKey });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({
+      errors: expect.arrayContaining([
+        "status must be one of: placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded",
+        "per_page must be at most 250",
+        "created_from must be an ISO 8601 date or timestamp",
+        "colour is not allowed",
+      ]) as unknown,
+    });
+  });
+});
+
+describe("bulk actions", () => {
+  it("refuses more than 1000 order ids with 422", async () => {
+    const ids = Array.from({ length: 1001 }, () => randomUUID());
+    for (const action of ["bulk_release", "bulk_cancel", "bulk_set_tags"]) {
+      const body = action === "bulk_set_tags" ? { order_ids: ids, add: ["x"] } : { order_ids: ids };
+      const answer = await api(app, "POST", `/preorders/orders/${action}`, { key, body });
+      expect(answer).toMatchObject({ status: 422, body: { errors: ["order_ids must contain at most 1000 items"] } });
+    }
+    const noTags = await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [randomUUID()] } });
+    expect(noTags).toMatchObject({ status: 422, body: { errors: ["add is required unless remove is given"] } });
+  });
+
+  it("bulk_release: one job, an outcome per order", async () => {
+    const ready = await place("orders/create", orderPayload());
+    const released = await place("orders/create", orderPayload());
+    await api(app, "POST", `/preorders/orders/${released}/release`, { key });
+    const owing = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "5.00" }));
+    const cancelled = await place("orders/create", orderPayload());
+    await api(app, "POST", `/preorders/orders/${cancelled}/cancel`, { key });
+    const foreign = await place("orders/create", orderPayload(), OTHER_DOMAIN);
+    const unknown = randomUUID();
+    const answer = await api(app, "POST", "/preorders/orders/bulk_release", { key, body: { order_ids: [ready, released, owing, cancelled, foreign, unknown, ready] } });
+    expect(answer.status).toBe(202);
+    const job = await finishedJob(answer.body);
+    expect(job).toMatchObject({ status: "completed", total: 6, processed: 6 });
+    expect(job.result.outcomes).toEqual([
+      { order_id: ready, outcome: "released", reason: null },
+      { order_id: released, outcome: "skipped", reason: "already released" },
+      { order_id: owing, outcome: "refused", reason: expect.stringContaining("unpaid balance") as string },
+      { order_id: cancelled, outcome: "refused", reason: `Preorder order ${cancelled} is already cancelled` },
+      { order_id: foreign, outcome: "refused", reason: `Preorder order not found: ${foreign}` },
+      { order_id: unknown, outcome: "refused", reason: `Preorder order not found: ${unknown}` },
+    ]);
+    expect(job.result.counts).toEqual({ released: 1, skipped: 1, refused: 4 });
+    expect((await getOrder(ready)).status).toBe("released");
+    expect((await getOrder(owing)).status).toBe("awaiting_balance");
+    expect((await getOrder(foreign, otherKey)).status).toBe("placed");
+
+    const forced = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_release", { key, body: { order_ids: [owing], force: true } })).body);
+    expect(forced.result.outcomes).toEqual([{ order_id: owing, outcome: "released", reason: null }]);
+  });
+
+  it("bulk_cancel: one job, an outcome per order", async () => {
+    const live = await place("orders/create", orderPayload());
+    const shipped = await place("orders/fulfilled", orderPayload({ fulfillment_status: "fulfilled" }));
+    const answer = await api(app, "POST", "/preorders/orders/bulk_cancel", { key, body: { order_ids: [live, shipped, live] } });
+    const job = await finishedJob(answer.body);
+    expect(job.result.outcomes).toEqual([
+      { order_id: live, outcome: "cancelled", reason: null },
+      { order_id: shipped, outcome: "refused", reason: `Preorder order ${shipped} is already fulfilled` },
+    ]);
+    const again = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_cancel", { key, body: { order_ids: [live] } })).body);
+    expect(again.result.outcomes).toEqual([{ order_id: live, outcome: "skipped", reason: "already cancelled" }]);
+  });
+});
+
+describe("preorder counts", () => {
+  it("counts units on live preorder lines per variant, live and through the recalculation job", async () => {
+    const shop = await createShopWithKey(app.pool, "Counts Shop");
+    const countsDomain = "counts.platform.local";
+    await app.pool.query("update shops set platform_domain = $2 where id = $1", [shop.shopId, countsDomain]);
+    await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 3 }, { variant: 502, quantity: 1 }, { variant: 503, quantity: 9, plan: null }] }), countsDomain);
+    await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 2 }] }), countsDomain);
+    const gone = await place("orders/create", orderPayload({ lines: [{ variant: 502, quantity: 4 }] }), countsDomain);
+    await api(app, "POST", `/preorders/orders/${gone}/cancel`, { key: shop.apiKey });
+    // another shop's orders of the same variant never count here
+    await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 100 }] }), OTHER_DOMAIN);
+
+    const live = await preorderCountsForVariants(app.pool, shop.shopId, ["501", "gid://platform/ProductVariant/502", 503, "504"]);
+    expect([...live]).toEqual([
+      ["501", 5],
+      ["gid://platform/ProductVariant/502", 1],
+      ["503", 0],
+      ["504", 0],
+    ]);
+    // kept by ingestion and cancellation already
+    const stored = await storedVariantCounts(app.pool, shop.shopId, ["501", "502"]);
+    expect(Object.fromEntries(stored)).toEqual({ "gid://platform/ProductVariant/501": 5, "gid://platform/ProductVariant/502": 1 });
+
+    await app.pool.query("delete from preorder_variant_counts where shop_id = $1", [shop.shopId]);
+    const answer = await api(app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: shop.apiKey, body: { variant_ids: ["501", "502", "503", 504] } });
+    expect(answer.status).toBe(202);
+    const job = await finishedJob(answer.body, shop.apiKey);
+    expect(job).toMatchObject({ status: "completed", result: { variants: 4 } });
+    const recomputed = await storedVariantCounts(app.pool, shop.shopId, ["501", "502", "503", "504"]);
+    expect(Object.fromEntries(recomputed)).toEqual({
+      "gid://platform/ProductVariant/501": 5,
+      "gid://platform/ProductVariant/502": 1,
+      "gid://platform/ProductVariant/503": 0,
+      "gid://platform/ProductVariant/504": 0,
+    });
+    const tooMany = await api(app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", {
+      key: shop.apiKey,
+      body: { variant_ids: Array.from({ length: 5001 }, (_, i) => String(i + 1)) },
+    });
+    expect(tooMany).toMatchObject({ status: 422, body: { errors: ["variant_ids must contain at most 5000 items"] } });
+  });
+});
+
+describe("against the platform emulator", () => {
+  it("an order placed on a selling plan arrives by webhook; charge_balance waits for the platform's payment; bulk_set_tags tags it there", async () => {
+    const client = await platform.clientFor(app.pool, shopId);
+    const variant = emulator.store.variants[0];
+    if (!variant) throw new Error("no seeded variant");
+    const variantGid = `gid://platform/ProductVariant/${variant.id}`;
+    const group = await createSellingPlanGroup(
+      client,
+      {
+        name: "Preorder",
+        merchantCode: "preorder-orders-test",
+        options: ["Preorder"],
+        sellingPlansToCreate: [
+          {
+            name: "Deposit 50%",
+            options: ["Deposit"],
+            category: "PRE_ORDER",
+            billingPolicy: { fixed: { checkoutCharge: { type: "PERCENTAGE", value: { percentage: 50 } }, remainingBalanceChargeTrigger: "EXACT_TIME", remainingBalanceChargeExactTime: "2027-03-01T00:00:00Z" } },
+            deliveryPolicy: { fixed: { fulfillmentTrigger: "ASAP" } },
+          },
+        ],
+      } as never,
+      [variantGid],
+    );
+    const planGid = group.sellingPlans.nodes[0]?.id;
+    if (!planGid) throw new Error("no plan");
+    await linkSellingPlansToOffer(app.pool, shopId, "offer-e2e", [planGid]);
+
+    const created = await fetch(`${emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: [{ variant_id: variant.id, quantity: 2, price: "30.00" }], selling_plan_id: planGid, email: "e2e@example.com", financial_status: "partially_paid" }),
+    });
+    expect(created.status).toBe(201);
+    const { order: platformOrder } = (await created.json()) as { order: { admin_graphql_api_id: string; id: number } };
+    await emulator.webhooksSettled();
+    await processed();
+    const listed = (await api(app, "GET", "/preorders/orders?email=e2e@example.com", { key })).body as { orders: OrderBody[] };
+    const order = listed.orders[0];
+    if (!order) throw new Error("the order did not arrive");
+    expect(order).toMatchObject({ status: "awaiting_balance", total_outstanding: "30.00", offer_ids: ["offer-e2e"] });
+
+    const charge = await api(app, "POST", `/preorders/orders/${order.id}/charge_balance`, { key });
+    expect(charge.status).toBe(202);
+    const chargeJob = await finishedJob(charge.body);
+    expect(chargeJob).toMatchObject({ status: "completed", result: { order_id: order.id, outcome: "requested", status: "awaiting_balance" } });
+    expect((await getOrder(order.id)).balance_collection_requested_at).not.toBeNull();
+
+    const paid = await fetch(`${emulator.origin}/admin/orders/${platformOrder.id}/pay`, { method: "POST" });
+    expect(paid.status).toBe(200);
+    await emulator.webhooksSettled();
+    await processed();
+    expect((await getOrder(order.id)).status).toBe("balance_collected");
+
+    const tag = await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [order.id], add: ["preorder", "wave-1"] } });
+    const tagJob = await finishedJob(tag.body);
+    expect(tagJob.result.outcomes).toEqual([{ order_id: order.id, outcome: "tagged", reason: null }]);
+    expect((await getPlatformOrder(client, platformOrder.admin_graphql_api_id))?.tags).toEqual(expect.arrayContaining(["preorder", "wave-1"]));
+    expect((await getOrder(order.id)).tags).toEqual(["preorder", "wave-1"]);
+    const untag = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [order.id], remove: ["wave-1"] } })).body);
+    expect(untag.result.outcomes).toEqual([{ order_id: order.id, outcome: "tagged", reason: null }]);
+    expect((await getPlatformOrder(client, platformOrder.admin_graphql_api_id))?.tags).toEqual(["preorder"]);
+    const same = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [order.id], add: ["preorder"] } })).body);
+    expect(same.result.outcomes).toEqual([{ order_id: order.id, outcome: "skipped", reason: "tags already as requested" }]);
+  });
+});
