@@ -7,6 +7,7 @@ import { BACK_IN_STOCK_ALERTS_ACTIONS } from "./back_in_stock/alerts/index.ts";
 import { BACK_IN_STOCK_SIGNUPS_ACTIONS } from "./back_in_stock/signups/index.ts";
 import { getTemplate, patchTemplate } from "./back_in_stock/templates.ts";
 import { help } from "./discovery/help.ts";
+import { downloadExport } from "./exports/download.ts";
 import { getJob } from "./jobs/get.ts";
 import { PREORDERS_OFFERS_ACTIONS } from "./preorders/offers/index.ts";
 import { PREORDERS_ORDERS_ACTIONS } from "./preorders/orders/index.ts";
@@ -14,6 +15,7 @@ import { PREORDERS_ORDERS_ACTIONS } from "./preorders/orders/index.ts";
 export const ACTIONS: readonly AnyAction[] = [
   help,
   getJob,
+  downloadExport,
   getLanguages,
   patchLanguages,
   listLocations,

@@ -6,6 +6,7 @@ import type { Log } from "../logger.ts";
 import { type ActionContext, type AnyAction, COST } from "./action.ts";
 import { withTransaction } from "./db.ts";
 import { ApiError, HTTP_STATUS, MESSAGES } from "./errors.ts";
+import { RawResponse } from "./raw-response.ts";
 import { type RateLimitPolicy, authenticateAndCharge, rateLimitHeaders } from "./rate-limit.ts";
 import type { Registry, RouteMatch } from "./registry.ts";
 
@@ -123,7 +124,15 @@ export class Dispatcher {
       action.kind === "read"
         ? await action.handler(context(pool), args)
         : await withTransaction(pool, (client) => action.handler(context(client), args as never));
-    return { status: action.kind === "read" ? 200 : 202, payload };
+    const status = action.kind === "read" ? 200 : 202;
+    if (payload instanceof RawResponse) {
+      // Not JSON: the body goes out as it is, with its own content type.
+      headers["content-type"] = payload.contentType;
+      const disposition = payload.contentDisposition();
+      if (disposition) headers["content-disposition"] = disposition;
+      return { status, payload: payload.body };
+    }
+    return { status, payload };
   }
 
   /** `GET <scope>/help` at any level is the manifest narrowed to that scope. */

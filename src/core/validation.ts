@@ -23,7 +23,10 @@ function isOwnMessage(message: string): boolean {
 function describe(issue: z.core.$ZodIssue): string {
   const field = fieldName(issue.path);
   const input = (issue as { input?: unknown }).input;
-  if (issue.code === "invalid_type" && input === undefined) return `${field} is required`;
+  // An absent field is "required" whatever its schema (a type, an enum, a union), never "must be one of".
+  if (input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value" || issue.code === "invalid_union")) {
+    return `${field} is required`;
+  }
   if (isOwnMessage(issue.message)) return `${field} ${issue.message}`;
   switch (issue.code) {
     case "invalid_type": {

@@ -9,6 +9,7 @@ import type { Log } from "../logger.ts";
 import { llmsTxt, skillMd } from "../docs/llms.ts";
 import { openApiDocument } from "../docs/openapi.ts";
 import { mountMcp } from "./mcp.ts";
+import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
@@ -86,6 +87,8 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     return reply.code(result.status).headers(result.headers).send(result.body);
   };
   if (deps.webhooks) void app.register(webhookRoutes, deps.webhooks);
+  // Signed back-in-stock unsubscribe links (no API key): signed with the same platform secret.
+  if (deps.webhooks) void app.register(unsubscribeRoutes, deps.webhooks);
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
   if (deps.actions) {
     const actions = deps.actions;

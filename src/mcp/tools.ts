@@ -87,6 +87,8 @@ export async function callTool(
     requestId: randomUUID(),
   });
   if (result.status >= 200 && result.status < 300) {
+    // A raw (non-JSON) answer, such as a CSV download, is given as its text.
+    if (Buffer.isBuffer(result.body)) return { content: [{ type: "text", text: result.body.toString("utf8") }] };
     const structured = result.body !== null && typeof result.body === "object" && !Array.isArray(result.body);
     return {
       content: [{ type: "text", text: JSON.stringify(result.body) }],

@@ -1,4 +1,37 @@
 import type { AnyAction } from "../../../core/action.ts";
+import { bulkDeleteSignups } from "./bulk-delete.ts";
+import { copilot } from "./copilot.ts";
+import { createSignup } from "./create.ts";
+import { getSignup, listSignups } from "./list.ts";
+import { listNotifications } from "./notifications.ts";
+import {
+  conversionsReportAction,
+  exportReportAction,
+  notificationsReportAction,
+  productsInDemandReportAction,
+  signupsReportAction,
+  summaryReportAction,
+} from "./reports.ts";
+import { getBackInStockSettings, patchBackInStockSettings } from "./settings.ts";
+import { transferSignup } from "./transfer.ts";
+import { unsubscribeSignupAction } from "./unsubscribe.ts";
 
 /** Actions of this part of the API; the registry lists them from here (src/actions/index.ts). */
-export const BACK_IN_STOCK_SIGNUPS_ACTIONS: readonly AnyAction[] = [];
+export const BACK_IN_STOCK_SIGNUPS_ACTIONS: readonly AnyAction[] = [
+  createSignup,
+  listSignups,
+  getSignup,
+  bulkDeleteSignups,
+  transferSignup,
+  unsubscribeSignupAction,
+  getBackInStockSettings,
+  patchBackInStockSettings,
+  listNotifications,
+  summaryReportAction,
+  signupsReportAction,
+  notificationsReportAction,
+  conversionsReportAction,
+  productsInDemandReportAction,
+  exportReportAction,
+  copilot,
+];

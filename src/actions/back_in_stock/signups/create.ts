@@ -1,0 +1,124 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import type { Db } from "../../../core/db.ts";
+import { ApiError } from "../../../core/errors.ts";
+import { locale } from "../../../core/schemas.ts";
+import { DEFAULT_STAGE_ENABLED } from "../default-templates.ts";
+import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "./model.ts";
+import { loadBackInStockSettings } from "./settings-store.ts";
+
+/** graphile-worker task that adds the shop's customer tag on the platform (tasks/back_in_stock/tag_customer.ts). */
+export const TAG_CUSTOMER_TASK = "bis_tag_customer";
+/** graphile-worker task that sends the signup_thank_you stage; implemented by the alert pipeline. */
+export const SEND_THANK_YOU_TASK = "bis_send_thank_you";
+
+export const E164 = /^\+[1-9]\d{1,14}$/;
+
+const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
+// Separators people type are dropped before the E.164 check: "+1 (555) 010-9999" is +15550109999.
+const phone = z
+  .string()
+  .transform((v) => v.replace(/[\s().-]/g, ""))
+  .pipe(z.string().regex(E164, "must be an E.164 phone number such as +15550109999"));
+
+const input = z.strictObject({
+  variant_id: variantIdSchema,
+  channel: z.enum(SIGNUP_CHANNELS),
+  email: email.optional().describe("Required for channel email; stored lower-cased"),
+  phone: phone.optional().describe("Required for channel sms; E.164"),
+  locale: locale.optional().describe("Language of the messages; default the shop's default_locale"),
+  consent: z.boolean().optional().describe("The customer agreed to be contacted; required (true) when compliance.opt_in_required is on"),
+  first_name: z.string().trim().max(100).optional(),
+  customer_id: customerIdSchema.optional().describe("The platform customer, when known: tagged when tagging is on"),
+});
+
+/** Queues a graphile-worker job on the write's transaction, coalesced per signup. */
+async function queueSignupTask(db: Db, task: string, signupId: string): Promise<void> {
+  await db.query("select graphile_worker.add_job($1, json_build_object('signup_id', $2::uuid), max_attempts := 10, job_key := $1 || ':' || $2)", [
+    task,
+    signupId,
+  ]);
+}
+
+async function stageEnabled(db: Db, shopId: string, stage: "signup_thank_you"): Promise<boolean> {
+  const { rows } = await db.query<{ enabled: boolean }>("select enabled from bis_stage_settings where shop_id = $1 and stage = $2", [shopId, stage]);
+  return rows[0]?.enabled ?? DEFAULT_STAGE_ENABLED[stage];
+}
+
+export const createSignup = defineAction({
+  name: "back_in_stock.signups.create",
+  method: "POST",
+  path: "/back_in_stock/signups",
+  description:
+    "Signs a customer up for a variant's back-in-stock alert. variant_id: the numeric id or the gid; it must be a mirrored variant of this shop (422 `variant_id must be a variant of this shop`); the gid is stored. channel: email (needs email, validated and lower-cased) or sms (needs phone in E.164, +[1-9] and up to 15 digits; spaces, dots, dashes and brackets are dropped first); the channel must be on in the settings. locale defaults to the shop's default_locale. consent must be true when compliance.opt_in_required is on. " +
+    "The same shop, variant, channel and contact is the same signup: a repeat answers that signup (no duplicate), filling in first_name, customer_id and locale when given and recording consent: true; a repeat with consent: true resumes an unsubscribed signup (status waiting, or notified/converted if it had already been alerted or bought: each stage is sent at most once, ever); without consent it stays unsubscribed. " +
+    "A new or resumed signup queues, in the same transaction, the customer tag on the platform (when tagging is on and customer_id is known) and the signup_thank_you message (when that stage is enabled). Answers 202 with the signup.",
+  kind: "write",
+  input,
+  async handler(ctx, { input: body }) {
+    const settings = await loadBackInStockSettings(ctx.db, ctx.shopId);
+    const problems: string[] = [];
+    const variant = await findVariant(ctx.db, ctx.shopId, body.variant_id);
+    if (!variant) problems.push(VARIANT_NOT_IN_SHOP);
+    if (!settings.channels[body.channel].enabled) problems.push(`channel ${body.channel} is turned off in this shop's back-in-stock settings`);
+    const [field, other] = body.channel === "email" ? (["email", "phone"] as const) : (["phone", "email"] as const);
+    if (body[field] === undefined) problems.push(`${field} is required`);
+    if (body[other] !== undefined) problems.push(`${other} is not allowed with channel ${body.channel}`);
+    if (settings.compliance.opt_in_required && body.consent !== true) problems.push("consent must be true");
+    const contact = body[field];
+    if (problems.length > 0 || !variant || contact === undefined) throw new ApiError("UNPROCESSABLE", problems);
+
+    const { rows: shops } = await ctx.db.query<{ default_locale: string }>("select default_locale from shops where id = $1", [ctx.shopId]);
+    const signupLocale = body.locale ?? shops[0]?.default_locale ?? "en";
+    const key = [ctx.shopId, variant.id, body.channel, contact];
+
+    let row: SignupRow | undefined;
+    let fresh = false;
+    let resumed = false;
+    let customerAdded = false;
+    for (let attempt = 0; !row && attempt < 2; attempt++) {
+      const { rows: existing } = await ctx.db.query<SignupRow>(
+        "select * from bis_signups where shop_id = $1 and variant_id = $2 and channel = $3 and contact = $4 for update",
+        key,
+      );
+      const current = existing[0];
+      if (current) {
+        resumed = current.status === "unsubscribed" && body.consent === true;
+        customerAdded = current.customer_id === null && body.customer_id !== undefined;
+        const { rows } = await ctx.db.query<SignupRow>(
+          `update bis_signups set
+             first_name = coalesce($2, first_name), customer_id = coalesce($3, customer_id), locale = coalesce($4, locale),
+             consent = consent or $5,
+             status = case when $6 then (case when converted_at is not null then 'converted'
+                                              when notified_at is not null then 'notified' else 'waiting' end)
+                      else status end,
+             unsubscribed_at = case when $6 then null else unsubscribed_at end,
+             updated_at = now()
+           where id = $1 returning *`,
+          [current.id, body.first_name ?? null, body.customer_id ?? null, body.locale ?? null, body.consent === true, resumed],
+        );
+        row = rows[0];
+      } else {
+        // A concurrent first signup for the same contact wins the unique key; the next pass then finds it.
+        const { rows } = await ctx.db.query<SignupRow>(
+          `insert into bis_signups (shop_id, variant_id, product_id, channel, contact, locale, consent, customer_id, first_name)
+           values ($1, $2, $5, $3, $4, $6, $7, $8, $9)
+           on conflict (shop_id, variant_id, channel, contact) do nothing
+           returning *`,
+          [...key, variant.product_id, signupLocale, body.consent ?? false, body.customer_id ?? null, body.first_name ?? null],
+        );
+        row = rows[0];
+        fresh = row !== undefined;
+      }
+    }
+    if (!row) throw new Error("signup upsert returned no row");
+
+    if ((fresh || resumed || customerAdded) && settings.tagging.enabled && row.customer_id && row.status !== "unsubscribed") {
+      await queueSignupTask(ctx.db, TAG_CUSTOMER_TASK, row.id);
+    }
+    if ((fresh || resumed) && (await stageEnabled(ctx.db, ctx.shopId, "signup_thank_you"))) {
+      await queueSignupTask(ctx.db, SEND_THANK_YOU_TASK, row.id);
+    }
+    return presentSignup(row);
+  },
+});

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { defineAction } from "../../core/action.ts";
+import { notFound } from "../../core/errors.ts";
+import { RawResponse } from "../../core/raw-response.ts";
+import { loadExport } from "../../exports/store.ts";
+
+export const downloadExport = defineAction({
+  name: "exports.download",
+  method: "GET",
+  path: "/exports/{export_id}",
+  description:
+    "Downloads a file produced by an export job (a report's CSV, for example), as the file itself with its content type (text/csv) and an attachment filename, not JSON. The export job's result carries the path (download_path). Only the shop that ran the export can download it; a file goes away with its job after the job retention period.",
+  kind: "read",
+  params: z.object({ export_id: z.string() }),
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    const file = await loadExport(ctx.db, ctx.shopId, params.export_id);
+    if (!file) throw notFound("Export", params.export_id);
+    return new RawResponse(file.bytes, file.content_type, file.filename);
+  },
+});

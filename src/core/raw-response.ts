@@ -1,0 +1,23 @@
+/**
+ * What an action returns to answer something other than JSON (a CSV download, say). The
+ * dispatcher sends `body` as it is with `contentType`, and an attachment `filename` when given;
+ * transports that only carry text (MCP) get the body as UTF-8 text.
+ */
+export class RawResponse {
+  readonly body: Buffer;
+  readonly contentType: string;
+  readonly filename: string | undefined;
+
+  constructor(body: Buffer | string, contentType: string, filename?: string) {
+    this.body = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+    this.contentType = contentType;
+    this.filename = filename;
+  }
+
+  /** Content-Disposition for the filename: a plain ASCII fallback and the RFC 5987 form. */
+  contentDisposition(): string | undefined {
+    if (this.filename === undefined) return undefined;
+    const ascii = this.filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+    return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(this.filename)}`;
+  }
+}

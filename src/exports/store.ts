@@ -1,0 +1,108 @@
+import { stringify } from "csv-stringify/sync";
+import type { Db } from "../core/db.ts";
+import { V2_BASE_PATH } from "../core/manifest.ts";
+
+/**
+ * Export files of any area, stored in PostgreSQL (`exports`) so every web process can serve
+ * them through `GET /exports/{export_id}`. An export belongs to one shop and, usually, to the
+ * job that produced it; the jobs retention prune removes it with its job.
+ */
+
+export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
+
+export interface ExportInfo {
+  id: string;
+  shop_id: string;
+  job_id: string | null;
+  filename: string;
+  content_type: string;
+  byte_size: number;
+  created_at: Date;
+  /** Relative to the host: `/api/v2/external/exports/{id}`. */
+  download_path: string;
+}
+
+export interface ExportFile extends ExportInfo {
+  bytes: Buffer;
+}
+
+export interface SaveExportOptions {
+  shopId: string;
+  /** The producing job; a retry of that job replaces its file of the same name. */
+  jobId?: string | null;
+  filename: string;
+  contentType: string;
+  body: Buffer | string;
+}
+
+/** The v2 path that downloads an export (what an export job puts in its result). */
+export function exportDownloadPath(exportId: string): string {
+  return `${V2_BASE_PATH}/exports/${exportId}`;
+}
+
+interface ExportRow {
+  id: string;
+  shop_id: string;
+  job_id: string | null;
+  filename: string;
+  content_type: string;
+  byte_size: number;
+  created_at: Date;
+}
+
+function info(row: ExportRow): ExportInfo {
+  return { ...row, download_path: exportDownloadPath(row.id) };
+}
+
+/** Stores a file; for a job, a second save of the same filename replaces the first. */
+export async function saveExport(db: Db, options: SaveExportOptions): Promise<ExportInfo> {
+  const bytes = typeof options.body === "string" ? Buffer.from(options.body, "utf8") : options.body;
+  const { rows } = await db.query<ExportRow>(
+    `insert into exports (shop_id, job_id, filename, content_type, bytes) values ($1, $2, $3, $4, $5)
+     on conflict (job_id, filename) where job_id is not null
+       do update set content_type = excluded.content_type, bytes = excluded.bytes, created_at = now()
+     returning id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at`,
+    [options.shopId, options.jobId ?? null, options.filename, options.contentType, bytes],
+  );
+  const row = rows[0];
+  if (!row) throw new Error("export insert returned no row");
+  return info(row);
+}
+
+export interface CsvExportOptions {
+  shopId: string;
+  jobId?: string | null;
+  filename: string;
+  /** Header names, in order; each row is read by these keys. */
+  columns: readonly string[];
+  rows: readonly Record<string, unknown>[];
+}
+
+function csvCell(value: unknown): string | number | boolean | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+  return JSON.stringify(value);
+}
+
+/** Writes rows as CSV (csv-stringify, a header line, RFC 4180 quoting) and stores it. */
+export async function saveCsvExport(db: Db, options: CsvExportOptions): Promise<ExportInfo & { rows: number }> {
+  const csv = stringify(
+    options.rows.map((row) => options.columns.map((column) => csvCell(row[column]))),
+    { header: true, columns: [...options.columns], cast: { boolean: (v) => (v ? "true" : "false") } },
+  );
+  const saved = await saveExport(db, { shopId: options.shopId, jobId: options.jobId, filename: options.filename, contentType: CSV_CONTENT_TYPE, body: csv });
+  return { ...saved, rows: options.rows.length };
+}
+
+/** The file with its bytes, or undefined when the id is unknown, malformed or of another shop. */
+export async function loadExport(db: Db, shopId: string, exportId: string): Promise<ExportFile | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(exportId)) return undefined;
+  const { rows } = await db.query<ExportRow & { bytes: Buffer }>(
+    `select id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at, bytes
+     from exports where id = $1 and shop_id = $2`,
+    [exportId, shopId],
+  );
+  const row = rows[0];
+  return row ? { ...info(row), bytes: row.bytes } : undefined;
+}
