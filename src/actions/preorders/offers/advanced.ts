@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { type AnyAction, defineAction } from "../../../core/action.ts";
+import { conflict } from "../../../core/errors.ts";
+import { LIMITS, type OfferState, changeGroup, defineGroup, groupAction, groupGetAction, groupPatchAction, groupPath, label, markOfferChanged, offerParams, presentGroup } from "./model.ts";
+import { disableDeposits } from "./payments.ts";
+import { shippingGroup } from "./shipping.ts";
+
+export const BUTTON_TEXT_STATES = ["before_launch", "after_launch", "out_of_stock"] as const;
+
+/** Platform selling plan attachment, custom CSS, and the button's text per display state. */
+export const advancedSchema = z.strictObject({
+  // true: the offer is a selling plan group on the platform (deposits and partial payments need it)
+  use_platform_selling_plan: z.boolean().default(true),
+  custom_css: z.string().max(LIMITS.css).default(""),
+  // null: the button shows widget.button.text in that state
+  button_text_overrides: z
+    .strictObject({
+      before_launch: label.min(1).nullable().default(null),
+      after_launch: label.min(1).nullable().default(null),
+      out_of_stock: label.min(1).nullable().default(null),
+    })
+    .prefault({}),
+});
+
+export type Advanced = z.output<typeof advancedSchema>;
+
+function splitIsOrders(offer: OfferState): boolean {
+  return offer.get(shippingGroup).fulfillment.split.type === "orders";
+}
+
+export const advancedGroup = defineGroup({
+  key: "advanced",
+  schema: advancedSchema,
+  normalize(next, _patch, offer) {
+    // Without the platform's selling plan there are no deposits or partial payments.
+    if (!next.use_platform_selling_plan) disableDeposits(offer);
+    return [];
+  },
+  rules(value, env) {
+    if (value.use_platform_selling_plan && splitIsOrders(env.offer)) {
+      return ["use_platform_selling_plan cannot be true while shipping.fulfillment.split.type is orders; turn that split off first"];
+    }
+    return [];
+  },
+});
+
+/** Turns the platform selling plan off (split into orders needs that), with what depends on it. */
+export function detachPlatformSellingPlan(offer: OfferState): void {
+  offer.modify(advancedGroup, (value) => {
+    value.use_platform_selling_plan = false;
+  });
+  disableDeposits(offer);
+}
+
+export const attachToPlatformSellingPlan = defineAction({
+  name: "preorders.offers.advanced.attach_to_platform_selling_plan",
+  method: "POST",
+  path: groupPath("advanced", "attach_to_platform_selling_plan"),
+  description:
+    "Re-attaches the offer to a platform selling plan group (advanced.use_platform_selling_plan true) and resumes its sync to the platform (sync.status pending), also when already attached. 409 while shipping fulfillment.split.type is orders: turn that split setting off first. Answers the advanced group.",
+  kind: "write",
+  params: offerParams,
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    const { offer, value, changed } = await changeGroup(ctx, params.id, advancedGroup, {
+      mode: "action",
+      action: "advanced/attach_to_platform_selling_plan",
+      precheck(o) {
+        if (splitIsOrders(o)) {
+          throw conflict(
+            "attach_to_platform_selling_plan refused: shipping fulfillment.split.type is orders; turn that split setting off first",
+          );
+        }
+      },
+      patch: () => ({ use_platform_selling_plan: true }),
+    });
+    if (!changed) await markOfferChanged(ctx.db, ctx.shopId, params.id);
+    return presentGroup(advancedGroup, value, offer.row);
+  },
+});
+
+export const ADVANCED_ACTIONS: readonly AnyAction[] = [
+  groupGetAction(
+    advancedGroup,
+    "The offer's advanced settings: use_platform_selling_plan, custom_css, and button_text_overrides (the button's text per display state before_launch, after_launch, out_of_stock; null uses widget.button.text).",
+  ),
+  groupPatchAction(
+    advancedGroup,
+    "Changes advanced settings: use_platform_selling_plan (false detaches the offer from its platform selling plan group and turns the deposit payment option off; true is refused while shipping fulfillment.split.type is orders), custom_css (at most 20000 characters), button_text_overrides.",
+  ),
+  groupAction(advancedGroup, {
+    action: "set_button_text_override",
+    description:
+      "Replaces the button's text for one display state: state is before_launch, after_launch or out_of_stock; text is required. Answers the advanced group.",
+    input: z.strictObject({ state: z.enum(BUTTON_TEXT_STATES), text: label.min(1) }),
+    patch: (input) => ({ button_text_overrides: { [input.state]: input.text } }),
+  }),
+  attachToPlatformSellingPlan,
+];

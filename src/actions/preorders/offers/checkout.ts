@@ -1,0 +1,76 @@
+import { z } from "zod";
+import type { AnyAction } from "../../../core/action.ts";
+import { LIMITS, defineGroup, groupAction, groupGetAction, groupPatchAction, longText, platformTag } from "./model.ts";
+
+const tags = z.array(platformTag).max(LIMITS.tags);
+
+/** Checkout behaviour: terms to acknowledge, whether preorder and in-stock items can share a cart, and the tags given to orders. */
+export const checkoutSchema = z.strictObject({
+  terms: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      text: longText.default("I understand that this item is a preorder and ships later than items in stock."),
+      disable_button_until_acknowledged: z.boolean().default(false),
+    })
+    .prefault({}),
+  mixed_cart: z
+    .strictObject({
+      allowed: z.boolean().default(true),
+      error_message: longText.default("Preorder items must be checked out separately from items in stock."),
+    })
+    .prefault({}),
+  order_tags: z.strictObject({ tags: tags.default(() => ["preorder"]) }).prefault({}),
+});
+
+export type Checkout = z.output<typeof checkoutSchema>;
+
+export const checkoutGroup = defineGroup({
+  key: "checkout",
+  schema: checkoutSchema,
+  normalize(next) {
+    next.order_tags.tags = [...new Set(next.order_tags.tags)];
+    return [];
+  },
+  rules(value) {
+    const violations: string[] = [];
+    if (value.terms.disable_button_until_acknowledged && !value.terms.enabled) {
+      violations.push("terms.disable_button_until_acknowledged cannot be true while terms.enabled is false");
+    }
+    if (value.terms.enabled && value.terms.text.trim() === "") violations.push("terms.text must not be empty while terms.enabled is true");
+    if (!value.mixed_cart.allowed && value.mixed_cart.error_message.trim() === "") {
+      violations.push("mixed_cart.error_message must not be empty while mixed_cart.allowed is false");
+    }
+    return violations;
+  },
+});
+
+export const CHECKOUT_ACTIONS: readonly AnyAction[] = [
+  groupGetAction(
+    checkoutGroup,
+    "The offer's checkout settings: terms (enabled, text, disable_button_until_acknowledged), mixed_cart (allowed, error_message) and order_tags (tags).",
+  ),
+  groupPatchAction(
+    checkoutGroup,
+    "Changes checkout settings: terms, mixed_cart, order_tags. terms.disable_button_until_acknowledged needs terms.enabled; enabled terms need a text; a blocked mixed cart needs an error_message. Tags: at most 250, each at most 40 characters without commas (duplicates dropped).",
+  ),
+  groupAction(checkoutGroup, {
+    action: "set_mixed_cart_error_message",
+    description: "Sets the message shown when a blocked mixed cart (preorder and in-stock items) reaches checkout (mixed_cart.error_message). Answers the checkout group.",
+    input: z.strictObject({ message: longText.min(1) }),
+    patch: (input) => ({ mixed_cart: { error_message: input.message } }),
+  }),
+  groupAction(checkoutGroup, {
+    action: "set_terms_text",
+    description: "Sets the terms text shown next to the acceptance checkbox (terms.text). Answers the checkout group.",
+    input: z.strictObject({ text: longText.min(1) }),
+    patch: (input) => ({ terms: { text: input.text } }),
+  }),
+  groupAction(checkoutGroup, {
+    action: "set_order_tags",
+    description:
+      "Replaces the whole set of tags applied to orders containing this offer (order_tags.tags; at most 250, each at most 40 characters without commas; [] for none). Answers the checkout group.",
+    input: z.strictObject({ tags }),
+    patch: (input) => ({ order_tags: { tags: input.tags } }),
+  }),
+];
+

@@ -1,0 +1,359 @@
+import { z } from "zod";
+import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
+import type { Db } from "../../../core/db.ts";
+import { ApiError, notFound } from "../../../core/errors.ts";
+import { V2_BASE_PATH } from "../../../core/manifest.ts";
+import { advancedGroup } from "./advanced.ts";
+import { checkoutGroup } from "./checkout.ts";
+import { countdownGroup } from "./countdown.ts";
+import { isPlainObject } from "./deep.ts";
+import { integrationsGroup } from "./integrations.ts";
+import { inventoryGroup } from "./inventory.ts";
+import { limitsGroup } from "./limits.ts";
+import { marketsGroup } from "./markets.ts";
+import {
+  type AnyGroup,
+  type GroupKey,
+  OFFERS_PATH,
+  OFFER_COLUMNS,
+  OFFER_RESOURCE,
+  OFFER_STATUSES,
+  type OfferRow,
+  OfferState,
+  type OfferStatus,
+  applyGroupPatch,
+  findOffer,
+  label,
+  markOfferChanged,
+  offerParams,
+  presentGroup,
+  saveSettings,
+} from "./model.ts";
+import { paymentsGroup } from "./payments.ts";
+import {
+  type ResolvedVariant,
+  type VariantStats,
+  addOfferVariants,
+  collectionExists,
+  presentProducts,
+  resolveVariants,
+  variantRefs,
+  variantStats,
+} from "./products.ts";
+import { shippingGroup } from "./shipping.ts";
+import { translationsGroup } from "./translations.ts";
+import { widgetGroup } from "./widget.ts";
+
+/** The twelve capability groups minus products (columns, see products.ts), in the spec's order. */
+export const OFFER_GROUPS: readonly AnyGroup[] = [
+  widgetGroup,
+  shippingGroup,
+  paymentsGroup,
+  limitsGroup,
+  checkoutGroup,
+  inventoryGroup,
+  marketsGroup,
+  countdownGroup,
+  integrationsGroup,
+  translationsGroup,
+  advancedGroup,
+];
+
+const variantsUrl = (id: string): string => `${V2_BASE_PATH}${OFFERS_PATH}/${id}/variants`;
+
+/** The full offer, in the shape of the spec's Resources table (plus sync state and the groups' own extra fields). */
+export function presentOffer(row: OfferRow, stats: VariantStats | undefined): Record<string, unknown> {
+  const offer = new OfferState(row);
+  const groups = Object.fromEntries(OFFER_GROUPS.map((group) => [group.key, presentGroup(group, offer.get(group), row)])) as Record<GroupKey, unknown>;
+  return {
+    id: row.id,
+    name: row.name,
+    internal_name: row.internal_name,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    variants: { count: stats?.count ?? 0, url: variantsUrl(row.id) },
+    products: presentProducts(row, stats),
+    widget: groups.widget,
+    shipping: groups.shipping,
+    payments: groups.payments,
+    limits: groups.limits,
+    checkout: groups.checkout,
+    inventory: groups.inventory,
+    markets: groups.markets,
+    countdown: groups.countdown,
+    integrations: groups.integrations,
+    translations: groups.translations,
+    advanced: groups.advanced,
+    sync: {
+      status: row.sync_status,
+      last_error: row.sync_last_error,
+      platform_selling_plan_group_id: row.platform_selling_plan_group_id,
+    },
+  };
+}
+
+/** The offer as committed (or read), for an answer. */
+export async function loadOfferView(db: Db, shopId: string, id: string): Promise<Record<string, unknown>> {
+  const row = await findOffer(db, shopId, id);
+  return presentOffer(row, (await variantStats(db, [row.id])).get(row.id));
+}
+
+// ---- create ----
+
+const productsCreateInput = z
+  .strictObject({
+    source: z.enum(["all", "custom", "collection"]).optional(),
+    variant_ids: variantRefs.optional(),
+    collection_id: z.string().min(1).max(255).optional(),
+    exclusion_tag: label.min(1).nullable().optional(),
+    excluded_variant_ids: z.array(z.string().min(1).max(200)).max(1000).optional(),
+  })
+  .superRefine((value, ctx) => {
+    const source = value.source ?? "custom";
+    if (source === "collection" && value.collection_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["collection_id"], message: "is required when source is collection" });
+    }
+    if (source !== "collection" && value.collection_id !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["collection_id"], message: "is not allowed unless source is collection" });
+    }
+    if (source !== "custom" && value.variant_ids !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["variant_ids"], message: "is not allowed unless source is custom" });
+    }
+  });
+
+export type ProductsCreate = z.output<typeof productsCreateInput>;
+
+const createInput = z.strictObject({
+  name: label.min(1),
+  internal_name: label.optional(),
+  products: productsCreateInput.optional(),
+  ...(Object.fromEntries(OFFER_GROUPS.map((group) => [group.key, group.patch.optional()])) as Record<GroupKey, z.ZodOptional<z.ZodType<Record<string, unknown>>>>),
+});
+
+export interface CreateOfferSpec {
+  name: string;
+  internal_name?: string | undefined;
+  status?: OfferStatus;
+  products?: ProductsCreate | undefined;
+  /** Each group's deep partial, applied over the defaults and checked like a PATCH. */
+  groups: Partial<Record<GroupKey, unknown>>;
+}
+
+/**
+ * Creates an offer in the write's transaction: every group's rules run on the defaults merged with
+ * what was given (422 with `<group>.<field>` messages, nothing written). Returns the new row.
+ */
+export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Promise<OfferRow> {
+  const products = spec.products ?? {};
+  const violations: string[] = [];
+  let variants: ResolvedVariant[] = [];
+  try {
+    variants = await resolveVariants(ctx.db, ctx.shopId, products.variant_ids ?? [], "products.variant_ids");
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    violations.push(...error.messages);
+  }
+  if (products.collection_id !== undefined && !(await collectionExists(ctx.db, ctx.shopId, products.collection_id))) {
+    violations.push("products.collection_id must be a collection of this shop");
+  }
+  const { rows } = await ctx.db.query<OfferRow>(
+    `insert into preorder_offers (shop_id, name, internal_name, status, products_source, products_collection_id,
+                                  products_exclusion_tag, products_excluded_variant_ids)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     returning ${OFFER_COLUMNS}`,
+    [
+      ctx.shopId,
+      spec.name,
+      spec.internal_name ?? spec.name,
+      spec.status ?? "draft",
+      products.source ?? "custom",
+      products.collection_id ?? null,
+      products.exclusion_tag ?? null,
+      [...new Set(products.excluded_variant_ids ?? [])],
+    ],
+  );
+  const row = rows[0];
+  if (!row) throw new Error("offer insert returned no row");
+  const offer = new OfferState(row);
+  // Translations start from the shop's default locale.
+  const translations = spec.groups.translations;
+  if (!isPlainObject(translations) || translations.default_locale === undefined) {
+    const { rows: shop } = await ctx.db.query<{ default_locale: string }>("select default_locale from shops where id = $1", [ctx.shopId]);
+    if (shop[0]) offer.modify(translationsGroup, (value) => void (value.default_locale = shop[0]?.default_locale ?? value.default_locale));
+  }
+  for (const group of OFFER_GROUPS) {
+    const found = await applyGroupPatch(offer, group, spec.groups[group.key] ?? {}, { db: ctx.db, shopId: ctx.shopId });
+    violations.push(...found.map((v) => `${group.key}.${v}`));
+  }
+  if (violations.length > 0) throw new ApiError("UNPROCESSABLE", violations);
+  await saveSettings(ctx.db, offer);
+  await addOfferVariants(ctx.db, ctx.shopId, row.id, variants);
+  await markOfferChanged(ctx.db, ctx.shopId, row.id);
+  return findOffer(ctx.db, ctx.shopId, row.id);
+}
+
+const OFFER_SHAPE =
+  "id, name, internal_name, status (draft, active, disabled), created_at, updated_at, variants (count, url of the variant list), products, widget, shipping, payments, limits, checkout, inventory, markets, countdown, integrations, translations, advanced, and sync (status pending, synced or failed; last_error; platform_selling_plan_group_id)";
+
+export const createOfferAction = defineAction({
+  name: "preorders.offers.create",
+  method: "POST",
+  path: OFFERS_PATH,
+  description: `Creates a preorder offer (status draft; enable it with POST /preorders/offers/{id}/enable). Body: name (required), internal_name (defaults to name), products (source all, custom or collection; variant_ids for custom; collection_id for collection; exclusion_tag, excluded_variant_ids), and any capability group's deep-partial settings as its PATCH takes them (widget, shipping, payments, ...), checked by the same rules. Not idempotent. Answers the full offer: ${OFFER_SHAPE}.`,
+  kind: "write",
+  input: createInput,
+  async handler(ctx, { input }) {
+    const { name, internal_name, products, ...groups } = input;
+    const row = await createOffer(ctx, { name, internal_name, products, groups });
+    return presentOffer(row, (await variantStats(ctx.db, [row.id])).get(row.id));
+  },
+});
+
+// ---- list, get, rename, delete ----
+
+const queryInt = (min: number, max: number) =>
+  z
+    .string({ error: "must be an integer" })
+    .regex(/^\d{1,9}$/, "must be an integer")
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
+export const MAX_PER_PAGE = 250;
+
+export const listOffersAction = defineAction({
+  name: "preorders.offers.list",
+  method: "GET",
+  path: OFFERS_PATH,
+  description: `The shop's offers, newest first, paged: page (from 1), per_page (1 to ${MAX_PER_PAGE}, default 50), status (draft, active or disabled). Answers { offers: [full offer, ...], page, per_page, total }. Deleted offers are not listed.`,
+  kind: "read",
+  input: z.strictObject({
+    page: queryInt(1, 1_000_000).optional(),
+    per_page: queryInt(1, MAX_PER_PAGE).optional(),
+    status: z.enum(OFFER_STATUSES).optional(),
+  }),
+  async handler(ctx, { input }) {
+    const page = input.page ?? 1;
+    const perPage = input.per_page ?? 50;
+    const status = input.status ?? null;
+    const { rows } = await ctx.db.query<OfferRow & { total: number }>(
+      `select ${OFFER_COLUMNS}, (count(*) over ())::int as total from preorder_offers
+       where shop_id = $1 and deleted_at is null and ($2::text is null or status = $2)
+       order by created_at desc, id desc
+       limit $3 offset $4`,
+      [ctx.shopId, status, perPage, (page - 1) * perPage],
+    );
+    let total = rows[0]?.total;
+    if (total === undefined) {
+      const counted = await ctx.db.query<{ total: number }>(
+        "select count(*)::int as total from preorder_offers where shop_id = $1 and deleted_at is null and ($2::text is null or status = $2)",
+        [ctx.shopId, status],
+      );
+      total = counted.rows[0]?.total ?? 0;
+    }
+    const stats = await variantStats(ctx.db, rows.map((r) => r.id));
+    return {
+      offers: rows.map(({ total: _total, ...row }) => presentOffer(row, stats.get(row.id))),
+      page,
+      per_page: perPage,
+      total,
+    };
+  },
+});
+
+export const getOfferAction = defineAction({
+  name: "preorders.offers.get",
+  method: "GET",
+  path: `${OFFERS_PATH}/{id}`,
+  description: `One offer in full: ${OFFER_SHAPE}. 404 for a deleted offer or another shop's.`,
+  kind: "read",
+  params: offerParams,
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    return loadOfferView(ctx.db, ctx.shopId, params.id);
+  },
+});
+
+export const updateOfferAction = defineAction({
+  name: "preorders.offers.update",
+  method: "PATCH",
+  path: `${OFFERS_PATH}/{id}`,
+  description:
+    "Renames an offer: name (shown to customers), internal_name (for the merchant). Settings are edited per capability (PATCH /preorders/offers/{id}/<capability>), status by enable and disable. Answers the full offer.",
+  kind: "write",
+  params: offerParams,
+  input: z.strictObject({ name: label.min(1).optional(), internal_name: label.optional() }),
+  async handler(ctx, { params, input }) {
+    const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
+    const name = input.name ?? row.name;
+    const internalName = input.internal_name ?? row.internal_name;
+    if (name !== row.name || internalName !== row.internal_name) {
+      await ctx.db.query("update preorder_offers set name = $3, internal_name = $4 where shop_id = $1 and id = $2", [ctx.shopId, row.id, name, internalName]);
+      await markOfferChanged(ctx.db, ctx.shopId, row.id);
+    }
+    return loadOfferView(ctx.db, ctx.shopId, row.id);
+  },
+});
+
+export const deleteOfferAction = defineAction({
+  name: "preorders.offers.delete",
+  method: "DELETE",
+  path: `${OFFERS_PATH}/{id}`,
+  description:
+    "Deletes an offer (soft: kept for orders and reports, removed from the platform by its sync). Afterwards every offer path answers 404 for it. Answers { id, deleted_at }.",
+  kind: "write",
+  params: offerParams,
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
+    const { rows } = await ctx.db.query<{ deleted_at: Date }>(
+      "update preorder_offers set deleted_at = now() where shop_id = $1 and id = $2 and deleted_at is null returning deleted_at",
+      [ctx.shopId, row.id],
+    );
+    const deleted = rows[0];
+    if (!deleted) throw notFound(OFFER_RESOURCE, params.id);
+    await markOfferChanged(ctx.db, ctx.shopId, row.id);
+    return { id: row.id, deleted_at: deleted.deleted_at.toISOString() };
+  },
+});
+
+// ---- lifecycle ----
+
+function lifecycleAction(action: "enable" | "disable", target: OfferStatus, description: string): AnyAction {
+  return defineAction({
+    name: `preorders.offers.${action}`,
+    method: "POST",
+    path: `${OFFERS_PATH}/{id}/${action}`,
+    description,
+    kind: "write",
+    params: offerParams,
+    input: z.strictObject({}),
+    async handler(ctx, { params }) {
+      const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
+      // Idempotent: an offer already in the target state is answered as it is, untouched.
+      if (row.status !== target) {
+        await ctx.db.query("update preorder_offers set status = $3 where shop_id = $1 and id = $2", [ctx.shopId, row.id, target]);
+        await markOfferChanged(ctx.db, ctx.shopId, row.id);
+      }
+      return loadOfferView(ctx.db, ctx.shopId, row.id);
+    },
+  });
+}
+
+export const OFFER_ACTIONS: readonly AnyAction[] = [
+  createOfferAction,
+  listOffersAction,
+  getOfferAction,
+  updateOfferAction,
+  deleteOfferAction,
+  lifecycleAction(
+    "enable",
+    "active",
+    "Enables the offer (status active): its preorder button shows on the storefront. Idempotent: enabling an active offer changes nothing and answers it as it is. Answers the full offer.",
+  ),
+  lifecycleAction(
+    "disable",
+    "disabled",
+    "Disables the offer (status disabled): its preorder button no longer shows. Idempotent: disabling a disabled offer changes nothing and answers it as it is. Answers the full offer.",
+  ),
+];
