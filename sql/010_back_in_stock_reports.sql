@@ -22,8 +22,8 @@ create index bis_signups_product_created on bis_signups (shop_id, product_id, cr
 create index bis_signups_notified_at on bis_signups (shop_id, notified_at) where notified_at is not null;
 create index bis_signups_converted_at on bis_signups (shop_id, converted_at) where converted_at is not null;
 
--- The notifications log, newest first (keyset paging on id), and by signup or variant.
-create index bis_notifications_shop_id on bis_notifications (shop_id, id desc);
-create index bis_notifications_variant on bis_notifications (shop_id, variant_id, id desc);
+-- The notifications log, newest first (keyset paging on created_at, id), and by signup or variant.
+create index bis_notifications_shop_created_id on bis_notifications (shop_id, created_at desc, id desc);
+create index bis_notifications_variant on bis_notifications (shop_id, variant_id, created_at desc, id desc);
 -- Also serves the foreign key's `on delete set null` when signups are deleted in bulk.
 create index bis_notifications_signup on bis_notifications (signup_id) where signup_id is not null;

@@ -22,6 +22,7 @@ interface NotificationRow {
   provider_message_id: string | null;
   delivery_status: string | null;
   created_at: Date;
+  cursor_at: string;
 }
 
 export const listNotifications = defineAction({
@@ -39,7 +40,7 @@ export const listNotifications = defineAction({
     from: periodStart.optional(),
     to: periodEnd.optional(),
     per_page: perPage(MAX_PER_PAGE, 50),
-    cursor: cursorSchema(z.tuple([z.string().regex(/^\d{1,19}$/)])).optional(),
+    cursor: cursorSchema(z.tuple([z.iso.datetime(), z.string().regex(/^\d{1,19}$/)])).optional(),
   }),
   async handler(ctx, { input }) {
     const where = new Filters([ctx.shopId])
@@ -50,15 +51,16 @@ export const listNotifications = defineAction({
       .when(input.channel, (p) => `n.channel = ${p}`)
       .when(input.stage, (p) => `n.stage = ${p}`)
       .when(input.from, (p) => `n.created_at >= ${p}`)
-      .when(input.to, (p) => `n.created_at < ${p}`)
-      .when(input.cursor?.[0], (p) => `n.id < ${p}::bigint`);
+      .when(input.to, (p) => `n.created_at < ${p}`);
+    if (input.cursor) where.add(`(n.created_at, n.id) < (${where.param(input.cursor[0])}::timestamptz, ${where.param(input.cursor[1])}::bigint)`);
     const limit = where.param(input.per_page + 1);
     const { rows } = await ctx.db.query<NotificationRow>(
       `select n.id::text as id, n.signup_id, n.ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
-              n.error, n.provider_message_id, n.delivery_status, n.created_at
+              n.error, n.provider_message_id, n.delivery_status, n.created_at,
+              to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
        from bis_notifications n left join bis_signups s on s.id = n.signup_id
        where ${where.sql()}
-       order by n.id desc
+       order by n.created_at desc, n.id desc
        limit ${limit}`,
       where.params,
     );
@@ -80,7 +82,7 @@ export const listNotifications = defineAction({
         delivery_status: n.delivery_status,
         created_at: n.created_at.toISOString(),
       })),
-      next_cursor: rows.length > input.per_page && last ? encodeCursor([last.id]) : null,
+      next_cursor: rows.length > input.per_page && last ? encodeCursor([last.cursor_at, last.id]) : null,
     };
   },
 });
