@@ -374,7 +374,7 @@ describe("offers: soft delete", () => {
     const offer = await createOffer(app, key);
     const deleted = await offerCall(app, key, "DELETE", offer.id);
     expect(deleted.status).toBe(202);
-    expect(deleted.body).toEqual({ id: offer.id, deleted_at: expect.stringMatching(ISO_UTC) });
+    expect(deleted.body).toEqual({ id: offer.id, deleted_at: expect.stringMatching(ISO_UTC) as unknown });
     const notFound = { status: 404, body: { errors: [`Preorder offer not found: ${offer.id}`] } };
     expect(await offerCall(app, key, "GET", offer.id)).toMatchObject(notFound);
     expect(await offerCall(app, key, "DELETE", offer.id)).toMatchObject(notFound);

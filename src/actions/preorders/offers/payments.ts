@@ -110,6 +110,11 @@ export const paymentsGroup = defineGroup({
     if (balance.due.type === "days_after_checkout" && balance.due.date !== null) {
       violations.push("remaining_balance.due.date is not allowed when remaining_balance.due.type is days_after_checkout");
     }
+    // Invariants the option actions keep; checked here too for offers created with options (v1).
+    if (!value.options.some((o) => o.enabled)) violations.push("options must keep at least one option enabled");
+    if (value.options.some((o) => o.type === "deposit" && o.enabled) && !env.offer.get(advancedGroup).use_platform_selling_plan) {
+      violations.push("options cannot enable deposit while advanced.use_platform_selling_plan is false");
+    }
     return violations;
   },
   present(value) {
@@ -129,7 +134,8 @@ export function disableDeposits(offer: OfferState): void {
 }
 
 function withOption(options: readonly PaymentOption[], type: PaymentOptionType, change: Partial<PaymentOption>): PaymentOption[] {
-  const list = options.some((o) => o.type === type) ? [...options] : [...options, structuredClone(DEFAULT_OPTIONS.find((o) => o.type === type) ?? DEFAULT_OPTIONS[0]!)];
+  const missing = DEFAULT_OPTIONS.find((o) => o.type === type);
+  const list = options.some((o) => o.type === type) || !missing ? [...options] : [...options, structuredClone(missing)];
   return list.map((o) => (o.type === type ? { ...o, ...change } : o));
 }
 
