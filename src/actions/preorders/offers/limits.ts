@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { sets } from "./deep.ts";
-import { defineGroup, groupGetAction, groupPatchAction, label } from "./model.ts";
+import { defineGroup, groupGetAction, groupPatchAction, integer, label } from "./model.ts";
 
-const count = z.int().min(0);
+const count = integer().min(0);
 
 /** Quantity limits: per order, per customer and in total (null: no limit), and what the storefront shows of them. */
 export const limitsSchema = z.strictObject({

@@ -341,6 +341,9 @@ export const LIMITS = { label: 255, text: 2000, css: 20_000, tags: 250, variantI
 export const label = z.string().max(LIMITS.label);
 export const longText = z.string().max(LIMITS.text);
 
+/** An integer (JSON numbers only); `must be an integer` whatever else was sent. */
+export const integer = () => z.int({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) });
+
 /** An ISO 8601 timestamp with a zone, stored and answered in UTC (`2026-11-01T09:00:00.000Z`). */
 export const timestamp = isoTimestamp.transform((value) => new Date(value).toISOString());
 
@@ -351,7 +354,7 @@ export const cssLength = z
 
 /** A platform tag: no commas (the platform joins tags with them), at most 40 characters. */
 export const platformTag = z
-  .string({ error: "must be a string" })
+  .string()
   .trim()
   .min(1)
   .max(40)

@@ -3,7 +3,7 @@ import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { advancedGroup } from "./advanced.ts";
 import { sets } from "./deep.ts";
-import { type OfferState, atLeastOne, defineGroup, groupAction, groupGetAction, groupPatchAction, label, longText, timestamp } from "./model.ts";
+import { type OfferState, atLeastOne, defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, timestamp } from "./model.ts";
 
 export const PAYMENT_OPTION_TYPES = ["full", "deposit"] as const;
 export type PaymentOptionType = (typeof PAYMENT_OPTION_TYPES)[number];
@@ -51,7 +51,7 @@ export const paymentsSchema = z.strictObject({
       due: z
         .strictObject({
           type: z.enum(["days_after_checkout", "on_date"]).default("days_after_checkout"),
-          days: z.int().min(0).nullable().default(30),
+          days: integer().min(0).nullable().default(30),
           date: timestamp.nullable().default(null),
         })
         .prefault({}),

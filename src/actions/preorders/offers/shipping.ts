@@ -3,7 +3,7 @@ import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { detachPlatformSellingPlan } from "./advanced.ts";
 import { sets } from "./deep.ts";
-import { defineGroup, groupAction, groupGetAction, groupPatchAction, label, longText, platformTag, timestamp } from "./model.ts";
+import { defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, platformTag, timestamp } from "./model.ts";
 
 export const DELIVERY_TYPES = ["asap", "on_date"] as const;
 export const SPLIT_TYPES = ["fulfillments", "orders"] as const;
@@ -20,7 +20,7 @@ export const shippingSchema = z.strictObject({
       applies_to_all_products: z.boolean().default(true),
       type: z.enum(DELIVERY_TYPES).default("asap"),
       // asap: expected within this many days (null: not said); on_date: null
-      days: z.int().min(0).nullable().default(null),
+      days: integer().min(0).nullable().default(null),
       // on_date: the delivery date; asap: null
       date: timestamp.nullable().default(null),
     })
@@ -109,7 +109,7 @@ export const shippingGroup = defineGroup({
   },
 });
 
-const days = z.int().min(0).nullable();
+const days = integer().min(0).nullable();
 
 export const SHIPPING_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
