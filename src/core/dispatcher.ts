@@ -78,6 +78,11 @@ export class Dispatcher {
     this.policy = { points: deps.config.RATE_LIMIT_POINTS, windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS };
   }
 
+  /** The same pool, rate-limit budget and transaction handling over another registry (the v1 interface). */
+  withRegistry(registry: Registry): Dispatcher {
+    return new Dispatcher({ ...this.deps, registry });
+  }
+
   /** Whether the key is live, without charging it: for transports that authenticate a session. */
   async authenticate(token: string): Promise<boolean> {
     const { rowCount } = await this.deps.pool.query("select 1 from api_keys where key_hash = $1 and revoked_at is null", [hashApiKey(token)]);

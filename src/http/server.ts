@@ -13,6 +13,7 @@ import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
+import { mountV1 } from "./v1.ts";
 
 export interface HttpDeps {
   dispatcher: Dispatcher;
@@ -101,6 +102,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     app.get(`${V2_BASE_PATH}/skill.md`, (_request, reply) => reply.type("text/markdown; charset=utf-8").send(skill));
     app.get(`${V2_BASE_PATH}/openapi.json`, (_request, reply) => reply.type("application/json").send(openapi));
   }
+  mountV1(app, deps.dispatcher);
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}`, handler: v2 });
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}/*`, handler: v2 });
   return app;
