@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
+import { closeChannelsOf } from "../actions/back_in_stock/alerts/deps.ts";
+import { enqueueAlertRecovery } from "../actions/back_in_stock/alerts/recovery.ts";
 import { createRegistry } from "../actions/index.ts";
 import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
 import { publicUrl } from "../channels/public-url.ts";
@@ -87,6 +89,9 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       runner = await startWorker({ pool, log, config, platform }, options.worker_options);
       // A shop connected but never mirrored gets its first full sync now.
       for (const shopId of await connectedShops(pool, true)) await enqueueCatalogSync(pool, shopId, "full");
+      // What a killed worker left half-sent (claimed alerts, a run's batch) is picked up now, not at the next cron minute.
+      await enqueueAlertRecovery(pool);
+      closers.push(() => closeChannelsOf(config));
     }
     let stopping: Promise<void> | undefined;
     return { pool, database, platform, http, runner, url, stop: () => (stopping ??= stopAll()) };

@@ -1,5 +1,7 @@
 import type pg from "pg";
 import { z } from "zod";
+import { convertSignupsFromOrder } from "../actions/back_in_stock/alerts/conversions.ts";
+import { detectRestock } from "../actions/back_in_stock/alerts/runs.ts";
 import { applyPreorderOrder } from "../actions/preorders/orders/ingest.ts";
 import { upsertInventoryLevels } from "../catalog/mirror.ts";
 import { withTransaction } from "../core/db.ts";
@@ -43,14 +45,18 @@ const orderPayload = z.object({
 
 async function applyInventory(db: Db, shopId: string, payload: unknown): Promise<void> {
   const level = inventoryPayload.parse(payload);
-  await upsertInventoryLevels(db, shopId, new Date(), [
-    {
-      inventoryItemId: gid("InventoryItem", level.inventory_item_id),
-      locationId: gid("Location", level.location_id),
-      available: level.available,
-      updatedAt: level.updated_at,
-    },
-  ]);
+  const inventoryItemId = gid("InventoryItem", level.inventory_item_id);
+  // A variant whose stock this raises to the back-in-stock minimum gets an alert run.
+  await detectRestock(db, shopId, inventoryItemId, () =>
+    upsertInventoryLevels(db, shopId, new Date(), [
+      {
+        inventoryItemId,
+        locationId: gid("Location", level.location_id),
+        available: level.available,
+        updatedAt: level.updated_at,
+      },
+    ]),
+  );
 }
 
 /** A product webhook carries the product and its variants: enough to refresh both without a call back. */
@@ -96,6 +102,7 @@ async function applyOrder(db: Db, shopId: string, payload: unknown): Promise<voi
     [shopId, order.admin_graphql_api_id ?? gid("Order", order.id), JSON.stringify(payload), order.updated_at],
   );
   await applyPreorderOrder(db, shopId, payload);
+  await convertSignupsFromOrder(db, shopId, payload);
 }
 
 const HANDLERS: Record<WebhookTopic, (db: Db, shopId: string, payload: unknown) => Promise<void>> = {

@@ -22,10 +22,14 @@ interface OverrideRow {
   updated_at: Date;
 }
 
-/** The locale whose shipped default applies: the locale, its language, the shop's default locale, then en. */
+/** Where a locale's text comes from, in order: the locale, its language, the shop's default locale, then en. */
+export function templateLocales(requested: string, shopDefault: string): string[] {
+  return [...new Set([requested, requested.split("-")[0] ?? requested, shopDefault, "en"])];
+}
+
+/** The locale whose shipped default applies. */
 function defaultLocaleFor(stage: Stage, requested: string, shopDefault: string): string {
-  const candidates = [requested, requested.split("-")[0] ?? requested, shopDefault, "en"];
-  return candidates.find((c) => DEFAULT_TEMPLATES[stage][c] !== undefined) ?? "en";
+  return templateLocales(requested, shopDefault).find((c) => DEFAULT_TEMPLATES[stage][c] !== undefined) ?? "en";
 }
 
 async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: string): Promise<Record<string, unknown>> {

@@ -1,0 +1,84 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer, type SMTPServerAddress } from "smtp-server";
+
+/** One message as the sink received it. */
+export interface SinkMessage {
+  to: string;
+  messageId: string;
+  subject: string;
+  raw: string;
+}
+
+export interface SmtpSink {
+  url: string;
+  messages: SinkMessage[];
+  /** Messages by Message-ID, counting repeats. */
+  byMessageId: Map<string, number>;
+  /** Recipients to refuse with 451 (transient) this many more times. */
+  tempFail: Map<string, number>;
+  /** Recipients refused with 550 (permanent). */
+  reject: Set<string>;
+  /** Messages to `to`, in arrival order. */
+  to(address: string): SinkMessage[];
+  close(): Promise<void>;
+}
+
+/** A header of the message's top block, unfolded. */
+export function header(raw: string, name: string): string | undefined {
+  const head = (raw.split(/\r?\n\r?\n/)[0] ?? "").replace(/\r?\n[ \t]+/g, " ");
+  const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line?.slice(name.length + 1).trim();
+}
+
+/** A local SMTP server on 127.0.0.1 and a free port, without TLS or auth, that keeps what it receives. */
+export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promise<SmtpSink> {
+  const keepRaw = options.keepRaw ?? true;
+  const messages: SinkMessage[] = [];
+  const byMessageId = new Map<string, number>();
+  const tempFail = new Map<string, number>();
+  const reject = new Set<string>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    maxClients: 100,
+    onRcptTo(address: SMTPServerAddress, _session, callback) {
+      const to = address.address.toLowerCase();
+      const left = tempFail.get(to) ?? 0;
+      if (left > 0) {
+        tempFail.set(to, left - 1);
+        return callback(Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 }));
+      }
+      if (reject.has(to)) return callback(Object.assign(new Error("No such user here"), { responseCode: 550 }));
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        const raw = Buffer.concat(chunks).toString("utf8");
+        const messageId = header(raw, "Message-ID") ?? "";
+        byMessageId.set(messageId, (byMessageId.get(messageId) ?? 0) + 1);
+        messages.push({
+          to: session.envelope.rcptTo[0]?.address.toLowerCase() ?? "",
+          messageId,
+          subject: header(raw, "Subject") ?? "",
+          raw: keepRaw ? raw : "",
+        });
+        callback();
+      });
+    },
+  });
+  server.on("error", () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}?ignoreTLS=true`,
+    messages,
+    byMessageId,
+    tempFail,
+    reject,
+    to: (address) => messages.filter((m) => m.to === address.toLowerCase()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
