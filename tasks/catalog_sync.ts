@@ -1,5 +1,6 @@
 import type { Task } from "graphile-worker";
 import { z } from "zod";
+import { enqueueAutoApplyResolutions } from "../src/actions/preorders/sync/resolve.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { jobTask } from "../src/core/job-task.ts";
 import type { ServiceTaskDeps } from "./deps.ts";
@@ -13,6 +14,9 @@ export default function catalogSync(deps: ServiceTaskDeps): Task {
     const shopId = ctx.job.shop_id;
     if (!shopId) throw new Error("catalog_sync job without a shop");
     const client = await deps.platform.clientFor(deps.pool, shopId);
-    return syncCatalog({ pool: deps.pool, client, shopId, mode, log: ctx.log, progress: (n) => ctx.progress(n), signal: ctx.signal });
+    const result = await syncCatalog({ pool: deps.pool, client, shopId, mode, log: ctx.log, progress: (n) => ctx.progress(n), signal: ctx.signal });
+    // Offers applying to the whole catalog (or a collection) with auto_apply_to_new_variants pick up what the sync brought.
+    await enqueueAutoApplyResolutions(deps.pool, shopId);
+    return result;
   });
 }

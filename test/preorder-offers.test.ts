@@ -429,6 +429,7 @@ const OFFER_ACTIONS = [
   "DELETE /preorders/offers/{id}",
   "POST /preorders/offers/{id}/enable",
   "POST /preorders/offers/{id}/disable",
+  "GET /preorders/offers/{id}/variants",
   ...["widget", "shipping", "payments", "limits", "checkout", "inventory", "products", "markets", "countdown", "integrations", "translations", "advanced"].flatMap(
     (group) => [`GET /preorders/offers/{id}/${group}`, `PATCH /preorders/offers/{id}/${group}`],
   ),

@@ -11,6 +11,7 @@ import { downloadExport } from "./exports/download.ts";
 import { getJob } from "./jobs/get.ts";
 import { PREORDERS_OFFERS_ACTIONS } from "./preorders/offers/index.ts";
 import { PREORDERS_ORDERS_ACTIONS } from "./preorders/orders/index.ts";
+import { PREORDERS_VARIANTS_ACTIONS } from "./preorders/variants/index.ts";
 
 export const ACTIONS: readonly AnyAction[] = [
   help,
@@ -26,6 +27,7 @@ export const ACTIONS: readonly AnyAction[] = [
   ...BACK_IN_STOCK_ALERTS_ACTIONS,
   ...PREORDERS_OFFERS_ACTIONS,
   ...PREORDERS_ORDERS_ACTIONS,
+  ...PREORDERS_VARIANTS_ACTIONS,
 ];
 
 export function createRegistry(): Registry {

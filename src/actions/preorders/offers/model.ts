@@ -5,6 +5,7 @@ import type { Db } from "../../../core/db.ts";
 import { ApiError, conflict, notFound } from "../../../core/errors.ts";
 import { isoTimestamp } from "../../../core/schemas.ts";
 import { formatIssues } from "../../../core/validation.ts";
+import { enqueueOfferWork } from "../sync/enqueue.ts";
 import { type DeepPartial, deepPartialStrict, mergeDeep } from "./deep.ts";
 
 /**
@@ -80,8 +81,8 @@ export async function findOffer(db: Db, shopId: string, id: string, lock = false
 /**
  * Every committed change to an offer goes through here, in the write's transaction: the offer is
  * due for sync to the platform again (`sync.status` pending), its revision and `updated_at` move.
- * The sync itself (a job coalesced per offer) is to be enqueued here too, so that no committed
- * change misses it and no rolled-back one leaves a job.
+ * The sync itself (a job coalesced per offer) is enqueued here too (sync/enqueue.ts), so that no
+ * committed change misses it and no rolled-back one leaves a job.
  */
 export async function markOfferChanged(db: Db, shopId: string, offerId: string): Promise<void> {
   await db.query(
@@ -89,6 +90,7 @@ export async function markOfferChanged(db: Db, shopId: string, offerId: string):
      where shop_id = $1 and id = $2`,
     [shopId, offerId],
   );
+  await enqueueOfferWork(db, shopId, offerId);
 }
 
 /** What a group's rules may look at: the whole offer (other groups), and the database (mirror lookups). */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { ApiError, conflict } from "../../../core/errors.ts";
+import { requestOfferResolution } from "../sync/enqueue.ts";
 import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, label, markOfferChanged, offerParams } from "./model.ts";
 
 /**
@@ -211,8 +212,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     method: "POST",
     path: groupPath("products", "set_source_to_all"),
     description:
-      "Applies the offer to every variant of the catalog: confirm must be true (422 otherwise); exclusion_tag (products carrying it are left out) and excluded_variant_ids (array of string) are stored as given (absent: none). The variants are resolved over the whole catalog asynchronously. Answers the products group.",
+      "Applies the offer to every variant of the catalog: confirm must be true (422 otherwise); exclusion_tag (products carrying it are left out) and excluded_variant_ids (array of string) are stored as given (absent: none). The variants are resolved over the whole catalog mirror by a job, every time. Answers the products group with that job's handle (job_id, status_url).",
     kind: "write",
+    async: true,
     params: offerParams,
     input: z.strictObject({
       confirm: z.boolean().refine((v) => v, "must be true"),
@@ -221,12 +223,13 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
-      return changeSource(ctx, row, {
+      const products = await changeSource(ctx, row, {
         source: "all",
         collection_id: null,
         exclusion_tag: input.exclusion_tag ?? null,
         excluded_variant_ids: dedupe(input.excluded_variant_ids ?? []),
       });
+      return { ...products, ...(await requestOfferResolution(ctx.db, ctx.shopId, row.id)) };
     },
   }),
   defineAction({

@@ -1,0 +1,109 @@
+import type pg from "pg";
+import { z } from "zod";
+import { type Db, withTransaction } from "../../../core/db.ts";
+import type { JobContext } from "../../../core/job-task.ts";
+import { markOfferChanged } from "../offers/model.ts";
+import { type SourceRow, enqueueOfferResolution, enqueueOfferSync, sourceKey } from "./enqueue.ts";
+
+/**
+ * Resolution of an `all` or `collection` source into the offer's variants (preorder_offer_variants),
+ * set-based over the whole catalog mirror: one DELETE of the rows that no longer match, one
+ * INSERT ... SELECT ... ON CONFLICT DO NOTHING of those that do. Runs as the job
+ * `preorders_offer_resolve_variants` (enqueue.ts queues it), then marks the offer changed when its
+ * variants changed, which queues its sync.
+ */
+
+/**
+ * The variants of the shop's mirror an all ($2 null) or collection ($2) source takes: not on a
+ * product tagged $3, not among the excluded ids $4 (global ids or the platform's numbers).
+ */
+const MATCHING = `
+  from variants v
+  join products p on p.shop_id = v.shop_id and p.id = v.product_id
+  where v.shop_id = $1
+    and ($2::text is null or p.collection_ids @> array[$2::text])
+    and ($3::text is null or not p.tags @> array[$3::text])
+    and not (v.id = any($4::text[]) or v.legacy_id::text = any($4::text[]))`;
+
+/** The one INSERT ... SELECT of a resolution, for the benchmark's baseline to run as it is. */
+export const RESOLVE_INSERT = `
+  insert into preorder_offer_variants (offer_id, shop_id, variant_id, legacy_id)
+  select $5, $1, v.id, v.legacy_id ${MATCHING}
+  on conflict (offer_id, variant_id) do nothing`;
+
+const RESOLVE_DELETE = `
+  delete from preorder_offer_variants o
+  where o.offer_id = $5 and not exists (select 1 ${MATCHING} and v.id = o.variant_id)`;
+
+interface ResolveRow extends SourceRow {
+  id: string;
+  shop_id: string;
+  sync_status: string;
+}
+
+export interface ResolutionResult {
+  offer_id: string;
+  source: string;
+  added: number;
+  removed: number;
+  variants: number;
+  skipped?: string;
+}
+
+/** Resolves one offer's variants in the caller's transaction (the offer row locked). */
+export async function resolveOfferVariants(db: Db, shopId: string, offerId: string): Promise<ResolutionResult> {
+  const { rows } = await db.query<ResolveRow>(
+    `select id, shop_id, products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at, sync_status
+     from preorder_offers where shop_id = $1 and id = $2 for update`,
+    [shopId, offerId],
+  );
+  const offer = rows[0];
+  const none = { offer_id: offerId, source: offer?.products_source ?? "unknown", added: 0, removed: 0, variants: 0 };
+  if (!offer || offer.deleted_at !== null) return { ...none, skipped: "the offer is deleted" };
+  // The source went back to custom after this job was queued: the custom list is the merchant's.
+  if (sourceKey(offer) === undefined) return { ...none, skipped: "the offer's source is custom" };
+  const params = [shopId, offer.products_source === "collection" ? offer.products_collection_id : null, offer.products_exclusion_tag, offer.products_excluded_variant_ids, offerId];
+  const removed = (await db.query(RESOLVE_DELETE, params)).rowCount ?? 0;
+  const added = (await db.query(RESOLVE_INSERT, params)).rowCount ?? 0;
+  const { rows: counted } = await db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offerId]);
+  const variants = counted[0]?.n ?? 0;
+  await db.query("update preorder_offer_resolutions set resolved_at = now(), variants = $2, updated_at = now() where offer_id = $1", [offerId, variants]);
+  if (added > 0 || removed > 0) await markOfferChanged(db, shopId, offerId);
+  // A sync that waited for this resolution (see run.ts) runs now even if nothing changed.
+  else if (offer.sync_status !== "synced") await enqueueOfferSync(db, shopId, offerId);
+  return { offer_id: offerId, source: offer.products_source, added, removed, variants };
+}
+
+const payload = z.object({ offer_id: z.uuid() });
+
+/** The job `preorders_offer_resolve_variants`. */
+export async function runOfferResolution(ctx: JobContext): Promise<ResolutionResult> {
+  const { offer_id: offerId } = payload.parse(ctx.job.payload);
+  const shopId = ctx.job.shop_id;
+  if (!shopId) throw new Error("resolution job without a shop");
+  return withTransaction(ctx.pool, (db) => resolveOfferVariants(db, shopId, offerId));
+}
+
+/**
+ * After a catalog sync: every all or collection offer of the shop whose
+ * `inventory.continue_selling.auto_apply_to_new_variants` is on gets a resolution, which adds the
+ * variants the sync brought (and drops those it removed). Offers without it keep the variants
+ * resolved when their source was set. Answers how many offers were queued.
+ */
+export async function enqueueAutoApplyResolutions(pool: pg.Pool, shopId: string): Promise<number> {
+  return withTransaction(pool, async (db) => {
+    const { rows } = await db.query<SourceRow & { id: string }>(
+      `select id, products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at
+       from preorder_offers
+       where shop_id = $1 and deleted_at is null and products_source <> 'custom'
+         and coalesce((settings #>> '{inventory,continue_selling,auto_apply_to_new_variants}')::boolean, false)
+       order by created_at`,
+      [shopId],
+    );
+    for (const row of rows) {
+      const key = sourceKey(row);
+      if (key !== undefined) await enqueueOfferResolution(db, shopId, row.id, key);
+    }
+    return rows.length;
+  });
+}

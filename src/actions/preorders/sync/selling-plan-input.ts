@@ -1,0 +1,122 @@
+import type {
+  SellingPlanBillingPolicyInput,
+  SellingPlanDeliveryPolicyInput,
+  SellingPlanGroupInput,
+  SellingPlanInput,
+  SellingPlanPricingPolicyInput,
+} from "../../../platform/operations/selling-plans.ts";
+import type { Inventory } from "../offers/inventory.ts";
+import type { Payments, PaymentOption } from "../offers/payments.ts";
+import type { Shipping } from "../offers/shipping.ts";
+
+/**
+ * An offer as the platform sees it: one selling plan group (the offer) holding one plan of
+ * category PRE_ORDER per payment option the customer may choose (usually one: pay in full, or pay
+ * a deposit; both when the offer lets the customer choose). Pure: the same offer always maps to
+ * the same input, so a sync can be repeated.
+ */
+
+/** What of an offer the mapping reads (the parsed groups, with their defaults). */
+export interface OfferForPlatform {
+  id: string;
+  name: string;
+  internal_name: string;
+  payments: Payments;
+  shipping: Shipping;
+  inventory: Inventory;
+}
+
+/** The group's one option name; each plan's option value tells the plans apart at checkout. */
+export const GROUP_OPTION = "Payment";
+
+const FULL_TITLE = "Pay in full";
+const DEPOSIT_TITLE = "Pay a deposit";
+
+/** The enabled payment options in checkout order: the full payment first unless show_partial_first. */
+function enabledOptions(payments: Payments): PaymentOption[] {
+  const enabled = payments.options.filter((o) => o.enabled);
+  const rank = (o: PaymentOption) => (o.type === "deposit") === payments.show_partial_first ? 0 : 1;
+  const ordered = [...enabled].sort((a, b) => rank(a) - rank(b));
+  // Payments keep at least one option enabled; should none be, the offer is paid in full.
+  return ordered.length > 0 ? ordered : [{ type: "full", enabled: true, deposit_percent: null, title: FULL_TITLE, description: "" }];
+}
+
+function billingPolicy(option: PaymentOption, payments: Payments): SellingPlanBillingPolicyInput {
+  if (option.type === "full") {
+    return { fixed: { checkoutCharge: { type: "PERCENTAGE", value: { percentage: 100 } }, remainingBalanceChargeTrigger: "NO_REMAINING_BALANCE" } };
+  }
+  const checkoutCharge = { type: "PERCENTAGE" as const, value: { percentage: option.deposit_percent ?? 50 } };
+  const due = payments.remaining_balance.due;
+  if (due.type === "on_date" && due.date !== null) {
+    return { fixed: { checkoutCharge, remainingBalanceChargeTrigger: "EXACT_TIME", remainingBalanceChargeExactTime: due.date } };
+  }
+  return {
+    fixed: { checkoutCharge, remainingBalanceChargeTrigger: "TIME_AFTER_CHECKOUT", remainingBalanceChargeTimeAfterCheckout: `P${due.days ?? 30}D` },
+  };
+}
+
+function deliveryPolicy(shipping: Shipping): SellingPlanDeliveryPolicyInput {
+  const { type, date } = shipping.delivery;
+  if (type === "on_date" && date !== null) return { fixed: { fulfillmentTrigger: "EXACT_TIME", fulfillmentExactTime: date } };
+  return { fixed: { fulfillmentTrigger: "ASAP" } };
+}
+
+function pricingPolicies(payments: Payments): SellingPlanPricingPolicyInput[] {
+  const { type, value } = payments.discount;
+  if (value === null || value <= 0) return [];
+  if (type === "percentage") return [{ fixed: { adjustmentType: "PERCENTAGE", adjustmentValue: { percentage: value } } }];
+  if (type === "fixed_amount") return [{ fixed: { adjustmentType: "FIXED_AMOUNT", adjustmentValue: { fixedValue: value.toFixed(2) } } }];
+  return [];
+}
+
+/** The plans of the offer, in checkout order (position 0 first). */
+export function sellingPlansFromOffer(offer: OfferForPlatform): SellingPlanInput[] {
+  const options = enabledOptions(offer.payments);
+  const titles = options.map((o) => o.title.trim() || (o.type === "full" ? FULL_TITLE : DEPOSIT_TITLE));
+  // Option values must differ within a group: two options titled alike are told apart by their type.
+  const clash = new Set(titles).size < titles.length;
+  const delivery = deliveryPolicy(offer.shipping);
+  const pricing = pricingPolicies(offer.payments);
+  const reserve = offer.inventory.reservation.timing === "on_fulfillment" ? "ON_FULFILLMENT" : "ON_SALE";
+  return options.map((option, position) => {
+    const title = titles[position] ?? option.type;
+    return {
+      name: title,
+      description: option.description,
+      options: [clash ? `${title} (${option.type})` : title],
+      position,
+      category: "PRE_ORDER",
+      billingPolicy: billingPolicy(option, offer.payments),
+      deliveryPolicy: delivery,
+      inventoryPolicy: { reserve },
+      pricingPolicies: pricing,
+    };
+  });
+}
+
+/** The group input that creates the offer's selling plan group, with its plans. */
+export function sellingPlanGroupInputFromOffer(offer: OfferForPlatform): SellingPlanGroupInput {
+  return {
+    name: offer.name,
+    merchantCode: offer.internal_name.trim() || offer.name,
+    options: [GROUP_OPTION],
+    sellingPlansToCreate: sellingPlansFromOffer(offer),
+  };
+}
+
+/**
+ * The same, as an update of an existing group whose plans are `existingPlanIds` (in position
+ * order): plans are updated in place by position, missing ones created, surplus ones deleted.
+ */
+export function sellingPlanGroupUpdateFromOffer(offer: OfferForPlatform, existingPlanIds: readonly string[]): SellingPlanGroupInput {
+  const { sellingPlansToCreate: plans = [], ...group } = sellingPlanGroupInputFromOffer(offer);
+  const update = plans.slice(0, existingPlanIds.length).map((plan, i) => ({ ...plan, id: existingPlanIds[i] ?? "" }));
+  const create = plans.slice(existingPlanIds.length);
+  const remove = existingPlanIds.slice(plans.length);
+  return {
+    ...group,
+    ...(update.length > 0 ? { sellingPlansToUpdate: update } : {}),
+    ...(create.length > 0 ? { sellingPlansToCreate: create } : {}),
+    ...(remove.length > 0 ? { sellingPlansToDelete: remove } : {}),
+  };
+}

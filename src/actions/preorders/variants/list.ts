@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import { OFFERS_PATH, findOffer, offerParams } from "../offers/model.ts";
+
+export const VARIANTS_MAX_PER_PAGE = 250;
+const DEFAULT_PER_PAGE = 50;
+
+/** A query-string integer in [min, max] (`must be an integer`, `must be at most <max>`). */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string({ error: "must be an integer" })
+    .regex(/^\d{1,9}$/, "must be an integer")
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
+interface VariantListRow {
+  legacy_id: string;
+  variant_id: string;
+  added_at: Date;
+  title: string | null;
+  sku: string | null;
+  product_id: string | null;
+  product_title: string | null;
+  inventory_policy: string | null;
+  available: number | null;
+  total: number;
+}
+
+/** GET /preorders/offers/{id}/variants: what `variants.url` of the offer points to. */
+export const listOfferVariants = defineAction({
+  name: "preorders.offers.variants.list",
+  method: "GET",
+  path: `${OFFERS_PATH}/{id}/variants`,
+  description: `The variants the offer applies to (the list its variants.url points to), by numeric id, paged: page (from 1), per_page (1 to ${VARIANTS_MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}). Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at }], page, per_page, total }. For an all or collection source the list is what the last resolution found.`,
+  kind: "read",
+  params: offerParams,
+  input: z.strictObject({
+    page: queryInt(1, 1_000_000).optional(),
+    per_page: queryInt(1, VARIANTS_MAX_PER_PAGE).optional(),
+  }),
+  async handler(ctx, { params, input }) {
+    const offer = await findOffer(ctx.db, ctx.shopId, params.id);
+    const page = input.page ?? 1;
+    const perPage = input.per_page ?? DEFAULT_PER_PAGE;
+    const { rows } = await ctx.db.query<VariantListRow>(
+      `with page as (
+         select o.variant_id, o.legacy_id, o.added_at, count(*) over () as total
+         from preorder_offer_variants o
+         where o.offer_id = $1
+         order by o.legacy_id, o.variant_id
+         limit $3 offset $4
+       )
+       select page.legacy_id::text, page.variant_id, page.added_at, page.total::int,
+              v.title, v.sku, v.product_id, p.title as product_title, v.inventory_policy,
+              case when v.id is null then null else
+                (select coalesce(sum(l.available), 0)::int
+                 from inventory_levels l
+                 left join locations loc on loc.shop_id = l.shop_id and loc.id = l.location_id
+                 where l.shop_id = $2 and l.inventory_item_id = v.inventory_item_id and coalesce(loc.active, true))
+              end as available
+       from page
+       left join variants v on v.shop_id = $2 and v.id = page.variant_id
+       left join products p on p.shop_id = $2 and p.id = v.product_id
+       order by page.legacy_id, page.variant_id`,
+      [offer.id, ctx.shopId, perPage, (page - 1) * perPage],
+    );
+    let total = rows[0]?.total;
+    if (total === undefined) {
+      const counted = await ctx.db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offer.id]);
+      total = counted.rows[0]?.n ?? 0;
+    }
+    return {
+      variants: rows.map((r) => ({
+        id: Number(r.legacy_id),
+        gid: r.variant_id,
+        title: r.title,
+        sku: r.sku,
+        product_id: r.product_id,
+        product_title: r.product_title,
+        inventory_policy: r.inventory_policy,
+        inventory_available: r.available,
+        in_catalog: r.title !== null,
+        added_at: r.added_at.toISOString(),
+      })),
+      page,
+      per_page: perPage,
+      total,
+    };
+  },
+});

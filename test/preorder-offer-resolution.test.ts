@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
+import { sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
+import { api } from "./helpers/app.ts";
+import { type Json, offerCall } from "./helpers/offers.ts";
+import { type SyncEnv, mirrorVariants, startSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+let env: SyncEnv;
+type MirrorVariant = Awaited<ReturnType<typeof mirrorVariants>>[number];
+let mirror: MirrorVariant[];
+/** A tag some mirrored products carry and others do not. */
+let tag: string;
+
+beforeAll(async () => {
+  env = await startSyncEnv({ products: 20, variantsPerProduct: 3, locations: 2, markets: 2, collections: 3 });
+  mirror = await mirrorVariants(env);
+  const counts = new Map<string, number>();
+  for (const v of mirror) for (const t of v.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
+  tag = [...counts.entries()].filter(([, n]) => n < mirror.length).sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
+  expect(tag).not.toBe("");
+  await env.startWorker();
+});
+
+afterAll(async () => {
+  await env.close();
+});
+
+const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
+
+async function newOffer(body: Json = {}): Promise<string> {
+  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Whole catalog", ...body } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+  return (answer.body as { id: string }).id;
+}
+
+async function offerVariants(id: string): Promise<string[]> {
+  const { rows } = await env.app.pool.query<{ variant_id: string }>("select variant_id from preorder_offer_variants where offer_id = $1 order by variant_id", [id]);
+  return rows.map((r) => r.variant_id);
+}
+
+const ids = (variants: readonly MirrorVariant[]) => variants.map((v) => v.id).sort();
+
+async function groupVariants(groupId: string): Promise<string[]> {
+  const client = await env.platform.clientFor(env.app.pool, env.shopId);
+  const found: string[] = [];
+  for await (const page of sellingPlanGroupVariantIds(client, groupId)) found.push(...page);
+  return found.sort();
+}
+
+describe("set_source_to_all: resolution over the catalog mirror as a job", () => {
+  it("answers the products group with a job handle; the job resolves exactly the variants outside the exclusions, then the offer syncs them", async () => {
+    const id = await newOffer({ products: { variant_ids: [mirror[0]?.legacy_id] } });
+    const excludedGid = mirror.find((v) => !v.tags.includes(tag))?.id ?? "";
+    const excludedLegacy = mirror.filter((v) => !v.tags.includes(tag)).at(-1)?.legacy_id ?? 0;
+    const answer = await call("POST", id, "/products/set_source_to_all", {
+      confirm: true,
+      exclusion_tag: tag,
+      excluded_variant_ids: [excludedGid, String(excludedLegacy)],
+    });
+    expect(answer.status).toBe(202);
+    const body = answer.body as Json & { job_id: string; status_url: string };
+    expect(body).toMatchObject({ source: "all", exclusion_tag: tag, excluded_variant_ids: [excludedGid, String(excludedLegacy)] });
+    expect(body.status_url).toBe(`/api/v2/external/jobs/${body.job_id}`);
+
+    const job = await waitJob(env, body.job_id);
+    const expected = mirror.filter((v) => !v.tags.includes(tag) && v.id !== excludedGid && v.legacy_id !== excludedLegacy);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(mirror.length - 2);
+    expect(job).toMatchObject({ status: "completed", result: { source: "all", variants: expected.length } });
+    expect(await offerVariants(id)).toEqual(ids(expected));
+    const status = await api(env.app, "GET", `/jobs/${body.job_id}`, { key: env.key });
+    expect(status.body).toMatchObject({ status: "completed", kind: "preorders_offer_resolve_variants" });
+
+    const synced = await waitSynced(env, id);
+    expect(await groupVariants(synced.platform_selling_plan_group_id ?? "")).toEqual(ids(expected));
+    const list = (await call("GET", id)).body as { variants: { count: number } };
+    expect(list.variants.count).toBe(expected.length);
+  });
+
+  it("changing the exclusions resolves again: rows no longer matching go, newly matching ones come", async () => {
+    const id = await newOffer();
+    const first = (await call("POST", id, "/products/set_source_to_all", { confirm: true, exclusion_tag: tag })).body as { job_id: string };
+    await waitJob(env, first.job_id);
+    expect(await offerVariants(id)).toEqual(ids(mirror.filter((v) => !v.tags.includes(tag))));
+
+    const dropped = mirror.filter((v) => !v.tags.includes(tag)).slice(0, 2);
+    expect((await call("PATCH", id, "/products", { exclusion_tag: null, excluded_variant_ids: dropped.map((v) => v.id) })).status).toBe(202);
+    const { rows } = await env.app.pool.query<{ job_id: string }>("select job_id from preorder_offer_resolutions where offer_id = $1", [id]);
+    expect(rows[0]?.job_id).not.toBe(first.job_id);
+    await waitJob(env, rows[0]?.job_id ?? "");
+    expect(await offerVariants(id)).toEqual(ids(mirror.filter((v) => !dropped.includes(v))));
+    await waitSynced(env, id);
+  });
+
+  it("a collection source resolves from the products' collections", async () => {
+    const collection = mirror.find((v) => v.collection_ids.length > 0)?.collection_ids[0] ?? "";
+    expect(collection).not.toBe("");
+    const id = await newOffer({ products: { source: "collection", collection_id: collection } });
+    const { rows } = await env.app.pool.query<{ job_id: string }>("select job_id from preorder_offer_resolutions where offer_id = $1", [id]);
+    expect((await waitJob(env, rows[0]?.job_id ?? "")).status).toBe("completed");
+    const expected = mirror.filter((v) => v.collection_ids.includes(collection));
+    expect(expected.length).toBeLessThan(mirror.length);
+    expect(await offerVariants(id)).toEqual(ids(expected));
+    // Back to custom: the resolution is forgotten and the merchant's list replaces the resolved one.
+    await call("POST", id, "/products/set_source_to_custom", { variant_ids: [mirror[0]?.legacy_id] });
+    expect(await offerVariants(id)).toEqual([mirror[0]?.id]);
+    expect((await env.app.pool.query("select 1 from preorder_offer_resolutions where offer_id = $1", [id])).rowCount).toBe(0);
+  });
+
+  it("auto_apply_to_new_variants picks up a variant a catalog sync brings; an offer without it keeps its resolved list", async () => {
+    const auto = await newOffer({ inventory: { continue_selling: { enabled: true, auto_apply_to_new_variants: true } } });
+    const fixed = await newOffer();
+    for (const id of [auto, fixed]) {
+      const handle = (await call("POST", id, "/products/set_source_to_all", { confirm: true })).body as { job_id: string };
+      await waitJob(env, handle.job_id);
+    }
+    // The mirror lacks a variant (as before the platform created it); the offers resolve without it.
+    const newcomer = mirror[mirror.length - 1] as MirrorVariant;
+    await env.app.pool.query("delete from variants where shop_id = $1 and id = $2", [env.shopId, newcomer.id]);
+    for (const id of [auto, fixed]) {
+      const handle = (await call("POST", id, "/products/set_source_to_all", { confirm: true })).body as { job_id: string };
+      await waitJob(env, handle.job_id);
+      expect(await offerVariants(id)).not.toContain(newcomer.id);
+    }
+    await waitSynced(env, auto);
+
+    // A full catalog sync mirrors it again: the auto-apply offer gets it, then syncs it to its group.
+    const sync = await enqueueCatalogSync(env.app.pool, env.shopId, "full");
+    expect((await waitJob(env, sync?.job_id ?? "")).status).toBe("completed");
+    await waitFor("the auto-apply offer to take the new variant", async () => ((await offerVariants(auto)).includes(newcomer.id) ? true : undefined));
+    const synced = await waitSynced(env, auto);
+    expect(await groupVariants(synced.platform_selling_plan_group_id ?? "")).toContain(newcomer.id);
+    expect(await offerVariants(fixed)).not.toContain(newcomer.id);
+  });
+});

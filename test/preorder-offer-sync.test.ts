@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { offerSyncKey } from "../src/actions/preorders/sync/enqueue.ts";
+import type { PlatformClient } from "../src/platform/client.ts";
+import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
+import { api } from "./helpers/app.ts";
+import { type Json, offerCall } from "./helpers/offers.ts";
+import { type SyncEnv, mirrorVariants, offerSyncRow, startSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+let env: SyncEnv;
+let client: PlatformClient;
+/** Numeric ids of mirrored variants (from the emulator's seeded catalog). */
+let legacy: number[];
+
+beforeAll(async () => {
+  env = await startSyncEnv({ products: 12, variantsPerProduct: 3, locations: 2, markets: 2, collections: 2 });
+  client = await env.platform.clientFor(env.app.pool, env.shopId);
+  legacy = (await mirrorVariants(env)).map((v) => v.legacy_id);
+});
+
+afterAll(async () => {
+  await env.close();
+});
+
+const gid = (n: number) => `gid://platform/ProductVariant/${n}`;
+const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
+
+async function newOffer(body: Json): Promise<string> {
+  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop", ...body } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+  return (answer.body as { id: string }).id;
+}
+
+async function groupVariants(groupId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const page of sellingPlanGroupVariantIds(client, groupId)) ids.push(...page);
+  return ids.sort();
+}
+
+const PLAN_POLICIES = `query Plans($id: ID!) { sellingPlanGroup(id: $id) { sellingPlans(first: 5) { nodes {
+  name options category
+  billingPolicy { checkoutCharge { type value { percentage fixedValue } } remainingBalanceChargeTrigger remainingBalanceChargeExactTime remainingBalanceChargeTimeAfterCheckout }
+  deliveryPolicy { fulfillmentTrigger fulfillmentExactTime }
+  inventoryPolicy { reserve }
+  pricingPolicies { adjustmentType adjustmentValue { percentage fixedValue } }
+} } } }`;
+
+async function plans(groupId: string): Promise<Json[]> {
+  const data = await client.request<{ sellingPlanGroup: { sellingPlans: { nodes: Json[] } } }>(PLAN_POLICIES, { id: groupId });
+  return data.sellingPlanGroup.sellingPlans.nodes;
+}
+
+/** Sync jobs of the offer still waiting in graphile-worker (not running). */
+async function pendingSyncJobs(offerId: string): Promise<number> {
+  const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where key = $1 and locked_at is null", [offerSyncKey(offerId)]);
+  return rows[0]?.n ?? 0;
+}
+
+describe("offer sync to the platform", () => {
+  it("a PATCH burst coalesces into one pending sync job, which syncs the latest revision", async () => {
+    await env.stopWorker();
+    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 2) } });
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call("PATCH", id, "", { name: `Drop ${i}` })));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(202));
+    await call("PATCH", id, "", { name: "Final name" });
+    expect(await pendingSyncJobs(id)).toBe(1);
+    expect((await offerSyncRow(env, id)).revision).toBeGreaterThanOrEqual(11);
+
+    await env.startWorker();
+    const synced = await waitSynced(env, id);
+    expect(synced.platform_selling_plan_group_id).toMatch(/^gid:\/\/platform\/SellingPlanGroup\/\d+$/);
+    expect((await getSellingPlanGroup(client, synced.platform_selling_plan_group_id ?? ""))?.name).toBe("Final name");
+    expect(await pendingSyncJobs(id)).toBe(0);
+  });
+
+  it("creates the group with the offer's variants and policies, visible in the offer's GET", async () => {
+    await env.startWorker();
+    const id = await newOffer({
+      internal_name: "SPRING-CODE",
+      products: { variant_ids: legacy.slice(0, 3) },
+      shipping: { delivery: { type: "on_date", date: "2026-12-01T00:00:00Z" } },
+      payments: { discount: { type: "percentage", value: 10 }, remaining_balance: { due: { type: "days_after_checkout", days: 21 } } },
+      inventory: { reservation: { timing: "on_fulfillment" } },
+    });
+    expect((await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 25 })).status).toBe(202);
+    expect((await call("POST", id, "/payments/disable_option", { type: "full" })).status).toBe(202);
+    const synced = await waitSynced(env, id);
+    const groupId = synced.platform_selling_plan_group_id ?? "";
+
+    const offer = (await call("GET", id)).body as Json;
+    expect(offer.sync).toEqual({ status: "synced", last_error: null, platform_selling_plan_group_id: groupId });
+
+    const group = await getSellingPlanGroup(client, groupId);
+    expect(group).toMatchObject({ name: "Spring drop", merchantCode: "SPRING-CODE", options: ["Payment"], productVariantsCount: 3 });
+    expect(group?.sellingPlans.nodes).toHaveLength(1);
+    expect(group?.sellingPlans.nodes[0]?.id).toBe(synced.platform_selling_plan_id);
+    expect(await groupVariants(groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
+    expect(await plans(groupId)).toEqual([
+      {
+        name: "Pay a deposit",
+        options: ["Pay a deposit"],
+        category: "PRE_ORDER",
+        billingPolicy: {
+          checkoutCharge: { type: "PERCENTAGE", value: { percentage: 25, fixedValue: null } },
+          remainingBalanceChargeTrigger: "TIME_AFTER_CHECKOUT",
+          remainingBalanceChargeExactTime: null,
+          remainingBalanceChargeTimeAfterCheckout: "P21D",
+        },
+        deliveryPolicy: { fulfillmentTrigger: "EXACT_TIME", fulfillmentExactTime: "2026-12-01T00:00:00.000Z" },
+        inventoryPolicy: { reserve: "ON_FULFILLMENT" },
+        pricingPolicies: [{ adjustmentType: "PERCENTAGE", adjustmentValue: { percentage: 10, fixedValue: null } }],
+      },
+    ]);
+  });
+
+  it("an update changes the plans and reconciles the group's variants", async () => {
+    await env.startWorker();
+    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 3) } });
+    const first = await waitSynced(env, id);
+    const groupId = first.platform_selling_plan_group_id ?? "";
+    expect(await groupVariants(groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
+
+    await call("POST", id, "/products/remove_variants", { variant_ids: [legacy[0]] });
+    await call("POST", id, "/products/add_variants", { variant_ids: legacy.slice(3, 6) });
+    await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 40 });
+    await call("PATCH", id, "/shipping", { delivery: { type: "asap", days: 10 } });
+    const second = await waitSynced(env, id);
+    expect(second.platform_selling_plan_group_id).toBe(groupId);
+    expect(await groupVariants(groupId)).toEqual(legacy.slice(1, 6).map(gid).sort());
+    const now = await plans(groupId);
+    expect(now.map((p) => [p.name, (p.billingPolicy as Json).remainingBalanceChargeTrigger])).toEqual([
+      ["Pay in full", "NO_REMAINING_BALANCE"],
+      ["Pay a deposit", "TIME_AFTER_CHECKOUT"],
+    ]);
+    expect(now.every((p) => (p.deliveryPolicy as Json).fulfillmentTrigger === "ASAP")).toBe(true);
+
+    // A group deleted on the platform behind the service's back is created again.
+    await client.request(`mutation D($id: ID!) { sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { message } } }`, { id: groupId });
+    await call("PATCH", id, "", { name: "Recreated" });
+    const third = await waitSynced(env, id);
+    expect(third.platform_selling_plan_group_id).not.toBe(groupId);
+    expect(await groupVariants(third.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(1, 6).map(gid).sort());
+  });
+
+  it("use_platform_selling_plan false detaches the offer (its group is deleted); attaching creates it again; deleting the offer deletes it", async () => {
+    await env.startWorker();
+    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 2) } });
+    const groupId = (await waitSynced(env, id)).platform_selling_plan_group_id ?? "";
+    expect(await getSellingPlanGroup(client, groupId)).not.toBeNull();
+
+    expect((await call("PATCH", id, "/advanced", { use_platform_selling_plan: false })).status).toBe(202);
+    const detached = await waitSynced(env, id);
+    expect(detached).toMatchObject({ platform_selling_plan_group_id: null, platform_selling_plan_id: null });
+    expect(await getSellingPlanGroup(client, groupId)).toBeNull();
+    expect(((await call("GET", id)).body as Json).sync).toEqual({ status: "synced", last_error: null, platform_selling_plan_group_id: null });
+
+    expect((await call("POST", id, "/advanced/attach_to_platform_selling_plan")).status).toBe(202);
+    const attached = await waitSynced(env, id);
+    expect(attached.platform_selling_plan_group_id).not.toBeNull();
+    expect(await groupVariants(attached.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(0, 2).map(gid).sort());
+
+    expect((await call("DELETE", id)).status).toBe(202);
+    const deleted = await waitSynced(env, id);
+    expect(deleted.platform_selling_plan_group_id).toBeNull();
+    expect(await getSellingPlanGroup(client, attached.platform_selling_plan_group_id ?? "")).toBeNull();
+  });
+
+  it("a platform failure shows as failed with the error in the offer's GET, and a retry after recovery syncs it", async () => {
+    await env.startWorker();
+    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 2) } });
+    await waitSynced(env, id);
+    env.emulator.setFaults({ errorRate: 1 });
+    try {
+      await call("PATCH", id, "", { name: "Renamed while the platform is down" });
+      // The client's own retries run out, the sync records the failure, graphile-worker schedules a retry.
+      const job = await waitFor(
+        "the failed attempt to be recorded",
+        async () => {
+          const { rows } = await env.app.pool.query<{ attempts: number; last_error: string | null; locked_at: Date | null }>(
+            "select attempts, last_error, locked_at from graphile_worker.jobs where key = $1",
+            [offerSyncKey(id)],
+          );
+          const row = rows[0];
+          return row && row.attempts >= 1 && row.last_error !== null && row.locked_at === null ? row : undefined;
+        },
+        45_000,
+      );
+      expect(job.attempts).toBe(1);
+      const offer = (await call("GET", id)).body as { sync: { status: string; last_error: string; platform_selling_plan_group_id: string | null } };
+      expect(offer.sync.status).toBe("failed");
+      expect(offer.sync.last_error).toMatch(/failed after \d+ attempts/);
+      expect(offer.sync.platform_selling_plan_group_id).not.toBeNull();
+    } finally {
+      env.emulator.setFaults({});
+    }
+    // Bring graphile-worker's backoff forward instead of waiting it out.
+    await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [offerSyncKey(id)]);
+    const recovered = await waitSynced(env, id);
+    expect(recovered.sync_last_error).toBeNull();
+    expect((await getSellingPlanGroup(client, recovered.platform_selling_plan_group_id ?? ""))?.name).toBe("Renamed while the platform is down");
+  }, 90_000);
+});
