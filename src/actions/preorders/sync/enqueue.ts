@@ -23,11 +23,11 @@ export const offerSyncKey = (offerId: string): string => `offer_sync:${offerId}`
  * queue of the same name runs one sync of an offer at a time (a change made while a sync runs
  * queues the next one, which waits for it).
  */
-export async function enqueueOfferSync(db: Db, shopId: string, offerId: string): Promise<void> {
+export async function enqueueOfferSync(db: Db, shopId: string, offerId: string, delaySeconds = 0): Promise<void> {
   await db.query(
     `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'offer_id', $3::uuid),
-       queue_name := $4, run_at := now(), max_attempts := $5, job_key := $4)`,
-    [OFFER_SYNC_TASK, shopId, offerId, offerSyncKey(offerId), OFFER_SYNC_MAX_ATTEMPTS],
+       queue_name := $4, run_at := now() + make_interval(secs => $6), max_attempts := $5, job_key := $4)`,
+    [OFFER_SYNC_TASK, shopId, offerId, offerSyncKey(offerId), OFFER_SYNC_MAX_ATTEMPTS, delaySeconds],
   );
 }
 

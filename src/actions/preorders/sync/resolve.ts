@@ -35,6 +35,16 @@ const RESOLVE_DELETE = `
   delete from preorder_offer_variants o
   where o.offer_id = $5 and not exists (select 1 ${MATCHING} and v.id = o.variant_id)`;
 
+/** Records the resolution done; this job stops counting as under way (a newer one queued meanwhile still does). */
+async function finishResolution(db: Db, offerId: string, jobId: string | undefined, variants: number | null): Promise<void> {
+  await db.query(
+    `update preorder_offer_resolutions set resolved_at = now(), variants = coalesce($2, variants), updated_at = now(),
+       job_id = case when job_id = $3::uuid then null else job_id end
+     where offer_id = $1`,
+    [offerId, variants, jobId ?? null],
+  );
+}
+
 interface ResolveRow extends SourceRow {
   id: string;
   shop_id: string;
@@ -50,8 +60,11 @@ export interface ResolutionResult {
   skipped?: string;
 }
 
-/** Resolves one offer's variants in the caller's transaction (the offer row locked). */
-export async function resolveOfferVariants(db: Db, shopId: string, offerId: string): Promise<ResolutionResult> {
+/**
+ * Resolves one offer's variants in the caller's transaction (the offer row locked). `jobId`, the
+ * job doing it, stops counting as under way when this commits (a sync waiting for it then runs).
+ */
+export async function resolveOfferVariants(db: Db, shopId: string, offerId: string, jobId?: string): Promise<ResolutionResult> {
   const { rows } = await db.query<ResolveRow>(
     `select id, shop_id, products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at, sync_status
      from preorder_offers where shop_id = $1 and id = $2 for update`,
@@ -59,15 +72,20 @@ export async function resolveOfferVariants(db: Db, shopId: string, offerId: stri
   );
   const offer = rows[0];
   const none = { offer_id: offerId, source: offer?.products_source ?? "unknown", added: 0, removed: 0, variants: 0 };
-  if (!offer || offer.deleted_at !== null) return { ...none, skipped: "the offer is deleted" };
-  // The source went back to custom after this job was queued: the custom list is the merchant's.
-  if (sourceKey(offer) === undefined) return { ...none, skipped: "the offer's source is custom" };
+  if (!offer) return { ...none, skipped: "the offer does not exist" };
+  // Deleted, or back to a custom source (the merchant's own list) after this job was queued.
+  const skipped = offer.deleted_at !== null ? "the offer is deleted" : sourceKey(offer) === undefined ? "the offer's source is custom" : undefined;
+  if (skipped) {
+    await finishResolution(db, offerId, jobId, null);
+    if (offer.sync_status !== "synced") await enqueueOfferSync(db, shopId, offerId);
+    return { ...none, skipped };
+  }
   const params = [shopId, offer.products_source === "collection" ? offer.products_collection_id : null, offer.products_exclusion_tag, offer.products_excluded_variant_ids, offerId];
   const removed = (await db.query(RESOLVE_DELETE, params)).rowCount ?? 0;
   const added = (await db.query(RESOLVE_INSERT, params)).rowCount ?? 0;
   const { rows: counted } = await db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offerId]);
   const variants = counted[0]?.n ?? 0;
-  await db.query("update preorder_offer_resolutions set resolved_at = now(), variants = $2, updated_at = now() where offer_id = $1", [offerId, variants]);
+  await finishResolution(db, offerId, jobId, variants);
   if (added > 0 || removed > 0) await markOfferChanged(db, shopId, offerId);
   // A sync that waited for this resolution (see run.ts) runs now even if nothing changed.
   else if (offer.sync_status !== "synced") await enqueueOfferSync(db, shopId, offerId);
@@ -81,7 +99,7 @@ export async function runOfferResolution(ctx: JobContext): Promise<ResolutionRes
   const { offer_id: offerId } = payload.parse(ctx.job.payload);
   const shopId = ctx.job.shop_id;
   if (!shopId) throw new Error("resolution job without a shop");
-  return withTransaction(ctx.pool, (db) => resolveOfferVariants(db, shopId, offerId));
+  return withTransaction(ctx.pool, (db) => resolveOfferVariants(db, shopId, offerId, ctx.job.id));
 }
 
 /**

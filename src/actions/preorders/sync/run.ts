@@ -18,6 +18,7 @@ import { inventoryGroup } from "../offers/inventory.ts";
 import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
 import { paymentsGroup } from "../offers/payments.ts";
 import { shippingGroup } from "../offers/shipping.ts";
+import { enqueueOfferSync } from "./enqueue.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 
 /**
@@ -27,6 +28,9 @@ import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroup
  * (the change that moved it has queued the next sync). A failure is recorded (`failed`, the
  * message in `sync_last_error`) and rethrown, so graphile-worker retries it with its backoff.
  */
+
+/** How long a sync waiting for a resolution of the offer's variants waits at most before it runs anyway. */
+export const DEFERRED_SYNC_DELAY_SECONDS = 60;
 
 export const offerSyncPayload = z.object({ shop_id: z.uuid(), offer_id: z.uuid() });
 
@@ -125,7 +129,12 @@ export async function recordSyncFailure(pool: pg.Pool, offerId: string, error: u
   await pool.query("update preorder_offers set sync_status = 'failed', sync_last_error = $2 where id = $1", [offerId, message]);
 }
 
-/** A resolution of the offer's variants is queued or running: its end marks the offer changed, which syncs it. */
+/**
+ * A resolution of the offer's variants is queued or running: its end marks the offer changed (or
+ * queues the sync), which syncs it. A resolution clears its job id in the transaction that writes
+ * the variants, so one that has done its work no longer counts, even before its job is marked
+ * completed.
+ */
 async function resolutionUnderWay(pool: pg.Pool, offerId: string): Promise<boolean> {
   const { rowCount } = await pool.query(
     `select 1 from preorder_offer_resolutions r join jobs j on j.id = r.job_id
@@ -157,7 +166,11 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     }
     const offer = offerForPlatform(row);
     const detach = row.deleted_at !== null || !offer.use_platform_selling_plan;
-    if (!detach && (await resolutionUnderWay(pool, offerId))) return { outcome: "deferred", reason: "a resolution of the offer's variants is under way" };
+    if (!detach && (await resolutionUnderWay(pool, offerId))) {
+      // The resolution's end queues the sync at once; this later one only covers a resolution that never ends.
+      await enqueueOfferSync(pool, shopId, offerId, DEFERRED_SYNC_DELAY_SECONDS);
+      return { outcome: "deferred", reason: "a resolution of the offer's variants is under way" };
+    }
     const client = await deps.platform.clientFor(pool, shopId);
     const existing = row.platform_selling_plan_group_id ? await getSellingPlanGroup(client, row.platform_selling_plan_group_id, options) : null;
 
