@@ -25,11 +25,19 @@ const MATCHING = `
     and ($3::text is null or not p.tags @> array[$3::text])
     and not (v.id = any($4::text[]) or v.legacy_id::text = any($4::text[]))`;
 
-/** The one INSERT ... SELECT of a resolution, for the benchmark's baseline to run as it is. */
-export const RESOLVE_INSERT = `
-  insert into preorder_offer_variants (offer_id, shop_id, variant_id, legacy_id)
+/**
+ * The INSERT ... SELECT of a resolution into `table` (preorder_offer_variants, or a copy of it:
+ * the benchmark's baseline runs this very statement). Parameters: $1 shop, $2 collection or null,
+ * $3 exclusion tag or null, $4 excluded ids, $5 offer.
+ */
+export function resolutionInsert(table = "preorder_offer_variants"): string {
+  return `
+  insert into ${table} (offer_id, shop_id, variant_id, legacy_id)
   select $5, $1, v.id, v.legacy_id ${MATCHING}
   on conflict (offer_id, variant_id) do nothing`;
+}
+
+const RESOLVE_INSERT = resolutionInsert();
 
 const RESOLVE_DELETE = `
   delete from preorder_offer_variants o
