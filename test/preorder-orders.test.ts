@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { preorderCountsForVariants, storedVariantCounts } from "../src/actions/preorders/orders/counts.ts";
-import { linkSellingPlansToOffer } from "../src/actions/preorders/orders/ingest.ts";
+import { relinkOfferOrderLines } from "../src/actions/preorders/orders/ingest.ts";
 import { createLogger } from "../src/logger.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
@@ -48,6 +48,15 @@ afterAll(async () => {
   await app.close();
   await db.drop();
 });
+
+/** An offer whose platform selling plan is `plan` (as the offers' sync records it). */
+async function createOffer(shop: string, name: string, plan: string): Promise<string> {
+  const { rows } = await app.pool.query<{ id: string }>(
+    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
+    [shop, name, plan],
+  );
+  return rows[0]?.id ?? "";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Deliveries as the platform signs them, and waiting on the worker
@@ -321,7 +330,8 @@ describe("listing", () => {
       listDomain,
     );
     const c = await place("orders/create", orderPayload({ email: "ann@example.com", created_at: "2026-10-03T12:00:00Z", lines: [{ variant: 301, plan: 72 }] }), listDomain);
-    await linkSellingPlansToOffer(app.pool, shop.shopId, "offer-b", ["72"]);
+    const offerB = await createOffer(shop.shopId, "Offer B", "gid://platform/SellingPlan/72");
+    expect(await relinkOfferOrderLines(app.pool, shop.shopId, offerB)).toBe(2);
     const ids = async (query: string) => {
       const answer = await api(app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
       expect(answer.status).toBe(200);
@@ -332,13 +342,13 @@ describe("listing", () => {
     expect(await ids("?variant_id=301")).toEqual([c, a]);
     expect(await ids("?variant_id=gid://platform/ProductVariant/302")).toEqual([b]);
     expect(await ids("?email=ANN@example.com")).toEqual([c, a]);
-    expect(await ids("?offer_id=offer-b")).toEqual([c, b]);
+    expect(await ids(`?offer_id=${offerB}`)).toEqual([c, b]);
     expect(await ids("?created_from=2026-10-02&created_to=2026-10-02")).toEqual([b]);
     expect(await ids("?created_from=2026-10-02T12:00:01Z")).toEqual([c]);
     expect(await ids("?per_page=2&page=2")).toEqual([a]);
     const page = await api(app, "GET", "/preorders/orders?per_page=2", { key: shop.apiKey });
     expect(page.body).toMatchObject({ total: 3, page: 1, per_page: 2 });
-    expect((await getOrder(c, shop.apiKey)).offer_ids).toEqual(["offer-b"]);
+    expect((await getOrder(c, shop.apiKey)).offer_ids).toEqual([offerB]);
 
     const bad = await api(app, "GET", "/preorders/orders?status=shipped&per_page=500&created_from=yesterday&colour=red", { key: shop.apiKey });
     expect(bad.status).toBe(422);
@@ -478,7 +488,7 @@ describe("against the platform emulator", () => {
     );
     const planGid = group.sellingPlans.nodes[0]?.id;
     if (!planGid) throw new Error("no plan");
-    await linkSellingPlansToOffer(app.pool, shopId, "offer-e2e", [planGid]);
+    const offerId = await createOffer(shopId, "E2E offer", planGid);
 
     const created = await fetch(`${emulator.origin}/admin/orders`, {
       method: "POST",
@@ -492,7 +502,7 @@ describe("against the platform emulator", () => {
     const listed = (await api(app, "GET", "/preorders/orders?email=e2e@example.com", { key })).body as { orders: OrderBody[] };
     const order = listed.orders[0];
     if (!order) throw new Error("the order did not arrive");
-    expect(order).toMatchObject({ status: "awaiting_balance", total_outstanding: "30.00", offer_ids: ["offer-e2e"] });
+    expect(order).toMatchObject({ status: "awaiting_balance", total_outstanding: "30.00", offer_ids: [offerId] });
 
     const charge = await api(app, "POST", `/preorders/orders/${order.id}/charge_balance`, { key });
     expect(charge.status).toBe(202);

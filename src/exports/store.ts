@@ -100,7 +100,9 @@ export async function loadExport(db: Db, shopId: string, exportId: string): Prom
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(exportId)) return undefined;
   const { rows } = await db.query<ExportRow & { bytes: Buffer }>(
     `select id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at, bytes
-     from exports where id = $1 and shop_id = $2`,
+     from (select e.id, e.shop_id, e.job_id, e.filename, e.content_type, e.created_at,
+             e.bytes || coalesce((select string_agg(c.bytes, ''::bytea order by c.seq) from export_chunks c where c.export_id = e.id), ''::bytea) as bytes
+           from exports e where e.id = $1 and e.shop_id = $2) f`,
     [exportId, shopId],
   );
   const row = rows[0];

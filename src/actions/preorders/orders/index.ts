@@ -6,8 +6,9 @@ import { getOrder } from "./get.ts";
 import { listOrders } from "./list.ts";
 import { bulkRecalculatePreorderCounts } from "./recalculate-counts.ts";
 import { releaseOrder } from "./release.ts";
+import { exportBalanceCollection, exportByOffer } from "../reports/export.ts";
 
-/** Actions of this part of the API; the registry lists them from here (src/actions/index.ts). */
+/** Actions of this part of the API (orders, preorder counts, report exports); the registry lists them from here (src/actions/index.ts). */
 export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
   listOrders,
   getOrder,
@@ -18,4 +19,6 @@ export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
   bulkCancel,
   bulkSetTags,
   bulkRecalculatePreorderCounts,
+  exportBalanceCollection,
+  exportByOffer,
 ];

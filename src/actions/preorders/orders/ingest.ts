@@ -134,7 +134,11 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
     `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
      select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, link.offer_id
      from jsonb_to_recordset($3::jsonb) as r(id text, variant_id text, product_id text, quantity integer, price numeric, selling_plan_id text)
-     left join preorder_selling_plan_offers link on link.shop_id = $2 and link.selling_plan_id = r.selling_plan_id
+     left join lateral (
+       select po.id::text as offer_id from preorder_offers po
+       where po.shop_id = $2 and po.platform_selling_plan_id = r.selling_plan_id
+       order by po.deleted_at nulls first, po.created_at desc limit 1
+     ) link on true
      on conflict (order_id, platform_line_id) do update set variant_id = coalesce(excluded.variant_id, preorder_order_lines.variant_id),
        product_id = coalesce(excluded.product_id, preorder_order_lines.product_id),
        quantity = excluded.quantity, price = excluded.price, selling_plan_id = excluded.selling_plan_id,
@@ -147,21 +151,17 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
 }
 
 /**
- * Records that these platform selling plans belong to an offer, and links the order lines
- * already placed on them. The offers' sync calls it once the platform has given the plans ids.
+ * Links the order lines placed on the offer's current platform selling plan to the offer (an
+ * order webhook links its lines itself; this is for lines that arrived before the offer's sync
+ * recorded the plan id). Answers how many lines it linked.
  */
-export async function linkSellingPlansToOffer(db: Db, shopId: string, offerId: string, sellingPlanIds: readonly string[]): Promise<void> {
-  const plans = [...new Set(sellingPlanIds.map((p) => platformGid("SellingPlan", p)))];
-  if (plans.length === 0) return;
-  await db.query(
-    `insert into preorder_selling_plan_offers (shop_id, selling_plan_id, offer_id)
-     select $1, p, $2 from unnest($3::text[]) as p
-     on conflict (shop_id, selling_plan_id) do update set offer_id = excluded.offer_id`,
-    [shopId, offerId, plans],
+export async function relinkOfferOrderLines(db: Db, shopId: string, offerId: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `update preorder_order_lines l set offer_id = po.id::text
+     from preorder_offers po
+     where po.id = $2 and po.shop_id = $1 and l.shop_id = $1 and l.selling_plan_id = po.platform_selling_plan_id
+       and l.offer_id is distinct from po.id::text`,
+    [shopId, offerId],
   );
-  await db.query(
-    `update preorder_order_lines set offer_id = $2
-     where shop_id = $1 and selling_plan_id = any($3::text[]) and offer_id is distinct from $2`,
-    [shopId, offerId, plans],
-  );
+  return rowCount ?? 0;
 }
