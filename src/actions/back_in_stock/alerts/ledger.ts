@@ -260,7 +260,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
     const sendOne = async ({ row, renderer }: { row: PendingRow; renderer: Renderer }) => {
       let message: OutboundMessage;
       try {
-        message = await renderer.render(recipient(row));
+        message = renderer.render(recipient(row));
       } catch (error) {
         results.push({ id: row.id, outcome: "failed", attempted: false, error: `Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });
         return;
