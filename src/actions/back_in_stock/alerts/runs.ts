@@ -119,12 +119,12 @@ interface RunRow {
   next_batch_at: Date | null;
 }
 
-async function finishRun(db: Db, runId: string, status: "completed" | "stopped", reason: string | null): Promise<void> {
+async function finishRun(db: Db, runId: string, status: "completed" | "stopped", reason: string | null, available?: number): Promise<void> {
   await db.query(
     `update bis_alert_runs set status = $2, stop_reason = $3, finished_at = now(), updated_at = now(),
-       batch_started_at = null, batch_quota = null, batch_claimed = 0, next_batch_at = null
+       batch_started_at = null, batch_quota = null, batch_claimed = 0, next_batch_at = null, last_available = coalesce($4, last_available)
      where id = $1`,
-    [runId, status, reason],
+    [runId, status, reason, available ?? null],
   );
 }
 
@@ -225,7 +225,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
 
   const stock = await batchStock(pool, deps.platform, log, shopId, variantId);
   if (stock.available < minimum) {
-    await finishRun(pool, runId, "stopped", "out_of_stock");
+    await finishRun(pool, runId, "stopped", "out_of_stock", stock.available);
     return { outcome: "stopped", run_id: runId, stop_reason: "out_of_stock", available: stock.available, sent };
   }
   const fresh = Math.floor(settings.delivery.batch_multiplier * stock.available);
@@ -254,6 +254,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
   let claimedNow = 0;
   let exhausted = false;
   let stopReason: string | undefined;
+  let stopAvailable: number | undefined;
   const inFlight = new Set<Promise<void>>();
   const failures: unknown[] = [];
   while (remaining > 0 && failures.length === 0) {
@@ -263,6 +264,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
     const newer = stock.source === "mirror" || (news.changedAt !== null && news.changedAt > batchStart);
     if (newer && news.available < minimum) {
       stopReason = "out_of_stock";
+      stopAvailable = news.available;
       break;
     }
     const ids = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e);
@@ -286,7 +288,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
 
   const result = { run_id: runId, available: stock.available, quota, claimed: claimedNow, sent };
   if (stopReason) {
-    await finishRun(pool, runId, "stopped", stopReason);
+    await finishRun(pool, runId, "stopped", stopReason, stopAvailable);
     return { ...result, outcome: "stopped", stop_reason: stopReason };
   }
   if (options.signal?.aborted) {
