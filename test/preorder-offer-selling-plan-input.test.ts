@@ -62,22 +62,14 @@ describe("sellingPlanGroupInputFromOffer", () => {
     });
   });
 
-  it("a choice of full payment and deposit is two plans, the deposit first with show_partial_first", () => {
-    const both = (first: boolean) =>
-      sellingPlanGroupInputFromOffer(offer({ payments: { options: [FULL, DEPOSIT], show_partial_first: first } })).sellingPlansToCreate?.map((p) => [p.name, p.position]);
-    expect(both(false)).toEqual([
-      ["Pay in full", 0],
-      ["Pay a deposit", 1],
-    ]);
-    expect(both(true)).toEqual([
-      ["Pay a deposit", 0],
-      ["Pay in full", 1],
-    ]);
+  it("a choice of full payment and deposit is the deposit plan: one plan, one id for orders to match", () => {
+    const plans = sellingPlanGroupInputFromOffer(offer({ payments: { options: [FULL, DEPOSIT], show_partial_first: false } })).sellingPlansToCreate;
+    expect(plans?.map((p) => [p.name, p.position, p.billingPolicy?.fixed?.checkoutCharge?.value?.percentage])).toEqual([["Pay a deposit", 0, 30]]);
   });
 
-  it("two options titled alike get distinct option values", () => {
-    const plans = sellingPlanGroupInputFromOffer(offer({ payments: { options: [{ ...FULL, title: "Preorder" }, { ...DEPOSIT, title: "Preorder" }] } })).sellingPlansToCreate;
-    expect(plans?.map((p) => p.options)).toEqual([["Preorder (full)"], ["Preorder (deposit)"]]);
+  it("a blank option title falls back to a default one", () => {
+    const plan = sellingPlanGroupInputFromOffer(offer({ payments: { options: [{ ...FULL, title: "" }] } })).sellingPlansToCreate?.[0];
+    expect(plan).toMatchObject({ name: "Pay in full", options: ["Pay in full"] });
   });
 
   it("delivery on a date is EXACT_TIME; reservation on fulfillment is ON_FULFILLMENT", () => {
@@ -102,11 +94,14 @@ describe("sellingPlanGroupInputFromOffer", () => {
 
 describe("sellingPlanGroupUpdateFromOffer", () => {
   it("updates existing plans by position, creates missing ones and deletes the surplus", () => {
-    const two = offer({ payments: { options: [FULL, DEPOSIT] } });
-    const grow = sellingPlanGroupUpdateFromOffer(two, ["gid://platform/SellingPlan/1"]);
-    expect(grow.sellingPlansToUpdate?.map((p) => [p.id, p.name])).toEqual([["gid://platform/SellingPlan/1", "Pay in full"]]);
-    expect(grow.sellingPlansToCreate?.map((p) => p.name)).toEqual(["Pay a deposit"]);
-    expect(grow.sellingPlansToDelete).toBeUndefined();
+    const same = sellingPlanGroupUpdateFromOffer(offer({ payments: { options: [FULL, DEPOSIT] } }), ["gid://platform/SellingPlan/1"]);
+    expect(same.sellingPlansToUpdate?.map((p) => [p.id, p.name])).toEqual([["gid://platform/SellingPlan/1", "Pay a deposit"]]);
+    expect(same.sellingPlansToCreate).toBeUndefined();
+    expect(same.sellingPlansToDelete).toBeUndefined();
+
+    const none = sellingPlanGroupUpdateFromOffer(offer(), []);
+    expect(none.sellingPlansToCreate?.map((p) => p.name)).toEqual(["Pay in full"]);
+    expect(none.sellingPlansToUpdate).toBeUndefined();
 
     const shrink = sellingPlanGroupUpdateFromOffer(offer(), ["gid://platform/SellingPlan/1", "gid://platform/SellingPlan/2"]);
     expect(shrink.sellingPlansToUpdate?.map((p) => p.id)).toEqual(["gid://platform/SellingPlan/1"]);

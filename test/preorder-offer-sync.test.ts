@@ -113,7 +113,7 @@ describe("offer sync to the platform", () => {
     ]);
   });
 
-  it("an update changes the plans and reconciles the group's variants", async () => {
+  it("an update changes the plan in place and reconciles the group's variants", async () => {
     await env.startWorker();
     const id = await newOffer({ products: { variant_ids: legacy.slice(0, 3) } });
     const first = await waitSynced(env, id);
@@ -127,12 +127,12 @@ describe("offer sync to the platform", () => {
     const second = await waitSynced(env, id);
     expect(second.platform_selling_plan_group_id).toBe(groupId);
     expect(await groupVariants(groupId)).toEqual(legacy.slice(1, 6).map(gid).sort());
+    // The plan is updated in place (its id, which orders are matched by, stays): now the deposit plan.
+    expect(second.platform_selling_plan_id).toBe(first.platform_selling_plan_id);
     const now = await plans(groupId);
-    expect(now.map((p) => [p.name, (p.billingPolicy as Json).remainingBalanceChargeTrigger])).toEqual([
-      ["Pay in full", "NO_REMAINING_BALANCE"],
-      ["Pay a deposit", "TIME_AFTER_CHECKOUT"],
+    expect(now.map((p) => [p.name, (p.billingPolicy as Json).remainingBalanceChargeTrigger, (p.deliveryPolicy as Json).fulfillmentTrigger])).toEqual([
+      ["Pay a deposit", "TIME_AFTER_CHECKOUT", "ASAP"],
     ]);
-    expect(now.every((p) => (p.deliveryPolicy as Json).fulfillmentTrigger === "ASAP")).toBe(true);
 
     // A group deleted on the platform behind the service's back is created again.
     await client.request(`mutation D($id: ID!) { sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { message } } }`, { id: groupId });

@@ -11,9 +11,11 @@ import type { Shipping } from "../offers/shipping.ts";
 
 /**
  * An offer as the platform sees it: one selling plan group (the offer) holding one plan of
- * category PRE_ORDER per payment option the customer may choose (usually one: pay in full, or pay
- * a deposit; both when the offer lets the customer choose). Pure: the same offer always maps to
- * the same input, so a sync can be repeated.
+ * category PRE_ORDER. The plan charges the deposit when the deposit option is enabled (deposits
+ * are what needs the platform's plan; with a choice of both options the plan is the deposit one
+ * and a customer may still pay the balance at once), else the full price. One plan keeps
+ * `platform_selling_plan_id` the one id orders are matched by. Pure: the same offer always maps
+ * to the same input, so a sync can be repeated.
  */
 
 /** What of an offer the mapping reads (the parsed groups, with their defaults). */
@@ -26,19 +28,19 @@ export interface OfferForPlatform {
   inventory: Inventory;
 }
 
-/** The group's one option name; each plan's option value tells the plans apart at checkout. */
+/** The group's one option name; the plan's option value (its title) is what checkout shows. */
 export const GROUP_OPTION = "Payment";
 
 const FULL_TITLE = "Pay in full";
 const DEPOSIT_TITLE = "Pay a deposit";
 
-/** The enabled payment options in checkout order: the full payment first unless show_partial_first. */
-function enabledOptions(payments: Payments): PaymentOption[] {
+/** The payment option the plan charges by: the deposit when enabled, else the full payment. */
+function planOption(payments: Payments): PaymentOption {
   const enabled = payments.options.filter((o) => o.enabled);
-  const rank = (o: PaymentOption) => (o.type === "deposit") === payments.show_partial_first ? 0 : 1;
-  const ordered = [...enabled].sort((a, b) => rank(a) - rank(b));
-  // Payments keep at least one option enabled; should none be, the offer is paid in full.
-  return ordered.length > 0 ? ordered : [{ type: "full", enabled: true, deposit_percent: null, title: FULL_TITLE, description: "" }];
+  return (
+    enabled.find((o) => o.type === "deposit") ??
+    enabled.find((o) => o.type === "full") ?? { type: "full", enabled: true, deposit_percent: null, title: FULL_TITLE, description: "" }
+  );
 }
 
 function billingPolicy(option: PaymentOption, payments: Payments): SellingPlanBillingPolicyInput {
@@ -69,29 +71,23 @@ function pricingPolicies(payments: Payments): SellingPlanPricingPolicyInput[] {
   return [];
 }
 
-/** The plans of the offer, in checkout order (position 0 first). */
+/** The offer's plans (one; a list, as the platform's input takes them). */
 export function sellingPlansFromOffer(offer: OfferForPlatform): SellingPlanInput[] {
-  const options = enabledOptions(offer.payments);
-  const titles = options.map((o) => o.title.trim() || (o.type === "full" ? FULL_TITLE : DEPOSIT_TITLE));
-  // Option values must differ within a group: two options titled alike are told apart by their type.
-  const clash = new Set(titles).size < titles.length;
-  const delivery = deliveryPolicy(offer.shipping);
-  const pricing = pricingPolicies(offer.payments);
-  const reserve = offer.inventory.reservation.timing === "on_fulfillment" ? "ON_FULFILLMENT" : "ON_SALE";
-  return options.map((option, position) => {
-    const title = titles[position] ?? option.type;
-    return {
+  const option = planOption(offer.payments);
+  const title = option.title.trim() || (option.type === "full" ? FULL_TITLE : DEPOSIT_TITLE);
+  return [
+    {
       name: title,
       description: option.description,
-      options: [clash ? `${title} (${option.type})` : title],
-      position,
+      options: [title],
+      position: 0,
       category: "PRE_ORDER",
       billingPolicy: billingPolicy(option, offer.payments),
-      deliveryPolicy: delivery,
-      inventoryPolicy: { reserve },
-      pricingPolicies: pricing,
-    };
-  });
+      deliveryPolicy: deliveryPolicy(offer.shipping),
+      inventoryPolicy: { reserve: offer.inventory.reservation.timing === "on_fulfillment" ? "ON_FULFILLMENT" : "ON_SALE" },
+      pricingPolicies: pricingPolicies(offer.payments),
+    },
+  ];
 }
 
 /** The group input that creates the offer's selling plan group, with its plans. */
@@ -106,7 +102,8 @@ export function sellingPlanGroupInputFromOffer(offer: OfferForPlatform): Selling
 
 /**
  * The same, as an update of an existing group whose plans are `existingPlanIds` (in position
- * order): plans are updated in place by position, missing ones created, surplus ones deleted.
+ * order): plans are updated in place by position (the plan keeps its id), missing ones created,
+ * surplus ones (added on the platform by hand) deleted.
  */
 export function sellingPlanGroupUpdateFromOffer(offer: OfferForPlatform, existingPlanIds: readonly string[]): SellingPlanGroupInput {
   const { sellingPlansToCreate: plans = [], ...group } = sellingPlanGroupInputFromOffer(offer);
