@@ -83,7 +83,7 @@ try {
      select o.id, $1, 'gid://platform/LineItem/' || (o.n * ${LINES_PER_ORDER} + k),
             'gid://platform/ProductVariant/' || (44000000000000 + (o.n * ${LINES_PER_ORDER} + k) % 5000),
             'gid://platform/Product/' || (8000000000000 + (o.n * ${LINES_PER_ORDER} + k) % 1000),
-            1, 100, po.platform_selling_plan_id, po.id::text
+            1, 100, po.platform_selling_plan_id, po.id
      from (select id, row_number() over (order by platform_order_id) as n from preorder_orders where shop_id = $1) o
      cross join generate_series(0, ${LINES_PER_ORDER - 1}) k
      join preorder_offers po on po.shop_id = $1 and po.internal_name = 'offer-' || ((o.n + k) % ${OFFERS})`,

@@ -135,7 +135,7 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
      select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, link.offer_id
      from jsonb_to_recordset($3::jsonb) as r(id text, variant_id text, product_id text, quantity integer, price numeric, selling_plan_id text)
      left join lateral (
-       select po.id::text as offer_id from preorder_offers po
+       select po.id as offer_id from preorder_offers po
        where po.shop_id = $2 and po.platform_selling_plan_id = r.selling_plan_id
        order by po.deleted_at nulls first, po.created_at desc limit 1
      ) link on true
@@ -157,10 +157,10 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
  */
 export async function relinkOfferOrderLines(db: Db, shopId: string, offerId: string): Promise<number> {
   const { rowCount } = await db.query(
-    `update preorder_order_lines l set offer_id = po.id::text
+    `update preorder_order_lines l set offer_id = po.id
      from preorder_offers po
      where po.id = $2 and po.shop_id = $1 and l.shop_id = $1 and l.selling_plan_id = po.platform_selling_plan_id
-       and l.offer_id is distinct from po.id::text`,
+       and l.offer_id is distinct from po.id`,
     [shopId, offerId],
   );
   return rowCount ?? 0;

@@ -43,4 +43,5 @@ export const ISO_4217 = z
   .regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code")
   .meta({ examples: ["USD", "EUR"] });
 
-export const offerId = z.string().min(1).max(100);
+/** Offers are identified by their UUID. */
+export const offerId = z.uuid({ error: "must be an offer id (a UUID)" });

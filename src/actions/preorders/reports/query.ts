@@ -99,7 +99,7 @@ function filters(body: ReportBody, p: Params, shopId: string, lineAlias: string 
   const lineFilters: string[] = [];
   const offers = [...new Set([...(body.offer_id ? [body.offer_id] : []), ...(body.offer_ids ?? [])])];
   const alias = lineAlias ?? "lf";
-  if (offers.length > 0) lineFilters.push(`${alias}.offer_id = any(${p.add(offers)}::text[])`);
+  if (offers.length > 0) lineFilters.push(`${alias}.offer_id = any(${p.add(offers)}::uuid[])`);
   if (body.product_id) lineFilters.push(`${alias}.product_id = ${p.add(body.product_id)}`);
   if (body.variant_id) lineFilters.push(`${alias}.variant_id = ${p.add(body.variant_id)}`);
   if (lineAlias) where.push(...lineFilters);
@@ -143,11 +143,11 @@ function byOffer(body: ReportBody, shopId: string): ReportQuery {
   const metrics = chosenMetrics(body);
   const share = "case when o.total_price > 0 then (l.price * l.quantity) / o.total_price else 0 end";
   const expr = metricExpressions(share, "l.quantity", "l.price * l.quantity");
-  const from = "from preorder_order_lines l join preorder_orders o on o.id = l.order_id left join preorder_offers po on po.id::text = l.offer_id";
+  const from = "from preorder_order_lines l join preorder_orders o on o.id = l.order_id left join preorder_offers po on po.id = l.offer_id";
   if (body.granularity === "none") {
     const columns = ["offer_id", "offer_name", "selling_plan_id", "order_id", "order_name", "order_created_at", "status", "customer_email", "product_id", "variant_id", "currency", ...metrics];
     const select = [
-      "l.offer_id",
+      "l.offer_id::text",
       "po.name",
       "l.selling_plan_id",
       "o.id::text",
@@ -163,7 +163,7 @@ function byOffer(body: ReportBody, shopId: string): ReportQuery {
     return build(select, columns, `${from} where ${where.join(" and ")}`, "order by o.platform_created_at, o.id, l.platform_line_id", body, p);
   }
   const columns = ["period_start", "offer_id", "offer_name", "currency", ...metrics];
-  const select = [periodStart(body.granularity), "l.offer_id", "po.name", "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
+  const select = [periodStart(body.granularity), "l.offer_id::text", "po.name", "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
   return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, p);
 }
 
