@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Runner } from "graphile-worker";
+import { type Runner, parseCrontab } from "graphile-worker";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeChannelsOf } from "../src/actions/back_in_stock/alerts/deps.ts";
@@ -11,6 +11,7 @@ import { alertRunKey, checkInventory } from "../src/actions/back_in_stock/alerts
 import { verifyUnsubscribe } from "../src/actions/back_in_stock/signups/unsubscribe-link.ts";
 import { signWebhook } from "../src/platform/webhooks.ts";
 import { startWorker } from "../src/runtime/worker.ts";
+import { CRONTAB } from "../tasks/index.ts";
 import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
@@ -486,6 +487,17 @@ describe("reminders", () => {
     await scanReminders({ pool: workerPool, log: app.log, config: app.config, platform });
     expect(await ledger(id ?? "", "reminder")).toBeUndefined();
     expect(await count("select 1 from bis_reminder_queue where signup_id = $1", [id])).toBe(1);
+  });
+});
+
+describe("crontab", () => {
+  it("scans reminders, checks inventory and recovers what a killed worker left, each coalesced", () => {
+    const items = parseCrontab(CRONTAB).filter((i) => i.task.startsWith("bis_"));
+    expect(items.map((i) => [i.task, i.options.jobKey, i.payload])).toEqual([
+      ["bis_reminder_scan", "bis_reminder_scan", null],
+      ["bis_inventory_check", "bis_inventory_check", null],
+      ["bis_alert_recover", "bis_alert_recover", { grace_seconds: 60 }],
+    ]);
   });
 });
 

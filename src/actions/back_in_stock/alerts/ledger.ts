@@ -118,20 +118,23 @@ export class SendContexts {
     this.deps = deps;
   }
 
-  get(shopId: string): Promise<ShopContext> {
+  /** Loads through `db`: a sender passes the connection it holds, never taking a second one from the pool. */
+  get(shopId: string, db: Db): Promise<ShopContext> {
     let context = this.shops.get(shopId);
     if (!context) {
-      context = this.load(shopId);
+      context = this.load(shopId, db);
       this.shops.set(shopId, context);
       context.catch(() => this.shops.delete(shopId));
     }
     return context;
   }
 
-  private async load(shopId: string): Promise<ShopContext> {
-    const { pool, config, platform } = this.deps;
-    const [settings, switches, shop] = await Promise.all([loadBackInStockSettings(pool, shopId), stageSwitches(pool, shopId), loadShopInfo(pool, shopId)]);
-    const renderer = new Renderer(pool, shop, { publicBaseUrl: publicUrl(config), unsubscribeSecret: platform.webhookSecret, emailFrom: config.EMAIL_FROM });
+  private async load(shopId: string, db: Db): Promise<ShopContext> {
+    const { config, platform } = this.deps;
+    const settings = await loadBackInStockSettings(db, shopId);
+    const switches = await stageSwitches(db, shopId);
+    const shop = await loadShopInfo(db, shopId);
+    const renderer = new Renderer(shop, { publicBaseUrl: publicUrl(config), unsubscribeSecret: platform.webhookSecret, emailFrom: config.EMAIL_FROM });
     return { settings, switches, renderer };
   }
 }
@@ -238,7 +241,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
     summary.skipped = ledgerIds.length - rows.length;
     const toSend: { row: PendingRow; renderer: Renderer }[] = [];
     for (const row of rows) {
-      const context = await contexts.get(row.shop_id);
+      const context = await contexts.get(row.shop_id, client);
       const reason = blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, context.settings, context.switches);
       if (reason) results.push({ id: row.id, outcome: "blocked", attempted: false, blocked_reason: reason });
       else toSend.push({ row, renderer: context.renderer });
@@ -254,7 +257,10 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       variantId: row.variant_id,
     });
     for (const renderer of new Set(toSend.map((t) => t.renderer))) {
-      await renderer.prepare(toSend.filter((t) => t.renderer === renderer).map((t) => recipient(t.row)));
+      await renderer.prepare(
+        client,
+        toSend.filter((t) => t.renderer === renderer).map((t) => recipient(t.row)),
+      );
     }
     const lastAttempt = policy.mode === "throw" && policy.lastAttempt;
     const sendOne = async ({ row, renderer }: { row: PendingRow; renderer: Renderer }) => {

@@ -115,26 +115,24 @@ export interface RendererOptions {
  */
 export class Renderer {
   readonly shop: ShopInfo;
-  private readonly db: Db;
   private readonly options: RendererOptions;
   private readonly overrides = new Map<Stage, Map<string, TemplateText>>();
   private readonly variants = new Map<string, VariantInfo>();
   private readonly from: string;
   private readonly parsed = new Map<string, Parsed>();
 
-  constructor(db: Db, shop: ShopInfo, options: RendererOptions) {
-    this.db = db;
+  constructor(shop: ShopInfo, options: RendererOptions) {
     this.shop = shop;
     this.options = options;
     const name = shop.name.replace(/["\\\r\n]/g, "");
     this.from = `"${name}" <${addressOf(options.emailFrom)}>`;
   }
 
-  /** Loads what the recipients need that is not cached yet. */
-  async prepare(recipients: readonly Recipient[]): Promise<void> {
+  /** Loads what the recipients need that is not cached yet, through `db`. */
+  async prepare(db: Db, recipients: readonly Recipient[]): Promise<void> {
     for (const stage of new Set(recipients.map((r) => r.stage))) {
       if (this.overrides.has(stage)) continue;
-      const { rows } = await this.db.query<{ locale: string; channel: Channel; subject: string | null; body: string }>(
+      const { rows } = await db.query<{ locale: string; channel: Channel; subject: string | null; body: string }>(
         "select locale, channel, subject, body from bis_templates where shop_id = $1 and stage = $2",
         [this.shop.id, stage],
       );
@@ -142,7 +140,7 @@ export class Renderer {
     }
     const missing = [...new Set(recipients.map((r) => r.variantId))].filter((id) => !this.variants.has(id));
     if (missing.length === 0) return;
-    const { rows } = await this.db.query<{ id: string; title: string; sku: string | null; price: string; legacy_id: string; product_title: string | null; handle: string | null }>(
+    const { rows } = await db.query<{ id: string; title: string; sku: string | null; price: string; legacy_id: string; product_title: string | null; handle: string | null }>(
       `select v.id, v.title, v.sku, v.price::text as price, v.legacy_id::text as legacy_id, p.title as product_title, p.handle
        from variants v left join products p on p.shop_id = v.shop_id and p.id = v.product_id
        where v.shop_id = $1 and v.id = any($2::text[])`,
