@@ -104,10 +104,10 @@ describe("a worker killed in the middle of an alert run", () => {
     const duplicates = sink.messages.length - distinct;
     const duplicated = [...sink.byMessageId].filter(([, n]) => n > 1).map(([id]) => id);
     const pendingIds = new Set(pending.map((r) => `<${r.id}@localhost>`));
-    process.stdout.write(
-      `\n[alerts crash] killed after ${receivedAtKill} messages received (${sentAtKill} marked sent); ` +
+    console.log(
+      `[alerts crash] killed after ${receivedAtKill} messages received (${sentAtKill} marked sent); ` +
         `${pending.length} claimed but unmarked at the kill (window ${CHUNK_SIZE * CHUNKS_IN_FLIGHT}); ` +
-        `after the restart: ${distinct} distinct messages, ${duplicates} duplicates\n`,
+        `after the restart: ${distinct} distinct messages, ${duplicates} duplicates`,
     );
     expect(distinct).toBe(SIGNUPS);
     expect(duplicates).toBeLessThanOrEqual(pending.length);
