@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedPreorderUnits } from "./helpers/preorders.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, offerCall } from "./helpers/offers.ts";
 import { type SyncEnv, mirrorVariants, startSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
@@ -116,7 +117,7 @@ describe("GET /preorders/products/inventory_status", () => {
     const noContinue = await newOffer({ products: { variant_ids: [a.legacy] }, inventory: { continue_selling: { enabled: false } } });
     const limited = await newOffer({ products: { variant_ids: [a.legacy] }, limits: { total: { max: 3 } } });
     for (const id of [draft, disabled, noContinue, limited]) await waitSynced(env, id);
-    await env.app.pool.query("update preorder_offers set current_count = 3 where id = $1", [limited]);
+    await seedPreorderUnits(env.app.pool, env.shopId, limited, 3);
 
     await env.stopWorker();
     const unsynced = await newOffer({ products: { variant_ids: [a.legacy] } });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedPreorderUnits } from "./helpers/preorders.ts";
 import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { type Json, createOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
@@ -40,9 +41,9 @@ describe("every group: GET equals the full offer's group", () => {
 });
 
 describe("limits", () => {
-  it("merges, and shows total.current_count kept by the service", async () => {
+  it("merges, and shows total.current_count derived from the orders", async () => {
     const id = await newOffer();
-    await app.pool.query("update preorder_offers set current_count = 7 where id = $1", [id]);
+    await seedPreorderUnits(app.pool, shopId, id, 7);
     const answer = await patch(id, "limits", { per_order: { max: 3 }, total: { max: 100 }, display: { show_remaining: true } });
     expect(answer.status).toBe(202);
     expect(answer.body).toEqual({

@@ -305,6 +305,18 @@ describe("release, cancel and charge_balance", () => {
     expect((await api(app, "POST", `/preorders/orders/${owing}/charge_balance`, { key })).status).toBe(409);
   });
 
+  it("keeps the offer's limits.total.current_count true: units on its live preorder lines", async () => {
+    const offerId = await createOffer(shopId, "Counted offer", "gid://platform/SellingPlan/77");
+    const currentCount = async () =>
+      ((await api(app, "GET", `/preorders/offers/${offerId}/limits`, { key })).body as { total: { current_count: number } }).total.current_count;
+    expect(await currentCount()).toBe(0);
+    const first = await place("orders/create", orderPayload({ lines: [{ variant: 101, quantity: 3, plan: 77 }, { variant: 102, quantity: 4, plan: null }] }));
+    await place("orders/create", orderPayload({ lines: [{ variant: 103, quantity: 2, plan: 77 }] }));
+    expect(await currentCount()).toBe(5);
+    expect((await api(app, "POST", `/preorders/orders/${first}/cancel`, { key })).status).toBe(202);
+    expect(await currentCount()).toBe(2);
+  });
+
   it("answers 404 for an unknown, malformed or other shop's order", async () => {
     const mine = await place("orders/create", orderPayload());
     const unknown = randomUUID();

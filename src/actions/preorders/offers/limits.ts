@@ -9,7 +9,7 @@ const count = integer().min(0);
 export const limitsSchema = z.strictObject({
   per_order: z.strictObject({ min: count.default(1), max: count.nullable().default(null) }).prefault({}),
   per_customer: z.strictObject({ max: count.nullable().default(null) }).prefault({}),
-  // current_count (units preordered so far) is kept by the preorder count recalculation, not edited
+  // current_count (units preordered so far) is derived from the orders (preorder_offer_units), not edited
   total: z.strictObject({ max: count.nullable().default(null) }).prefault({}),
   display: z
     .strictObject({
