@@ -15,7 +15,9 @@ const envSchema = z.object({
   RATE_LIMIT_POINTS: positiveInt.default(360),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
-  DB_POOL_SIZE: positiveInt.default(10),
+  // A back-in-stock batch holds a connection and sends on up to two more: leave room for them,
+  // graphile-worker and HTTP (at least WORKER_CONCURRENCY x 3 + 5).
+  DB_POOL_SIZE: positiveInt.default(20),
   WORKER_CONCURRENCY: positiveInt.default(5),
   JOB_RETENTION_DAYS: positiveInt.default(30),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),

@@ -8,15 +8,29 @@ export interface Db {
 /** Runs `fn` in one transaction on a client of `pool`; rolls back on any throw. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken = false;
   try {
     await client.query("begin");
     const result = await fn(client);
     await client.query("commit");
     return result;
   } catch (error) {
-    await client.query("rollback").catch(() => undefined);
+    broken = await rollbackFailed(client);
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
+  }
+}
+
+/**
+ * Rolls back; answers true when even that failed, so the caller destroys the connection instead
+ * of handing a dead or mid-transaction client to the next user of the pool.
+ */
+export async function rollbackFailed(client: pg.PoolClient): Promise<boolean> {
+  try {
+    await client.query("rollback");
+    return false;
+  } catch {
+    return true;
   }
 }

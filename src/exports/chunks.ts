@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { rollbackFailed } from "../core/db.ts";
 
 /**
  * Large exports, written as they are produced: the file's bytes go to `export_chunks` (about
@@ -59,8 +60,7 @@ export class ChunkedExportWriter {
       if (!row) throw new Error("export insert returned no row");
       return new ChunkedExportWriter(client, row.id, row.created_at, options);
     } catch (error) {
-      await client.query("rollback").catch(() => undefined);
-      client.release();
+      client.release(await rollbackFailed(client));
       throw error;
     }
   }
@@ -127,7 +127,6 @@ export class ChunkedExportWriter {
     if (this.#done) return;
     this.#done = true;
     await this.#inFlight.catch(() => undefined);
-    await this.#client.query("rollback").catch(() => undefined);
-    this.#client.release();
+    this.#client.release(await rollbackFailed(this.#client));
   }
 }

@@ -54,6 +54,12 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
 
+  // Every answer names its request, the errors fastify raises before any route included.
+  app.addHook("onRequest", (request, reply, done) => {
+    void reply.header("x-request-id", request.id);
+    done();
+  });
+
   app.setErrorHandler((error: { code?: string; statusCode?: number }, request, reply) => {
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return reply.code(413).send({ errors: [MESSAGES.bodyTooLarge(deps.bodyLimit)] });

@@ -1,7 +1,7 @@
 import type { OutboundMessage } from "../../../channels/index.ts";
 import { isChannelError } from "../../../channels/index.ts";
 import { publicUrl } from "../../../channels/public-url.ts";
-import type { Db } from "../../../core/db.ts";
+import { type Db, rollbackFailed } from "../../../core/db.ts";
 import type { Channel, Stage } from "../default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../signups/settings-store.ts";
 import { ALERT_TASKS, type AlertDeps, MAX_SEND_ATTEMPTS, channelsOf, retryDelaySeconds } from "./deps.ts";
@@ -226,6 +226,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
   if (ledgerIds.length === 0) return summary;
   const channels = channelsOf(deps);
   const client = await deps.pool.connect();
+  let broken = false;
   const results: Result[] = [];
   try {
     await client.query("begin");
@@ -303,10 +304,10 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
     }
     await client.query("commit");
   } catch (error) {
-    await client.query("rollback").catch(() => undefined);
+    broken = await rollbackFailed(client);
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
   for (const result of results) {
     if (result.outcome === "retry") summary.retrying += 1;
