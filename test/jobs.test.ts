@@ -95,6 +95,9 @@ describe("a job that throws", () => {
       pollInterval: 100,
       crontab: "",
       extraTasks: {
+        "test.database_fails": jobTask(deps, async (ctx) => {
+          await ctx.pool.query("select 1 / 0 as secret_column from jobs");
+        }),
         "test.always_fails": jobTask(deps, async () => {
           calls += 1;
           throw new Error(`provider down (call ${calls})`);
@@ -144,6 +147,17 @@ describe("a job that throws", () => {
     expect(status.body).toMatchObject({
       status: "failed",
       errors: [expect.objectContaining({ attempt: 1 }), expect.objectContaining({ attempt: 2, message: "provider down (call 2)" })],
+    });
+  });
+
+  it("shows a database error's text only in the log, not at its status_url", async () => {
+    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.database_fails", max_attempts: 1 } });
+    const { job_id: jobId } = answer.body as { job_id: string };
+    await waitFor("the job to fail", async () => ((await jobRow(jobId))?.status === "failed" ? true : undefined));
+    const status = await api({ origin }, "GET", `/jobs/${jobId}`, { key });
+    expect(status.body).toMatchObject({
+      status: "failed",
+      errors: [expect.objectContaining({ attempt: 1, message: "Internal database error (details in the service log)" })],
     });
   });
 });

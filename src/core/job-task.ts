@@ -1,5 +1,5 @@
 import type { JobHelpers, Task } from "graphile-worker";
-import type pg from "pg";
+import pg from "pg";
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import type { Log } from "../logger.ts";
@@ -24,8 +24,17 @@ export type JobHandler = (ctx: JobContext) => Promise<unknown>;
 
 const jobPayload = z.object({ job_id: z.uuid() });
 
+/**
+ * What a job's `errors` (and so its status_url) may say of a failure. A database error's text
+ * names tables, constraints and values: the shop sees that one failed, the log has the rest.
+ */
 function errorEntry(error: unknown, attempt: number): Record<string, unknown> {
-  const message = error instanceof Error ? error.message : String(error);
+  const message =
+    error instanceof pg.DatabaseError
+      ? "Internal database error (details in the service log)"
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return { attempt, message, at: new Date().toISOString() };
 }
 
