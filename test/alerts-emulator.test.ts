@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { runNextBatchNow } from "./helpers/alert-runs.ts";
 import os from "node:os";
 import path from "node:path";
 import type { Runner } from "graphile-worker";
@@ -92,8 +93,7 @@ describe("alerts against the platform emulator", () => {
 
     // Sold out on the platform, its webhook lost: the mirror still says 2, the live read says 0.
     for (const location of store.activeLocations()) store.setAvailable(index, location, 0);
-    await app.pool.query("update bis_alert_runs set next_batch_at = now() where shop_id = $1 and status = 'running'", [shopId]);
-    await app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [alertRunKey(shopId, variantId)]);
+    await runNextBatchNow(app.pool, shopId, alertRunKey(shopId, variantId));
     const stopped = await waitFor("the run to stop at the live read", async () => {
       const { rows } = await app.pool.query<{ stop_reason: string; last_available: number }>(
         "select stop_reason, last_available from bis_alert_runs where shop_id = $1 and status = 'stopped'",

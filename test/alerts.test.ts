@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { runNextBatchNow } from "./helpers/alert-runs.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -209,8 +210,7 @@ describe("alert runs", () => {
     await waitForSent(shop, 5);
     await setStock(shop, 301, 0);
     // The run waits an hour for its next batch; bring that batch forward: it finds no stock and stops.
-    await app.pool.query("update bis_alert_runs set next_batch_at = now() where shop_id = $1 and status = 'running'", [shop.shopId]);
-    await app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [key]);
+    await runNextBatchNow(app.pool, shop.shopId, key);
     await waitFor("the run to stop", async () => {
       const { rows } = await app.pool.query<{ stop_reason: string }>("select stop_reason from bis_alert_runs where shop_id = $1 and status = 'stopped'", [shop.shopId]);
       return rows[0];
