@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { rollbackFailed } from "../core/db.ts";
+import type { ExportRecord, SaveExportOptions } from "./store.ts";
 
 /**
  * Large exports, written as they are produced: the file's bytes go to `export_chunks` (about
@@ -10,23 +11,8 @@ import { rollbackFailed } from "../core/db.ts";
 
 export const CHUNK_BYTES = 1 << 20;
 
-export interface ChunkedExportOptions {
-  shopId: string;
-  /** The producing job: a retry of that job replaces its file of the same name. */
-  jobId: string | null;
-  filename: string;
-  contentType: string;
-}
-
-export interface ChunkedExportInfo {
-  id: string;
-  shop_id: string;
-  job_id: string | null;
-  filename: string;
-  content_type: string;
-  byte_size: number;
-  created_at: Date;
-}
+/** What saveExport takes, but for the body, which is written chunk by chunk. */
+export type ChunkedExportOptions = Omit<SaveExportOptions, "body" | "jobId"> & { jobId: string | null };
 
 export class ChunkedExportWriter {
   readonly #client: pg.PoolClient;
@@ -100,7 +86,7 @@ export class ChunkedExportWriter {
   }
 
   /** Writes what is buffered and commits: the file is there for download from now on. */
-  async finish(): Promise<ChunkedExportInfo> {
+  async finish(): Promise<ExportRecord> {
     try {
       await this.#inFlight;
       await this.#flush();

@@ -10,7 +10,8 @@ import { V2_BASE_PATH } from "../core/manifest.ts";
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
-export interface ExportInfo {
+/** An export as stored, without its bytes. */
+export interface ExportRecord {
   id: string;
   shop_id: string;
   job_id: string | null;
@@ -18,6 +19,9 @@ export interface ExportInfo {
   content_type: string;
   byte_size: number;
   created_at: Date;
+}
+
+export interface ExportInfo extends ExportRecord {
   /** Relative to the host: `/api/v2/external/exports/{id}`. */
   download_path: string;
 }
@@ -40,24 +44,14 @@ export function exportDownloadPath(exportId: string): string {
   return `${V2_BASE_PATH}/exports/${exportId}`;
 }
 
-interface ExportRow {
-  id: string;
-  shop_id: string;
-  job_id: string | null;
-  filename: string;
-  content_type: string;
-  byte_size: number;
-  created_at: Date;
-}
-
-function info(row: ExportRow): ExportInfo {
+function info(row: ExportRecord): ExportInfo {
   return { ...row, download_path: exportDownloadPath(row.id) };
 }
 
 /** Stores a file; for a job, a second save of the same filename replaces the first. */
 export async function saveExport(db: Db, options: SaveExportOptions): Promise<ExportInfo> {
   const bytes = typeof options.body === "string" ? Buffer.from(options.body, "utf8") : options.body;
-  const { rows } = await db.query<ExportRow>(
+  const { rows } = await db.query<ExportRecord>(
     `insert into exports (shop_id, job_id, filename, content_type, bytes) values ($1, $2, $3, $4, $5)
      on conflict (job_id, filename) where job_id is not null
        do update set content_type = excluded.content_type, bytes = excluded.bytes, created_at = now()
@@ -98,7 +92,7 @@ export async function saveCsvExport(db: Db, options: CsvExportOptions): Promise<
 /** The file with its bytes, or undefined when the id is unknown, malformed or of another shop. */
 export async function loadExport(db: Db, shopId: string, exportId: string): Promise<ExportFile | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(exportId)) return undefined;
-  const { rows } = await db.query<ExportRow & { bytes: Buffer }>(
+  const { rows } = await db.query<ExportRecord & { bytes: Buffer }>(
     `select id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at, bytes
      from (select e.id, e.shop_id, e.job_id, e.filename, e.content_type, e.created_at,
              e.bytes || coalesce((select string_agg(c.bytes, ''::bytea order by c.seq) from export_chunks c where c.export_id = e.id), ''::bytea) as bytes

@@ -68,7 +68,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
       return reply.code(error.statusCode).send({ errors: [String((error as Error).message)] });
     }
     request.log.error({ err: error, requestId: request.id }, "unhandled HTTP error");
-    return reply.code(500).header("x-request-id", request.id).send({ errors: [MESSAGES.internal(request.id)] });
+    return reply.code(500).send({ errors: [MESSAGES.internal(request.id)] });
   });
 
   app.setNotFoundHandler((request, reply) =>

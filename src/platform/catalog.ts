@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { PlatformClient } from "./client.ts";
+import { type Connection, connectionSchema, paginate } from "./paginate.ts";
 
 /** What the mirror stores, as plain records; the queries below fetch exactly these fields. */
 export interface ProductRecord {
@@ -62,43 +63,28 @@ export function legacyId(gid: string): number {
   return tail;
 }
 
-const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
-const connection = <T extends z.ZodType>(node: T) => z.object({ nodes: z.array(node), pageInfo });
-type Connection<T> = { nodes: T[]; pageInfo: z.infer<typeof pageInfo> };
-
 /** Filter syntax shared with the platform's search: changes strictly after `since`. */
 function updatedAfter(since: string | undefined): string | null {
   return since ? `updated_at:>'${since}'` : null;
 }
 
-/**
- * Pages through one connection, yielding each page's records. The next page is requested as soon
- * as a page arrives, so the caller's writes overlap the platform's answer time.
- */
 export interface PageOptions {
   /** Aborts paging between (and during) requests: a shutdown stops a long sync. */
   signal?: AbortSignal;
 }
 
+/** One connection's pages as mirror records, through the shared paginator. */
 async function* pages<Raw, Out>(
   client: PlatformClient,
-  query: { text: string; cost: number },
+  query: { text: string; cost: number; pageSize: number },
   variables: Record<string, unknown>,
   select: (data: unknown) => Connection<Raw>,
   map: (raw: Raw) => Out,
   options: PageOptions = {},
 ): AsyncGenerator<Out[]> {
   // The query's requested cost is known from its shape, so pacing is right from the first page.
-  const fetchPage = async (after: string | null) =>
-    select(await client.request<unknown>(query.text, { ...variables, after }, { estimatedCost: query.cost, signal: options.signal }));
-  let pending: Promise<Connection<Raw>> | undefined = fetchPage(null);
-  while (pending) {
-    const page: Connection<Raw> = await pending;
-    pending = page.pageInfo.hasNextPage ? fetchPage(page.pageInfo.endCursor) : undefined;
-    // A caller that stops early must not leave a rejected prefetch unobserved.
-    pending?.catch(() => undefined);
-    yield page.nodes.map(map);
-  }
+  const requestOptions = { estimatedCost: query.cost, ...(options.signal ? { signal: options.signal } : {}) };
+  for await (const page of paginate(client, query.text, variables, select, query.pageSize, requestOptions)) yield page.map(map);
 }
 
 const PRODUCTS = `query MirrorProducts($first: Int!, $after: String, $query: String) {
@@ -123,9 +109,9 @@ const productNode = z.object({
 export function productPages(client: PlatformClient, since?: string, options?: PageOptions): AsyncGenerator<ProductRecord[]> {
   return pages(
     client,
-    { text: PRODUCTS, cost: 2 + 100 * (1 + 2 + 5) },
-    { first: 100, query: updatedAfter(since) },
-    (data) => z.object({ products: connection(productNode) }).parse(data).products,
+    { text: PRODUCTS, cost: 2 + 100 * (1 + 2 + 5), pageSize: 100 },
+    { query: updatedAfter(since) },
+    (data) => z.object({ products: connectionSchema(productNode) }).parse(data).products,
     (p) => ({ ...p, collectionIds: p.collections.nodes.map((c) => c.id) }),
     options,
   );
@@ -152,9 +138,9 @@ const variantNode = z.object({
 export function variantPages(client: PlatformClient, since?: string, options?: PageOptions): AsyncGenerator<VariantRecord[]> {
   return pages(
     client,
-    { text: VARIANTS, cost: 2 + 250 * 3 },
-    { first: 250, query: updatedAfter(since) },
-    (data) => z.object({ productVariants: connection(variantNode) }).parse(data).productVariants,
+    { text: VARIANTS, cost: 2 + 250 * 3, pageSize: 250 },
+    { query: updatedAfter(since) },
+    (data) => z.object({ productVariants: connectionSchema(variantNode) }).parse(data).productVariants,
     (v) => ({
       id: v.id,
       legacyId: legacyId(v.id),
@@ -188,10 +174,10 @@ const levelNode = z.object({
 export function inventoryPages(client: PlatformClient, locationId: string, since?: string, options?: PageOptions): AsyncGenerator<InventoryLevelRecord[]> {
   return pages(
     client,
-    { text: INVENTORY, cost: 1 + 2 + 250 * 3 },
-    { location: locationId, first: 250, query: updatedAfter(since) },
+    { text: INVENTORY, cost: 1 + 2 + 250 * 3, pageSize: 250 },
+    { location: locationId, query: updatedAfter(since) },
     (data) => {
-      const location = z.object({ location: z.object({ inventoryLevels: connection(levelNode) }).nullable() }).parse(data).location;
+      const location = z.object({ location: z.object({ inventoryLevels: connectionSchema(levelNode) }).nullable() }).parse(data).location;
       return location?.inventoryLevels ?? { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } };
     },
     (l) => ({
@@ -214,9 +200,9 @@ const LOCATIONS = `query MirrorLocations($first: Int!, $after: String) {
 export function locationPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<LocationRecord[]> {
   return pages(
     client,
-    { text: LOCATIONS, cost: 2 + 250 },
-    { first: 250 },
-    (data) => z.object({ locations: connection(z.object({ id: z.string(), name: z.string(), isActive: z.boolean() })) }).parse(data).locations,
+    { text: LOCATIONS, cost: 2 + 250, pageSize: 250 },
+    {},
+    (data) => z.object({ locations: connectionSchema(z.object({ id: z.string(), name: z.string(), isActive: z.boolean() })) }).parse(data).locations,
     (l) => ({ id: l.id, name: l.name, active: l.isActive }),
     options,
   );
@@ -241,9 +227,9 @@ const marketNode = z.object({
 export function marketPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<MarketRecord[]> {
   return pages(
     client,
-    { text: MARKETS, cost: 2 + 50 * 2 },
-    { first: 50 },
-    (data) => z.object({ markets: connection(marketNode) }).parse(data).markets,
+    { text: MARKETS, cost: 2 + 50 * 2, pageSize: 50 },
+    {},
+    (data) => z.object({ markets: connectionSchema(marketNode) }).parse(data).markets,
     (m) => ({ id: m.id, name: m.name, active: m.enabled, primary: m.primary, countries: m.countryCodes, locationIds: m.locations.map((l) => l.id) }),
     options,
   );
@@ -259,10 +245,10 @@ const COLLECTIONS = `query MirrorCollections($first: Int!, $after: String) {
 export function collectionPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<CollectionRecord[]> {
   return pages(
     client,
-    { text: COLLECTIONS, cost: 2 + 250 },
-    { first: 250 },
+    { text: COLLECTIONS, cost: 2 + 250, pageSize: 250 },
+    {},
     (data) =>
-      z.object({ collections: connection(z.object({ id: z.string(), title: z.string(), handle: z.string(), updatedAt: z.string() })) }).parse(data)
+      z.object({ collections: connectionSchema(z.object({ id: z.string(), title: z.string(), handle: z.string(), updatedAt: z.string() })) }).parse(data)
         .collections,
     (c) => c,
     options,

@@ -25,9 +25,10 @@ export function connectionSchema<S extends z.ZodType>(node: S) {
 
 /**
  * Pages through one connection, yielding each page's nodes so a caller can write page by page
- * without holding the whole list. The query must declare `$first: Int` and `$after: String`
- * and select `pageInfo { hasNextPage endCursor }`; `selectConnection` finds (and should
- * validate) the connection in the answer.
+ * without holding the whole list. The next page is requested as soon as a page arrives, so the
+ * caller's work on one page overlaps the platform's answer for the next. The query must declare
+ * `$first: Int` and `$after: String` and select `pageInfo { hasNextPage endCursor }`;
+ * `selectConnection` finds (and should validate) the connection in the answer.
  */
 export async function* paginate<TNode>(
   client: PlatformRequester,
@@ -38,17 +39,24 @@ export async function* paginate<TNode>(
   options: RequestOptions = {},
 ): AsyncGenerator<TNode[], void, undefined> {
   const first = Math.min(Math.max(1, pageSize), MAX_PAGE_SIZE);
+  const fetchPage = async (after: string | null) => selectConnection(await client.request<unknown>(query, { ...variables, first, after }, options));
   let after: string | null = null;
+  let pending = fetchPage(after);
   for (;;) {
-    const data = await client.request<unknown>(query, { ...variables, first, after }, options);
-    const { nodes, pageInfo } = selectConnection(data);
-    if (nodes.length > 0) yield nodes;
-    if (!pageInfo.hasNextPage) return;
+    const { nodes, pageInfo }: Connection<TNode> = await pending;
+    if (!pageInfo.hasNextPage) {
+      if (nodes.length > 0) yield nodes;
+      return;
+    }
     // A next page without a new cursor would loop forever on the same page.
     if (pageInfo.endCursor === null || pageInfo.endCursor === after) {
       throw new PlatformError(`Pagination did not advance past cursor ${String(after)}`, { kind: "graphql", attempts: 0 });
     }
     after = pageInfo.endCursor;
+    pending = fetchPage(after);
+    // A caller that stops early must not leave a rejected prefetch unobserved.
+    pending.catch(() => undefined);
+    if (nodes.length > 0) yield nodes;
   }
 }
 
