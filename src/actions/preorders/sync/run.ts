@@ -102,8 +102,13 @@ async function reconcileVariants(
   return { added: toAdd.length, removed: toRemove.length };
 }
 
-/** Records what was synced; `synced` only if no change came in meanwhile. Answers whether it was current. */
-async function recordSynced(pool: pg.Pool, offerId: string, revision: string, groupId: string | null, planId: string | null): Promise<boolean> {
+/**
+ * Records what was synced; `synced` only if no change came in meanwhile. When one did, queues the
+ * next sync itself: the change's own add_job can race this job's claim (graphile-worker skips
+ * replacing a job that became locked after the change's snapshot), and then nothing else would.
+ * Answers whether it was current.
+ */
+async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revision: string, groupId: string | null, planId: string | null): Promise<boolean> {
   const { rows } = await pool.query<{ current: boolean }>(
     `update preorder_offers
      set platform_selling_plan_group_id = $3, platform_selling_plan_id = $4, synced_revision = $2, synced_at = now(),
@@ -112,7 +117,9 @@ async function recordSynced(pool: pg.Pool, offerId: string, revision: string, gr
      returning revision = $2 as current`,
     [offerId, revision, groupId, planId],
   );
-  return rows[0]?.current ?? false;
+  const current = rows[0]?.current ?? false;
+  if (!current) await enqueueOfferSync(pool, shopId, offerId);
+  return current;
 }
 
 /** Stores a group's ids as soon as the platform has created it: a later failure must not orphan it. */
@@ -177,7 +184,7 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     if (detach) {
       // Detached (or deleted): the offer has no group on the platform.
       if (existing) await deleteSellingPlanGroup(client, existing.id, options);
-      const current = await recordSynced(pool, offerId, row.revision, null, null);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, null, null);
       return { outcome: "detached", group_id: existing?.id ?? null, revision: Number(row.revision), current };
     }
 
@@ -186,7 +193,7 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
       // None yet (or deleted on the platform): create it with its variants.
       const group = await createSellingPlanGroup(client, sellingPlanGroupInputFromOffer(offer), wanted, options);
       await recordGroup(pool, offerId, group);
-      const current = await recordSynced(pool, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
       return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, revision: Number(row.revision), current };
     }
     const input = sellingPlanGroupUpdateFromOffer(
@@ -195,7 +202,7 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     );
     const { group } = await updateSellingPlanGroup(client, existing.id, input, options);
     const { added, removed } = await reconcileVariants(client, group, wanted, signal);
-    const current = await recordSynced(pool, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
+    const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
     return { outcome: "updated", group_id: group.id, added, removed, revision: Number(row.revision), current };
   } catch (error) {
     await recordSyncFailure(pool, offerId, error).catch(() => undefined);
