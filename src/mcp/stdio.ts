@@ -26,7 +26,31 @@ if (!(await dispatcher.authenticate(token))) {
 }
 const server = createMcpServer(dispatcher, toolCatalog(registry.actions), token);
 const transport = new StdioServerTransport();
-transport.onclose = () => {
-  void pool.end().then(() => database.embedded?.stop());
-};
+let released: Promise<void> | undefined;
+const release = () => (released ??= pool.end().then(() => database.embedded?.stop()));
+transport.onclose = () => void release();
 await server.connect(transport);
+
+// The session ends with its client: once stdin ends (the client exited or closed the pipe) or a
+// signal arrives, nothing more can be asked, and the pool's idle connections would keep the
+// process alive for good. Close, let running queries end, exit.
+let exiting = false;
+const exit = (reason: string) => {
+  if (exiting) return;
+  exiting = true;
+  log.info({ reason }, "MCP session over: closing");
+  server
+    .close()
+    .then(release)
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, "MCP shutdown failed");
+        process.exit(1);
+      },
+    );
+};
+process.stdin.once("end", () => exit("stdin ended"));
+process.stdin.once("close", () => exit("stdin closed"));
+process.once("SIGTERM", () => exit("SIGTERM"));
+process.once("SIGINT", () => exit("SIGINT"));

@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync, readdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createShopWithKey } from "./helpers/app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+let db: TestDatabase;
+let dataDir: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "hardening-process-"));
+});
+
+afterAll(async () => {
+  await db.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Every process below `root`, from /proc (parent pid is the 4th field of /proc/PID/stat). */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited while we looked
+    }
+    // The command name (2nd field) may hold spaces and parentheses: fields start after the last ")".
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    // A zombie still has a /proc entry but is gone for our purpose: it serves nothing.
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent",
+    ...extra,
+  };
+}
+
+async function healthz(port: number): Promise<number | undefined> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Proc {
+  pid: number;
+  cmd: string;
+}
+
+/** SIGTERM to npm's pid only, as docker stop and process supervisors do; answers the processes that were below it. */
+async function terminateNpm(npm: ChildProcess): Promise<Proc[]> {
+  const tree = descendants(npm.pid as number).map((pid) => ({ pid, cmd: cmdline(pid) }));
+  const exited = once(npm, "exit");
+  npm.kill("SIGTERM");
+  await exited;
+  return tree;
+}
+
+describe("SIGTERM to the npm script's pid", () => {
+  const leftovers: number[] = [];
+
+  afterAll(() => {
+    // Before the fix the service outlives npm: do not leave it running on the machine.
+    for (const pid of leftovers) if (alive(pid)) process.kill(pid, "SIGKILL");
+  });
+
+  it.each([
+    ["run web", ["run", "web"]],
+    ["start", ["start"]],
+  ])("stops the node process that `npm %s` started, and its port closes", async (_name, args) => {
+    const port = await freePort();
+    const extra: Record<string, string> = { PORT: String(port), PLATFORM_EMULATOR_PORT: String(await freePort()) };
+    const npm = spawn("npm", args, { env: serviceEnv(extra), stdio: "ignore" });
+    await waitFor("the service to answer /healthz", async () => ((await healthz(port)) === 200 ? true : undefined));
+    const tree = await terminateNpm(npm);
+    leftovers.push(...tree.map((p) => p.pid));
+    expect(tree.some((p) => p.cmd.includes("src/main.ts"))).toBe(true);
+
+    // npm waits for its own child: once npm has exited, nothing it started may remain.
+    expect(tree.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
+    expect(await healthz(port)).toBeUndefined();
+  });
+
+  it("stops the node process that `npm run worker` started", async () => {
+    const npm = spawn("npm", ["run", "worker"], { env: serviceEnv({ LOG_LEVEL: "info" }), stdio: ["ignore", "pipe", "ignore"] });
+    // graphile-worker logs this line once it holds its LISTEN connection.
+    const lines = createInterface({ input: npm.stdout as NodeJS.ReadableStream });
+    const ready = new Promise<void>((resolve) => lines.on("line", (line) => line.includes("looking for jobs") && resolve()));
+    await ready;
+    const tree = await terminateNpm(npm);
+    leftovers.push(...tree.map((p) => p.pid));
+    expect(tree.some((p) => p.cmd.includes("src/main.ts --worker"))).toBe(true);
+    expect(tree.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
+  });
+});
+
+describe("MCP over stdio", () => {
+  it("exits 0 once its client closes stdin", async () => {
+    const admin = new pg.Pool({ connectionString: db.url, max: 1 });
+    const { apiKey } = await createShopWithKey(admin);
+    await admin.end();
+    const child = spawn(process.execPath, ["src/mcp/stdio.ts"], {
+      env: serviceEnv({ MCP_API_KEY: apiKey }),
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1.0.0" } },
+      };
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      const [line] = (await once(lines, "line")) as [string];
+      expect(JSON.parse(line)).toMatchObject({ id: 1, result: { serverInfo: { name: expect.any(String) as string } } });
+
+      child.stdin.end();
+      // Before the fix the process outlives its client; the bound keeps the failure short.
+      const outcome = await Promise.race([exited, new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 10_000))]);
+      expect(outcome).toEqual([0, null]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  });
+});
