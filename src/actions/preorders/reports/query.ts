@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { platformGid, platformIdSchema } from "../orders/model.ts";
-import { ISO_4217, dateOrTimestamp, lowerBound, offerId, positiveInt, upperBoundExclusive } from "../orders/params.ts";
+import { ISO_4217, dateOrTimestamp, lowerBound, lowerInstant, offerId, positiveJsonInt, upperBoundExclusive, upperInstantExclusive } from "../orders/params.ts";
 
 /**
  * The preorder reports as SQL: one query per report and granularity, every value a parameter,
@@ -33,10 +33,15 @@ export const reportBody = z
     metrics: z.array(z.enum(METRICS)).min(1).max(METRICS.length).optional(),
     include_deposits: z.boolean().default(true),
     include_balances: z.boolean().default(true),
-    page: positiveInt().optional(),
-    per_page: positiveInt(MAX_PER_PAGE).optional(),
+    page: positiveJsonInt().optional(),
+    per_page: positiveJsonInt(MAX_PER_PAGE).optional(),
   })
-  .refine((b) => !b.from || !b.to || (lowerBound(b.from) ?? "") < (upperBoundExclusive(b.to) ?? ""), { path: ["to"], message: "must not be before from" });
+  .refine((b) => !b.from || !b.to || lowerInstant(b.from).getTime() < upperInstantExclusive(b.to).getTime(), {
+    path: ["to"],
+    message: "must not be before from",
+    // Only once both bounds are valid: an invalid one is reported by its own field (and has no instant).
+    when: (payload) => payload.issues.every((issue) => issue.path?.[0] !== "from" && issue.path?.[0] !== "to"),
+  });
 export type ReportBody = z.output<typeof reportBody>;
 
 /** What /help says of the body, beside its JSON Schema. */
@@ -128,6 +133,12 @@ function metricExpressions(share: string, units: string, gross: string): Record<
   };
 }
 
+/**
+ * Per-period sums count live orders only: a cancelled or refunded order sold nothing (as for the
+ * preorder counts), so it adds no order, unit or amount. Per-record rows still list it with its status.
+ */
+const LIVE_ORDER = "o.status not in ('cancelled', 'refunded')";
+
 function periodStart(granularity: ReportBody["granularity"]): string {
   return `to_char(date_trunc('${granularity}', o.platform_created_at at time zone 'UTC'), 'YYYY-MM-DD')`;
 }
@@ -164,6 +175,7 @@ function byOffer(body: ReportBody, shopId: string): ReportQuery {
   }
   const columns = ["period_start", "offer_id", "offer_name", "currency", ...metrics];
   const select = [periodStart(body.granularity), "l.offer_id::text", "po.name", "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
+  where.push(LIVE_ORDER);
   return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, p);
 }
 
@@ -201,6 +213,7 @@ function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
   }
   const columns = ["period_start", "currency", ...metrics];
   const select = [periodStart(body.granularity), "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
+  where.push(LIVE_ORDER);
   return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 2).join(", ")}`, "order by 1, 2", body, p);
 }
 

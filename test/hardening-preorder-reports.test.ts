@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import type { Runner } from "graphile-worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../src/logger.ts";
+import { startWorker } from "../src/runtime/worker.ts";
+import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { testPlatformRuntime } from "./helpers/platform.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+let db: TestDatabase;
+let app: TestApp;
+let runner: Runner;
+let shopId: string;
+let key: string;
+let offerId: string;
+
+const REPORTS = ["by_offer", "balance_collection"] as const;
+
+interface SeededOrder {
+  createdAt: string;
+  quantity: number;
+  price: number;
+  /** What is still to pay, and the largest outstanding ever seen (the balance after the deposit). */
+  outstanding?: number;
+  balance?: number;
+  financialStatus?: string;
+  platformCancelledAt?: string;
+  cancelledAt?: string;
+}
+
+/** One preorder order with one line on the offer, written straight into the order tables. */
+async function seedOrder(o: SeededOrder): Promise<void> {
+  const { rows } = await app.pool.query<{ id: string }>(
+    `insert into preorder_orders (shop_id, platform_order_id, name, currency, total_price, total_outstanding, balance_amount, financial_status,
+                                  platform_cancelled_at, cancelled_at, platform_created_at, platform_updated_at)
+     values ($1, $2, $3, 'USD', $4, $5, $6, $7, $8, $9, $10, $10) returning id`,
+    [
+      shopId,
+      `gid://platform/Order/${randomUUID()}`,
+      `#${randomUUID().slice(0, 6)}`,
+      o.quantity * o.price,
+      o.outstanding ?? 0,
+      o.balance ?? 0,
+      o.financialStatus ?? "paid",
+      o.platformCancelledAt ?? null,
+      o.cancelledAt ?? null,
+      o.createdAt,
+    ],
+  );
+  await app.pool.query(
+    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
+     values ($1, $2, '1', 'gid://platform/ProductVariant/1', 'gid://platform/Product/1', $3, $4, 'gid://platform/SellingPlan/7', $5)`,
+    [rows[0]?.id, shopId, o.quantity, o.price, offerId],
+  );
+}
+
+async function exportCsv(report: string, body: unknown): Promise<string> {
+  const answer = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body });
+  expect(answer.status).toBe(202);
+  const { status_url: statusUrl } = answer.body as { status_url: string };
+  const job = await waitFor("the export job to finish", async () => {
+    const j = (await api(app, "GET", statusUrl.replace("/api/v2/external", ""), { key })).body as { status: string; errors: unknown[]; result: { download_path: string } };
+    return ["completed", "failed", "cancelled"].includes(j.status) ? j : undefined;
+  });
+  expect(job).toMatchObject({ status: "completed", errors: [] });
+  const response = await fetch(`${app.origin}${job.result.download_path}`, { headers: { "x-auth-token": key } });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = await startTestApp(db.url);
+  ({ shopId, apiKey: key } = await createShopWithKey(app.pool, "Report Hardening Shop"));
+  runner = await startWorker({ pool: app.pool, log: createLogger("silent"), config: app.config, platform: testPlatformRuntime() }, { pollInterval: 100, crontab: "" });
+  const { rows } = await app.pool.query<{ id: string }>(
+    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, 'Offer', 'Offer', 'gid://platform/SellingPlan/7') returning id",
+    [shopId],
+  );
+  offerId = rows[0]?.id ?? "";
+  // September: one live deposit order (balance 30 of 50 still due), one paid order, one cancelled
+  // on the platform, one cancelled in the app while its balance was due, one refunded.
+  await seedOrder({ createdAt: "2026-09-02T10:00:00Z", quantity: 1, price: 50, outstanding: 30, balance: 30, financialStatus: "partially_paid" });
+  await seedOrder({ createdAt: "2026-09-03T10:00:00Z", quantity: 2, price: 10 });
+  await seedOrder({ createdAt: "2026-09-04T10:00:00Z", quantity: 5, price: 100, platformCancelledAt: "2026-09-05T00:00:00Z" });
+  await seedOrder({ createdAt: "2026-09-04T11:00:00Z", quantity: 1, price: 200, outstanding: 150, balance: 150, financialStatus: "partially_paid", cancelledAt: "2026-09-06T00:00:00Z" });
+  await seedOrder({ createdAt: "2026-09-05T10:00:00Z", quantity: 3, price: 40, financialStatus: "refunded" });
+});
+
+afterAll(async () => {
+  await runner.stop();
+  await app.close();
+  await db.drop();
+});
+
+describe("report export bodies", () => {
+  it.each(REPORTS)("%s: an invalid from beside a valid to is 422 naming from (was 500)", async (report) => {
+    const answer = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body: { from: "not-a-date", to: "2027-01-01" } });
+    expect(answer).toMatchObject({ status: 422, body: { errors: ["from must be an ISO 8601 date or timestamp"] } });
+    const alone = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body: { from: "not-a-date" } });
+    expect(alone.body).toEqual(answer.body);
+    const badTo = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body: { from: "2026-01-01", to: "2027-13-01" } });
+    expect(badTo).toMatchObject({ status: 422, body: { errors: ["to must be an ISO 8601 date or timestamp"] } });
+  });
+
+  it.each([1.5, "2", true, null])("page and per_page must be JSON integers: %j is 422", async (value) => {
+    const answer = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { page: value, per_page: value } });
+    expect(answer).toMatchObject({ status: 422, body: { errors: ["page must be an integer", "per_page must be an integer"] } });
+  });
+
+  it("takes bounds at the ends of PostgreSQL's calendar (year 10000 was sent as +010000, year 0 accepted)", async () => {
+    expect(await exportCsv("by_offer", { to: "9999-12-31", granularity: "month", metrics: ["orders"] })).toContain("2026-09-01");
+    const list = await api(app, "GET", "/preorders/orders?created_to=9999-12-31T23:59:59.999Z", { key });
+    expect(list).toMatchObject({ status: 200, body: { total: 5 } });
+    const yearZero = await api(app, "GET", "/preorders/orders?created_from=0000-06-01", { key });
+    expect(yearZero).toMatchObject({ status: 422, body: { errors: ["created_from must be an ISO 8601 date or timestamp"] } });
+    const beforeYearOne = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "0001-01-01T00:30:00+01:00" } });
+    expect(beforeYearOne).toMatchObject({ status: 422, body: { errors: ["from must be an ISO 8601 date or timestamp"] } });
+  });
+
+  it("compares the bounds as instants, whatever their precision", async () => {
+    // The exclusive end of 9999-12-31 is in year 10000, which a text comparison put before any from.
+    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "2026-01-01", to: "9999-12-31" } })).status).toBe(202);
+    // Half a second inside the day of from: not before it.
+    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "2026-10-01", to: "2026-10-01T00:00:00.499Z" } })).status).toBe(202);
+    const backwards = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "2026-10-01T00:00:00.500Z", to: "2026-10-01T00:00:00.499Z" } });
+    expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must not be before from"] } });
+    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { page: 2, per_page: 10 } })).status).toBe(202);
+  });
+});
+
+describe("aggregated exports leave cancelled and refunded orders out of their sums", () => {
+  it("by_offer per month, week and day counts the live orders only", async () => {
+    const metrics = ["orders", "units", "gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"];
+    const monthly = await exportCsv("by_offer", { granularity: "month", metrics });
+    expect(monthly).toBe(
+      [`period_start,offer_id,offer_name,currency,${metrics.join(",")}`, `2026-09-01,${offerId},Offer,USD,2,3,70.00,20.00,30.00,0.00,30.00`, ""].join("\n"),
+    );
+    const weekly = await exportCsv("by_offer", { granularity: "week", metrics: ["orders", "units"] });
+    expect(weekly).toBe(["period_start,offer_id,offer_name,currency,orders,units", `2026-08-31,${offerId},Offer,USD,2,3`, ""].join("\n"));
+    const daily = await exportCsv("by_offer", { granularity: "day", metrics: ["orders", "units"] });
+    // A day with only cancelled or refunded orders has no row.
+    expect(daily).toBe(
+      ["period_start,offer_id,offer_name,currency,orders,units", `2026-09-02,${offerId},Offer,USD,1,1`, `2026-09-03,${offerId},Offer,USD,1,2`, ""].join("\n"),
+    );
+  });
+
+  it("granularity none still lists every line, with its order's status", async () => {
+    const csv = await exportCsv("by_offer", { metrics: ["units"] });
+    const statuses = csv
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(",")[6]);
+    expect(statuses).toEqual(["awaiting_balance", "placed", "cancelled", "cancelled", "refunded"]);
+  });
+
+  it("balance_collection per month sums the live orders' balances only; per order it lists them all", async () => {
+    const monthly = await exportCsv("balance_collection", { granularity: "month", metrics: ["orders", "balance_due", "balance_outstanding"] });
+    expect(monthly).toBe(["period_start,currency,orders,balance_due,balance_outstanding", "2026-09-01,USD,1,30.00,30.00", ""].join("\n"));
+    const perOrder = await exportCsv("balance_collection", { metrics: ["balance_due"] });
+    expect(perOrder.trimEnd().split("\n").slice(1).map((line) => line.split(",")[3])).toEqual(["awaiting_balance", "cancelled"]);
+  });
+});
