@@ -3,6 +3,7 @@ import { Registry } from "../core/registry.ts";
 import { getLanguages, patchLanguages } from "./account/languages.ts";
 import { listLocations } from "./account/locations.ts";
 import { listMarkets } from "./account/markets.ts";
+import { getSetup } from "./account/setup.ts";
 import { BACK_IN_STOCK_ALERTS_ACTIONS } from "./back_in_stock/alerts/index.ts";
 import { BACK_IN_STOCK_SIGNUPS_ACTIONS } from "./back_in_stock/signups/index.ts";
 import { getTemplate, patchTemplate } from "./back_in_stock/templates.ts";
@@ -21,6 +22,7 @@ export const ACTIONS: readonly AnyAction[] = [
   patchLanguages,
   listLocations,
   listMarkets,
+  getSetup,
   getTemplate,
   patchTemplate,
   ...BACK_IN_STOCK_SIGNUPS_ACTIONS,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
+import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { ApiError } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../default-templates.ts";
@@ -59,7 +60,10 @@ export const createSignup = defineAction({
     const settings = await loadBackInStockSettings(ctx.db, ctx.shopId);
     const problems: string[] = [];
     const variant = await findVariant(ctx.db, ctx.shopId, body.variant_id);
-    if (!variant) problems.push(VARIANT_NOT_IN_SHOP);
+    if (!variant) {
+      await assertCatalogMirrored(ctx.db, ctx.shopId);
+      problems.push(VARIANT_NOT_IN_SHOP);
+    }
     if (!settings.channels[body.channel].enabled) problems.push(`channel ${body.channel} is turned off in this shop's back-in-stock settings`);
     const [field, other] = body.channel === "email" ? (["email", "phone"] as const) : (["phone", "email"] as const);
     if (body[field] === undefined) problems.push(`${field} is required`);

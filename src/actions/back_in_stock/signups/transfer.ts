@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
+import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { ApiError, conflict } from "../../../core/errors.ts";
 import { type SignupRow, VARIANT_NOT_IN_SHOP, findVariant, loadSignup, presentSignup, variantIdSchema } from "./model.ts";
 
@@ -15,7 +16,10 @@ export const transferSignup = defineAction({
   async handler(ctx, { params, input }) {
     const signup = await loadSignup(ctx.db, ctx.shopId, params.id, true);
     const variant = await findVariant(ctx.db, ctx.shopId, input.variant_id);
-    if (!variant) throw new ApiError("UNPROCESSABLE", VARIANT_NOT_IN_SHOP);
+    if (!variant) {
+      await assertCatalogMirrored(ctx.db, ctx.shopId);
+      throw new ApiError("UNPROCESSABLE", VARIANT_NOT_IN_SHOP);
+    }
     if (variant.id === signup.variant_id) return presentSignup(signup);
     if (signup.status !== "waiting") throw conflict(`Only a waiting signup can be transferred; this one is ${signup.status}`);
     const { rows: taken } = await ctx.db.query<{ id: string }>(

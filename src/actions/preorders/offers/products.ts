@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
+import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { ApiError, conflict } from "../../../core/errors.ts";
 import { requestOfferResolution } from "../sync/enqueue.ts";
 import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, label, markOfferChanged, offerParams } from "./model.ts";
@@ -9,6 +10,10 @@ import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, label,
  * Which variants an offer applies to. The source and its parameters are columns of the offer;
  * the variants themselves are rows of preorder_offer_variants: chosen one by one (custom), or
  * resolved from the catalog mirror (all, collection) by the resolution job.
+ *
+ * Until a connected shop's first full catalog sync completes, the mirror holds part of the
+ * catalog: a change that queues a resolution over it, and an id it does not know, answer 409
+ * `catalog sync in progress` (src/catalog/readiness.ts) rather than resolve a part or call the id unknown.
  */
 
 export const VARIANT_SAMPLE_SIZE = 10;
@@ -72,7 +77,8 @@ export interface ResolvedVariant {
 
 /**
  * The shop's mirrored variants for the given references, in order, without duplicates; 422 naming
- * each reference that is not a variant of this shop (`<field>.<index> must be a variant of this shop`).
+ * each reference that is not a variant of this shop (`<field>.<index> must be a variant of this shop`),
+ * or 409 while the shop's first catalog sync has not completed (the id may just not be mirrored yet).
  */
 export async function resolveVariants(db: Db, shopId: string, refs: readonly (number | string)[], field: string): Promise<ResolvedVariant[]> {
   if (refs.length === 0) return [];
@@ -96,7 +102,10 @@ export async function resolveVariants(db: Db, shopId: string, refs: readonly (nu
       found.push(variant);
     }
   });
-  if (violations.length > 0) throw new ApiError("UNPROCESSABLE", violations);
+  if (violations.length > 0) {
+    await assertCatalogMirrored(db, shopId);
+    throw new ApiError("UNPROCESSABLE", violations);
+  }
   return found;
 }
 
@@ -200,6 +209,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     input: z.strictObject({ exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
+      if (row.products_source !== "custom") await assertCatalogMirrored(ctx.db, ctx.shopId);
       return changeSource(ctx, row, {
         ...sourceOf(row),
         ...(input.exclusion_tag !== undefined ? { exclusion_tag: input.exclusion_tag } : {}),
@@ -223,6 +233,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
+      await assertCatalogMirrored(ctx.db, ctx.shopId);
       const products = await changeSource(ctx, row, {
         source: "all",
         collection_id: null,
@@ -306,6 +317,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     input: z.strictObject({ collection_id: z.string().min(1).max(255), exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
+      await assertCatalogMirrored(ctx.db, ctx.shopId);
       if (!(await collectionExists(ctx.db, ctx.shopId, input.collection_id))) {
         throw new ApiError("UNPROCESSABLE", "collection_id must be a collection of this shop");
       }
@@ -329,6 +341,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
       requireSource(row, "collection", "set_collection");
+      await assertCatalogMirrored(ctx.db, ctx.shopId);
       if (!(await collectionExists(ctx.db, ctx.shopId, input.collection_id))) {
         throw new ApiError("UNPROCESSABLE", "collection_id must be a collection of this shop");
       }

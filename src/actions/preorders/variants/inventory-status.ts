@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type ActionContext, defineAction } from "../../../core/action.ts";
 import { type VariantInventory, getInventoryLevels } from "../../../platform/operations/inventory.ts";
 import { advancedGroup } from "../offers/advanced.ts";
@@ -221,6 +222,8 @@ export const inventoryStatus = defineAction({
       [ctx.shopId, gids],
     );
     const variants = new Map(mirror.map((v) => [v.id, v]));
+    // Diagnoses lean on the mirror (tags, collections, policy): none is given for a variant it may just not have yet.
+    if (variants.size < gids.length) await assertCatalogMirrored(ctx.db, ctx.shopId);
     const { rows: locationRows } = await ctx.db.query<LocationRow>("select id, name, active from locations where shop_id = $1", [ctx.shopId]);
     const locations = new Map(locationRows.map((l) => [l.id, l]));
     const live = await liveInventory(ctx, gids, warnings);
