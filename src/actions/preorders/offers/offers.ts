@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { ApiError, notFound } from "../../../core/errors.ts";
@@ -146,12 +147,14 @@ export interface CreateOfferSpec {
  */
 export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Promise<OfferRow> {
   const products = spec.products ?? {};
+  // An all or collection source is resolved over the mirror: not before the first full sync.
+  if (products.source === "all" || products.source === "collection") await assertCatalogMirrored(ctx.db, ctx.shopId);
   const violations: string[] = [];
   let variants: ResolvedVariant[] = [];
   try {
     variants = await resolveVariants(ctx.db, ctx.shopId, products.variant_ids ?? [], "products.variant_ids");
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof ApiError) || error.code !== "UNPROCESSABLE") throw error;
     violations.push(...error.messages);
   }
   if (products.collection_id !== undefined && !(await collectionExists(ctx.db, ctx.shopId, products.collection_id))) {
