@@ -28,7 +28,10 @@ const call = (method: string, id: string, suffix = "", body?: unknown) => offerC
 async function newOffer(body: Json): Promise<string> {
   const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop", ...body } });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  return (answer.body as { id: string }).id;
+  const id = (answer.body as { id: string }).id;
+  // A draft stays off the platform: these offers are enabled, as a merchant's live ones are.
+  expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
+  return id;
 }
 
 async function groupVariants(groupId: string): Promise<string[]> {
@@ -88,7 +91,7 @@ describe("offer sync to the platform", () => {
     const groupId = synced.platform_selling_plan_group_id ?? "";
 
     const offer = (await call("GET", id)).body as Json;
-    expect(offer.sync).toEqual({ status: "synced", last_error: null, platform_selling_plan_group_id: groupId });
+    expect(offer.sync).toEqual({ status: "synced", last_error: null, last_event: null, platform_selling_plan_group_id: groupId });
 
     const group = await getSellingPlanGroup(client, groupId);
     expect(group).toMatchObject({ name: "Spring drop", merchantCode: "SPRING-CODE", options: ["Payment"], productVariantsCount: 3 });
@@ -152,7 +155,7 @@ describe("offer sync to the platform", () => {
     const detached = await waitSynced(env, id);
     expect(detached).toMatchObject({ platform_selling_plan_group_id: null, platform_selling_plan_id: null });
     expect(await getSellingPlanGroup(client, groupId)).toBeNull();
-    expect(((await call("GET", id)).body as Json).sync).toEqual({ status: "synced", last_error: null, platform_selling_plan_group_id: null });
+    expect(((await call("GET", id)).body as Json).sync).toEqual({ status: "synced", last_error: null, last_event: null, platform_selling_plan_group_id: null });
 
     expect((await call("POST", id, "/advanced/attach_to_platform_selling_plan")).status).toBe(202);
     const attached = await waitSynced(env, id);

@@ -112,7 +112,7 @@ function defaultOffer(id: string, name: string): Json {
       custom_css: "",
       button_text_overrides: { before_launch: null, after_launch: null, out_of_stock: null },
     },
-    sync: { status: "pending", last_error: null, platform_selling_plan_group_id: null },
+    sync: { status: "pending", last_error: null, last_event: null, platform_selling_plan_group_id: null },
   };
 }
 

@@ -1,9 +1,13 @@
+import path from "node:path";
 import type pg from "pg";
 import type { Config } from "../config.ts";
 import { withTransaction } from "../core/db.ts";
 import { createApiKey, createShop } from "../db/api-keys.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
+
+/** The embedded emulator's state, under DATA_DIR. */
+export const EMULATOR_STATE_FILE = "platform-emulator.json";
 
 /**
  * Creates the demo shop on first start. Answers the new API key once; undefined when the demo
@@ -24,8 +28,8 @@ export async function ensureDemoShop(pool: pg.Pool, demoKey: string | undefined)
 
 /**
  * Connects the demo shop to the store platform: PLATFORM_URL when set, else an emulator started
- * here on PLATFORM_EMULATOR_PORT that sends its webhooks to this service. Answers how to stop the
- * emulator, if one was started.
+ * here on PLATFORM_EMULATOR_PORT that sends its webhooks to this service and keeps its state in
+ * DATA_DIR/platform-emulator.json. Answers how to stop the emulator, if one was started.
  */
 export async function connectDemoShop(
   pool: pg.Pool,
@@ -52,6 +56,9 @@ export async function connectDemoShop(
   const { startEmulator } = await import("../platform/emulator/index.ts");
   const emulator = await startEmulator({
     port: config.PLATFORM_EMULATOR_PORT,
+    // Kept across restarts: a reseeded emulator would hand the offers' selling plan group ids to new groups.
+    stateFile: path.join(config.dataDir, EMULATOR_STATE_FILE),
+    log: log.child({ component: "platform-emulator" }),
     ...(serviceUrl ? { webhooks: { url: `${serviceUrl}/webhooks/platform`, secret: platform.webhookSecret } } : {}),
   });
   log.info({ url: emulator.origin }, "store platform emulator listening");

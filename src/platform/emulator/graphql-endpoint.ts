@@ -3,6 +3,7 @@ import {
   type DocumentNode,
   type GraphQLError,
   Kind,
+  OperationTypeNode,
   execute,
   getOperationAST,
   getVariableValues,
@@ -41,6 +42,8 @@ export interface GraphqlEndpointDeps {
   faults: Faults;
   accessToken: string;
   stats: EmulatorStats;
+  /** Called after a mutation ran: the state may have changed. */
+  onMutation?: () => void;
 }
 
 function errorJson(error: GraphQLError, code: string): Record<string, unknown> {
@@ -147,6 +150,7 @@ export class GraphqlEndpoint {
       fieldResolver: schema.fieldResolver,
       typeResolver: schema.typeResolver,
     });
+    if (operation.operation === OperationTypeNode.MUTATION) this.#deps.onMutation?.();
     const actual = actualCost(costInput, result.data, requested);
     throttle.refund(accessToken, requested - actual);
     stats.costSpent += actual;

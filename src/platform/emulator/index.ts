@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Context, ShopInfo } from "./context.ts";
 import { Faults, type FaultSettings } from "./faults.ts";
 import { type EmulatorStats, GraphqlEndpoint } from "./graphql-endpoint.ts";
@@ -5,6 +6,8 @@ import { type EmulatorLog, silentLog } from "./log.ts";
 import { loadSchema } from "./schema.ts";
 import { type SeedOptions, SEED_DEFAULTS, seedStore } from "./seed.ts";
 import { API_VERSION, buildServer } from "./server.ts";
+import { deserializeStore, serializeStore } from "./snapshot.ts";
+import { DEFAULT_SAVE_DELAY_MS, StateFile, readStateFile } from "./state-file.ts";
 import type { Store } from "./store.ts";
 import { Throttle, type ThrottleSettings } from "./throttle.ts";
 import { webhookEvents } from "./webhooks/events.ts";
@@ -25,6 +28,14 @@ export interface EmulatorOptions {
   faults?: FaultSettings;
   webhooks?: WebhookOptions;
   log?: EmulatorLog;
+  /**
+   * A JSON file that keeps the state across restarts: loaded on start when it exists (instead of
+   * seeding), written shortly after each change and on close. Unset (the default, as tests use it):
+   * in memory only, seeded on every start.
+   */
+  stateFile?: string;
+  /** How long after a change the state file is written (default 500 ms). */
+  saveDelayMs?: number;
 }
 
 export interface Emulator {
@@ -53,14 +64,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const log = options.log ?? silentLog;
   const accessToken = options.accessToken ?? "emulator-token";
   const shop: ShopInfo = { name: "Demo Store", domain: options.shopDomain ?? "demo.platform.local", currencyCode: "USD" };
-  const store = seedStore(options.seed);
+  const { store, state } = await openStore(options, log);
   const sender = options.webhooks ? new WebhookSender(options.webhooks, shop.domain, log) : undefined;
   const context: Context = { store, shop, events: webhookEvents(store, sender) };
   const throttle = new Throttle(options.throttle);
   const faults = new Faults(options.faults, options.seed?.seed ?? SEED_DEFAULTS.seed);
   const stats: EmulatorStats = { requests: 0, throttled: 0, serverErrors: 0, costSpent: 0 };
-  const endpoint = new GraphqlEndpoint({ schema: loadSchema(), context, throttle, faults, accessToken, stats });
-  const app = buildServer(endpoint, context);
+  const changed = state ? () => state.changed() : undefined;
+  const endpoint = new GraphqlEndpoint({ schema: loadSchema(), context, throttle, faults, accessToken, stats, ...(changed ? { onMutation: changed } : {}) });
+  const app = buildServer(endpoint, context, changed);
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("the emulator is not listening on a TCP port");
@@ -84,7 +96,45 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     webhooksSettled: async () => sender?.settled(),
     close: async () => {
       await app.close();
-      await sender?.close();
+      try {
+        await state?.flush();
+      } finally {
+        await sender?.close();
+      }
     },
   };
+}
+
+/**
+ * The store: from the state file when there is one, else seeded (and, with a state file, saved at
+ * once, so an unwritable path fails the start rather than a later save).
+ */
+async function openStore(options: EmulatorOptions, log: EmulatorLog): Promise<{ store: Store; state: StateFile | undefined }> {
+  const seed = { ...SEED_DEFAULTS, ...options.seed };
+  if (!options.stateFile) return { store: seedStore(seed), state: undefined };
+  const file = options.stateFile;
+  const text = await readStateFile(file);
+  let store: Store;
+  let grewFrom: Record<string, number> = seed;
+  if (text === undefined) {
+    store = seedStore(seed);
+  } else {
+    let restored: ReturnType<typeof deserializeStore>;
+    try {
+      restored = deserializeStore(text);
+    } catch (error) {
+      // Never seed over it: that would hand out the ids it holds a second time.
+      throw new Error(`the platform emulator state ${file} cannot be loaded (move it away to start from a new seed): ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    ({ store, seed: grewFrom } = restored);
+    if (!isDeepStrictEqual(restored.seed, seed)) {
+      log.warn({ file, saved: restored.seed, requested: seed }, "platform emulator state kept; its seed options differ from the requested ones (move the file away to reseed)");
+    }
+  }
+  const state = new StateFile(file, options.saveDelayMs ?? DEFAULT_SAVE_DELAY_MS, log, () => serializeStore(store, grewFrom));
+  if (text === undefined) await state.flush();
+  log.info({ file, restored: text !== undefined }, "platform emulator state file");
+  return { store, state };
 }

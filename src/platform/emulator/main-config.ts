@@ -17,6 +17,8 @@ const envSchema = z.object({
   EMULATOR_COLLECTIONS: count.optional(),
   EMULATOR_SEED: z.coerce.number().int().optional(),
   EMULATOR_WEBHOOK_URL: z.url().optional(),
+  /** Keeps the state across restarts in this JSON file; unset: in memory, seeded on every start. */
+  EMULATOR_STATE_FILE: z.string().min(1).optional(),
   /** The app's secret: signs webhooks, as the service's PLATFORM_API_SECRET verifies them. */
   PLATFORM_API_SECRET: z.string().min(1).optional(),
   EMULATOR_THROTTLE_MAX: positive.optional(),
@@ -42,7 +44,7 @@ export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): { options: Emula
   const options: EmulatorOptions = {
     port: e.PLATFORM_EMULATOR_PORT,
     host: e.EMULATOR_HOST,
-    ...defined({ accessToken: e.EMULATOR_ACCESS_TOKEN, shopDomain: e.EMULATOR_SHOP_DOMAIN }),
+    ...defined({ accessToken: e.EMULATOR_ACCESS_TOKEN, shopDomain: e.EMULATOR_SHOP_DOMAIN, stateFile: e.EMULATOR_STATE_FILE }),
     seed: defined({
       products: e.EMULATOR_PRODUCTS,
       variantsPerProduct: e.EMULATOR_VARIANTS_PER_PRODUCT,

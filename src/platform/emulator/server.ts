@@ -8,8 +8,11 @@ export const API_VERSION = "2026-10";
 /** Large enough for 250-id mutations with long gids, as on the platform. */
 const BODY_LIMIT = 2 * 1024 * 1024;
 
-/** The emulator's HTTP surface: the Admin GraphQL endpoint (any API version) and the admin routes. */
-export function buildServer(endpoint: GraphqlEndpoint, context: Context): FastifyInstance {
+/**
+ * The emulator's HTTP surface: the Admin GraphQL endpoint (any API version) and the admin routes.
+ * `onAdminWrite` is called after each admin route that may change the state (any but GET).
+ */
+export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdminWrite?: () => void): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
   // The platform also takes a bare query with this content type.
   app.addContentTypeParser("application/graphql", { parseAs: "string" }, (_request, body, done) => done(null, { query: body }));
@@ -21,6 +24,14 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context): Fastif
     return reply.code(answer.status).send(answer.body);
   });
 
-  registerAdminRoutes(app, context);
+  // In its own scope, so the hook sees the admin routes only.
+  void app.register(async (admin) => {
+    if (onAdminWrite) {
+      admin.addHook("onResponse", async (request) => {
+        if (request.method !== "GET" && request.method !== "HEAD") onAdminWrite();
+      });
+    }
+    registerAdminRoutes(admin, context);
+  });
   return app;
 }

@@ -20,6 +20,26 @@ export interface StoreData {
   markets: Market[];
   collections: Collection[];
   customers: Customer[];
+  /** What a restored store had created; a seeded one starts without. */
+  orders?: Order[];
+  sellingPlanGroups?: SellingPlanGroup[];
+  sellingPlans?: SellingPlan[];
+  counters?: StoreCounters;
+}
+
+/** The store's clock and id counters: saved with its state, so a restart hands no id out twice. */
+export interface StoreCounters {
+  lastTime: number;
+  nextLineItem: number;
+  nextGroup: number;
+  nextPlan: number;
+}
+
+/** The next id to hand out: past the saved counter and past every id present, whichever is higher. */
+function nextId(base: number, saved: number | undefined, ids: Iterable<number>): number {
+  let next = Math.max(base + 1, saved ?? 0);
+  for (const id of ids) if (id >= next) next = id + 1;
+  return next;
 }
 
 /** Sorted positions by (updatedAt, id), rebuilt only after a change: paging by UPDATED_AT must not sort per page. */
@@ -34,7 +54,8 @@ interface UpdatedIndex {
  * Selling plan groups and plans can be deleted and live in Maps.
  *
  * Mutate through the methods that bump `updatedAt` (`touch…`, `setAvailable`) so incremental
- * queries (`updated_at:>`) see the change.
+ * queries (`updated_at:>`) see the change. snapshot.ts saves and restores it whole, counters
+ * included: a restored store continues its ids, it never starts them again.
  */
 export class Store {
   readonly products: Product[];
@@ -43,18 +64,18 @@ export class Store {
   readonly markets: Market[];
   readonly collections: Collection[];
   readonly customers: Customer[];
-  readonly orders: Order[] = [];
-  readonly sellingPlanGroups = new Map<number, SellingPlanGroup>();
-  readonly sellingPlans = new Map<number, SellingPlan>();
+  readonly orders: Order[];
+  readonly sellingPlanGroups: Map<number, SellingPlanGroup>;
+  readonly sellingPlans: Map<number, SellingPlan>;
 
-  #lastTime = 0;
+  #lastTime: number;
   #productsVersion = 0;
   #variantsVersion = 0;
   #productsByUpdated: UpdatedIndex | undefined;
   #variantsByUpdated: UpdatedIndex | undefined;
-  #nextLineItem = ID_BASE.LineItem + 1;
-  #nextGroup = ID_BASE.SellingPlanGroup + 1;
-  #nextPlan = ID_BASE.SellingPlan + 1;
+  #nextLineItem: number;
+  #nextGroup: number;
+  #nextPlan: number;
 
   constructor(data: StoreData) {
     this.products = data.products;
@@ -63,6 +84,23 @@ export class Store {
     this.markets = data.markets;
     this.collections = data.collections;
     this.customers = data.customers;
+    this.orders = data.orders ?? [];
+    this.sellingPlanGroups = new Map((data.sellingPlanGroups ?? []).map((g) => [g.id, g]));
+    this.sellingPlans = new Map((data.sellingPlans ?? []).map((p) => [p.id, p]));
+    const saved = data.counters;
+    this.#lastTime = saved?.lastTime ?? 0;
+    this.#nextLineItem = nextId(
+      ID_BASE.LineItem,
+      saved?.nextLineItem,
+      this.orders.flatMap((o) => o.lineItems.map((l) => l.id)),
+    );
+    this.#nextGroup = nextId(ID_BASE.SellingPlanGroup, saved?.nextGroup, this.sellingPlanGroups.keys());
+    this.#nextPlan = nextId(ID_BASE.SellingPlan, saved?.nextPlan, this.sellingPlans.keys());
+  }
+
+  /** The clock and counters, for a snapshot of the state. */
+  counters(): StoreCounters {
+    return { lastTime: this.#lastTime, nextLineItem: this.#nextLineItem, nextGroup: this.#nextGroup, nextPlan: this.#nextPlan };
   }
 
   /** Wall-clock milliseconds, strictly increasing: two changes never share an updatedAt. */

@@ -52,6 +52,7 @@ export interface OfferRow {
   current_count: number;
   sync_status: (typeof SYNC_STATUSES)[number];
   sync_last_error: string | null;
+  sync_last_event: string | null;
   platform_selling_plan_group_id: string | null;
   platform_selling_plan_id: string | null;
   created_at: Date;
@@ -61,7 +62,7 @@ export interface OfferRow {
 
 export const OFFER_COLUMNS = `id, shop_id, name, internal_name, status, settings, products_source, products_collection_id,
   products_exclusion_tag, products_excluded_variant_ids, preorder_offer_units(shop_id, id) as current_count, sync_status, sync_last_error,
-  platform_selling_plan_group_id, platform_selling_plan_id, created_at, updated_at, deleted_at`;
+  sync_last_event, platform_selling_plan_group_id, platform_selling_plan_id, created_at, updated_at, deleted_at`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -45,7 +45,8 @@ export type OfferSyncOutcome =
   | { outcome: "deferred"; reason: string }
   | { outcome: "not_connected" }
   | { outcome: "created" | "updated"; group_id: string; added: number; removed: number; revision: number; current: boolean }
-  | { outcome: "detached"; group_id: string | null; revision: number; current: boolean };
+  | { outcome: "detached"; group_id: string | null; revision: number; current: boolean }
+  | { outcome: "draft"; revision: number; current: boolean };
 
 interface SyncRow extends OfferRow {
   revision: string;
@@ -122,13 +123,15 @@ async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revi
   return current;
 }
 
-/** Stores a group's ids as soon as the platform has created it: a later failure must not orphan it. */
-async function recordGroup(pool: pg.Pool, offerId: string, group: SellingPlanGroup): Promise<void> {
-  await pool.query("update preorder_offers set platform_selling_plan_group_id = $2, platform_selling_plan_id = $3 where id = $1", [
-    offerId,
-    group.id,
-    group.sellingPlans.nodes[0]?.id ?? null,
-  ]);
+/**
+ * Stores a group's ids as soon as the platform has created it: a later failure must not orphan it.
+ * `event` (shown as `sync.last_event`) says why it was created, when that needs telling.
+ */
+async function recordGroup(pool: pg.Pool, offerId: string, group: SellingPlanGroup, event: string | null): Promise<void> {
+  await pool.query(
+    "update preorder_offers set platform_selling_plan_group_id = $2, platform_selling_plan_id = $3, sync_last_event = coalesce($4, sync_last_event) where id = $1",
+    [offerId, group.id, group.sellingPlans.nodes[0]?.id ?? null, event],
+  );
 }
 
 export async function recordSyncFailure(pool: pg.Pool, offerId: string, error: unknown): Promise<void> {
@@ -166,13 +169,19 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
   if (!row) return { outcome: "gone" };
   const options = signal ? { signal } : {};
   try {
+    const offer = offerForPlatform(row);
+    const detach = row.deleted_at !== null || !offer.use_platform_selling_plan;
+    if (!detach && row.status === "draft") {
+      // A draft is the merchant's work in progress: nothing goes to the platform (so no connection
+      // is needed) until it is enabled, which queues the sync that creates its group.
+      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, row.platform_selling_plan_id);
+      return { outcome: "draft", revision: Number(row.revision), current };
+    }
     if (!(await isConnected(pool, shopId))) {
       // Not a passing fault: retrying cannot help until the shop is connected (then any change syncs it).
       await recordSyncFailure(pool, offerId, new Error("the shop is not connected to the store platform"));
       return { outcome: "not_connected" };
     }
-    const offer = offerForPlatform(row);
-    const detach = row.deleted_at !== null || !offer.use_platform_selling_plan;
     if (!detach && (await resolutionUnderWay(pool, offerId))) {
       // The resolution's end queues the sync at once; this later one only covers a resolution that never ends.
       await enqueueOfferSync(pool, shopId, offerId, DEFERRED_SYNC_DELAY_SECONDS);
@@ -190,9 +199,16 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
 
     const wanted = await wantedVariantIds(pool, shopId, offerId);
     if (!existing) {
-      // None yet (or deleted on the platform): create it with its variants.
+      // None yet, or the platform answers not-found for the stored one (deleted there, or a store
+      // or emulator that lost it): create it with its variants, and say so when it was lost.
       const group = await createSellingPlanGroup(client, sellingPlanGroupInputFromOffer(offer), wanted, options);
-      await recordGroup(pool, offerId, group);
+      const missing = row.platform_selling_plan_group_id;
+      let event: string | null = null;
+      if (missing) {
+        event = `selling plan group ${missing} was missing on the platform; re-created as ${group.id}`;
+        deps.log.warn({ shop_id: shopId, offer_id: offerId, missing_group_id: missing, group_id: group.id }, event);
+      }
+      await recordGroup(pool, offerId, group, event);
       const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
       return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, revision: Number(row.revision), current };
     }
