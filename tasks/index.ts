@@ -8,6 +8,7 @@ import type { ServiceTaskDeps } from "./deps.ts";
 import maintenancePrune from "./maintenance_prune.ts";
 import platformWebhook from "./platform_webhook.ts";
 import { PREORDERS_CRONTAB, preordersTasks } from "./preorders/index.ts";
+import workerReap from "./worker_reap.ts";
 
 /** Every task the worker runs, by graphile-worker task identifier. */
 export function taskList(deps: ServiceTaskDeps): TaskList {
@@ -16,6 +17,7 @@ export function taskList(deps: ServiceTaskDeps): TaskList {
     [CATALOG_SYNC_KIND]: catalogSync(deps),
     catalog_sync_schedule: catalogSyncSchedule(deps),
     [WEBHOOK_TASK]: platformWebhook(deps),
+    worker_reap: workerReap(deps),
     ...backInStockTasks(deps),
     ...preordersTasks(deps),
   };
@@ -25,6 +27,8 @@ export function taskList(deps: ServiceTaskDeps): TaskList {
 export const CRONTAB = `
 # every 15 minutes: jobs past retention, spent rate-limit windows
 */15 * * * * maintenance_prune ?max=1
+# every minute: free the jobs of workers whose heartbeat stopped (not after the 4-hour lock timeout)
+* * * * * worker_reap ?max=1
 # every 10 minutes: what changed in each connected shop's catalog
 */10 * * * * catalog_sync_schedule ?id=catalog_incremental&max=1 {mode:"incremental"}
 # nightly: a full pass, which also removes what the platform deleted

@@ -1,7 +1,9 @@
-import { type Runner, type TaskList, parseCrontab, run } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import { type Runner, type TaskList, type WorkerEvents, parseCrontab, run } from "graphile-worker";
 import { CRONTAB, taskList } from "../../tasks/index.ts";
 import type { ServiceTaskDeps } from "../../tasks/deps.ts";
 import { workerLogger } from "../logger.ts";
+import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
 
 export interface WorkerOptions {
   /** Extra tasks (tests); merged over the service's own. */
@@ -15,7 +17,18 @@ export interface WorkerOptions {
  * caller's to handle (see runtime/shutdown.ts), so HTTP and the worker stop in one order.
  */
 export async function startWorker(deps: ServiceTaskDeps, options: WorkerOptions = {}): Promise<Runner> {
-  return run({
+  // graphile-worker 0.18 locks jobs under its pool's id, which only the pool:create event tells.
+  // Each pool beats while it lives, so the worker_reap cron task can tell a dead one's locks.
+  const events: WorkerEvents = new EventEmitter();
+  const heartbeats: Heartbeat[] = [];
+  events.on("pool:create", ({ workerPool }) => {
+    const heartbeat = startHeartbeat(deps.pool, workerPool.id, deps.config.WORKER_HEARTBEAT_SECONDS, deps.log);
+    heartbeats.push(heartbeat);
+    // A pool that ends by itself (a fatal error) stops beating with it.
+    const stop = () => void heartbeat.stop();
+    workerPool.promise.then(stop, stop);
+  });
+  const runner = await run({
     pgPool: deps.pool,
     concurrency: deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
@@ -23,10 +36,21 @@ export async function startWorker(deps: ServiceTaskDeps, options: WorkerOptions 
     gracefulShutdownAbortTimeout: Math.floor(deps.config.SHUTDOWN_TIMEOUT_MS * 0.8),
     pollInterval: options.pollInterval ?? 2000,
     logger: workerLogger(deps.log),
+    events,
     taskList: { ...taskList(deps), ...options.extraTasks },
     parsedCronItems: parseCrontab(options.crontab ?? CRONTAB),
     // Unbatched completions are fire-and-forget, so a shutdown could close the pool before a
     // finished job is marked complete (it would run again). Batchers are drained on shutdown.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
+  // Beats go on through a graceful stop (its jobs still run, their locks must not look dead);
+  // the heartbeat rows are gone before stop() resolves, so the caller may close the pool then.
+  const stop = async (reason?: string) => {
+    try {
+      await runner.stop(reason);
+    } finally {
+      await Promise.all(heartbeats.map((h) => h.stop()));
+    }
+  };
+  return { ...runner, stop, [Symbol.asyncDispose]: () => stop() };
 }

@@ -1,0 +1,62 @@
+import type pg from "pg";
+import { withTransaction } from "../core/db.ts";
+
+/** Any constant unique to this application: one reaper at a time. */
+const REAPER_LOCK_ID = 7_215_300_002;
+
+export interface ReapResult {
+  /** The graphile-worker pool ids whose locks were freed. */
+  workerIds: string[];
+  /** How many jobs they had locked. */
+  jobs: number;
+}
+
+/**
+ * Frees the jobs of dead workers at once, instead of after graphile-worker's 4-hour lock timeout.
+ * Dead: a heartbeat older than `deadAfterSeconds`, or no heartbeat at all behind a lock older
+ * than that (a worker that died before its first beat, or a process without heartbeats).
+ * graphile-worker's force_unlock_workers makes their jobs available again; the attempt the dead
+ * worker had started stays counted. The app's jobs rows follow: queued for the next attempt with
+ * the lost one in `errors`, or failed when it was the last (graphile-worker never runs it again).
+ */
+export async function reapDeadWorkers(pool: pg.Pool, deadAfterSeconds: number): Promise<ReapResult> {
+  return withTransaction(pool, async (client) => {
+    await client.query("select pg_advisory_xact_lock($1)", [REAPER_LOCK_ID]);
+    const { rows } = await client.query<{ worker_id: string }>(
+      `with silent as (
+         delete from worker_heartbeats where last_seen_at < now() - make_interval(secs => $1)
+         returning worker_id
+       )
+       select worker_id from silent
+       union
+       select distinct j.locked_by from graphile_worker.jobs j
+       where j.locked_at < now() - make_interval(secs => $1)
+         and not exists (select 1 from worker_heartbeats h where h.worker_id = j.locked_by)`,
+      [deadAfterSeconds],
+    );
+    const workerIds = rows.map((r) => r.worker_id);
+    if (workerIds.length === 0) return { workerIds, jobs: 0 };
+    const message = `The worker running this attempt stopped responding (no heartbeat for ${deadAfterSeconds} s)`;
+    const { rows: lost } = await client.query<{ id: string; exhausted: boolean }>(
+      "select id, attempts >= max_attempts as exhausted from graphile_worker.jobs where locked_by = any($1::text[])",
+      [workerIds],
+    );
+    await client.query(
+      `update jobs a
+       set status = case when g.attempts >= g.max_attempts then 'failed' else 'queued' end,
+           errors = a.errors || jsonb_build_array(jsonb_build_object('attempt', g.attempts, 'message', $2::text, 'at', $3::text)),
+           finished_at = case when g.attempts >= g.max_attempts then now() end,
+           updated_at = now()
+       from graphile_worker.jobs g
+       where g.locked_by = any($1::text[]) and g.key = 'job:' || a.id and a.status in ('queued', 'running')`,
+      [workerIds, message, new Date().toISOString()],
+    );
+    await client.query("select graphile_worker.force_unlock_workers($1::text[])", [workerIds]);
+    const exhausted = lost.filter((j) => j.exhausted).map((j) => j.id);
+    if (exhausted.length > 0) {
+      // Already out of attempts; this records why, for whoever reads graphile-worker's table.
+      await client.query("select from graphile_worker.permanently_fail_jobs($1::bigint[], $2)", [exhausted, message]);
+    }
+    return { workerIds, jobs: lost.length };
+  });
+}
