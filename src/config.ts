@@ -21,6 +21,10 @@ const envSchema = z.object({
   WORKER_CONCURRENCY: positiveInt.default(5),
   JOB_RETENTION_DAYS: positiveInt.default(30),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
+  /** Each worker process records that it is alive this often (table worker_heartbeats). */
+  WORKER_HEARTBEAT_SECONDS: positiveInt.default(10),
+  /** A worker silent this long is dead: the worker_reap cron task frees the jobs it had locked. */
+  WORKER_DEAD_AFTER_SECONDS: positiveInt.default(60),
   /** 32 bytes, base64: encrypts integration secrets at rest. Default: generated under DATA_DIR. */
   SECRETS_KEY: z.string().refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64").optional(),
   /** The store platform's Admin GraphQL endpoint for the default shop; unset: the emulator. */
@@ -44,6 +48,10 @@ const envSchema = z.object({
   TWILIO_API_URL: z.url().optional(),
   /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
   PUBLIC_URL: z.url().optional(),
+}).refine((env) => env.WORKER_DEAD_AFTER_SECONDS > 2 * env.WORKER_HEARTBEAT_SECONDS, {
+  // One late beat must not make a live worker look dead (its jobs would run twice).
+  path: ["WORKER_DEAD_AFTER_SECONDS"],
+  message: "must be more than twice WORKER_HEARTBEAT_SECONDS",
 });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };
