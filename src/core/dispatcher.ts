@@ -1,5 +1,4 @@
 import type pg from "pg";
-import type { z } from "zod";
 import type { Config } from "../config.ts";
 import { hashApiKey } from "../db/api-keys.ts";
 import type { Log } from "../logger.ts";
@@ -9,6 +8,7 @@ import { ApiError, HTTP_STATUS, MESSAGES } from "./errors.ts";
 import { RawResponse } from "./raw-response.ts";
 import { type RateLimitPolicy, authenticateAndCharge, rateLimitHeaders } from "./rate-limit.ts";
 import type { Registry, RouteMatch } from "./registry.ts";
+import { unstorableTextIssues } from "./text-input.ts";
 
 export const HELP_ACTION = "help";
 import { formatIssues } from "./validation.ts";
@@ -44,7 +44,9 @@ function parseBody(method: string, body: DispatchRequest["body"]): unknown {
 }
 
 function validate(action: AnyAction, params: Record<string, string>, input: unknown): { params: Record<string, unknown>; input: unknown } {
-  const issues: z.core.$ZodIssue[] = [];
+  // Text that PostgreSQL cannot store is refused first, for every action: its message wins over
+  // zod's for the same field (formatIssues keeps the first), other fields' messages still follow.
+  const issues = unstorableTextIssues(input, unstorableTextIssues(params));
   let parsedParams: Record<string, unknown> = params;
   let parsedInput: unknown = input;
   if (action.params) {

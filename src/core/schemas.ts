@@ -17,3 +17,13 @@ export const uuid = (what: string) => z.string().uuid({ error: `must be a valid 
 
 /** Query strings carry text: accept the words true and false for a boolean flag. */
 export const queryBoolean = z.enum(["true", "false"]).transform((v) => v === "true");
+
+export const BLANK = "must not be blank";
+
+/**
+ * Required text that must say something: whitespace alone is refused as blank (the pattern shows
+ * in the JSON Schema too). An empty string keeps min(1)'s own message; the value is not trimmed.
+ */
+export function notBlank<T extends z.ZodString>(text: T): T {
+  return text.min(1).regex(/\S/, BLANK);
+}

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { printable } from "./text-input.ts";
 
 const TYPE_NAMES: Record<string, string> = {
   int: "integer",
@@ -12,7 +13,8 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 function fieldName(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? "body" : path.map(String).join(".");
+  // A key may itself hold a NUL or a lone surrogate: the answer names it without carrying either.
+  return path.length === 0 ? "body" : path.map((segment) => printable(String(segment))).join(".");
 }
 
 /** Zod's own messages start with a capital; ours ("must be a hex color") are written to follow a field name. */

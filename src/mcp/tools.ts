@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { manifestEntry } from "../core/manifest.ts";
+import { UNSTORABLE_TEXT, unstorable } from "../core/text-input.ts";
 
 /** MCP tool names allow letters, digits, `_` and `-`: dots of action names become `_`. */
 export function toolName(action: AnyAction): string {
@@ -67,17 +68,22 @@ export async function callTool(
   const action = catalog.byName.get(name);
   if (!action) return { isError: true, content: [{ type: "text", text: `Unknown tool: ${name}` }] };
   const rest: Record<string, unknown> = { ...args };
-  const missing: string[] = [];
+  const refused: string[] = [];
   const path = action.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, param: string) => {
     const value = rest[param];
     delete rest[param];
     if (value === undefined || value === null || value === "") {
-      missing.push(`${param} is required`);
+      refused.push(`${param} is required`);
+      return "_";
+    }
+    // a lone surrogate cannot be percent-encoded (encodeURIComponent throws): refuse it as the dispatcher would
+    if (typeof value === "string" && unstorable(value)) {
+      refused.push(`${param} ${UNSTORABLE_TEXT}`);
       return "_";
     }
     return encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value));
   });
-  if (missing.length > 0) return { isError: true, content: [{ type: "text", text: `422: ${missing.join("; ")}` }] };
+  if (refused.length > 0) return { isError: true, content: [{ type: "text", text: `422: ${refused.join("; ")}` }] };
   const result = await dispatcher.dispatch({
     method: action.method,
     path,

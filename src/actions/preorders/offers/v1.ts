@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type ActionContext, defineAction } from "../../../core/action.ts";
 import { ApiError } from "../../../core/errors.ts";
-import { hexColor, isoTimestamp } from "../../../core/schemas.ts";
+import { hexColor, isoTimestamp, notBlank } from "../../../core/schemas.ts";
 import type { DeepPartial } from "./deep.ts";
 import { type GroupKey, type OfferRow, OfferState, label, longText, platformTag } from "./model.ts";
 import { type ProductsCreate, createOffer } from "./offers.ts";
@@ -26,7 +26,7 @@ import { widgetGroup } from "./widget.ts";
 const count = z.int({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) }).min(0);
 
 export const sellingPlanSchema = z.strictObject({
-  name: label.min(1),
+  name: notBlank(label),
   internal_name: label.optional(),
   enabled: z.boolean().optional(),
   // payments
