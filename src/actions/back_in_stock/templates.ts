@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
 import { ApiError } from "../../core/errors.ts";
-import { locale } from "../../core/schemas.ts";
+import { locale, notBlank } from "../../core/schemas.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "./default-templates.ts";
 import { TEMPLATE_VARIABLES, templateProblem } from "./template-rendering.ts";
 
@@ -78,7 +78,7 @@ export const getTemplate = defineAction({
   },
 });
 
-const templateSource = (max: number) => z.string().min(1).max(max);
+const templateSource = (max: number) => notBlank(z.string().max(max));
 
 export const patchTemplate = defineAction({
   name: "back_in_stock.templates.update",

@@ -4,6 +4,7 @@ import { type ActionContext, type AnyAction, defineAction } from "../../../core/
 import type { Db } from "../../../core/db.ts";
 import { ApiError, notFound } from "../../../core/errors.ts";
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
+import { notBlank } from "../../../core/schemas.ts";
 import { advancedGroup } from "./advanced.ts";
 import { checkoutGroup } from "./checkout.ts";
 import { countdownGroup } from "./countdown.ts";
@@ -127,7 +128,7 @@ const productsCreateInput = z
 export type ProductsCreate = z.output<typeof productsCreateInput>;
 
 const createInput = z.strictObject({
-  name: label.min(1),
+  name: notBlank(label),
   internal_name: label.optional(),
   products: productsCreateInput.optional(),
   ...(Object.fromEntries(OFFER_GROUPS.map((group) => [group.key, group.patch.optional()])) as Record<GroupKey, z.ZodOptional<z.ZodType<Record<string, unknown>>>>),
@@ -286,7 +287,7 @@ export const updateOfferAction = defineAction({
     "Renames an offer: name (shown to customers), internal_name (for the merchant). Settings are edited per capability (PATCH /preorders/offers/{id}/<capability>), status by enable and disable. Answers the full offer.",
   kind: "write",
   params: offerParams,
-  input: z.strictObject({ name: label.min(1).optional(), internal_name: label.optional() }),
+  input: z.strictObject({ name: notBlank(label).optional(), internal_name: label.optional() }),
   async handler(ctx, { params, input }) {
     const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
     const name = input.name ?? row.name;
