@@ -176,6 +176,8 @@ describe("offer sync when the platform lost the offer's selling plan group", () 
       const legacy = (await mirrorVariants(env)).map((v) => v.legacy_id);
       await env.startWorker();
       const offer = await createOffer(env.app, env.key, { products: { variant_ids: legacy.slice(0, 2) } });
+      // A draft stays off the platform: enabled, as a merchant's live offer is.
+      expect((await offerCall(env.app, env.key, "POST", offer.id, "/enable")).status).toBe(202);
       const lostId = (await waitSynced(env, offer.id)).platform_selling_plan_group_id ?? "";
       await env.stopWorker();
 
