@@ -4,6 +4,9 @@ import { z } from "zod";
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
+/** REQUEST_TIMEOUT_MS's default, also the HTTP server's when no configuration is handed to it. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().default(".data"),
@@ -15,6 +18,8 @@ const envSchema = z.object({
   RATE_LIMIT_POINTS: positiveInt.default(360),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  /** A request not received in full (headers and body) within this is answered 408 and disconnected. */
+  REQUEST_TIMEOUT_MS: positiveInt.default(DEFAULT_REQUEST_TIMEOUT_MS),
   // A back-in-stock batch holds a connection and sends on up to two more: leave room for them,
   // graphile-worker and HTTP (at least WORKER_CONCURRENCY x 3 + 5).
   DB_POOL_SIZE: positiveInt.default(20),

@@ -8,6 +8,8 @@ import { V2_BASE_PATH } from "../core/manifest.ts";
 import type { Log } from "../logger.ts";
 import { llmsTxt, skillMd } from "../docs/llms.ts";
 import { openApiDocument } from "../docs/openapi.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../config.ts";
+import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
@@ -25,18 +27,28 @@ export interface HttpDeps {
   twilioStatus?: TwilioStatusOptions;
   log: Log;
   bodyLimit: number;
+  /** A request (headers and body) not received in full within this is answered 408 and its connection closed. */
+  requestTimeoutMs?: number;
   /** Answers whether the database is reachable, for /healthz. */
   healthy: () => Promise<boolean>;
 }
 
 /** The thin HTTP layer: normalises a request, hands it to the dispatcher, writes the answer. */
 export function createHttpServer(deps: HttpDeps): FastifyInstance {
+  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     // Widened so the instance has fastify's default logger type, which callers and plugins expect.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimit,
+    // fastify turns node's request timeout off: a client trickling its body would hold a connection for good.
+    requestTimeout,
+    // node checks for expired requests on an interval (30 s by default, too coarse for a short timeout), and
+    // enforces requestTimeout only while headersTimeout is at most it (node's default, 60 s, is not).
+    http: { connectionsCheckingInterval: Math.min(1_000, requestTimeout), headersTimeout: Math.min(60_000, requestTimeout) },
+    // Timeouts and malformed or oversized requests are answered in the v2 envelope too.
+    clientErrorHandler,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && /^[A-Za-z0-9._-]{1,100}$/.test(given) ? given : randomUUID();

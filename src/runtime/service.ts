@@ -76,6 +76,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         twilioStatus: config.TWILIO_AUTH_TOKEN ? { pool, authToken: config.TWILIO_AUTH_TOKEN, publicUrl: publicUrl(config) } : undefined,
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,
+        requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         healthy: async () => (await pool.query("select 1")).rowCount === 1,
       });
       url = await http.listen({ port: config.PORT, host: config.HOST });
