@@ -109,3 +109,11 @@ describe("request headers over node's limit (16 KiB)", () => {
     expect(JSON.parse(answer.body)).toEqual({ errors: ["Request headers are too large"] });
   });
 });
+
+describe("bytes that are not HTTP", () => {
+  it("are answered 400 in the v2 envelope and the connection closed", async () => {
+    const answer = await rawExchange((write) => write("HELLO THERE\r\n\r\n"));
+    expect(answer).toMatchObject({ status: 400, closed: true, headers: { "content-type": "application/json" } });
+    expect(JSON.parse(answer.body)).toEqual({ errors: ["Request is not valid HTTP"] });
+  });
+});
