@@ -31,7 +31,10 @@ const call = (method: string, id: string, suffix = "", body?: unknown) => offerC
 async function newOffer(body: Json = {}): Promise<string> {
   const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Whole catalog", ...body } });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  return (answer.body as { id: string }).id;
+  const id = (answer.body as { id: string }).id;
+  // A draft stays off the platform: these offers are enabled, as a merchant's live ones are.
+  expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
+  return id;
 }
 
 async function offerVariants(id: string): Promise<string[]> {

@@ -205,7 +205,7 @@ export const createOfferAction = defineAction({
   name: "preorders.offers.create",
   method: "POST",
   path: OFFERS_PATH,
-  description: `Creates a preorder offer (status draft; enable it with POST /preorders/offers/{id}/enable). Body: name (required), internal_name (defaults to name), products (source all, custom or collection; variant_ids for custom; collection_id for collection; exclusion_tag, excluded_variant_ids), and any capability group's deep-partial settings as its PATCH takes them (widget, shipping, payments, ...), checked by the same rules. Not idempotent. Answers the full offer: ${OFFER_SHAPE}.`,
+  description: `Creates a preorder offer (status draft; enable it with POST /preorders/offers/{id}/enable). A draft is not put on the store platform: its selling plan group is created when it is enabled. Body: name (required), internal_name (defaults to name), products (source all, custom or collection; variant_ids for custom; collection_id for collection; exclusion_tag, excluded_variant_ids), and any capability group's deep-partial settings as its PATCH takes them (widget, shipping, payments, ...), checked by the same rules. Not idempotent. Answers the full offer: ${OFFER_SHAPE}.`,
   kind: "write",
   input: createInput,
   async handler(ctx, { input }) {
@@ -354,11 +354,11 @@ export const OFFER_ACTIONS: readonly AnyAction[] = [
   lifecycleAction(
     "enable",
     "active",
-    "Enables the offer (status active): its preorder button shows on the storefront. Idempotent: enabling an active offer changes nothing and answers it as it is. Answers the full offer.",
+    "Enables the offer (status active): its preorder button shows on the storefront, and an offer enabled for the first time gets its selling plan group on the store platform (a draft has none). Idempotent: enabling an active offer changes nothing and answers it as it is. Answers the full offer.",
   ),
   lifecycleAction(
     "disable",
     "disabled",
-    "Disables the offer (status disabled): its preorder button no longer shows. Idempotent: disabling a disabled offer changes nothing and answers it as it is. Answers the full offer.",
+    "Disables the offer (status disabled): its preorder button no longer shows; its selling plan group stays on the store platform. Idempotent: disabling a disabled offer changes nothing and answers it as it is. Answers the full offer.",
   ),
 ];

@@ -222,7 +222,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     method: "POST",
     path: groupPath("products", "set_source_to_all"),
     description:
-      "Applies the offer to every variant of the catalog: confirm must be true (422 otherwise); exclusion_tag (products carrying it are left out) and excluded_variant_ids (array of string) are stored as given (absent: none). The variants are resolved over the whole catalog mirror by a job, every time. Answers the products group with that job's handle (job_id, status_url).",
+      "Applies the offer to every variant of the catalog: confirm must be true (422 otherwise); exclusion_tag (products carrying it are left out) and excluded_variant_ids (array of string) are stored as given (absent: none). The variants are resolved over the whole catalog mirror by a job, every time (its total: the catalog variants considered; processed: those resolved, in or out; its result: considered, added, removed and the offer's variants). Answers the products group with that job's handle (job_id, status_url).",
     kind: "write",
     async: true,
     params: offerParams,

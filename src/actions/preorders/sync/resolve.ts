@@ -39,6 +39,13 @@ export function resolutionInsert(table = "preorder_offer_variants"): string {
 
 const RESOLVE_INSERT = resolutionInsert();
 
+/** The variants the source looks at ($1 shop, $2 collection or null), before its exclusions: the job's total. */
+const CONSIDERED = `
+  select count(*)::int as n
+  from variants v
+  join products p on p.shop_id = v.shop_id and p.id = v.product_id
+  where v.shop_id = $1 and ($2::text is null or p.collection_ids @> array[$2::text])`;
+
 const RESOLVE_DELETE = `
   delete from preorder_offer_variants o
   where o.offer_id = $5 and not exists (select 1 ${MATCHING} and v.id = o.variant_id)`;
@@ -62,24 +69,30 @@ interface ResolveRow extends SourceRow {
 export interface ResolutionResult {
   offer_id: string;
   source: string;
+  /** The catalog variants the source looked at (exclusions included): each was resolved in or out. */
+  considered: number;
   added: number;
   removed: number;
+  /** The offer's variants now. */
   variants: number;
   skipped?: string;
 }
+
+/** Told how many variants the resolution considers, before it resolves them. */
+export type OnConsidered = (considered: number) => Promise<void>;
 
 /**
  * Resolves one offer's variants in the caller's transaction (the offer row locked). `jobId`, the
  * job doing it, stops counting as under way when this commits (a sync waiting for it then runs).
  */
-export async function resolveOfferVariants(db: Db, shopId: string, offerId: string, jobId?: string): Promise<ResolutionResult> {
+export async function resolveOfferVariants(db: Db, shopId: string, offerId: string, jobId?: string, onConsidered?: OnConsidered): Promise<ResolutionResult> {
   const { rows } = await db.query<ResolveRow>(
     `select id, shop_id, products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at, sync_status
      from preorder_offers where shop_id = $1 and id = $2 for update`,
     [shopId, offerId],
   );
   const offer = rows[0];
-  const none = { offer_id: offerId, source: offer?.products_source ?? "unknown", added: 0, removed: 0, variants: 0 };
+  const none = { offer_id: offerId, source: offer?.products_source ?? "unknown", considered: 0, added: 0, removed: 0, variants: 0 };
   if (!offer) return { ...none, skipped: "the offer does not exist" };
   // Deleted, or back to a custom source (the merchant's own list) after this job was queued.
   const skipped = offer.deleted_at !== null ? "the offer is deleted" : sourceKey(offer) === undefined ? "the offer's source is custom" : undefined;
@@ -89,6 +102,9 @@ export async function resolveOfferVariants(db: Db, shopId: string, offerId: stri
     return { ...none, skipped };
   }
   const params = [shopId, offer.products_source === "collection" ? offer.products_collection_id : null, offer.products_exclusion_tag, offer.products_excluded_variant_ids, offerId];
+  const { rows: scope } = await db.query<{ n: number }>(CONSIDERED, params.slice(0, 2));
+  const considered = scope[0]?.n ?? 0;
+  await onConsidered?.(considered);
   const removed = (await db.query(RESOLVE_DELETE, params)).rowCount ?? 0;
   const added = (await db.query(RESOLVE_INSERT, params)).rowCount ?? 0;
   const { rows: counted } = await db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offerId]);
@@ -97,7 +113,7 @@ export async function resolveOfferVariants(db: Db, shopId: string, offerId: stri
   if (added > 0 || removed > 0) await markOfferChanged(db, shopId, offerId);
   // A sync that waited for this resolution (see run.ts) runs now even if nothing changed.
   else if (offer.sync_status !== "synced") await enqueueOfferSync(db, shopId, offerId);
-  return { offer_id: offerId, source: offer.products_source, added, removed, variants };
+  return { offer_id: offerId, source: offer.products_source, considered, added, removed, variants };
 }
 
 const payload = z.object({ offer_id: z.uuid() });
@@ -107,7 +123,11 @@ export async function runOfferResolution(ctx: JobContext): Promise<ResolutionRes
   const { offer_id: offerId } = payload.parse(ctx.job.payload);
   const shopId = ctx.job.shop_id;
   if (!shopId) throw new Error("resolution job without a shop");
-  return withTransaction(ctx.pool, (db) => resolveOfferVariants(db, shopId, offerId, ctx.job.id));
+  // GET /jobs/{id} shows the variants considered as the total while it runs; every one of them is
+  // resolved (in or out) once it commits.
+  const result = await withTransaction(ctx.pool, (db) => resolveOfferVariants(db, shopId, offerId, ctx.job.id, (considered) => ctx.progress(0, considered)));
+  await ctx.progress(result.considered, result.considered);
+  return result;
 }
 
 /**

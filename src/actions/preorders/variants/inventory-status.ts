@@ -156,7 +156,9 @@ export function diagnose(
   const state = new OfferState(offer);
   const reasons: Reason[] = [];
   const notes: Reason[] = [];
-  if (offer.status === "draft") reasons.push({ code: "offer_draft", message: "the offer is a draft: enable it (POST /preorders/offers/{id}/enable)" });
+  if (offer.status === "draft") {
+    reasons.push({ code: "offer_draft", message: "the offer is a draft: enable it (POST /preorders/offers/{id}/enable), which also puts its selling plan group on the platform" });
+  }
   if (offer.status === "disabled") reasons.push({ code: "offer_disabled", message: "the offer is disabled: enable it (POST /preorders/offers/{id}/enable)" });
   if (!offer.members.includes(gid)) reasons.push({ code: "variant_not_in_offer", message: outsideReason(offer, variant, gid) });
 
@@ -190,7 +192,8 @@ export function diagnose(
     reasons.push({ code: "total_limit_reached", message: `limits.total.max is ${total} and ${offer.current_count} units are preordered` });
   }
 
-  if (state.get(advancedGroup).use_platform_selling_plan) {
+  // A draft is kept off the platform until it is enabled: offer_draft already says so.
+  if (state.get(advancedGroup).use_platform_selling_plan && offer.status !== "draft") {
     const error = offer.sync_last_error ? `: ${offer.sync_last_error}` : "";
     if (offer.platform_selling_plan_group_id === null) {
       reasons.push({ code: "selling_plan_not_synced", message: `the offer's selling plan group is not on the platform yet (sync ${offer.sync_status}${error})` });

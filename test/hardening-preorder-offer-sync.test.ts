@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
+import { api } from "./helpers/app.ts";
+import { type Json, offerCall } from "./helpers/offers.ts";
+import { type SyncEnv, mirrorVariants, startSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+let env: SyncEnv;
+type MirrorVariant = Awaited<ReturnType<typeof mirrorVariants>>[number];
+let mirror: MirrorVariant[];
+
+beforeAll(async () => {
+  env = await startSyncEnv({ products: 8, variantsPerProduct: 2, locations: 1, markets: 1, collections: 2 });
+  mirror = await mirrorVariants(env);
+  await env.startWorker();
+});
+
+afterAll(async () => {
+  await env.close();
+});
+
+const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
+
+async function newOffer(body: Json = {}): Promise<string> {
+  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Hardening", ...body } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+  return (answer.body as { id: string }).id;
+}
+
+/** GET /jobs/{id} once the job is terminal. */
+async function finishedJob(jobId: string): Promise<{ status: string; total: number | null; processed: number; result: Json }> {
+  return waitFor(`job ${jobId} to finish`, async () => {
+    const job = (await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key })).body as { status: string; total: number | null; processed: number; result: Json };
+    return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
+  });
+}
+
+/** The selling plan groups the platform holds for this shop, by name. */
+function platformGroupNames(): string[] {
+  return [...env.emulator.store.sellingPlanGroups.values()].map((g) => (g as { name: string }).name);
+}
+
+describe("set_source_to_all reports its true progress", () => {
+  it("total is the variants considered, processed the variants resolved, at GET /jobs/{id}", async () => {
+    const id = await newOffer();
+    const excluded = mirror.slice(0, 3).map((v) => v.id);
+    const answer = await call("POST", id, "/products/set_source_to_all", { confirm: true, excluded_variant_ids: excluded });
+    expect(answer.status).toBe(202);
+    const job = await finishedJob((answer.body as { job_id: string }).job_id);
+    // Every variant of the catalog was considered and resolved (in or out); the result says how many are in.
+    expect(job).toMatchObject({ status: "completed", total: mirror.length, processed: mirror.length, result: { considered: mirror.length, variants: mirror.length - 3 } });
+  });
+
+  it("a collection source considers the collection's variants", async () => {
+    const collection = mirror.find((v) => v.collection_ids.length > 0)?.collection_ids[0] ?? "";
+    const inCollection = mirror.filter((v) => v.collection_ids.includes(collection));
+    expect(inCollection.length).toBeGreaterThan(0);
+    expect(inCollection.length).toBeLessThan(mirror.length);
+    const id = await newOffer({ products: { source: "collection", collection_id: collection } });
+    const { rows } = await env.app.pool.query<{ job_id: string }>(
+      "select id as job_id from jobs where kind = 'preorders_offer_resolve_variants' and payload->>'offer_id' = $1",
+      [id],
+    );
+    const job = await finishedJob(rows[0]?.job_id ?? "");
+    expect(job).toMatchObject({ status: "completed", total: inCollection.length, processed: inCollection.length, result: { variants: inCollection.length } });
+  });
+});
+
+describe("a draft offer stays off the platform until it is enabled", () => {
+  it("creates no selling plan group for a draft (nor for its edits); enable creates it; disable keeps it", async () => {
+    const name = "Draft not pushed";
+    const id = await newOffer({ name, products: { variant_ids: [mirror[0]?.legacy_id, mirror[1]?.legacy_id] } });
+    // The sync ran (the revision is handled) without touching the platform.
+    expect((await waitSynced(env, id)).platform_selling_plan_group_id).toBeNull();
+    expect((await call("PATCH", id, "", { internal_name: "still a draft" })).status).toBe(202);
+    const draft = await waitSynced(env, id);
+    expect(draft.platform_selling_plan_group_id).toBeNull();
+    expect(platformGroupNames()).not.toContain(name);
+    expect(((await call("GET", id)).body as { status: string; sync: Json }).sync).toMatchObject({ status: "synced", platform_selling_plan_group_id: null });
+
+    expect((await call("POST", id, "/enable")).status).toBe(202);
+    const active = await waitSynced(env, id);
+    expect(active.platform_selling_plan_group_id).toMatch(/^gid:\/\/platform\/SellingPlanGroup\/\d+$/);
+    const client = await env.platform.clientFor(env.app.pool, env.shopId);
+    expect((await getSellingPlanGroup(client, active.platform_selling_plan_group_id ?? ""))?.name).toBe(name);
+    const members: string[] = [];
+    for await (const page of sellingPlanGroupVariantIds(client, active.platform_selling_plan_group_id ?? "")) members.push(...page);
+    expect(members.sort()).toEqual([mirror[0]?.id, mirror[1]?.id].sort());
+
+    // Disabling keeps the group (orders already placed on its plan keep matching the offer).
+    expect((await call("POST", id, "/disable")).status).toBe(202);
+    const disabled = await waitSynced(env, id);
+    expect(disabled.platform_selling_plan_group_id).toBe(active.platform_selling_plan_group_id);
+    expect(await getSellingPlanGroup(client, active.platform_selling_plan_group_id ?? "")).not.toBeNull();
+  });
+});
