@@ -104,6 +104,7 @@ async function webhook(shop: Shop, topic: string, payload: unknown): Promise<voi
       "x-platform-topic": topic,
       "x-platform-shop-domain": shop.domain,
       "x-platform-webhook-id": randomUUID(),
+      "x-platform-triggered-at": new Date().toISOString(),
       "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
     },
     body,

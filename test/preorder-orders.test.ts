@@ -122,6 +122,7 @@ async function deliver(topic: string, payload: unknown, shopDomain = domain): Pr
       "x-platform-topic": topic,
       "x-platform-shop-domain": shopDomain,
       "x-platform-webhook-id": randomUUID(),
+      "x-platform-triggered-at": new Date().toISOString(),
       "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
     },
     body,

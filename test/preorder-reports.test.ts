@@ -61,6 +61,7 @@ async function deliver(topic: string, payload: unknown): Promise<void> {
       "x-platform-topic": topic,
       "x-platform-shop-domain": DOMAIN,
       "x-platform-webhook-id": randomUUID(),
+      "x-platform-triggered-at": new Date().toISOString(),
       "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
     },
     body,

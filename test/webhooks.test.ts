@@ -48,6 +48,7 @@ function delivery(topic: string, payload: unknown, overrides: Record<string, str
       "x-platform-topic": topic,
       "x-platform-shop-domain": DOMAIN,
       "x-platform-webhook-id": randomUUID(),
+      "x-platform-triggered-at": new Date().toISOString(),
       "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
       ...overrides,
     },

@@ -1,19 +1,49 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { isWebhookTopic, verifyWebhookSignature } from "../platform/webhooks.ts";
+import { parseWebhookBody, payloadShopDomain } from "../webhooks/body.ts";
+import { DEFAULT_WEBHOOK_MAX_AGE_SECONDS, staleDelivery } from "../webhooks/freshness.ts";
 import { acceptWebhook } from "../webhooks/intake.ts";
 
 export const WEBHOOK_PREFIX = "/webhooks/platform";
+
+export interface WebhookRouteOptions {
+  pool: pg.Pool;
+  /** The app's secret on the platform: the HMAC key of every delivery. */
+  secret: string;
+  /** WEBHOOK_MAX_AGE_SECONDS: a delivery triggered longer ago is refused. */
+  maxAgeSeconds?: number;
+}
+
+const OTHER_SHOP = "Webhook payload belongs to another shop";
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A 4xx the platform is told about and the operator can find in the log. */
+function refuse(request: FastifyRequest, reply: FastifyReply, status: number, error: string): FastifyReply {
+  request.log.warn(
+    {
+      requestId: request.id,
+      status,
+      reason: error,
+      topic: header(request.headers["x-platform-topic"]),
+      shopDomain: header(request.headers["x-platform-shop-domain"]),
+      webhookId: header(request.headers["x-platform-webhook-id"]),
+    },
+    "platform webhook refused",
+  );
+  return reply.code(status).send({ errors: [error] });
+}
+
 /**
- * `POST /webhooks/platform/{topic}`: verifies the HMAC of the raw body in constant time, records
- * the delivery and queues its work, and answers at once; the work runs in the worker.
+ * `POST /webhooks/platform/{topic}`: verifies the HMAC of the raw body in constant time, checks
+ * the delivery is fresh and addressed to the shop that first delivered its payload, records it and
+ * queues its work, and answers at once; the work runs in the worker.
  */
-export async function webhookRoutes(app: FastifyInstance, options: { pool: pg.Pool; secret: string }): Promise<void> {
+export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
+  const maxAgeSeconds = options.maxAgeSeconds ?? DEFAULT_WEBHOOK_MAX_AGE_SECONDS;
   // The signature covers the exact bytes sent: keep them as a Buffer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
@@ -21,26 +51,30 @@ export async function webhookRoutes(app: FastifyInstance, options: { pool: pg.Po
   app.post(`${WEBHOOK_PREFIX}/*`, async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     if (!verifyWebhookSignature(options.secret, body, header(request.headers["x-platform-hmac-sha256"]))) {
-      return reply.code(401).send({ errors: ["Webhook signature is missing or invalid"] });
+      return refuse(request, reply, 401, "Webhook signature is missing or invalid");
     }
     const topic = (request.params as { "*": string })["*"];
     const declared = header(request.headers["x-platform-topic"]);
     if (!isWebhookTopic(topic) || (declared !== undefined && declared !== topic)) {
-      return reply.code(404).send({ errors: [`Unknown webhook topic: ${topic}`] });
+      return refuse(request, reply, 404, `Unknown webhook topic: ${topic}`);
     }
     const shopDomain = header(request.headers["x-platform-shop-domain"]);
     const webhookId = header(request.headers["x-platform-webhook-id"]);
-    if (!shopDomain || !webhookId) {
-      return reply.code(400).send({ errors: ["X-Platform-Shop-Domain and X-Platform-Webhook-Id are required"] });
+    const triggeredAt = header(request.headers["x-platform-triggered-at"]);
+    if (!shopDomain || !webhookId || !triggeredAt) {
+      return refuse(request, reply, 400, "X-Platform-Shop-Domain, X-Platform-Webhook-Id and X-Platform-Triggered-At are required");
     }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body.toString("utf8"));
-    } catch {
-      return reply.code(400).send({ errors: ["Request body is not valid JSON"] });
-    }
-    const outcome = await acceptWebhook(options.pool, { shopDomain, topic, webhookId, payload });
-    if (outcome === "unknown_shop") return reply.code(404).send({ errors: [`Unknown shop: ${shopDomain}`] });
+    // The trigger time is not signed: it bounds how long a captured delivery is taken as it was
+    // sent; the payload digest (acceptWebhook) stops one already seen coming back with a new time.
+    const stale = staleDelivery(triggeredAt, maxAgeSeconds);
+    if (stale) return refuse(request, reply, 400, stale);
+    const parsed = parseWebhookBody(body);
+    if (!parsed.ok) return refuse(request, reply, 400, parsed.error);
+    const named = payloadShopDomain(parsed.payload);
+    if (named !== undefined && named.toLowerCase() !== shopDomain.toLowerCase()) return refuse(request, reply, 401, OTHER_SHOP);
+    const outcome = await acceptWebhook(options.pool, { shopDomain, topic, webhookId, payload: parsed.payload });
+    if (outcome === "unknown_shop") return refuse(request, reply, 404, `Unknown shop: ${shopDomain}`);
+    if (outcome === "other_shop") return refuse(request, reply, 401, OTHER_SHOP);
     return reply.code(200).send({ status: outcome });
   });
 }

@@ -19,10 +19,19 @@ export function signWebhook(secret: string, body: Buffer | string): string {
   return createHmac("sha256", secret).update(body).digest("base64");
 }
 
-/** Compares the base64 HMAC-SHA256 of the raw body in constant time. */
+/** The base64 of an HMAC-SHA256: 32 bytes, 44 characters with one padding `=`. */
+const SIGNATURE_LENGTH = 44;
+
+/**
+ * Compares the base64 HMAC-SHA256 of the raw body in constant time. Only the canonical encoding
+ * is accepted: Node's base64 decoder skips what it cannot read (trailing garbage, missing
+ * padding, the URL-safe alphabet), so a decoded comparison alone accepts many spellings of one
+ * signature.
+ */
 export function verifyWebhookSignature(secret: string, body: Buffer, signature: string | undefined): boolean {
-  if (!signature) return false;
-  const expected = Buffer.from(signWebhook(secret, body), "base64");
+  if (signature?.length !== SIGNATURE_LENGTH) return false;
   const given = Buffer.from(signature, "base64");
+  if (given.toString("base64") !== signature) return false;
+  const expected = Buffer.from(signWebhook(secret, body), "base64");
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -4,11 +4,18 @@ import type { WebhookTopic } from "../platform/webhooks.ts";
 
 export const WEBHOOK_TASK = "platform_webhook";
 
-export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop";
+export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";
 
 /**
  * Records a verified delivery and queues its processing in one transaction. A webhook id seen
  * before for the shop is a redelivery: recorded once, processed once.
+ *
+ * The signature covers the body only, not the shop or webhook id headers, so a signed body could
+ * be sent again under a new id or another shop's domain. Every payload is therefore remembered by
+ * its digest (jsonb's canonical text): one another shop delivered is refused (`other_shop`), one
+ * this shop delivered under the same topic is a duplicate whatever its webhook id. The same
+ * payload under another topic of the same shop is a distinct event (an order created already paid
+ * sends orders/create and orders/paid alike).
  */
 export async function acceptWebhook(
   pool: pg.Pool,
@@ -18,11 +25,23 @@ export async function acceptWebhook(
     const { rows: shops } = await db.query<{ id: string }>("select id from shops where platform_domain = $1", [delivery.shopDomain]);
     const shop = shops[0];
     if (!shop) return "unknown_shop";
+    const payload = JSON.stringify(delivery.payload);
+    const { rows: digests } = await db.query<{ digest: Buffer }>("select sha256(convert_to($1::jsonb::text, 'UTF8')) as digest", [payload]);
+    const digest = digests[0]?.digest;
+    if (!digest) throw new Error("sha256 returned no row");
+    // Deliveries of one payload take turns: two shops racing cannot both claim it.
+    await db.query("select pg_advisory_xact_lock(hashtext('webhook_payload:' || encode($1::bytea, 'hex')))", [digest]);
+    const { rows: seen } = await db.query<{ shop_id: string; topic: string }>(
+      "select shop_id, topic from webhook_deliveries where payload_sha256 = $1",
+      [digest],
+    );
+    if (seen.some((row) => row.shop_id !== shop.id)) return "other_shop";
+    if (seen.some((row) => row.topic === delivery.topic)) return "duplicate";
     const { rows } = await db.query<{ id: string }>(
-      `insert into webhook_deliveries (shop_id, webhook_id, topic, payload) values ($1, $2, $3, $4)
+      `insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256) values ($1, $2, $3, $4, $5)
        on conflict (shop_id, webhook_id) do nothing
        returning id`,
-      [shop.id, delivery.webhookId, delivery.topic, JSON.stringify(delivery.payload)],
+      [shop.id, delivery.webhookId, delivery.topic, payload, digest],
     );
     const inserted = rows[0];
     if (!inserted) return "duplicate";

@@ -43,7 +43,7 @@ export async function startTestApp(
   const http = createHttpServer({
     dispatcher: new Dispatcher({ registry, pool, config, log }),
     actions: registry.actions,
-    webhooks: { pool, secret: TEST_WEBHOOK_SECRET },
+    webhooks: { pool, secret: TEST_WEBHOOK_SECRET, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
     healthy: async () => true,

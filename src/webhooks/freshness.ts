@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+/** Default of WEBHOOK_MAX_AGE_SECONDS: how long after its trigger a delivery is still taken. */
+export const DEFAULT_WEBHOOK_MAX_AGE_SECONDS = 300;
+
+/** The platform's clock may run a little ahead of ours; more than this is not a clock, it is a lie. */
+const CLOCK_SKEW_MS = 60_000;
+
+const timestamp = z.iso.datetime({ offset: true });
+
+/**
+ * Checks the delivery's `X-Platform-Triggered-At` against the window; answers the refusal's
+ * message, or undefined when the delivery is fresh. The platform keeps the trigger time on its
+ * retries, so a delivery retried after the window is refused too: the catalog sync (every 10
+ * minutes) recovers products and stock lost that way, not orders.
+ */
+export function staleDelivery(triggeredAt: string, maxAgeSeconds: number, now = Date.now()): string | undefined {
+  if (!timestamp.safeParse(triggeredAt).success) return "X-Platform-Triggered-At must be an ISO 8601 timestamp";
+  const at = Date.parse(triggeredAt);
+  if (at > now + CLOCK_SKEW_MS) return "X-Platform-Triggered-At is in the future";
+  if (now - at > maxAgeSeconds * 1000) return `Webhook delivery is older than ${maxAgeSeconds} seconds`;
+  return undefined;
+}
