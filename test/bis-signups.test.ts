@@ -346,17 +346,22 @@ describe("unsubscribe", () => {
     expect(foreign.status).toBe(404);
   });
 
-  it("the signed link unsubscribes without an API key, answers an HTML page, and is idempotent", async () => {
+  it("the signed link unsubscribes on POST without an API key, answers an HTML page, and is idempotent", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "link@example.com" });
     const url = unsubscribeUrl(`${app.origin}/`, TEST_WEBHOOK_SECRET, s.id);
     expect(url.startsWith(`${app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=`)).toBe(true);
-    const first = await fetch(url);
+    // GET only asks (link scanners open links): see test/hardening-inbound.test.ts.
+    const asked = await fetch(url);
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain("Product 10 (Size 101)");
+    expect(((await api(app, "GET", `/back_in_stock/signups/${s.id}`, { key })).body as Signup).status).toBe("waiting");
+    const first = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "confirm=yes" });
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await first.text()).toContain("Product 10 (Size 101)");
     const after = (await api(app, "GET", `/back_in_stock/signups/${s.id}`, { key })).body as Signup;
     expect(after.status).toBe("unsubscribed");
-    const again = await fetch(url);
+    const again = await fetch(url, { method: "POST" });
     expect(again.status).toBe(200);
     expect(((await api(app, "GET", `/back_in_stock/signups/${s.id}`, { key })).body as Signup).unsubscribed_at).toBe(after.unsubscribed_at);
     // One-click (RFC 8058) POST to the same URL works too.

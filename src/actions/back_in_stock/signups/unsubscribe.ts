@@ -24,7 +24,7 @@ export const unsubscribeSignupAction = defineAction({
   method: "POST",
   path: "/back_in_stock/signups/{id}/unsubscribe",
   description:
-    "Unsubscribes a signup: status unsubscribed, no further message of any stage (sends are logged as blocked). Idempotent: unsubscribing again answers the same signup. The customer can do the same with the signed link in every message (GET /back_in_stock/unsubscribe?signup=<id>&sig=<signature> on the service's public URL, no API key). A later signup with consent: true resumes it.",
+    "Unsubscribes a signup: status unsubscribed, no further message of any stage (sends are logged as blocked). Idempotent: unsubscribing again answers the same signup. The customer can do the same with the signed link in every message (/back_in_stock/unsubscribe?signup=<id>&sig=<signature> on the service's public URL, no API key): GET shows a confirmation page whose button POSTs; POST unsubscribes, including RFC 8058 one-click from mail clients (List-Unsubscribe-Post). A later signup with consent: true resumes it.",
   kind: "write",
   params: z.object({ id: z.string() }),
   input: z.strictObject({}),
