@@ -4,7 +4,7 @@ import type { Db } from "../../core/db.ts";
 import { ApiError } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "./default-templates.ts";
-import { TEMPLATE_VARIABLES, templateProblem } from "./template-rendering.ts";
+import { TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type TemplateKind, templateProblem } from "./template-rendering.ts";
 
 /** The spec accepts 0 and 1 for the first two stages. */
 const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };
@@ -84,25 +84,25 @@ export const patchTemplate = defineAction({
   name: "back_in_stock.templates.update",
   method: "PATCH",
   path: "/back_in_stock/templates/{stage}/{locale}",
-  description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates; a template that does not render is refused with 422. Variables: ${TEMPLATE_VARIABLES.join(", ")}.`,
+  description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422. Variables: ${TEMPLATE_VARIABLES.join(", ")}.`,
   kind: "write",
   params: templateParams,
   input: z.strictObject({
     enabled: z.boolean().optional(),
-    email: z.strictObject({ subject: templateSource(500).optional(), body: templateSource(100_000).optional() }).optional(),
+    email: z.strictObject({ subject: templateSource(500).optional(), body: templateSource(TEMPLATE_LIMITS.parseLength).optional() }).optional(),
     sms: z.strictObject({ body: templateSource(1600).optional() }).optional(),
   }),
   async handler(ctx, { params, input }) {
-    const sources: [string, string | undefined][] = [
-      ["email.subject", input.email?.subject],
-      ["email.body", input.email?.body],
-      ["sms.body", input.sms?.body],
+    const sources: [string, string | undefined, TemplateKind][] = [
+      ["email.subject", input.email?.subject, "text"],
+      ["email.body", input.email?.body, "html"],
+      ["sms.body", input.sms?.body, "text"],
     ];
     const problems: string[] = [];
-    for (const [field, source] of sources) {
+    for (const [field, source, kind] of sources) {
       if (source === undefined) continue;
-      const problem = await templateProblem(source);
-      if (problem) problems.push(`${field} is not a valid template: ${problem}`);
+      const problem = templateProblem(field, source, kind);
+      if (problem) problems.push(problem);
     }
     if (problems.length > 0) throw new ApiError("UNPROCESSABLE", problems);
 

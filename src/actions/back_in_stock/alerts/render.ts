@@ -1,18 +1,16 @@
-import { Liquid } from "liquidjs";
+import type { Liquid } from "liquidjs";
 import type { OutboundMessage } from "../../../channels/index.ts";
 import type { Db } from "../../../core/db.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "../default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
+import { type TemplateKind, exceededLimit, templateEngine, templateFailure } from "../template-rendering.ts";
 import { templateLocales } from "../templates.ts";
 
 /**
- * The engines messages are rendered with: the options of template-rendering.ts's (so what passed
- * the PATCH check renders), and for the e-mail body, which is HTML, values escaped (a product
- * called `Tee <b>` stays text). Templates are parsed once per renderer and rendered
+ * Messages render with the engines the PATCH check uses (template-rendering.ts: same options, same
+ * limits), so what passed it renders. Templates are parsed once per renderer and rendered
  * synchronously (no tag or filter used here is asynchronous): a batch renders thousands.
  */
-const textEngine = new Liquid({ strictFilters: true, strictVariables: false });
-const htmlEngine = new Liquid({ strictFilters: true, strictVariables: false, outputEscape: "escape" });
 type Parsed = ReturnType<Liquid["parse"]>;
 
 export interface ShopInfo {
@@ -46,6 +44,11 @@ export interface Recipient {
 interface TemplateText {
   subject?: string;
   body: string;
+}
+
+/** The template a message uses, and where it comes from (for the reason when it fails). */
+interface ChosenTemplate extends Required<TemplateText> {
+  locale: string;
 }
 
 export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
@@ -119,7 +122,11 @@ export class Renderer {
   private readonly overrides = new Map<Stage, Map<string, TemplateText>>();
   private readonly variants = new Map<string, VariantInfo>();
   private readonly from: string;
-  private readonly parsed = new Map<string, Parsed>();
+  /**
+   * Parsed templates by kind and source; a template that went beyond a limit keeps its error, so
+   * the rest of the batch fails at once instead of each message spending the limit again.
+   */
+  private readonly parsed = new Map<string, Parsed | Error>();
 
   constructor(shop: ShopInfo, options: RendererOptions) {
     this.shop = shop;
@@ -160,15 +167,19 @@ export class Renderer {
     }
   }
 
-  private template(stage: Stage, channel: Channel, locale: string): Required<TemplateText> {
+  private template(stage: Stage, channel: Channel, locale: string): ChosenTemplate {
     const overrides = this.overrides.get(stage);
     const candidates = templateLocales(locale, this.shop.defaultLocale);
     const shippedSubject = candidates.map((c) => DEFAULT_TEMPLATES[stage][c]?.email.subject).find((s) => s !== undefined) ?? "";
     for (const candidate of candidates) {
       const override = overrides?.get(`${channel}:${candidate}`);
-      if (override) return { subject: override.subject ?? shippedSubject, body: override.body };
+      if (override) return { subject: override.subject ?? shippedSubject, body: override.body, locale: candidate };
       const shipped = DEFAULT_TEMPLATES[stage][candidate];
-      if (shipped) return channel === "email" ? { subject: shipped.email.subject, body: shipped.email.body } : { subject: "", body: shipped.sms.body };
+      if (shipped) {
+        return channel === "email"
+          ? { subject: shipped.email.subject, body: shipped.email.body, locale: candidate }
+          : { subject: "", body: shipped.sms.body, locale: candidate };
+      }
     }
     throw new Error(`no ${stage} template for ${channel}`);
   }
@@ -193,26 +204,60 @@ export class Renderer {
     };
   }
 
-  private renderWith(engine: Liquid, source: string, variables: Record<string, unknown>): string {
-    const key = `${engine === htmlEngine ? "html" : "text"}:${source}`;
-    let parsed = this.parsed.get(key);
-    if (!parsed) {
-      parsed = engine.parse(source);
-      this.parsed.set(key, parsed);
+  /**
+   * Renders one field's template; throws an Error whose message names the field and the rule it
+   * broke (`the initial sms.body (de) must render within 100 ms`).
+   */
+  private renderField(kind: TemplateKind, source: string, variables: Record<string, unknown>, field: string): string {
+    try {
+      return this.renderWith(kind, source, variables);
+    } catch (error) {
+      throw new Error(templateFailure(field, error), { cause: error });
     }
-    return engine.renderSync(parsed, variables) as string;
+  }
+
+  private parse(kind: TemplateKind, key: string, source: string): Parsed {
+    const known = this.parsed.get(key);
+    if (known instanceof Error) throw known;
+    if (known) return known;
+    try {
+      const parsed = templateEngine(kind).parse(source);
+      this.parsed.set(key, parsed);
+      return parsed;
+    } catch (error) {
+      if (exceededLimit(error)) this.parsed.set(key, error as Error);
+      throw error;
+    }
+  }
+
+  private renderWith(kind: TemplateKind, source: string, variables: Record<string, unknown>): string {
+    const key = `${kind}:${source}`;
+    const parsed = this.parse(kind, key, source);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return templateEngine(kind).renderSync(parsed, variables) as string;
+      } catch (error) {
+        const limit = exceededLimit(error);
+        // Time is the one limit a pause of the process (GC, a busy core) can trip: one more try
+        // before the verdict, which then holds for the rest of the batch.
+        if (limit === "render" && attempt === 1) continue;
+        if (limit) this.parsed.set(key, error as Error);
+        throw error;
+      }
+    }
   }
 
   /** The message for one recipient; call `prepare` with it first. */
   render(recipient: Recipient): OutboundMessage {
     const template = this.template(recipient.stage, recipient.channel, recipient.locale);
     const variables = this.variables(recipient);
+    const field = (name: string) => `the ${recipient.stage} ${recipient.channel}.${name} (${template.locale})`;
     if (recipient.channel === "sms") {
-      const text = this.renderWith(textEngine, template.body, variables).trim();
+      const text = this.renderField("text", template.body, variables, field("body")).trim();
       return { id: recipient.ledgerId, channel: "sms", to: recipient.contact, text };
     }
-    const subject = this.renderWith(textEngine, template.subject, variables);
-    const html = this.renderWith(htmlEngine, template.body, variables);
+    const subject = this.renderField("text", template.subject, variables, field("subject"));
+    const html = this.renderField("html", template.body, variables, field("body"));
     const link = variables.unsubscribe_url as string;
     return {
       id: recipient.ledgerId,
