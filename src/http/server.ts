@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
@@ -12,7 +13,7 @@ import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
-import { type WebhookRouteOptions, webhookRoutes } from "./webhooks.ts";
+import { webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
 import { mountV1 } from "./v1.ts";
 
@@ -21,7 +22,7 @@ export interface HttpDeps {
   /** The registry's actions, served as MCP tools at the v2 base's /mcp. */
   actions?: readonly AnyAction[];
   /** Platform webhooks: verified with `secret`, recorded through `pool`. */
-  webhooks?: WebhookRouteOptions;
+  webhooks?: { pool: pg.Pool; secret: string };
   /** Text-message status callbacks (POST /webhooks/twilio/status), when Twilio is configured. */
   twilioStatus?: TwilioStatusOptions;
   log: Log;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
-import { LIMITS, type OfferState, changeGroup, defineGroup, groupAction, groupGetAction, groupPatchAction, groupPath, label, markOfferChanged, offerParams, presentGroup } from "./model.ts";
+import { LIMITS, type OfferState, changeGroup, defineGroup, groupAction, groupGetAction, groupPatchAction, groupPath, markOfferChanged, offerParams, presentGroup, requiredLabel } from "./model.ts";
 import { disableDeposits } from "./payments.ts";
 import { shippingGroup } from "./shipping.ts";
 
@@ -15,9 +15,9 @@ export const advancedSchema = z.strictObject({
   // null: the button shows widget.button.text in that state
   button_text_overrides: z
     .strictObject({
-      before_launch: label.min(1).nullable().default(null),
-      after_launch: label.min(1).nullable().default(null),
-      out_of_stock: label.min(1).nullable().default(null),
+      before_launch: requiredLabel.nullable().default(null),
+      after_launch: requiredLabel.nullable().default(null),
+      out_of_stock: requiredLabel.nullable().default(null),
     })
     .prefault({}),
 });
@@ -92,7 +92,7 @@ export const ADVANCED_ACTIONS: readonly AnyAction[] = [
     action: "set_button_text_override",
     description:
       "Replaces the button's text for one display state: state is before_launch, after_launch or out_of_stock; text is required. Answers the advanced group.",
-    input: z.strictObject({ state: z.enum(BUTTON_TEXT_STATES), text: label.min(1) }),
+    input: z.strictObject({ state: z.enum(BUTTON_TEXT_STATES), text: requiredLabel }),
     patch: (input) => ({ button_text_overrides: { [input.state]: input.text } }),
   }),
   attachToPlatformSellingPlan,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { ApiError, conflict, notFound } from "../../../core/errors.ts";
-import { isoTimestamp } from "../../../core/schemas.ts";
+import { notBlank, isoTimestamp } from "../../../core/schemas.ts";
 import { formatIssues } from "../../../core/validation.ts";
 import { enqueueOfferWork } from "../sync/enqueue.ts";
 import { type DeepPartial, deepPartialStrict, mergeDeep } from "./deep.ts";
@@ -342,6 +342,8 @@ export function groupAction<T extends Record<string, unknown>, I extends z.ZodTy
 export const LIMITS = { label: 255, text: 2000, css: 20_000, tags: 250, variantIds: 1000 } as const;
 
 export const label = z.string().max(LIMITS.label);
+/** A label that must say something: empty is "must not be empty", whitespace alone "must not be blank". */
+export const requiredLabel = notBlank(label);
 export const longText = z.string().max(LIMITS.text);
 
 /** An integer (JSON numbers only); `must be an integer` whatever else was sent. */

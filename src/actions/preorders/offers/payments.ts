@@ -3,7 +3,7 @@ import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { advancedGroup } from "./advanced.ts";
 import { sets } from "./deep.ts";
-import { type OfferState, atLeastOne, defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, timestamp } from "./model.ts";
+import { type OfferState, atLeastOne, defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, timestamp, requiredLabel } from "./model.ts";
 
 export const PAYMENT_OPTION_TYPES = ["full", "deposit"] as const;
 export type PaymentOptionType = (typeof PAYMENT_OPTION_TYPES)[number];
@@ -154,7 +154,7 @@ export const PAYMENTS_ACTIONS: readonly AnyAction[] = [
     action: "set_option_copy",
     description: "Sets the title and/or description a payment option shows at checkout: type is full or deposit; at least one of title, description. Answers the payments group.",
     input: z
-      .strictObject({ type: optionType, title: label.min(1).optional(), description: longText.optional() })
+      .strictObject({ type: optionType, title: requiredLabel.optional(), description: longText.optional() })
       .superRefine(atLeastOne(["title", "description"])),
     patch: (input, current) => ({
       options: withOption(current.options, input.type, {

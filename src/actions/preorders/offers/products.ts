@@ -4,7 +4,7 @@ import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { ApiError, conflict } from "../../../core/errors.ts";
 import { requestOfferResolution } from "../sync/enqueue.ts";
-import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, label, markOfferChanged, offerParams } from "./model.ts";
+import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, markOfferChanged, offerParams, requiredLabel } from "./model.ts";
 
 /**
  * Which variants an offer applies to. The source and its parameters are columns of the offer;
@@ -68,7 +68,7 @@ export const variantRef = z.union([z.int().positive(), z.string().min(1).max(200
 export const variantRefs = z.array(variantRef).max(LIMITS.variantIds);
 
 const excludedVariantIds = z.array(z.string().min(1).max(200)).max(LIMITS.variantIds);
-const exclusionTag = label.min(1).nullable();
+const exclusionTag = requiredLabel.nullable();
 
 export interface ResolvedVariant {
   id: string;

@@ -3,7 +3,7 @@ import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { detachPlatformSellingPlan } from "./advanced.ts";
 import { sets } from "./deep.ts";
-import { defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, platformTag, timestamp } from "./model.ts";
+import { defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, platformTag, timestamp, requiredLabel } from "./model.ts";
 
 export const DELIVERY_TYPES = ["asap", "on_date"] as const;
 export const SPLIT_TYPES = ["fulfillments", "orders"] as const;
@@ -47,7 +47,7 @@ export const shippingSchema = z.strictObject({
           per_variant: z.boolean().default(false),
           order_tag: platformTag.default("preorder-split"),
           order_suffix: z.string().max(20).default("-P"),
-          transaction_gateway: label.min(1).nullable().default(null),
+          transaction_gateway: requiredLabel.nullable().default(null),
         })
         .prefault({}),
     })
@@ -168,7 +168,7 @@ export const SHIPPING_ACTIONS: readonly AnyAction[] = [
     action: "set_split_transaction_gateway",
     description:
       "Sets the payment gateway recorded on the transactions of split-off orders (fulfillment.split.transaction_gateway; null for the original order's). Answers the shipping group.",
-    input: z.strictObject({ gateway: label.min(1).nullable() }),
+    input: z.strictObject({ gateway: requiredLabel.nullable() }),
     patch: (input) => ({ fulfillment: { split: { transaction_gateway: input.gateway } } }),
   }),
 ];

@@ -3,7 +3,7 @@ import { type ActionContext, defineAction } from "../../../core/action.ts";
 import { ApiError } from "../../../core/errors.ts";
 import { hexColor, isoTimestamp, notBlank } from "../../../core/schemas.ts";
 import type { DeepPartial } from "./deep.ts";
-import { type GroupKey, type OfferRow, OfferState, label, longText, platformTag } from "./model.ts";
+import { type GroupKey, type OfferRow, OfferState, label, longText, platformTag, requiredLabel } from "./model.ts";
 import { type ProductsCreate, createOffer } from "./offers.ts";
 import { type Payments, type PaymentOption, paymentsGroup } from "./payments.ts";
 import { advancedGroup } from "./advanced.ts";
@@ -35,7 +35,7 @@ export const sellingPlanSchema = z.strictObject({
   billing_interval_days: count.optional(),
   billing_checkout_charge_type: z.enum(["percentage"]).optional(),
   billing_checkout_charge_percentage: z.number().min(1).max(100).optional(),
-  billing_title: label.min(1).optional(),
+  billing_title: requiredLabel.optional(),
   billing_description: longText.optional(),
   pricing_type: z.enum(["no_discount", "percentage", "fixed_amount"]).optional(),
   pricing_percentage: z.number().gt(0).max(100).optional(),
@@ -54,7 +54,7 @@ export const sellingPlanSchema = z.strictObject({
   split_orders_per_variant: z.boolean().optional(),
   hold_reason_note: label.optional(),
   // widget
-  preorder_button_text: label.min(1).optional(),
+  preorder_button_text: requiredLabel.optional(),
   preorder_button_text_color: hexColor.optional(),
   preorder_button_background_color: hexColor.optional(),
   preorder_badge_enabled: z.boolean().optional(),

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { hexColor } from "../../../core/schemas.ts";
-import { atLeastOne, cssLength, defineGroup, groupAction, groupGetAction, groupPatchAction, label, longText } from "./model.ts";
+import { atLeastOne, cssLength, defineGroup, groupAction, groupGetAction, groupPatchAction, label, longText, requiredLabel } from "./model.ts";
 
 /** The storefront widget: the preorder button (custom colours or the theme's), the disclaimer and the badge. */
 export const widgetSchema = z.strictObject({
   button: z
     .strictObject({
-      text: label.min(1).default("Preorder"),
+      text: requiredLabel.default("Preorder"),
       colors: z
         .strictObject({
           // false: the theme's colours; the stored colours are kept for when custom colours come back on
@@ -77,7 +77,7 @@ export const WIDGET_ACTIONS: readonly AnyAction[] = [
   groupAction(widgetGroup, {
     action: "set_button_text",
     description: "Sets the preorder button's text. Answers the widget snapshot: button (text, colors), disclaimer (enabled, text) and badge (enabled, text).",
-    input: z.strictObject({ text: label.min(1) }),
+    input: z.strictObject({ text: requiredLabel }),
     patch: (input) => ({ button: { text: input.text } }),
     respond: widgetSnapshot,
   }),
@@ -98,7 +98,7 @@ export const WIDGET_ACTIONS: readonly AnyAction[] = [
   groupAction(widgetGroup, {
     action: "set_badge_text",
     description: "Sets the badge's text (whether the badge shows is badge.enabled, by PATCH). Answers the widget group.",
-    input: z.strictObject({ text: label.min(1) }),
+    input: z.strictObject({ text: requiredLabel }),
     patch: (input) => ({ badge: { text: input.text } }),
   }),
   groupAction(widgetGroup, {
