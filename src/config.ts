@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_WEBHOOK_MAX_AGE_SECONDS } from "./webhooks/freshness.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -38,6 +39,8 @@ const envSchema = z.object({
   PLATFORM_SHOP_DOMAIN: z.string().min(1).optional(),
   /** The app's secret on the platform: signs webhooks. Default: generated under DATA_DIR. */
   PLATFORM_API_SECRET: z.string().min(16).optional(),
+  /** A platform webhook triggered (X-Platform-Triggered-At) longer ago than this is refused. */
+  WEBHOOK_MAX_AGE_SECONDS: positiveInt.default(DEFAULT_WEBHOOK_MAX_AGE_SECONDS),
   PLATFORM_EMULATOR_PORT: port.default(3001),
   PLATFORM_TIMEOUT_MS: positiveInt.default(30_000),
   /** Channels (src/channels): pooled SMTP when set, else .eml files in DATA_DIR/outbox. */

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type pg from "pg";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
@@ -13,7 +12,7 @@ import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
-import { webhookRoutes } from "./webhooks.ts";
+import { type WebhookRouteOptions, webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
 import { mountV1 } from "./v1.ts";
 
@@ -22,7 +21,7 @@ export interface HttpDeps {
   /** The registry's actions, served as MCP tools at the v2 base's /mcp. */
   actions?: readonly AnyAction[];
   /** Platform webhooks: verified with `secret`, recorded through `pool`. */
-  webhooks?: { pool: pg.Pool; secret: string };
+  webhooks?: WebhookRouteOptions;
   /** Text-message status callbacks (POST /webhooks/twilio/status), when Twilio is configured. */
   twilioStatus?: TwilioStatusOptions;
   log: Log;

@@ -72,7 +72,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       http = createHttpServer({
         dispatcher,
         actions: registry.actions,
-        webhooks: { pool, secret: platform.webhookSecret },
+        webhooks: { pool, secret: platform.webhookSecret, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
         twilioStatus: config.TWILIO_AUTH_TOKEN ? { pool, authToken: config.TWILIO_AUTH_TOKEN, publicUrl: publicUrl(config) } : undefined,
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,
