@@ -117,7 +117,8 @@ async function openStore(options: EmulatorOptions, log: EmulatorLog): Promise<{ 
   let store: Store;
   let grewFrom: Record<string, number> = seed;
   if (text === undefined) {
-    store = seedStore(seed);
+    // Seconds since the epoch: past the ids of any earlier emulator that ran without this file.
+    store = seedStore(seed, { idOffset: Math.floor(Date.now() / 1000) });
   } else {
     let restored: ReturnType<typeof deserializeStore>;
     try {

@@ -122,7 +122,12 @@ function variantTitle(index: number, perProduct: number): string {
  * Builds the store: the same options give the same catalog. Sized for 100,000 variants in a few
  * seconds: plain arrays, numeric ids, and quantities in typed arrays per location.
  */
-export function seedStore(options: SeedOptions = {}): Store {
+/**
+ * `idOffset` starts the ids of created selling plan groups, plans and line items that far past
+ * their bases: a persisted emulator seeding a new state file (its first start, or a file moved
+ * away) then hands out none of the ids an earlier emulator gave the same database.
+ */
+export function seedStore(options: SeedOptions = {}, { idOffset = 0 }: { idOffset?: number } = {}): Store {
   const o = { ...SEED_DEFAULTS, ...options };
   const prng = new Prng(o.seed);
   const locations = seedLocations(o.locations);
@@ -181,5 +186,14 @@ export function seedStore(options: SeedOptions = {}): Store {
       }
     }
   }
-  return new Store({ products, variants, locations: stocked, markets, collections, customers });
+  const counters =
+    idOffset > 0
+      ? {
+          lastTime: 0,
+          nextLineItem: ID_BASE.LineItem + idOffset,
+          nextGroup: ID_BASE.SellingPlanGroup + idOffset,
+          nextPlan: ID_BASE.SellingPlan + idOffset,
+        }
+      : undefined;
+  return new Store({ products, variants, locations: stocked, markets, collections, customers, ...(counters ? { counters } : {}) });
 }
