@@ -1,42 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv({ shop: "Shop with locations" });
 let emptyKey: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool, "Shop with locations"));
-  ({ apiKey: emptyKey } = await createShopWithKey(app.pool, "Empty shop"));
-  await app.pool.query(
+  ({ apiKey: emptyKey } = await createShopWithKey(env.app.pool, "Empty shop"));
+  await env.app.pool.query(
     `insert into locations (shop_id, id, name, active) values
        ($1, 'gid://loc/2', 'Warehouse', true),
        ($1, 'gid://loc/1', 'Flagship store', true),
        ($1, 'gid://loc/3', 'Closed outlet', false)`,
-    [shopId],
+    [env.shopId],
   );
-  await app.pool.query(
+  await env.app.pool.query(
     `insert into markets (shop_id, id, name, active, is_primary, countries, location_ids) values
        ($1, 'm-eu', 'Europe', true, false, '{FR,DE,ES}', '{gid://loc/2}'),
        ($1, 'm-us', 'United States', true, true, '{US}', '{gid://loc/1,gid://loc/2}'),
        ($1, 'm-jp', 'Japan', false, false, '{JP}', '{}')`,
-    [shopId],
+    [env.shopId],
   );
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
 });
 
 describe("GET /account/locations", () => {
   it("lists the shop's locations with id, name and active", async () => {
-    const answer = await api(app, "GET", "/account/locations", { key });
+    const answer = await api(env.app, "GET", "/account/locations", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       locations: [
@@ -48,13 +37,13 @@ describe("GET /account/locations", () => {
   });
 
   it("answers an empty list for a shop without locations", async () => {
-    const answer = await api(app, "GET", "/account/locations", { key: emptyKey });
+    const answer = await api(env.app, "GET", "/account/locations", { key: emptyKey });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ locations: [] });
   });
 
   it("refuses an unknown query parameter", async () => {
-    const answer = await api(app, "GET", "/account/locations?active=true", { key });
+    const answer = await api(env.app, "GET", "/account/locations?active=true", { key: env.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["active is not allowed"] });
   });
@@ -62,7 +51,7 @@ describe("GET /account/locations", () => {
 
 describe("GET /account/markets", () => {
   it("lists only active markets by default, primary first, with countries and location ids", async () => {
-    const answer = await api(app, "GET", "/account/markets", { key });
+    const answer = await api(env.app, "GET", "/account/markets", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       multiple_markets: true,
@@ -71,11 +60,11 @@ describe("GET /account/markets", () => {
         { id: "m-eu", name: "Europe", active: true, primary: false, countries: ["FR", "DE", "ES"], location_ids: ["gid://loc/2"] },
       ],
     });
-    expect(await api(app, "GET", "/account/markets?include_inactive=false", { key })).toMatchObject({ body: answer.body });
+    expect(await api(env.app, "GET", "/account/markets?include_inactive=false", { key: env.key })).toMatchObject({ body: answer.body });
   });
 
   it("includes inactive markets on request, without changing multiple_markets", async () => {
-    const answer = await api(app, "GET", "/account/markets?include_inactive=true", { key });
+    const answer = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: env.key });
     expect(answer.status).toBe(200);
     const body = answer.body as { multiple_markets: boolean; markets: { id: string; active: boolean; countries: string[]; location_ids: string[] }[] };
     expect(body.multiple_markets).toBe(true);
@@ -84,31 +73,31 @@ describe("GET /account/markets", () => {
   });
 
   it("says multiple_markets false when only one market is active, even with inactive ones listed", async () => {
-    const { apiKey, shopId: single } = await createShopWithKey(app.pool, "Single market");
-    await app.pool.query(
+    const { apiKey, shopId: single } = await createShopWithKey(env.app.pool, "Single market");
+    await env.app.pool.query(
       `insert into markets (shop_id, id, name, active, is_primary, countries) values
          ($1, 'm-home', 'Home', true, true, '{GB}'), ($1, 'm-old', 'Old', false, false, '{IE}')`,
       [single],
     );
-    const active = await api(app, "GET", "/account/markets", { key: apiKey });
+    const active = await api(env.app, "GET", "/account/markets", { key: apiKey });
     expect(active.body).toEqual({
       multiple_markets: false,
       markets: [{ id: "m-home", name: "Home", active: true, primary: true, countries: ["GB"], location_ids: [] }],
     });
-    const all = await api(app, "GET", "/account/markets?include_inactive=true", { key: apiKey });
+    const all = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: apiKey });
     expect(all.body).toMatchObject({ multiple_markets: false, markets: [{ id: "m-home" }, { id: "m-old" }] });
   });
 
   it("answers no markets for a shop without any", async () => {
-    const answer = await api(app, "GET", "/account/markets?include_inactive=true", { key: emptyKey });
+    const answer = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: emptyKey });
     expect(answer.body).toEqual({ multiple_markets: false, markets: [] });
   });
 
   it("refuses a value other than true or false, and unknown parameters", async () => {
-    const maybe = await api(app, "GET", "/account/markets?include_inactive=maybe", { key });
+    const maybe = await api(env.app, "GET", "/account/markets?include_inactive=maybe", { key: env.key });
     expect(maybe.status).toBe(422);
     expect(maybe.body).toEqual({ errors: ["include_inactive must be one of: true, false"] });
-    const unknown = await api(app, "GET", "/account/markets?country=FR&include_inactive=true", { key });
+    const unknown = await api(env.app, "GET", "/account/markets?country=FR&include_inactive=true", { key: env.key });
     expect(unknown.status).toBe(422);
     expect(unknown.body).toEqual({ errors: ["country is not allowed"] });
   });

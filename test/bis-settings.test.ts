@@ -1,23 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_BACK_IN_STOCK_SETTINGS, loadBackInStockSettings } from "../src/actions/back_in_stock/signups/settings-store.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_BACK_IN_STOCK_SETTINGS, loadBackInStockSettings } from "../src/back_in_stock/settings/settings-store.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
+const env = useTestEnv();
 
 const DEFAULTS = {
   channels: { email: { enabled: true }, sms: { enabled: true } },
@@ -27,18 +13,18 @@ const DEFAULTS = {
   attribution: { window_days: 7 },
 };
 
-async function patch(body: unknown, apiKey = key) {
-  return api(app, "PATCH", "/back_in_stock/settings", { key: apiKey, body });
+async function patch(body: unknown, apiKey = env.key) {
+  return api(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body });
 }
 
 async function stored(): Promise<unknown> {
-  const { rows } = await app.pool.query<{ settings: unknown }>("select settings from bis_settings where shop_id = $1", [shopId]);
+  const { rows } = await env.app.pool.query<{ settings: unknown }>("select settings from bis_settings where shop_id = $1", [env.shopId]);
   return rows[0]?.settings;
 }
 
 describe("back-in-stock settings", () => {
   it("reads the documented defaults before anything is set", async () => {
-    const answer = await api(app, "GET", "/back_in_stock/settings", { key });
+    const answer = await api(env.app, "GET", "/back_in_stock/settings", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(DEFAULTS);
     expect(DEFAULT_BACK_IN_STOCK_SETTINGS).toEqual(DEFAULTS);
@@ -59,13 +45,13 @@ describe("back-in-stock settings", () => {
       delivery: { ...DEFAULTS.delivery, batch_multiplier: 2.5, reminder_delay_hours: 72 },
       tagging: { enabled: true, customer_tag: "back-in-stock" },
     });
-    expect((await api(app, "GET", "/back_in_stock/settings", { key })).body).toEqual(second.body);
+    expect((await api(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toEqual(second.body);
     expect(await stored()).toEqual({
       delivery: { batch_multiplier: 2.5, reminder_delay_hours: 72 },
       tagging: { enabled: true },
       channels: { sms: { enabled: false } },
     });
-    expect(await loadBackInStockSettings(app.pool, shopId)).toEqual(second.body);
+    expect(await loadBackInStockSettings(env.app.pool, env.shopId)).toEqual(second.body);
   });
 
   it("puts a key back to its default with null", async () => {
@@ -98,7 +84,7 @@ describe("back-in-stock settings", () => {
   });
 
   it("validates the merged result: a stored value that no longer validates is reported and blocks the PATCH", async () => {
-    await app.pool.query(`update bis_settings set settings = settings || '{"attribution": {"window_days": 0}}' where shop_id = $1`, [shopId]);
+    await env.app.pool.query(`update bis_settings set settings = settings || '{"attribution": {"window_days": 0}}' where shop_id = $1`, [env.shopId]);
     const answer = await patch({ compliance: { opt_in_required: true } });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["attribution.window_days must be at least 1"] });
@@ -109,12 +95,12 @@ describe("back-in-stock settings", () => {
   });
 
   it("needs a body, refuses non-objects, and keeps shops apart", async () => {
-    const empty = await api(app, "PATCH", "/back_in_stock/settings", { key });
+    const empty = await api(env.app, "PATCH", "/back_in_stock/settings", { key: env.key });
     expect(empty.status).toBe(422);
     expect(empty.body).toEqual({ errors: ["body is required"] });
     const wrong = await patch({ channels: { email: true } });
     expect(wrong.body).toEqual({ errors: ["channels.email must be an object"] });
-    const other = await createShopWithKey(app.pool, "Other");
-    expect((await api(app, "GET", "/back_in_stock/settings", { key: other.apiKey })).body).toEqual(DEFAULTS);
+    const other = await createShopWithKey(env.app.pool, "Other");
+    expect((await api(env.app, "GET", "/back_in_stock/settings", { key: other.apiKey })).body).toEqual(DEFAULTS);
   });
 });

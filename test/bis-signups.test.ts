@@ -1,14 +1,14 @@
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unsubscribeUrl, verifyUnsubscribe } from "../src/actions/back_in_stock/signups/unsubscribe-link.ts";
+import { unsubscribeUrl, verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
 import type { JobRow } from "../src/core/jobs.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
 import { productGid, seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 interface Signup {
   id: string;
@@ -28,49 +28,38 @@ interface Signup {
 }
 
 const platform = testPlatformRuntime();
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv();
 let other: { shopId: string; apiKey: string };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
-  other = await createShopWithKey(app.pool, "Other shop");
-  await app.pool.query("update shops set default_locale = 'fr' where id = $1", [shopId]);
-  await seedVariants(app.pool, shopId, [
+  other = await createShopWithKey(env.app.pool, "Other shop");
+  await env.app.pool.query("update shops set default_locale = 'fr' where id = $1", [env.shopId]);
+  await seedVariants(env.app.pool, env.shopId, [
     { n: 101, product: 10 },
     { n: 102, product: 10 },
     { n: 103, product: 11 },
     { n: 104, product: 11 },
   ]);
-  await seedVariants(app.pool, other.shopId, [{ n: 901, product: 90 }]);
+  await seedVariants(env.app.pool, other.shopId, [{ n: 901, product: 90 }]);
 });
 
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-async function signup(body: Record<string, unknown>, apiKey = key) {
-  return api(app, "POST", "/back_in_stock/signups", { key: apiKey, body });
+async function signup(body: Record<string, unknown>, apiKey = env.key) {
+  return api(env.app, "POST", "/back_in_stock/signups", { key: apiKey, body });
 }
 
-async function created(body: Record<string, unknown>, apiKey = key): Promise<Signup> {
+async function created(body: Record<string, unknown>, apiKey = env.key): Promise<Signup> {
   const answer = await signup(body, apiKey);
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   return answer.body as Signup;
 }
 
 async function workerJobs(task: string): Promise<{ payload: unknown }[]> {
-  const { rows } = await app.pool.query<{ payload: unknown }>("select p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p on p.id = j.id where j.task_identifier = $1 order by j.id", [task]);
+  const { rows } = await env.app.pool.query<{ payload: unknown }>("select p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p on p.id = j.id where j.task_identifier = $1 order by j.id", [task]);
   return rows;
 }
 
 async function patchSettings(body: unknown) {
-  const answer = await api(app, "PATCH", "/back_in_stock/settings", { key, body });
+  const answer = await api(env.app, "PATCH", "/back_in_stock/settings", { key: env.key, body });
   expect(answer.status).toBe(202);
 }
 
@@ -113,7 +102,7 @@ describe("POST /back_in_stock/signups", () => {
     expect(again).toMatchObject({ first_name: "Sam", consent: true, created_at: first.created_at });
     // consent is never taken back by a repeat without it
     expect((await created({ variant_id: 104, channel: "email", email: "same@example.com" })).consent).toBe(true);
-    const { rows } = await app.pool.query("select id from bis_signups where shop_id = $1 and contact = 'same@example.com'", [shopId]);
+    const { rows } = await env.app.pool.query("select id from bis_signups where shop_id = $1 and contact = 'same@example.com'", [env.shopId]);
     expect(rows).toHaveLength(1);
     // Another variant or another channel is another signup.
     expect((await created({ variant_id: 101, channel: "email", email: "same@example.com" })).id).not.toBe(first.id);
@@ -140,7 +129,7 @@ describe("POST /back_in_stock/signups", () => {
       expect(answer.status, JSON.stringify(body)).toBe(422);
       expect(answer.body, JSON.stringify(body)).toEqual({ errors });
     }
-    const { rows } = await app.pool.query("select 1 from bis_signups where contact = 'a@b.co'");
+    const { rows } = await env.app.pool.query("select 1 from bis_signups where contact = 'a@b.co'");
     expect(rows).toHaveLength(0);
   });
 
@@ -171,25 +160,25 @@ describe("POST /back_in_stock/signups", () => {
 
   it("resumes an unsubscribed signup only with consent, as waiting or, once alerted, as notified", async () => {
     const first = await created({ variant_id: 102, channel: "email", email: "resume@example.com" });
-    await api(app, "POST", `/back_in_stock/signups/${first.id}/unsubscribe`, { key });
+    await api(env.app, "POST", `/back_in_stock/signups/${first.id}/unsubscribe`, { key: env.key });
     const without = await created({ variant_id: 102, channel: "email", email: "resume@example.com" });
     expect(without).toMatchObject({ id: first.id, status: "unsubscribed" });
     const resumed = await created({ variant_id: 102, channel: "email", email: "resume@example.com", consent: true });
     expect(resumed).toMatchObject({ id: first.id, status: "waiting", unsubscribed_at: null, consent: true });
 
-    await app.pool.query("update bis_signups set status = 'unsubscribed', notified_at = now(), unsubscribed_at = now() where id = $1", [first.id]);
+    await env.app.pool.query("update bis_signups set status = 'unsubscribed', notified_at = now(), unsubscribed_at = now() where id = $1", [first.id]);
     const alerted = await created({ variant_id: 102, channel: "email", email: "resume@example.com", consent: true });
     expect(alerted).toMatchObject({ id: first.id, status: "notified", unsubscribed_at: null });
   });
 
   it("queues the customer tag and the thank-you message in the signup's transaction, only when switched on", async () => {
-    await app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier in ('bis_tag_customer', 'bis_send_thank_you')");
+    await env.app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier in ('bis_tag_customer', 'bis_send_thank_you')");
     await created({ variant_id: 101, channel: "email", email: "quiet@example.com", customer_id: 7 });
     expect(await workerJobs("bis_tag_customer")).toEqual([]);
     expect(await workerJobs("bis_send_thank_you")).toEqual([]);
 
     await patchSettings({ tagging: { enabled: true } });
-    const thanks = await api(app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key, body: { enabled: true } });
+    const thanks = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: true } });
     expect(thanks.status).toBe(202);
     try {
       const tagged = await created({ variant_id: 101, channel: "email", email: "tagme@example.com", customer_id: "gid://platform/Customer/8" });
@@ -201,8 +190,8 @@ describe("POST /back_in_stock/signups", () => {
       expect(await workerJobs("bis_tag_customer")).toHaveLength(1);
     } finally {
       await patchSettings({ tagging: null });
-      await api(app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key, body: { enabled: false } });
-      await app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier in ('bis_tag_customer', 'bis_send_thank_you')");
+      await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: false } });
+      await env.app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier in ('bis_tag_customer', 'bis_send_thank_you')");
     }
   });
 });
@@ -212,13 +201,13 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
   let ids: string[];
 
   beforeAll(async () => {
-    listShop = await createShopWithKey(app.pool, "List shop");
-    await seedVariants(app.pool, listShop.shopId, [
+    listShop = await createShopWithKey(env.app.pool, "List shop");
+    await seedVariants(env.app.pool, listShop.shopId, [
       { n: 201, product: 20 },
       { n: 202, product: 20 },
       { n: 203, product: 21 },
     ]);
-    ids = await seedSignups(app.pool, listShop.shopId, [
+    ids = await seedSignups(env.app.pool, listShop.shopId, [
       { variant: 201, product: 20, contact: "a@example.com", createdAt: "2026-01-01T10:00:00Z" },
       { variant: 201, product: 20, contact: "b@example.com", createdAt: "2026-01-02T10:00:00Z", status: "notified", notifiedAt: "2026-01-05T00:00:00Z" },
       { variant: 202, product: 20, contact: "+15550000001", channel: "sms", createdAt: "2026-01-03T10:00:00Z" },
@@ -228,7 +217,7 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
   });
 
   async function list(query: string, apiKey = listShop.apiKey): Promise<{ signups: Signup[]; next_cursor: string | null }> {
-    const answer = await api(app, "GET", `/back_in_stock/signups${query}`, { key: apiKey });
+    const answer = await api(env.app, "GET", `/back_in_stock/signups${query}`, { key: apiKey });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return answer.body as { signups: Signup[]; next_cursor: string | null };
   }
@@ -276,18 +265,18 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
       ["?sort=asc", ["sort is not allowed"]],
     ];
     for (const [query, errors] of cases) {
-      const answer = await api(app, "GET", `/back_in_stock/signups${query}`, { key: listShop.apiKey });
+      const answer = await api(env.app, "GET", `/back_in_stock/signups${query}`, { key: listShop.apiKey });
       expect(answer.status, query).toBe(422);
       expect(answer.body, query).toEqual({ errors });
     }
   });
 
   it("gets one signup, and answers 404 for an unknown, malformed or other shop's id", async () => {
-    const one = await api(app, "GET", `/back_in_stock/signups/${ids[0]}`, { key: listShop.apiKey });
+    const one = await api(env.app, "GET", `/back_in_stock/signups/${ids[0]}`, { key: listShop.apiKey });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: ids[0], email: "a@example.com", variant_id: variantGid(201) });
     for (const id of [ids[0], "00000000-0000-0000-0000-000000000000", "not-an-id"]) {
-      const answer = await api(app, "GET", `/back_in_stock/signups/${id}`, { key: other.apiKey });
+      const answer = await api(env.app, "GET", `/back_in_stock/signups/${id}`, { key: other.apiKey });
       expect(answer.status).toBe(404);
       expect(answer.body).toEqual({ errors: [`Back-in-stock signup not found: ${id}`] });
     }
@@ -299,35 +288,35 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
 describe("POST /back_in_stock/signups/{id}/transfer", () => {
   it("moves a waiting signup to another variant of the shop, keeping its place in the queue", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "move@example.com" });
-    const answer = await api(app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key, body: { variant_id: 103 } });
+    const answer = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: 103 } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ id: s.id, variant_id: variantGid(103), product_id: productGid(11), created_at: s.created_at, status: "waiting" });
     // To the variant it is on: unchanged.
-    const same = await api(app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key, body: { variant_id: variantGid(103) } });
+    const same = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: variantGid(103) } });
     expect(same).toMatchObject({ status: 202, body: { variant_id: variantGid(103) } });
   });
 
   it("refuses with 409 when the contact already waits for the target variant, or the signup is not waiting", async () => {
     const a = await created({ variant_id: 101, channel: "email", email: "clash@example.com" });
     const b = await created({ variant_id: 102, channel: "email", email: "clash@example.com" });
-    const clash = await api(app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key, body: { variant_id: 102 } });
+    const clash = await api(env.app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key: env.key, body: { variant_id: 102 } });
     expect(clash.status).toBe(409);
     expect((clash.body as { errors: string[] }).errors).toHaveLength(1);
     expect((clash.body as { errors: string[] }).errors[0]).toContain(b.id);
-    expect((await api(app, "GET", `/back_in_stock/signups/${a.id}`, { key })).body).toMatchObject({ variant_id: variantGid(101) });
+    expect((await api(env.app, "GET", `/back_in_stock/signups/${a.id}`, { key: env.key })).body).toMatchObject({ variant_id: variantGid(101) });
 
-    await api(app, "POST", `/back_in_stock/signups/${a.id}/unsubscribe`, { key });
-    const notWaiting = await api(app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key, body: { variant_id: 104 } });
+    await api(env.app, "POST", `/back_in_stock/signups/${a.id}/unsubscribe`, { key: env.key });
+    const notWaiting = await api(env.app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key: env.key, body: { variant_id: 104 } });
     expect(notWaiting.status).toBe(409);
   });
 
   it("answers 422 for a variant of another shop and 404 for another shop's signup", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "stay@example.com" });
-    const foreign = await api(app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key, body: { variant_id: 901 } });
+    const foreign = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: 901 } });
     expect(foreign).toMatchObject({ status: 422, body: { errors: ["variant_id must be a variant of this shop"] } });
-    const missing = await api(app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key, body: {} });
+    const missing = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: {} });
     expect(missing).toMatchObject({ status: 422, body: { errors: ["variant_id is required"] } });
-    const otherShop = await api(app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: other.apiKey, body: { variant_id: 901 } });
+    const otherShop = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: other.apiKey, body: { variant_id: 901 } });
     expect(otherShop).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${s.id}`] } });
   });
 });
@@ -335,35 +324,35 @@ describe("POST /back_in_stock/signups/{id}/transfer", () => {
 describe("unsubscribe", () => {
   it("POST /signups/{id}/unsubscribe is idempotent and scoped to the shop", async () => {
     const s = await created({ variant_id: 104, channel: "sms", phone: "+15550101010" });
-    const first = await api(app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key });
+    const first = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
     expect(first.status).toBe(202);
     const body = first.body as Signup;
     expect(body.status).toBe("unsubscribed");
     expect(body.unsubscribed_at).not.toBeNull();
-    const second = await api(app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key });
+    const second = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
     expect(second.body).toEqual(first.body);
-    const foreign = await api(app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: other.apiKey });
+    const foreign = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: other.apiKey });
     expect(foreign.status).toBe(404);
   });
 
   it("the signed link unsubscribes on POST without an API key, answers an HTML page, and is idempotent", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "link@example.com" });
-    const url = unsubscribeUrl(`${app.origin}/`, TEST_WEBHOOK_SECRET, s.id);
-    expect(url.startsWith(`${app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=`)).toBe(true);
+    const url = unsubscribeUrl(`${env.app.origin}/`, TEST_WEBHOOK_SECRET, s.id);
+    expect(url.startsWith(`${env.app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=`)).toBe(true);
     // GET only asks (link scanners open links): see test/hardening-inbound.test.ts.
     const asked = await fetch(url);
     expect(asked.status).toBe(200);
     expect(await asked.text()).toContain("Product 10 (Size 101)");
-    expect(((await api(app, "GET", `/back_in_stock/signups/${s.id}`, { key })).body as Signup).status).toBe("waiting");
+    expect(((await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup).status).toBe("waiting");
     const first = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "confirm=yes" });
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await first.text()).toContain("Product 10 (Size 101)");
-    const after = (await api(app, "GET", `/back_in_stock/signups/${s.id}`, { key })).body as Signup;
+    const after = (await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup;
     expect(after.status).toBe("unsubscribed");
     const again = await fetch(url, { method: "POST" });
     expect(again.status).toBe(200);
-    expect(((await api(app, "GET", `/back_in_stock/signups/${s.id}`, { key })).body as Signup).unsubscribed_at).toBe(after.unsubscribed_at);
+    expect(((await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup).unsubscribed_at).toBe(after.unsubscribed_at);
     // One-click (RFC 8058) POST to the same URL works too.
     const post = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
     expect(post.status).toBe(200);
@@ -372,24 +361,24 @@ describe("unsubscribe", () => {
   it("refuses a tampered, foreign or incomplete link and changes nothing", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "keep@example.com" });
     const t = await created({ variant_id: 102, channel: "email", email: "keep@example.com" });
-    const good = new URL(unsubscribeUrl(app.origin, TEST_WEBHOOK_SECRET, s.id));
+    const good = new URL(unsubscribeUrl(env.app.origin, TEST_WEBHOOK_SECRET, s.id));
     const sig = good.searchParams.get("sig") ?? "";
     const bad = [
-      `${app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=${sig.slice(0, -2)}xx`,
+      `${env.app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=${sig.slice(0, -2)}xx`,
       // a valid signature of another signup
-      `${app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=${new URL(unsubscribeUrl(app.origin, TEST_WEBHOOK_SECRET, t.id)).searchParams.get("sig") ?? ""}`,
+      `${env.app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=${new URL(unsubscribeUrl(env.app.origin, TEST_WEBHOOK_SECRET, t.id)).searchParams.get("sig") ?? ""}`,
       // signed with another secret
-      unsubscribeUrl(app.origin, "another-secret-0123456789", s.id),
+      unsubscribeUrl(env.app.origin, "another-secret-0123456789", s.id),
     ];
     for (const url of bad) {
       const answer = await fetch(url);
       expect(answer.status, url).toBe(403);
       expect(await answer.text()).toContain("not valid");
     }
-    for (const url of [`${app.origin}/back_in_stock/unsubscribe`, `${app.origin}/back_in_stock/unsubscribe?signup=nope&sig=${sig}`]) {
+    for (const url of [`${env.app.origin}/back_in_stock/unsubscribe`, `${env.app.origin}/back_in_stock/unsubscribe?signup=nope&sig=${sig}`]) {
       expect((await fetch(url)).status, url).toBe(400);
     }
-    const { rows } = await app.pool.query<{ status: string }>("select status from bis_signups where id = any($1::uuid[])", [[s.id, t.id]]);
+    const { rows } = await env.app.pool.query<{ status: string }>("select status from bis_signups where id = any($1::uuid[])", [[s.id, t.id]]);
     expect(rows.map((r) => r.status)).toEqual(["waiting", "waiting"]);
     expect(verifyUnsubscribe(TEST_WEBHOOK_SECRET, s.id, sig)).toBe(true);
     expect(verifyUnsubscribe(TEST_WEBHOOK_SECRET, s.id, undefined)).toBe(false);
@@ -400,17 +389,17 @@ describe("unsubscribe", () => {
 describe("POST /back_in_stock/signups/bulk_delete", () => {
   it("refuses more than 1000 ids, or none", async () => {
     const ids = Array.from({ length: 1001 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, "0")}`);
-    const over = await api(app, "POST", "/back_in_stock/signups/bulk_delete", { key, body: { ids } });
+    const over = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids } });
     expect(over).toMatchObject({ status: 422, body: { errors: ["ids must contain at most 1000 items"] } });
-    const none = await api(app, "POST", "/back_in_stock/signups/bulk_delete", { key, body: { ids: [] } });
+    const none = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids: [] } });
     expect(none.status).toBe(422);
-    const { rows } = await app.pool.query("select 1 from jobs where kind = 'bis_signups_bulk_delete'");
+    const { rows } = await env.app.pool.query("select 1 from jobs where kind = 'bis_signups_bulk_delete'");
     expect(rows).toHaveLength(0);
     // exactly 1000 is accepted
-    const cap = await api(app, "POST", "/back_in_stock/signups/bulk_delete", { key, body: { ids: ids.slice(0, 1000) } });
+    const cap = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids: ids.slice(0, 1000) } });
     expect(cap.status).toBe(202);
-    await app.pool.query("delete from jobs where kind = 'bis_signups_bulk_delete'");
-    await app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier = 'bis_signups_bulk_delete'");
+    await env.app.pool.query("delete from jobs where kind = 'bis_signups_bulk_delete'");
+    await env.app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier = 'bis_signups_bulk_delete'");
   });
 
   it("deletes in a job and reports an outcome per id; another shop's signups are untouched", async () => {
@@ -418,22 +407,22 @@ describe("POST /back_in_stock/signups/bulk_delete", () => {
     const theirs = await created({ variant_id: 901, channel: "email", email: "theirs@example.com" }, other.apiKey);
     const unknown = "00000000-0000-0000-0000-000000000001";
     const ids = [mine[0]?.id, theirs.id, "garbage", mine[1]?.id, unknown, mine[0]?.id];
-    const answer = await api(app, "POST", "/back_in_stock/signups/bulk_delete", { key, body: { ids } });
+    const answer = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids } });
     expect(answer.status).toBe(202);
     const handle = answer.body as { job_id: string; status_url: string };
     expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
 
     let runner: Runner | undefined;
     try {
-      runner = await startWorker({ pool: app.pool, log: app.log, config: app.config, platform }, { pollInterval: 100, crontab: "" });
+      runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, crontab: "" });
       await waitFor("the bulk delete to finish", async () => {
-        const { rows } = await app.pool.query<JobRow>("select * from jobs where id = $1", [handle.job_id]);
+        const { rows } = await env.app.pool.query<JobRow>("select * from jobs where id = $1", [handle.job_id]);
         return rows[0]?.status === "completed" ? rows[0] : undefined;
       });
     } finally {
       await runner?.stop();
     }
-    const job = await api(app, "GET", `/jobs/${handle.job_id}`, { key });
+    const job = await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
     expect(job.body).toMatchObject({
       status: "completed",
       total: 5,
@@ -450,10 +439,10 @@ describe("POST /back_in_stock/signups/bulk_delete", () => {
         ],
       },
     });
-    expect((await api(app, "GET", `/back_in_stock/signups/${mine[0]?.id}`, { key })).status).toBe(404);
-    expect((await api(app, "GET", `/back_in_stock/signups/${theirs.id}`, { key: other.apiKey })).status).toBe(200);
+    expect((await api(env.app, "GET", `/back_in_stock/signups/${mine[0]?.id}`, { key: env.key })).status).toBe(404);
+    expect((await api(env.app, "GET", `/back_in_stock/signups/${theirs.id}`, { key: other.apiKey })).status).toBe(200);
     // the other shop cannot see this shop's job
-    expect((await api(app, "GET", `/jobs/${handle.job_id}`, { key: other.apiKey })).status).toBe(404);
+    expect((await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: other.apiKey })).status).toBe(404);
   });
 });
 
@@ -469,24 +458,24 @@ describe("customer tag on the platform", () => {
   });
 
   it("adds the shop's customer tag with tagsAdd, keeping the customer's other tags", async () => {
-    const shop = await createShopWithKey(app.pool, "Tagging shop");
-    await platform.connect(app.pool, shop.shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
-    await seedVariants(app.pool, shop.shopId, [{ n: 301, product: 30 }]);
+    const shop = await createShopWithKey(env.app.pool, "Tagging shop");
+    await platform.connect(env.app.pool, shop.shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 301, product: 30 }]);
     const customer = emulator.store.customers[0];
     if (!customer) throw new Error("the emulator has no customer");
     customer.tags = ["vip"];
-    expect((await api(app, "PATCH", "/back_in_stock/settings", { key: shop.apiKey, body: { tagging: { enabled: true, customer_tag: "waiting-list" } } })).status).toBe(202);
-    const answer = await api(app, "POST", "/back_in_stock/signups", {
+    expect((await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.apiKey, body: { tagging: { enabled: true, customer_tag: "waiting-list" } } })).status).toBe(202);
+    const answer = await api(env.app, "POST", "/back_in_stock/signups", {
       key: shop.apiKey,
       body: { variant_id: 301, channel: "email", email: customer.email ?? "c@example.com", customer_id: customer.id },
     });
     expect(answer.status).toBe(202);
     let runner: Runner | undefined;
     try {
-      runner = await startWorker({ pool: app.pool, log: app.log, config: app.config, platform }, { pollInterval: 100, crontab: "" });
+      runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, crontab: "" });
       await waitFor("the customer tag", async () => (customer.tags.includes("waiting-list") ? true : undefined));
       await waitFor("the tag job to finish", async () => {
-        const { rows } = await app.pool.query("select 1 from graphile_worker.jobs where task_identifier = 'bis_tag_customer'");
+        const { rows } = await env.app.pool.query("select 1 from graphile_worker.jobs where task_identifier = 'bis_tag_customer'");
         return rows.length === 0 ? true : undefined;
       });
     } finally {

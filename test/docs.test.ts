@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../src/actions/index.ts";
-import { type TestApp, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
+const env = useTestEnv({ shop: false });
 
 async function get(path: string): Promise<{ status: number; type: string; text: string }> {
-  const response = await fetch(`${app.origin}/api/v2/external${path}`);
+  const response = await fetch(`${env.app.origin}/api/v2/external${path}`);
   return { status: response.status, type: response.headers.get("content-type") ?? "", text: await response.text() };
 }
 

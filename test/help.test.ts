@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../src/actions/index.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { api } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 interface Entry {
   name: string;
@@ -21,23 +21,10 @@ interface Manifest {
   actions: Entry[];
 }
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
+const env = useTestEnv();
 
 async function manifest(path: string): Promise<Manifest> {
-  const answer = await api(app, "GET", path, { key });
+  const answer = await api(env.app, "GET", path, { key: env.key });
   expect(answer.status).toBe(200);
   return answer.body as Manifest;
 }
@@ -161,15 +148,15 @@ describe("GET /help", () => {
   });
 
   it("validates its own query", async () => {
-    const bad = await api(app, "GET", "/help?prefix=nope", { key });
+    const bad = await api(env.app, "GET", "/help?prefix=nope", { key: env.key });
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({ errors: ["prefix must be a path prefix such as /preorders/offers"] });
-    const unknown = await api(app, "GET", "/help?verbose=1", { key });
+    const unknown = await api(env.app, "GET", "/help?verbose=1", { key: env.key });
     expect(unknown.body).toEqual({ errors: ["verbose is not allowed"] });
   });
 
   it("needs a key like every v2 action", async () => {
-    const answer = await api(app, "GET", "/help");
+    const answer = await api(env.app, "GET", "/help");
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ errors: ["X-Auth-Token is missing or invalid"] });
   });

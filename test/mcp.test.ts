@@ -1,36 +1,22 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../src/actions/index.ts";
 import { toolCatalog } from "../src/mcp/tools.ts";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
+const env = useTestEnv();
 
 async function connect(headers: Record<string, string>): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.origin}/api/v2/external/mcp`), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers } });
   await client.connect(transport);
   return client;
 }
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
 describe("MCP over Streamable HTTP", () => {
   it("lists every action as a tool, with its schema and hints", async () => {
-    const client = await connect({ "X-Auth-Token": key });
+    const client = await connect({ "X-Auth-Token": env.key });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(ACTIONS.map((a) => a.name.replace(/\./g, "_")).sort());
     const get = tools.find((t) => t.name === "back_in_stock_templates_get");
@@ -43,7 +29,7 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   it("runs a tool through the dispatcher, with Authorization: Bearer", async () => {
-    const client = await connect({ Authorization: `Bearer ${key}` });
+    const client = await connect({ Authorization: `Bearer ${env.key}` });
     const result = await client.callTool({ name: "back_in_stock_templates_get", arguments: { stage: "1", locale: "de" } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ stage: "reminder", locale: "de", enabled: false });
@@ -53,7 +39,7 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   it("answers expected failures as tool errors with the API's messages", async () => {
-    const client = await connect({ "X-Auth-Token": key });
+    const client = await connect({ "X-Auth-Token": env.key });
     const invalid = await client.callTool({ name: "account_languages_update", arguments: { app_locale: 7, nope: true } });
     expect(invalid.isError).toBe(true);
     expect(invalid.content).toEqual([{ type: "text", text: "422: app_locale must be a locale; nope is not allowed" }]);
@@ -65,7 +51,7 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   it("refuses a request without a valid key", async () => {
-    const response = await fetch(`${app.origin}/api/v2/external/mcp`, {
+    const response = await fetch(`${env.app.origin}/api/v2/external/mcp`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-auth-token": "pbk_wrong" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),

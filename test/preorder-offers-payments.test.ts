@@ -1,26 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { describe, expect, it } from "vitest";
 import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
+const env = useTestEnv();
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-const newOffer = async (body: Json = {}) => (await createOffer(app, key, body)).id;
-const patch = (id: string, body: unknown) => offerCall(app, key, "PATCH", id, "/payments", body);
-const action = (id: string, name: string, body: unknown = {}) => offerCall(app, key, "POST", id, `/payments/${name}`, body);
+const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
+const patch = (id: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, "/payments", body);
+const action = (id: string, name: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/payments/${name}`, body);
 
 interface Payments {
   mode: string;
@@ -29,7 +15,7 @@ interface Payments {
   remaining_balance: Json;
   show_partial_first: boolean;
 }
-const read = async (id: string) => (await offerCall(app, key, "GET", id, "/payments")).body as Payments;
+const read = async (id: string) => (await offerCall(env.app, env.key, "GET", id, "/payments")).body as Payments;
 
 describe("payments: GET and PATCH", () => {
   it("reads the group with the derived mode first", async () => {
@@ -153,7 +139,7 @@ describe("payments: option actions", () => {
     const id = await newOffer();
     await action(id, "enable_option", { type: "deposit" });
     await action(id, "disable_option", { type: "full" });
-    const detached = await offerCall(app, key, "PATCH", id, "/advanced", { use_platform_selling_plan: false });
+    const detached = await offerCall(env.app, env.key, "PATCH", id, "/advanced", { use_platform_selling_plan: false });
     expect(detached.status).toBe(202);
     const payments = await read(id);
     expect(payments.mode).toBe("full");

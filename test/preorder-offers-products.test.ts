@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall, seedCatalog, syncState, variantGid } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
-  await seedCatalog(app.pool, shopId);
+  await seedCatalog(env.app.pool, env.shopId);
 });
 
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-const newOffer = async (body: Json = {}) => (await createOffer(app, key, body)).id;
-const action = (id: string, name: string, body: unknown = {}) => offerCall(app, key, "POST", id, `/products/${name}`, body);
+const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
+const action = (id: string, name: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/products/${name}`, body);
 
 interface Products {
   source: string;
@@ -30,11 +19,11 @@ interface Products {
   exclusion_tag: string | null;
   excluded_variant_ids: string[];
 }
-const read = async (id: string) => (await offerCall(app, key, "GET", id, "/products")).body as Products;
-const count = async (id: string) => ((await offerCall(app, key, "GET", id)).body as { variants: { count: number } }).variants.count;
+const read = async (id: string) => (await offerCall(env.app, env.key, "GET", id, "/products")).body as Products;
+const count = async (id: string) => ((await offerCall(env.app, env.key, "GET", id)).body as { variants: { count: number } }).variants.count;
 
 async function storedVariants(id: string): Promise<string[]> {
-  const { rows } = await app.pool.query<{ variant_id: string }>("select variant_id from preorder_offer_variants where offer_id = $1 order by legacy_id", [id]);
+  const { rows } = await env.app.pool.query<{ variant_id: string }>("select variant_id from preorder_offer_variants where offer_id = $1 order by legacy_id", [id]);
   return rows.map((r) => r.variant_id);
 }
 
@@ -89,14 +78,14 @@ describe("products: custom source", () => {
 
   it("a change that changes nothing does not mark the offer for sync", async () => {
     const id = await newOffer({ products: { variant_ids: [101] } });
-    await app.pool.query("update preorder_offers set sync_status = 'synced' where id = $1", [id]);
-    const before = await syncState(app.pool, id);
+    await env.app.pool.query("update preorder_offers set sync_status = 'synced' where id = $1", [id]);
+    const before = await syncState(env.app.pool, id);
     await action(id, "add_variants", { variant_ids: [101] });
     await action(id, "remove_variants", { variant_ids: [102] });
     await action(id, "set_source_to_custom", { variant_ids: [101] });
-    expect(await syncState(app.pool, id)).toEqual(before);
+    expect(await syncState(env.app.pool, id)).toEqual(before);
     await action(id, "add_variants", { variant_ids: [102] });
-    expect((await syncState(app.pool, id)).sync_status).toBe("pending");
+    expect((await syncState(env.app.pool, id)).sync_status).toBe("pending");
   });
 });
 
@@ -116,7 +105,7 @@ describe("products: all and collection sources", () => {
       exclusion_tag: "no-preorder",
       excluded_variant_ids: ["201", variantGid(102)],
     });
-    const { rows } = await app.pool.query("select products_source, products_exclusion_tag, products_excluded_variant_ids from preorder_offers where id = $1", [id]);
+    const { rows } = await env.app.pool.query("select products_source, products_exclusion_tag, products_excluded_variant_ids from preorder_offers where id = $1", [id]);
     expect(rows[0]).toEqual({ products_source: "all", products_exclusion_tag: "no-preorder", products_excluded_variant_ids: ["201", variantGid(102)] });
     expect((await action(id, "set_source_to_all", { confirm: true, excluded_variant_ids: [201] })).body).toEqual({
       errors: ["excluded_variant_ids.0 must be a string"],
@@ -126,10 +115,10 @@ describe("products: all and collection sources", () => {
   it("PATCH products edits the exclusions only", async () => {
     const id = await newOffer();
     await action(id, "set_source_to_all", { confirm: true, exclusion_tag: "no-preorder" });
-    const answer = await offerCall(app, key, "PATCH", id, "/products", { exclusion_tag: null, excluded_variant_ids: ["101"] });
+    const answer = await offerCall(env.app, env.key, "PATCH", id, "/products", { exclusion_tag: null, excluded_variant_ids: ["101"] });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ source: "all", exclusion_tag: null, excluded_variant_ids: ["101"] });
-    expect((await offerCall(app, key, "PATCH", id, "/products", { source: "custom" })).body).toEqual({ errors: ["source is not allowed"] });
+    expect((await offerCall(env.app, env.key, "PATCH", id, "/products", { source: "custom" })).body).toEqual({ errors: ["source is not allowed"] });
   });
 
   it("set_collection is refused (409) on a non-collection offer", async () => {
@@ -156,9 +145,9 @@ describe("products: all and collection sources", () => {
   it("creates a collection offer directly", async () => {
     const id = await newOffer({ products: { source: "collection", collection_id: "gid://platform/Collection/2" } });
     expect(await read(id)).toMatchObject({ source: "collection", collection: { id: "gid://platform/Collection/2" } });
-    const missing = await api(app, "POST", "/preorders/offers", { key, body: { name: "x", products: { source: "collection" } } });
+    const missing = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection" } } });
     expect(missing.body).toEqual({ errors: ["products.collection_id is required when source is collection"] });
-    const unknown = await api(app, "POST", "/preorders/offers", { key, body: { name: "x", products: { source: "collection", collection_id: "c-9" } } });
+    const unknown = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection", collection_id: "c-9" } } });
     expect(unknown.body).toEqual({ errors: ["products.collection_id must be a collection of this shop"] });
   });
 });

@@ -1,39 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seedPreorderUnits } from "./helpers/preorders.ts";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { createShopWithKey } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 /** Limits, checkout, inventory, markets, countdown, integrations, translations and advanced. */
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
-  await seedCatalog(app.pool, shopId);
+  await seedCatalog(env.app.pool, env.shopId);
 });
 
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-const newOffer = async (body: Json = {}) => (await createOffer(app, key, body)).id;
-const patch = (id: string, group: string, body: unknown) => offerCall(app, key, "PATCH", id, `/${group}`, body);
-const action = (id: string, path: string, body: unknown = {}) => offerCall(app, key, "POST", id, `/${path}`, body);
-const read = async (id: string, group: string) => (await offerCall(app, key, "GET", id, `/${group}`)).body as Json;
+const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
+const patch = (id: string, group: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, `/${group}`, body);
+const action = (id: string, path: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/${path}`, body);
+const read = async (id: string, group: string) => (await offerCall(env.app, env.key, "GET", id, `/${group}`)).body as Json;
 
 describe("every group: GET equals the full offer's group", () => {
   it("answers each group as the full offer shows it", async () => {
     const id = await newOffer();
-    const offer = (await offerCall(app, key, "GET", id)).body as Json;
+    const offer = (await offerCall(env.app, env.key, "GET", id)).body as Json;
     for (const group of ["widget", "shipping", "payments", "limits", "checkout", "inventory", "products", "markets", "countdown", "integrations", "translations", "advanced"]) {
-      const answer = await offerCall(app, key, "GET", id, `/${group}`);
+      const answer = await offerCall(env.app, env.key, "GET", id, `/${group}`);
       expect(answer.status, group).toBe(200);
       expect(answer.body, group).toEqual(offer[group]);
     }
@@ -43,7 +32,7 @@ describe("every group: GET equals the full offer's group", () => {
 describe("limits", () => {
   it("merges, and shows total.current_count derived from the orders", async () => {
     const id = await newOffer();
-    await seedPreorderUnits(app.pool, shopId, id, 7);
+    await seedPreorderUnits(env.app.pool, env.shopId, id, 7);
     const answer = await patch(id, "limits", { per_order: { max: 3 }, total: { max: 100 }, display: { show_remaining: true } });
     expect(answer.status).toBe(202);
     expect(answer.body).toEqual({
@@ -148,9 +137,9 @@ describe("markets", () => {
   });
 
   it("does not see another shop's markets", async () => {
-    const other = await createShopWithKey(app.pool, "Other");
-    const offer = await createOffer(app, other.apiKey);
-    const answer = await offerCall(app, other.apiKey, "PATCH", offer.id, "/markets", { enabled: true, applies_to_all_markets: false, market_ids: ["m-fr"] });
+    const other = await createShopWithKey(env.app.pool, "Other");
+    const offer = await createOffer(env.app, other.apiKey);
+    const answer = await offerCall(env.app, other.apiKey, "PATCH", offer.id, "/markets", { enabled: true, applies_to_all_markets: false, market_ids: ["m-fr"] });
     expect(answer.body).toEqual({ errors: ["market_ids.0 must be a market of this shop (unknown id m-fr)"] });
   });
 });
@@ -212,10 +201,10 @@ describe("integrations", () => {
 
 describe("translations", () => {
   it("starts from the shop's default locale", async () => {
-    await app.pool.query("update shops set default_locale = 'fr' where id = $1", [shopId]);
+    await env.app.pool.query("update shops set default_locale = 'fr' where id = $1", [env.shopId]);
     const id = await newOffer();
     expect((await read(id, "translations")).default_locale).toBe("fr");
-    await app.pool.query("update shops set default_locale = 'en' where id = $1", [shopId]);
+    await env.app.pool.query("update shops set default_locale = 'en' where id = $1", [env.shopId]);
   });
 
   it("takes valid field paths and locales, merges translations, null removes one", async () => {
@@ -300,10 +289,10 @@ describe("advanced", () => {
 
   it("attach resumes syncing even when already attached", async () => {
     const id = await newOffer();
-    await app.pool.query("update preorder_offers set sync_status = 'failed', sync_last_error = 'boom' where id = $1", [id]);
-    const before = await syncState(app.pool, id);
+    await env.app.pool.query("update preorder_offers set sync_status = 'failed', sync_last_error = 'boom' where id = $1", [id]);
+    const before = await syncState(env.app.pool, id);
     expect((await action(id, "advanced/attach_to_platform_selling_plan")).status).toBe(202);
-    const after = await syncState(app.pool, id);
+    const after = await syncState(env.app.pool, id);
     expect(after.sync_status).toBe("pending");
     expect(BigInt(after.revision)).toBe(BigInt(before.revision) + 1n);
   });

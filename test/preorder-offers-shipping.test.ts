@@ -1,30 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { describe, expect, it } from "vitest";
 import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
+const env = useTestEnv();
 
 async function newOffer(body: Json = {}): Promise<string> {
-  return (await createOffer(app, key, body)).id;
+  return (await createOffer(env.app, env.key, body)).id;
 }
 
-const patch = (id: string, body: unknown) => offerCall(app, key, "PATCH", id, "/shipping", body);
-const action = (id: string, name: string, body: unknown = {}) => offerCall(app, key, "POST", id, `/shipping/${name}`, body);
-const read = async (id: string) => (await offerCall(app, key, "GET", id, "/shipping")).body as { delivery: Json; display: Json; fulfillment: { hold: boolean; split: Json } };
+const patch = (id: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, "/shipping", body);
+const action = (id: string, name: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/shipping/${name}`, body);
+const read = async (id: string) => (await offerCall(env.app, env.key, "GET", id, "/shipping")).body as { delivery: Json; display: Json; fulfillment: { hold: boolean; split: Json } };
 
 describe("shipping: GET and deep-partial PATCH", () => {
   it("reads the group and merges a partial change, keeping every other field", async () => {
@@ -65,7 +51,7 @@ describe("shipping: GET and deep-partial PATCH", () => {
 
   it("needs a body", async () => {
     const id = await newOffer();
-    const answer = await offerCall(app, key, "PATCH", id, "/shipping");
+    const answer = await offerCall(env.app, env.key, "PATCH", id, "/shipping");
     expect(answer).toMatchObject({ status: 422, body: { errors: ["body is required"] } });
   });
 });
@@ -156,9 +142,9 @@ describe("shipping rules", () => {
 
   it("split into orders turns the platform selling plan off (and with it the deposit option)", async () => {
     const id = await newOffer();
-    expect((await offerCall(app, key, "POST", id, "/payments/enable_option", { type: "deposit" })).status).toBe(202);
+    expect((await offerCall(env.app, env.key, "POST", id, "/payments/enable_option", { type: "deposit" })).status).toBe(202);
     expect((await patch(id, { fulfillment: { split: { type: "orders" } } })).status).toBe(202);
-    const offer = (await offerCall(app, key, "GET", id)).body as { advanced: Json; payments: { mode: string; options: Json[] } };
+    const offer = (await offerCall(env.app, env.key, "GET", id)).body as { advanced: Json; payments: { mode: string; options: Json[] } };
     expect(offer.advanced.use_platform_selling_plan).toBe(false);
     expect(offer.payments.mode).toBe("full");
     expect(offer.payments.options.map((o) => [o.type, o.enabled])).toEqual([

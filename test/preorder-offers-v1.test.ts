@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { type Json, offerCall, seedCatalog, variantGid } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
-  await seedCatalog(app.pool, shopId);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
+  await seedCatalog(env.app.pool, env.shopId);
 });
 
 interface Answer {
@@ -28,9 +17,9 @@ interface Answer {
 
 async function v1(body: unknown, options: { key?: string | undefined; raw?: string; target?: TestApp } = {}): Promise<Answer> {
   const headers: Record<string, string> = { "content-type": "application/json" };
-  const token = "key" in options ? options.key : key;
+  const token = "key" in options ? options.key : env.key;
   if (token) headers["x-auth-token"] = token;
-  const response = await fetch(`${(options.target ?? app).origin}/api/v1/external/preorders`, {
+  const response = await fetch(`${(options.target ?? env.app).origin}/api/v1/external/preorders`, {
     method: "POST",
     headers,
     body: options.raw ?? JSON.stringify(body),
@@ -98,7 +87,7 @@ describe("v1: create a selling plan", () => {
       selling_plan_product_variants_count: 0,
       platform_selling_plan_id: null,
       platform_selling_plan_group_id: null,
-      shop_id: shopId,
+      shop_id: env.shopId,
       created_at: expect.stringMatching(ISO_UTC) as unknown,
       updated_at: expect.stringMatching(ISO_UTC) as unknown,
       ongoing_job: false,
@@ -159,7 +148,7 @@ describe("v1: create a selling plan", () => {
       market_id: "m-fr",
     });
 
-    const offer = await offerCall(app, key, "GET", plan.id);
+    const offer = await offerCall(env.app, env.key, "GET", plan.id);
     expect(offer.status).toBe(200);
     expect(offer.body).toMatchObject({
       id: plan.id,
@@ -183,7 +172,7 @@ describe("v1: create a selling plan", () => {
     const options = (offer.body as { payments: { options: Json[] } }).payments.options;
     expect(options).toContainEqual(expect.objectContaining({ type: "deposit", enabled: true, deposit_percent: 25, title: "Reserve for 25%" }));
     expect(options).toContainEqual(expect.objectContaining({ type: "full", enabled: false }));
-    const list = (await api(app, "GET", "/preorders/offers?status=active", { key })).body as { offers: Json[] };
+    const list = (await api(env.app, "GET", "/preorders/offers?status=active", { key: env.key })).body as { offers: Json[] };
     expect(list.offers.map((o) => o.id)).toContain(plan.id);
   });
 
@@ -191,7 +180,7 @@ describe("v1: create a selling plan", () => {
     const answer = await v1({ selling_plan: { name: "Split", split_orders_enabled: true, split_orders_per_variant: true, use_platform_selling_plan: true } });
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ split_orders_enabled: true, split_orders_per_variant: true, use_platform_selling_plan: false });
-    const offer = await offerCall(app, key, "GET", (answer.body as { id: string }).id);
+    const offer = await offerCall(env.app, env.key, "GET", (answer.body as { id: string }).id);
     expect(offer.body).toMatchObject({
       shipping: { fulfillment: { hold: false, split: { enabled: true, type: "orders", per_variant: true } } },
       advanced: { use_platform_selling_plan: false },
@@ -253,10 +242,10 @@ describe("v1 rules and errors", () => {
   });
 
   it("writes nothing on an error", async () => {
-    const before = ((await api(app, "GET", "/preorders/offers", { key })).body as { total: number }).total;
+    const before = ((await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number }).total;
     await v1({ selling_plan: { name: "Nope", split_orders_enabled: true, hold_fulfillments_enabled: true } });
     await v1({ selling_plan: { name: "Nope", platform_variant_ids: [999] } });
-    expect(((await api(app, "GET", "/preorders/offers", { key })).body as { total: number }).total).toBe(before);
+    expect(((await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number }).total).toBe(before);
   });
 
   it("needs the same key: 401 in v1's shape; bad JSON is 400", async () => {
@@ -269,15 +258,15 @@ describe("v1 rules and errors", () => {
   });
 
   it("is not listed in v2's /help", async () => {
-    const help = (await api(app, "GET", "/help", { key })).body as { actions: { name: string }[] };
+    const help = (await api(env.app, "GET", "/help", { key: env.key })).body as { actions: { name: string }[] };
     expect(help.actions.map((a) => a.name)).not.toContain("v1.preorders.create");
-    expect((await api(app, "POST", "/preorders", { key, body: { selling_plan: { name: "x" } } })).status).toBe(404);
+    expect((await api(env.app, "POST", "/preorders", { key: env.key, body: { selling_plan: { name: "x" } } })).status).toBe(404);
   });
 });
 
 describe("v1: the same rate budget as v2", () => {
   it("charges a v1 write 2 points from the key's budget", async () => {
-    const limited = await startTestApp(db.url, { RATE_LIMIT_POINTS: "5" });
+    const limited = await startTestApp(env.db.url, { RATE_LIMIT_POINTS: "5" });
     try {
       const { apiKey } = await createShopWithKey(limited.pool, "Limited");
       expect((await api(limited, "POST", "/preorders/offers", { key: apiKey, body: { name: "v2" } })).status).toBe(202);

@@ -1,33 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { describe, expect, it } from "vitest";
 import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
+const env = useTestEnv();
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-const newOffer = async (body: Json = {}) => (await createOffer(app, key, body)).id;
-const patch = (id: string, body: unknown) => offerCall(app, key, "PATCH", id, "/widget", body);
-const action = (id: string, name: string, body: unknown = {}) => offerCall(app, key, "POST", id, `/widget/${name}`, body);
+const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
+const patch = (id: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, "/widget", body);
+const action = (id: string, name: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/widget/${name}`, body);
 
 interface Widget {
   button: { text: string; colors: { enabled: boolean; text_color: string; background_color: string } };
   disclaimer: { enabled: boolean; text: string; text_color: string; background_color: string; border_radius: string };
   badge: { enabled: boolean; text: string; text_color: string; background_color: string };
 }
-const read = async (id: string) => (await offerCall(app, key, "GET", id, "/widget")).body as Widget;
+const read = async (id: string) => (await offerCall(env.app, env.key, "GET", id, "/widget")).body as Widget;
 
 describe("widget: GET and PATCH", () => {
   it("merges a deep-partial change and answers the group", async () => {

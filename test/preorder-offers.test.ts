@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, createShopWithKey } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv({ shop: "Shop A" });
 let otherKey: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool, "Shop A"));
-  ({ apiKey: otherKey } = await createShopWithKey(app.pool, "Shop B"));
-  await seedCatalog(app.pool, shopId);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
+  ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Shop B"));
+  await seedCatalog(env.app.pool, env.shopId);
 });
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -193,19 +182,19 @@ function at(value: unknown, path: string): unknown {
 
 describe("offers: create and get", () => {
   it("creates a draft offer with every default and answers it in full (202)", async () => {
-    const answer = await api(app, "POST", "/preorders/offers", { key, body: { name: "Spring drop" } });
+    const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop" } });
     expect(answer.status).toBe(202);
     const body = answer.body as Json & { id: string };
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body).toEqual(defaultOffer(body.id, "Spring drop"));
-    const read = await offerCall(app, key, "GET", body.id);
+    const read = await offerCall(env.app, env.key, "GET", body.id);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(body);
   });
 
   it("answers every field of the spec's Resources table with its type and nesting", async () => {
-    const offer = await createOffer(app, key, { products: { variant_ids: [101, 201] } });
-    const read = (await offerCall(app, key, "GET", offer.id)).body;
+    const offer = await createOffer(env.app, env.key, { products: { variant_ids: [101, 201] } });
+    const read = (await offerCall(env.app, env.key, "GET", offer.id)).body;
     for (const [path, check] of SPEC_FIELDS) expect(check(at(read, path)), `${path}: ${JSON.stringify(at(read, path))}`).toBe(true);
     expect(at(read, "products.custom.variant_ids_sample")).toEqual([101, 201]);
     expect(at(read, "variants.count")).toBe(2);
@@ -216,7 +205,7 @@ describe("offers: create and get", () => {
   });
 
   it("takes any group's deep-partial settings at create, checked by the same rules", async () => {
-    const offer = await createOffer(app, key, {
+    const offer = await createOffer(env.app, env.key, {
       internal_name: "SPR-26",
       widget: { button: { text: "Reserve now" } },
       shipping: { delivery: { type: "on_date", date: "2026-12-01T09:00:00+01:00" } },
@@ -232,32 +221,32 @@ describe("offers: create and get", () => {
   });
 
   it("validates the create body and writes nothing on a 422", async () => {
-    const before = (await api(app, "GET", "/preorders/offers", { key })).body as { total: number };
-    const missing = await api(app, "POST", "/preorders/offers", { key, body: { internal_name: 3, colour: "red", widget: { button: { colour: "red" } } } });
+    const before = (await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
+    const missing = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { internal_name: 3, colour: "red", widget: { button: { colour: "red" } } } });
     expect(missing.status).toBe(422);
     expect(missing.body).toEqual({
       errors: ["name is required", "internal_name must be a string", "widget.button.colour is not allowed", "colour is not allowed"],
     });
-    const rule = await api(app, "POST", "/preorders/offers", {
-      key,
+    const rule = await api(env.app, "POST", "/preorders/offers", {
+      key: env.key,
       body: { name: "X", shipping: { fulfillment: { hold: true, split: { type: "orders" } } }, limits: { per_order: { min: 5, max: 2 } } },
     });
     expect(rule.status).toBe(422);
     expect(rule.body).toEqual({
       errors: ["shipping.fulfillment.hold cannot be true while fulfillment.split is on", "limits.per_order.max must be at least per_order.min (5)"],
     });
-    const unknownVariant = await api(app, "POST", "/preorders/offers", { key, body: { name: "X", products: { variant_ids: [101, 999] } } });
+    const unknownVariant = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "X", products: { variant_ids: [101, 999] } } });
     expect(unknownVariant.status).toBe(422);
     expect(unknownVariant.body).toEqual({ errors: ["products.variant_ids.1 must be a variant of this shop (unknown id 999)"] });
-    const after = (await api(app, "GET", "/preorders/offers", { key })).body as { total: number };
+    const after = (await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
     expect(after.total).toBe(before.total);
   });
 
   it("answers 404 in the stable form for an unknown or malformed id", async () => {
     const unknown = "00000000-0000-4000-8000-000000000000";
-    expect(await offerCall(app, key, "GET", unknown)).toMatchObject({ status: 404, body: { errors: [`Preorder offer not found: ${unknown}`] } });
-    expect(await offerCall(app, key, "GET", "nope")).toMatchObject({ status: 404, body: { errors: ["Preorder offer not found: nope"] } });
-    expect(await offerCall(app, key, "GET", "nope", "/widget")).toMatchObject({ status: 404 });
+    expect(await offerCall(env.app, env.key, "GET", unknown)).toMatchObject({ status: 404, body: { errors: [`Preorder offer not found: ${unknown}`] } });
+    expect(await offerCall(env.app, env.key, "GET", "nope")).toMatchObject({ status: 404, body: { errors: ["Preorder offer not found: nope"] } });
+    expect(await offerCall(env.app, env.key, "GET", "nope", "/widget")).toMatchObject({ status: 404 });
   });
 });
 
@@ -266,93 +255,93 @@ describe("offers: list", () => {
   const ids: string[] = [];
 
   beforeAll(async () => {
-    ({ apiKey: listKey } = await createShopWithKey(app.pool, "Lister"));
-    for (const name of ["first", "second", "third"]) ids.push((await createOffer(app, listKey, { name })).id);
-    await offerCall(app, listKey, "POST", ids[1] ?? "", "/enable");
+    ({ apiKey: listKey } = await createShopWithKey(env.app.pool, "Lister"));
+    for (const name of ["first", "second", "third"]) ids.push((await createOffer(env.app, listKey, { name })).id);
+    await offerCall(env.app, listKey, "POST", ids[1] ?? "", "/enable");
   });
 
   it("pages newest first, with the total", async () => {
-    const first = await api(app, "GET", "/preorders/offers?per_page=2", { key: listKey });
+    const first = await api(env.app, "GET", "/preorders/offers?per_page=2", { key: listKey });
     expect(first.status).toBe(200);
     const page1 = first.body as { offers: Json[]; page: number; per_page: number; total: number };
     expect(page1).toMatchObject({ page: 1, per_page: 2, total: 3 });
     expect(page1.offers.map((o) => o.name)).toEqual(["third", "second"]);
-    const page2 = (await api(app, "GET", "/preorders/offers?per_page=2&page=2", { key: listKey })).body as { offers: Json[]; total: number };
+    const page2 = (await api(env.app, "GET", "/preorders/offers?per_page=2&page=2", { key: listKey })).body as { offers: Json[]; total: number };
     expect(page2.offers.map((o) => o.name)).toEqual(["first"]);
     expect(page2.total).toBe(3);
-    const beyond = (await api(app, "GET", "/preorders/offers?per_page=2&page=5", { key: listKey })).body as { offers: Json[]; total: number };
+    const beyond = (await api(env.app, "GET", "/preorders/offers?per_page=2&page=5", { key: listKey })).body as { offers: Json[]; total: number };
     expect(beyond).toMatchObject({ offers: [], total: 3 });
   });
 
   it("lists each offer in full", async () => {
-    const list = (await api(app, "GET", "/preorders/offers", { key: listKey })).body as { offers: Json[]; per_page: number };
+    const list = (await api(env.app, "GET", "/preorders/offers", { key: listKey })).body as { offers: Json[]; per_page: number };
     expect(list.per_page).toBe(50);
-    const get = await offerCall(app, listKey, "GET", ids[0] ?? "");
+    const get = await offerCall(env.app, listKey, "GET", ids[0] ?? "");
     expect(list.offers.find((o) => o.id === ids[0])).toEqual(get.body);
   });
 
   it("filters by status", async () => {
-    const active = (await api(app, "GET", "/preorders/offers?status=active", { key: listKey })).body as { offers: Json[]; total: number };
+    const active = (await api(env.app, "GET", "/preorders/offers?status=active", { key: listKey })).body as { offers: Json[]; total: number };
     expect(active.offers.map((o) => o.name)).toEqual(["second"]);
     expect(active.total).toBe(1);
-    const drafts = (await api(app, "GET", "/preorders/offers?status=draft", { key: listKey })).body as { offers: Json[] };
+    const drafts = (await api(env.app, "GET", "/preorders/offers?status=draft", { key: listKey })).body as { offers: Json[] };
     expect(drafts.offers.map((o) => o.name)).toEqual(["third", "first"]);
   });
 
   it("validates paging and the status filter", async () => {
-    const answer = await api(app, "GET", "/preorders/offers?per_page=251&page=0&status=live", { key: listKey });
+    const answer = await api(env.app, "GET", "/preorders/offers?per_page=251&page=0&status=live", { key: listKey });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({
       errors: ["page must be at least 1", "per_page must be at most 250", "status must be one of: draft, active, disabled"],
     });
-    const text = await api(app, "GET", "/preorders/offers?per_page=ten&sort=name", { key: listKey });
+    const text = await api(env.app, "GET", "/preorders/offers?per_page=ten&sort=name", { key: listKey });
     expect(text.body).toEqual({ errors: ["per_page must be an integer", "sort is not allowed"] });
-    expect((await api(app, "GET", "/preorders/offers?per_page=250", { key: listKey })).status).toBe(200);
+    expect((await api(env.app, "GET", "/preorders/offers?per_page=250", { key: listKey })).status).toBe(200);
   });
 });
 
 describe("offers: rename, lifecycle and the sync mark", () => {
   it("renames with PATCH /preorders/offers/{id}", async () => {
-    const offer = await createOffer(app, key);
-    const answer = await offerCall(app, key, "PATCH", offer.id, "", { internal_name: "INT-1" });
+    const offer = await createOffer(env.app, env.key);
+    const answer = await offerCall(env.app, env.key, "PATCH", offer.id, "", { internal_name: "INT-1" });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ name: "Spring drop", internal_name: "INT-1" });
-    const bad = await offerCall(app, key, "PATCH", offer.id, "", { status: "active", name: "" });
+    const bad = await offerCall(env.app, env.key, "PATCH", offer.id, "", { status: "active", name: "" });
     expect(bad.body).toEqual({ errors: ["name must not be empty", "status is not allowed"] });
   });
 
   it("enable and disable are idempotent: the second call answers 202 with the unchanged offer", async () => {
-    const offer = await createOffer(app, key);
-    const enabled = await offerCall(app, key, "POST", offer.id, "/enable");
+    const offer = await createOffer(env.app, env.key);
+    const enabled = await offerCall(env.app, env.key, "POST", offer.id, "/enable");
     expect(enabled.status).toBe(202);
     expect(enabled.body).toMatchObject({ id: offer.id, status: "active" });
-    const revision = (await syncState(app.pool, offer.id)).revision;
-    const again = await offerCall(app, key, "POST", offer.id, "/enable");
+    const revision = (await syncState(env.app.pool, offer.id)).revision;
+    const again = await offerCall(env.app, env.key, "POST", offer.id, "/enable");
     expect(again.status).toBe(202);
     expect(again.body).toEqual(enabled.body);
-    expect((await syncState(app.pool, offer.id)).revision).toBe(revision);
+    expect((await syncState(env.app.pool, offer.id)).revision).toBe(revision);
 
-    const disabled = await offerCall(app, key, "POST", offer.id, "/disable");
+    const disabled = await offerCall(env.app, env.key, "POST", offer.id, "/disable");
     expect(disabled).toMatchObject({ status: 202, body: { status: "disabled" } });
-    const disabledAgain = await offerCall(app, key, "POST", offer.id, "/disable");
+    const disabledAgain = await offerCall(env.app, env.key, "POST", offer.id, "/disable");
     expect(disabledAgain.body).toEqual(disabled.body);
-    expect(await offerCall(app, key, "POST", offer.id, "/enable", { force: true })).toMatchObject({ status: 422, body: { errors: ["force is not allowed"] } });
+    expect(await offerCall(env.app, env.key, "POST", offer.id, "/enable", { force: true })).toMatchObject({ status: 422, body: { errors: ["force is not allowed"] } });
   });
 
   it("marks every committed change pending for sync, and a no-op change not at all", async () => {
-    const offer = await createOffer(app, key);
-    await app.pool.query("update preorder_offers set sync_status = 'synced' where id = $1", [offer.id]);
-    const before = await syncState(app.pool, offer.id);
-    const same = await offerCall(app, key, "PATCH", offer.id, "/widget", { button: { text: "Preorder" } });
+    const offer = await createOffer(env.app, env.key);
+    await env.app.pool.query("update preorder_offers set sync_status = 'synced' where id = $1", [offer.id]);
+    const before = await syncState(env.app.pool, offer.id);
+    const same = await offerCall(env.app, env.key, "PATCH", offer.id, "/widget", { button: { text: "Preorder" } });
     expect(same.status).toBe(202);
-    expect(await syncState(app.pool, offer.id)).toEqual(before);
+    expect(await syncState(env.app.pool, offer.id)).toEqual(before);
 
-    await offerCall(app, key, "PATCH", offer.id, "/widget", { button: { text: "Reserve" } });
-    const after = await syncState(app.pool, offer.id);
+    await offerCall(env.app, env.key, "PATCH", offer.id, "/widget", { button: { text: "Reserve" } });
+    const after = await syncState(env.app.pool, offer.id);
     expect(after.sync_status).toBe("pending");
     expect(BigInt(after.revision)).toBe(BigInt(before.revision) + 1n);
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
-    expect((await offerCall(app, key, "GET", offer.id)).body).toMatchObject({ sync: { status: "pending" } });
+    expect((await offerCall(env.app, env.key, "GET", offer.id)).body).toMatchObject({ sync: { status: "pending" } });
 
     for (const [method, suffix, body] of [
       ["POST", "/enable", undefined],
@@ -361,38 +350,38 @@ describe("offers: rename, lifecycle and the sync mark", () => {
       ["PATCH", "", { name: "Renamed" }],
       ["DELETE", "", undefined],
     ] as const) {
-      await app.pool.query("update preorder_offers set sync_status = 'synced' where id = $1", [offer.id]);
-      const answer = await offerCall(app, key, method, offer.id, suffix, body);
+      await env.app.pool.query("update preorder_offers set sync_status = 'synced' where id = $1", [offer.id]);
+      const answer = await offerCall(env.app, env.key, method, offer.id, suffix, body);
       expect(answer.status, `${method} ${suffix}`).toBe(202);
-      expect((await syncState(app.pool, offer.id)).sync_status, `${method} ${suffix}`).toBe("pending");
+      expect((await syncState(env.app.pool, offer.id)).sync_status, `${method} ${suffix}`).toBe("pending");
     }
   });
 });
 
 describe("offers: soft delete", () => {
   it("deletes, then answers 404 everywhere; the row stays", async () => {
-    const offer = await createOffer(app, key);
-    const deleted = await offerCall(app, key, "DELETE", offer.id);
+    const offer = await createOffer(env.app, env.key);
+    const deleted = await offerCall(env.app, env.key, "DELETE", offer.id);
     expect(deleted.status).toBe(202);
     expect(deleted.body).toEqual({ id: offer.id, deleted_at: expect.stringMatching(ISO_UTC) as unknown });
     const notFound = { status: 404, body: { errors: [`Preorder offer not found: ${offer.id}`] } };
-    expect(await offerCall(app, key, "GET", offer.id)).toMatchObject(notFound);
-    expect(await offerCall(app, key, "DELETE", offer.id)).toMatchObject(notFound);
-    expect(await offerCall(app, key, "POST", offer.id, "/enable")).toMatchObject(notFound);
-    expect(await offerCall(app, key, "GET", offer.id, "/shipping")).toMatchObject(notFound);
-    expect(await offerCall(app, key, "PATCH", offer.id, "/payments", { show_partial_first: true })).toMatchObject(notFound);
-    expect(await offerCall(app, key, "POST", offer.id, "/widget/set_button_text", { text: "x" })).toMatchObject(notFound);
-    expect(await offerCall(app, key, "GET", offer.id, "/products")).toMatchObject(notFound);
-    const list = (await api(app, "GET", "/preorders/offers?per_page=250", { key })).body as { offers: Json[] };
+    expect(await offerCall(env.app, env.key, "GET", offer.id)).toMatchObject(notFound);
+    expect(await offerCall(env.app, env.key, "DELETE", offer.id)).toMatchObject(notFound);
+    expect(await offerCall(env.app, env.key, "POST", offer.id, "/enable")).toMatchObject(notFound);
+    expect(await offerCall(env.app, env.key, "GET", offer.id, "/shipping")).toMatchObject(notFound);
+    expect(await offerCall(env.app, env.key, "PATCH", offer.id, "/payments", { show_partial_first: true })).toMatchObject(notFound);
+    expect(await offerCall(env.app, env.key, "POST", offer.id, "/widget/set_button_text", { text: "x" })).toMatchObject(notFound);
+    expect(await offerCall(env.app, env.key, "GET", offer.id, "/products")).toMatchObject(notFound);
+    const list = (await api(env.app, "GET", "/preorders/offers?per_page=250", { key: env.key })).body as { offers: Json[] };
     expect(list.offers.map((o) => o.id)).not.toContain(offer.id);
-    const { rows } = await app.pool.query<{ deleted_at: Date | null }>("select deleted_at from preorder_offers where id = $1", [offer.id]);
+    const { rows } = await env.app.pool.query<{ deleted_at: Date | null }>("select deleted_at from preorder_offers where id = $1", [offer.id]);
     expect(rows[0]?.deleted_at).toBeInstanceOf(Date);
   });
 });
 
 describe("offers: tenant isolation", () => {
   it("answers 404 for another shop's offer on every kind of action, and changes nothing", async () => {
-    const offer = await createOffer(app, key, { name: "Mine" });
+    const offer = await createOffer(env.app, env.key, { name: "Mine" });
     const notFound = { status: 404, body: { errors: [`Preorder offer not found: ${offer.id}`] } };
     for (const [method, suffix, body] of [
       ["GET", "", undefined],
@@ -404,17 +393,17 @@ describe("offers: tenant isolation", () => {
       ["POST", "/products/set_source_to_all", { confirm: true }],
       ["DELETE", "", undefined],
     ] as const) {
-      expect(await offerCall(app, otherKey, method, offer.id, suffix, body), `${method} ${suffix}`).toMatchObject(notFound);
+      expect(await offerCall(env.app, otherKey, method, offer.id, suffix, body), `${method} ${suffix}`).toMatchObject(notFound);
     }
-    const list = (await api(app, "GET", "/preorders/offers", { key: otherKey })).body as { offers: Json[]; total: number };
+    const list = (await api(env.app, "GET", "/preorders/offers", { key: otherKey })).body as { offers: Json[]; total: number };
     expect(list).toEqual({ offers: [], page: 1, per_page: 50, total: 0 });
-    const mine = await offerCall(app, key, "GET", offer.id);
+    const mine = await offerCall(env.app, env.key, "GET", offer.id);
     expect(mine.body).toMatchObject({ name: "Mine", status: "draft", shipping: { display: { shipping_text: "Ships as soon as it is available." } } });
   });
 
   it("checks variants against the key's shop only", async () => {
-    const theirs = await createOffer(app, otherKey, { name: "Theirs" });
-    const answer = await offerCall(app, otherKey, "POST", theirs.id, "/products/add_variants", { variant_ids: [101] });
+    const theirs = await createOffer(env.app, otherKey, { name: "Theirs" });
+    const answer = await offerCall(env.app, otherKey, "POST", theirs.id, "/products/add_variants", { variant_ids: [101] });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["variant_ids.0 must be a variant of this shop (unknown id 101)"] });
   });
@@ -480,7 +469,7 @@ interface Entry {
 
 describe("offers: /help", () => {
   it("lists every offers action with a description and the request schema", async () => {
-    const answer = await api(app, "GET", "/help?prefix=/preorders/offers", { key });
+    const answer = await api(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key });
     const actions = (answer.body as { actions: Entry[] }).actions;
     expect(actions.map((a) => `${a.method} ${a.path}`).sort()).toEqual([...OFFER_ACTIONS].sort());
     for (const action of actions) {
@@ -490,11 +479,11 @@ describe("offers: /help", () => {
       expect(action.cost).toBe(action.method === "GET" ? 1 : 2);
       if (action.path.includes("{id}")) expect(action.path_params).toEqual(["id"]);
     }
-    expect(await api(app, "GET", "/preorders/offers/help", { key })).toMatchObject({ status: 200, body: answer.body });
+    expect(await api(env.app, "GET", "/preorders/offers/help", { key: env.key })).toMatchObject({ status: 200, body: answer.body });
   });
 
   it("gives each named action's body schema: required fields, enums and formats", async () => {
-    const actions = ((await api(app, "GET", "/help?prefix=/preorders/offers", { key })).body as { actions: Entry[] }).actions;
+    const actions = ((await api(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key })).body as { actions: Entry[] }).actions;
     const schema = (path: string, method = "POST") => actions.find((a) => a.path === `/preorders/offers/{id}/${path}` && a.method === method)?.request_schema;
     expect(schema("widget/set_button_text")).toMatchObject({ required: ["text"], properties: { text: { type: "string" } } });
     expect(schema("widget/set_button_colors")?.properties).toMatchObject({ text_color: { type: "string", format: "hex-color" } });

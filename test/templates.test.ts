@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { describe, expect, it } from "vitest";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 interface Template {
   stage: string;
@@ -14,24 +14,10 @@ interface Template {
 const STAGES = ["initial", "reminder", "signup_thank_you"] as const;
 const SHIPPED_LOCALES = ["en", "fr", "de", "es"] as const;
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv();
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-async function getTemplate(stage: string, locale: string, apiKey = key): Promise<Template> {
-  const answer = await api(app, "GET", `/back_in_stock/templates/${stage}/${locale}`, { key: apiKey });
+async function getTemplate(stage: string, locale: string, apiKey = env.key): Promise<Template> {
+  const answer = await api(env.app, "GET", `/back_in_stock/templates/${stage}/${locale}`, { key: apiKey });
   expect(answer.status).toBe(200);
   return answer.body as Template;
 }
@@ -67,8 +53,8 @@ describe("shipped defaults", () => {
   });
 
   it("falls back to the shop's default locale before en", async () => {
-    const { apiKey: otherKey, shopId: otherShop } = await createShopWithKey(app.pool, "German shop");
-    await app.pool.query("update shops set default_locale = 'de' where id = $1", [otherShop]);
+    const { apiKey: otherKey, shopId: otherShop } = await createShopWithKey(env.app.pool, "German shop");
+    await env.app.pool.query("update shops set default_locale = 'de' where id = $1", [otherShop]);
     const de = await getTemplate("initial", "de", otherKey);
     const it_ = await getTemplate("initial", "it", otherKey);
     expect(it_.email).toMatchObject({ default_locale: "de", subject: de.email.subject });
@@ -90,17 +76,17 @@ describe("shipped defaults", () => {
 describe("validation of the path", () => {
   it("refuses an unknown stage", async () => {
     for (const stage of ["2", "final"]) {
-      const answer = await api(app, "GET", `/back_in_stock/templates/${stage}/en`, { key });
+      const answer = await api(env.app, "GET", `/back_in_stock/templates/${stage}/en`, { key: env.key });
       expect(answer.status).toBe(422);
       expect(answer.body).toEqual({ errors: ["stage must be one of: initial, reminder, signup_thank_you, 0, 1"] });
     }
-    const patch = await api(app, "PATCH", "/back_in_stock/templates/2/en", { key, body: { enabled: true } });
+    const patch = await api(env.app, "PATCH", "/back_in_stock/templates/2/en", { key: env.key, body: { enabled: true } });
     expect(patch.status).toBe(422);
     expect(patch.body).toEqual({ errors: ["stage must be one of: initial, reminder, signup_thank_you, 0, 1"] });
   });
 
   it("refuses a malformed locale", async () => {
-    const answer = await api(app, "GET", "/back_in_stock/templates/initial/EN_us", { key });
+    const answer = await api(env.app, "GET", "/back_in_stock/templates/initial/EN_us", { key: env.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["locale must be a locale"] });
   });
@@ -108,27 +94,27 @@ describe("validation of the path", () => {
 
 describe("PATCH", () => {
   it("flips a stage's switch for every locale, and only that stage", async () => {
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/1/en", { key, body: { enabled: true } });
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/1/en", { key: env.key, body: { enabled: true } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ stage: "reminder", locale: "en", enabled: true });
     for (const locale of ["en", "fr", "it"]) expect((await getTemplate("reminder", locale)).enabled).toBe(true);
     expect((await getTemplate("signup_thank_you", "en")).enabled).toBe(false);
     expect((await getTemplate("initial", "en")).enabled).toBe(true);
 
-    const off = await api(app, "PATCH", "/back_in_stock/templates/initial/de", { key, body: { enabled: false } });
+    const off = await api(env.app, "PATCH", "/back_in_stock/templates/initial/de", { key: env.key, body: { enabled: false } });
     expect(off.body).toMatchObject({ stage: "initial", enabled: false });
     for (const locale of ["en", "de", "es"]) expect((await getTemplate("0", locale)).enabled).toBe(false);
     // A switch change alone creates no text override.
     expect((await getTemplate("initial", "de")).email.customized).toBe(false);
-    const { rows } = await app.pool.query("select 1 from bis_templates where shop_id = $1", [shopId]);
+    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 
   it("overrides the e-mail subject of one locale, keeping its body and leaving other locales alone", async () => {
     const before = await getTemplate("signup_thank_you", "fr");
     const enBefore = await getTemplate("signup_thank_you", "en");
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/signup_thank_you/fr", {
-      key,
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/fr", {
+      key: env.key,
       body: { email: { subject: "Merci, {{ customer.first_name }} !" } },
     });
     expect(answer.status).toBe(202);
@@ -141,8 +127,8 @@ describe("PATCH", () => {
   });
 
   it("overrides a fallback locale with its own text", async () => {
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/initial/it", {
-      key,
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/it", {
+      key: env.key,
       body: { sms: { body: "{{ product.title }} è tornato!" } },
     });
     expect(answer.status).toBe(202);
@@ -163,15 +149,15 @@ describe("PATCH", () => {
       [{ sms: { body: "{{ x | nofilter }}" } }, /^sms\.body is not a valid template: .*nofilter/],
     ];
     for (const [body, message] of cases) {
-      const answer = await api(app, "PATCH", "/back_in_stock/templates/initial/es", { key, body });
+      const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body });
       expect(answer.status).toBe(422);
       const { errors } = answer.body as { errors: string[] };
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(message);
       expect(errors[0]).not.toContain("\n");
     }
-    const both = await api(app, "PATCH", "/back_in_stock/templates/initial/es", {
-      key,
+    const both = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", {
+      key: env.key,
       body: { enabled: true, email: { subject: "{{ a", body: "ok" }, sms: { body: "{{ b | nofilter }}" } },
     });
     expect(both.status).toBe(422);
@@ -187,16 +173,16 @@ describe("PATCH", () => {
   });
 
   it("refuses an empty text and unknown fields", async () => {
-    const empty = await api(app, "PATCH", "/back_in_stock/templates/initial/es", { key, body: { email: { subject: "" } } });
+    const empty = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body: { email: { subject: "" } } });
     expect(empty.status).toBe(422);
     expect(empty.body).toEqual({ errors: ["email.subject must not be empty"] });
-    const typo = await api(app, "PATCH", "/back_in_stock/templates/initial/es", { key, body: { email: { subjekt: "x" }, sms: "x" } });
+    const typo = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body: { email: { subjekt: "x" }, sms: "x" } });
     expect(typo.body).toEqual({ errors: ["email.subjekt is not allowed", "sms must be an object"] });
   });
 
   it("accepts a valid template that uses known filters and tags", async () => {
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/0/es", {
-      key,
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/0/es", {
+      key: env.key,
       body: { email: { body: "{% if customer.first_name %}Hola {{ customer.first_name | upcase }}{% endif %} {{ product.url }}" } },
     });
     expect(answer.status).toBe(202);
