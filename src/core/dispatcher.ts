@@ -4,7 +4,7 @@ import { hashApiKey } from "../db/api-keys.ts";
 import type { Log } from "../logger.ts";
 import { type ActionContext, type AnyAction, COST } from "./action.ts";
 import { withTransaction } from "./db.ts";
-import { ApiError, HTTP_STATUS, MESSAGES } from "./errors.ts";
+import { ApiError, HTTP_STATUS, type Issue, MESSAGES, unprocessable } from "./errors.ts";
 import { RawResponse } from "./raw-response.ts";
 import { type RateLimitPolicy, authenticateAndCharge, rateLimitHeaders } from "./rate-limit.ts";
 import type { Registry, RouteMatch } from "./registry.ts";
@@ -29,6 +29,8 @@ export interface DispatchResult {
   status: number;
   body: unknown;
   headers: Record<string, string>;
+  /** A 422's fields, for transports that name fields their own way (v1, MCP); empty otherwise. */
+  issues: Issue[];
 }
 
 function parseBody(method: string, body: DispatchRequest["body"]): unknown {
@@ -59,7 +61,7 @@ function validate(action: AnyAction, params: Record<string, string>, input: unkn
     if (result.success) parsedInput = result.data;
     else issues.push(...result.error.issues);
   }
-  if (issues.length > 0) throw new ApiError("UNPROCESSABLE", formatIssues(issues));
+  if (issues.length > 0) throw unprocessable(formatIssues(issues));
   return { params: parsedParams, input: parsedInput };
 }
 
@@ -95,7 +97,7 @@ export class Dispatcher {
     const headers: Record<string, string> = { "x-request-id": request.requestId };
     try {
       const body = await this.run(request, headers);
-      return { status: body.status, body: body.payload, headers };
+      return { status: body.status, body: body.payload, headers, issues: [] };
     } catch (error) {
       return this.failure(error, request, headers);
     }
@@ -156,9 +158,9 @@ export class Dispatcher {
 
   private failure(error: unknown, request: DispatchRequest, headers: Record<string, string>): DispatchResult {
     if (error instanceof ApiError) {
-      return { status: HTTP_STATUS[error.code], body: { errors: error.messages }, headers: { ...headers, ...error.headers } };
+      return { status: HTTP_STATUS[error.code], body: { errors: error.messages }, headers: { ...headers, ...error.headers }, issues: error.issues };
     }
     this.deps.log.error({ err: error, requestId: request.requestId, method: request.method, path: request.path }, "action failed");
-    return { status: 500, body: { errors: [MESSAGES.internal(request.requestId)] }, headers };
+    return { status: 500, body: { errors: [MESSAGES.internal(request.requestId)] }, headers, issues: [] };
   }
 }

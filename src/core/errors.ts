@@ -20,21 +20,45 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
+/**
+ * One validation problem: the dotted path of the field (empty for the body as a whole) and what is
+ * wrong with it, without the field name (`{ path: "name", message: "must not be blank" }`).
+ * Transports that name fields their own way (v1, MCP) read these instead of parsing messages.
+ */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export const fieldIssue = (path: string, message: string): Issue => ({ path, message });
+
+/** The v2 message of an issue: `<field> <message>`, `body` standing for an empty path. */
+export const issueText = (issue: Issue): string => `${issue.path === "" ? "body" : issue.path} ${issue.message}`;
+
 /** An expected failure of an action: it reaches the client as `{ errors: messages }`. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly messages: string[];
+  /** The fields of a 422, one per message and in the same order; empty for every other error. */
+  readonly issues: Issue[];
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, messages: string | string[], headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, messages: string | string[], headers: Record<string, string> = {}, issues: Issue[] = []) {
     const list = Array.isArray(messages) ? messages : [messages];
     super(list.join("; "));
     this.name = "ApiError";
     this.code = code;
     this.messages = list;
+    this.issues = issues;
     this.headers = headers;
   }
 }
+
+/** A 422 naming its fields; the messages are built from the issues. */
+export const unprocessable = (issues: Issue[]): ApiError => new ApiError("UNPROCESSABLE", issues.map(issueText), {}, issues);
+
+/** Shorthand for a 422 about one field. */
+export const invalidField = (path: string, message: string): ApiError => unprocessable([fieldIssue(path, message)]);
 
 export const MESSAGES = {
   unauthorized: "X-Auth-Token is missing or invalid",

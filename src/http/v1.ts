@@ -1,30 +1,30 @@
 import type { FastifyInstance } from "fastify";
 import { V1_ACTIONS } from "../actions/preorders/offers/v1.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
+import type { Issue } from "../core/errors.ts";
 import { Registry } from "../core/registry.ts";
 import { requestToken } from "./token.ts";
 
 export const V1_BASE_PATH = "/api/v1/external";
 
 /**
- * v1's error envelope: `{ "errors": { "<field>": ["message"] } }`. A validation message starts
- * with its field (`<field> <message>`, the `selling_plan.` wrapper dropped); any other error
+ * v1's error envelope: `{ "errors": { "<field>": ["message"] } }`. A 422 lists its issues under
+ * their fields (the `selling_plan.` wrapper dropped, the body itself under `base`), taken from the
+ * issues as they are, so a field name holding a space or a dot lands whole; any other error
  * (401, 404, 409, 429, 500) is one message under `base`.
  */
-export function v1Errors(status: number, body: unknown): { errors: Record<string, string[]> } {
-  const messages = (body as { errors?: unknown } | undefined)?.errors;
-  const list = Array.isArray(messages) ? messages.map(String) : [String(messages)];
+export function v1Errors(status: number, body: unknown, issues: readonly Issue[]): { errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
-  for (const message of list) {
-    if (status !== 422) {
-      add("base", message);
-      continue;
+  if (status === 422 && issues.length > 0) {
+    for (const issue of issues) {
+      const field = issue.path.replace(/^selling_plan\./, "");
+      add(field === "" ? "base" : field, issue.message);
     }
-    const space = message.indexOf(" ");
-    const field = (space < 0 ? message : message.slice(0, space)).replace(/^selling_plan\./, "");
-    add(field === "body" ? "base" : field, space < 0 ? "is invalid" : message.slice(space + 1));
+    return { errors };
   }
+  const messages = (body as { errors?: unknown } | undefined)?.errors;
+  for (const message of Array.isArray(messages) ? messages.map(String) : [String(messages)]) add("base", message);
   return { errors };
 }
 
@@ -50,7 +50,7 @@ export function mountV1(app: FastifyInstance, dispatcher: Dispatcher): void {
         });
         const ok = result.status < 300;
         const status = ok && action.method === "POST" ? 201 : result.status;
-        return reply.code(status).headers(result.headers).send(ok ? result.body : v1Errors(result.status, result.body));
+        return reply.code(status).headers(result.headers).send(ok ? result.body : v1Errors(result.status, result.body, result.issues));
       },
     });
   }

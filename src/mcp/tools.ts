@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { manifestEntry } from "../core/manifest.ts";
+import { type Issue, issueText } from "../core/errors.ts";
 import { UNSTORABLE_TEXT, unstorable } from "../core/text-input.ts";
 
 /** MCP tool names allow letters, digits, `_` and `-`: dots of action names become `_`. */
@@ -68,22 +69,22 @@ export async function callTool(
   const action = catalog.byName.get(name);
   if (!action) return { isError: true, content: [{ type: "text", text: `Unknown tool: ${name}` }] };
   const rest: Record<string, unknown> = { ...args };
-  const refused: string[] = [];
+  const refused: Issue[] = [];
   const path = action.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, param: string) => {
     const value = rest[param];
     delete rest[param];
     if (value === undefined || value === null || value === "") {
-      refused.push(`${param} is required`);
+      refused.push({ path: param, message: "is required" });
       return "_";
     }
     // a lone surrogate cannot be percent-encoded (encodeURIComponent throws): refuse it as the dispatcher would
     if (typeof value === "string" && unstorable(value)) {
-      refused.push(`${param} ${UNSTORABLE_TEXT}`);
+      refused.push({ path: param, message: UNSTORABLE_TEXT });
       return "_";
     }
     return encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value));
   });
-  if (refused.length > 0) return { isError: true, content: [{ type: "text", text: `422: ${refused.join("; ")}` }] };
+  if (refused.length > 0) return refusal(422, refused.map(issueText), refused);
   const result = await dispatcher.dispatch({
     method: action.method,
     path,
@@ -101,6 +102,14 @@ export async function callTool(
       ...(structured ? { structuredContent: result.body as Record<string, unknown> } : {}),
     };
   }
-  const errors = (result.body as { errors?: string[] }).errors ?? [];
-  return { isError: true, content: [{ type: "text", text: `${result.status}: ${errors.join("; ")}` }] };
+  return refusal(result.status, (result.body as { errors?: string[] }).errors ?? [], result.issues);
+}
+
+/** A tool error: the v2 messages as text, and as structured content with a 422's fields (path, message) beside them. */
+function refusal(status: number, errors: string[], issues: Issue[]): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${status}: ${errors.join("; ")}` }],
+    structuredContent: { status, errors, ...(issues.length > 0 ? { issues } : {}) },
+  };
 }

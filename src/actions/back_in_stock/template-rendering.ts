@@ -1,4 +1,5 @@
 import { Liquid } from "liquidjs";
+import { type Issue, fieldIssue, issueText } from "../../core/errors.ts";
 
 /**
  * Bounds on one merchant template, enforced by liquidjs itself at PATCH and at send: a template
@@ -38,10 +39,15 @@ export function exceededLimit(error: unknown): TemplateLimit | undefined {
 
 /** One line about why `field`'s template failed: `<field> must render within 100 ms`, `<field> is not a valid template: ...`. */
 export function templateFailure(field: string, error: unknown): string {
+  return issueText(templateIssue(field, error));
+}
+
+/** The same failure as a 422's issue of the field. */
+function templateIssue(field: string, error: unknown): Issue {
   const limit = exceededLimit(error);
-  if (limit) return `${field} ${LIMIT_RULES[limit]}`;
+  if (limit) return fieldIssue(field, LIMIT_RULES[limit]);
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-  return `${field} is not a valid template: ${message}`;
+  return fieldIssue(field, `is not a valid template: ${message}`);
 }
 
 /** `text` for subjects and text messages; `html` for e-mail bodies, whose values are escaped (a product called `Tee <b>` stays text). */
@@ -102,13 +108,13 @@ export async function renderTemplate(source: string, variables: Record<string, u
 /**
  * Parses and renders with sample data, as a send would (synchronously, same engine, same limits):
  * a template that cannot render, or goes beyond a limit, is refused when saved. Answers the
- * field's 422 message, or undefined when the template is fine.
+ * field's 422 issue, or undefined when the template is fine.
  */
-export function templateProblem(field: string, source: string, kind: TemplateKind): string | undefined {
+export function templateProblem(field: string, source: string, kind: TemplateKind): Issue | undefined {
   try {
     templateEngine(kind).parseAndRenderSync(source, SAMPLE_VARIABLES);
     return undefined;
   } catch (error) {
-    return templateFailure(field, error);
+    return templateIssue(field, error);
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
-import { ApiError } from "../../core/errors.ts";
+import { type Issue, unprocessable } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "./default-templates.ts";
 import { TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type TemplateKind, templateProblem } from "./template-rendering.ts";
@@ -98,13 +98,13 @@ export const patchTemplate = defineAction({
       ["email.body", input.email?.body, "html"],
       ["sms.body", input.sms?.body, "text"],
     ];
-    const problems: string[] = [];
+    const problems: Issue[] = [];
     for (const [field, source, kind] of sources) {
       if (source === undefined) continue;
       const problem = templateProblem(field, source, kind);
       if (problem) problems.push(problem);
     }
-    if (problems.length > 0) throw new ApiError("UNPROCESSABLE", problems);
+    if (problems.length > 0) throw unprocessable(problems);
 
     const { stage, locale: requested } = params;
     if (input.enabled !== undefined) {

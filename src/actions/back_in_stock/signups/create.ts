@@ -2,10 +2,10 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
-import { ApiError } from "../../../core/errors.ts";
+import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../default-templates.ts";
-import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "./model.ts";
+import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "./model.ts";
 import { loadBackInStockSettings } from "./settings-store.ts";
 
 /** graphile-worker task that adds the shop's customer tag on the platform (tasks/back_in_stock/tag_customer.ts). */
@@ -58,19 +58,19 @@ export const createSignup = defineAction({
   input,
   async handler(ctx, { input: body }) {
     const settings = await loadBackInStockSettings(ctx.db, ctx.shopId);
-    const problems: string[] = [];
+    const problems: Issue[] = [];
     const variant = await findVariant(ctx.db, ctx.shopId, body.variant_id);
     if (!variant) {
       await assertCatalogMirrored(ctx.db, ctx.shopId);
-      problems.push(VARIANT_NOT_IN_SHOP);
+      problems.push(VARIANT_NOT_IN_SHOP_ISSUE);
     }
-    if (!settings.channels[body.channel].enabled) problems.push(`channel ${body.channel} is turned off in this shop's back-in-stock settings`);
+    if (!settings.channels[body.channel].enabled) problems.push(fieldIssue("channel", `${body.channel} is turned off in this shop's back-in-stock settings`));
     const [field, other] = body.channel === "email" ? (["email", "phone"] as const) : (["phone", "email"] as const);
-    if (body[field] === undefined) problems.push(`${field} is required`);
-    if (body[other] !== undefined) problems.push(`${other} is not allowed with channel ${body.channel}`);
-    if (settings.compliance.opt_in_required && body.consent !== true) problems.push("consent must be true");
+    if (body[field] === undefined) problems.push(fieldIssue(field, "is required"));
+    if (body[other] !== undefined) problems.push(fieldIssue(other, `is not allowed with channel ${body.channel}`));
+    if (settings.compliance.opt_in_required && body.consent !== true) problems.push(fieldIssue("consent", "must be true"));
     const contact = body[field];
-    if (problems.length > 0 || !variant || contact === undefined) throw new ApiError("UNPROCESSABLE", problems);
+    if (problems.length > 0 || !variant || contact === undefined) throw unprocessable(problems);
 
     const { rows: shops } = await ctx.db.query<{ default_locale: string }>("select default_locale from shops where id = $1", [ctx.shopId]);
     const signupLocale = body.locale ?? shops[0]?.default_locale ?? "en";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../../core/db.ts";
-import { notFound } from "../../../core/errors.ts";
+import { type Issue, notFound } from "../../../core/errors.ts";
 
 /** What every signup action shares: the row, its public shape, id forms and lookups. */
 
@@ -83,7 +83,7 @@ export const variantIdSchema = platformGid("ProductVariant");
 export const productIdSchema = platformGid("Product");
 export const customerIdSchema = platformGid("Customer");
 
-export const VARIANT_NOT_IN_SHOP = "variant_id must be a variant of this shop";
+export const VARIANT_NOT_IN_SHOP_ISSUE: Issue = { path: "variant_id", message: "must be a variant of this shop" };
 
 /** The mirrored variant (gid) of this shop, or undefined. */
 export async function findVariant(db: Db, shopId: string, variantId: string): Promise<{ id: string; product_id: string } | undefined> {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { ApiError } from "../../../core/errors.ts";
+import { invalidField } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
 import { saveCsvExport } from "../../../exports/store.ts";
@@ -108,7 +108,7 @@ export const exportReportAction = defineAction({
   async handler(ctx, { input }) {
     const { report, ...filters } = input;
     if (filters.granularity !== undefined && !SERIES_REPORTS.includes(report)) {
-      throw new ApiError("UNPROCESSABLE", `granularity is not allowed for report ${report}`);
+      throw invalidField("granularity", `is not allowed for report ${report}`);
     }
     const payload = Object.fromEntries(
       Object.entries(filters).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../../core/db.ts";
-import { ApiError } from "../../../core/errors.ts";
+import { issueText, unprocessable } from "../../../core/errors.ts";
 import { formatIssues } from "../../../core/validation.ts";
 
 /**
@@ -103,7 +103,7 @@ async function storedSettings(db: Db, shopId: string, lock: boolean): Promise<Js
  */
 export async function loadBackInStockSettings(db: Db, shopId: string): Promise<BackInStockSettings> {
   const parsed = backInStockSettingsSchema.safeParse(withDefaults(await storedSettings(db, shopId, false)));
-  if (!parsed.success) throw new Error(`back-in-stock settings of shop ${shopId} are invalid: ${formatIssues(parsed.error.issues).join("; ")}`);
+  if (!parsed.success) throw new Error(`back-in-stock settings of shop ${shopId} are invalid: ${formatIssues(parsed.error.issues).map(issueText).join("; ")}`);
   return parsed.data;
 }
 
@@ -115,7 +115,7 @@ export async function updateBackInStockSettings(db: Db, shopId: string, patch: J
   await db.query("insert into bis_settings (shop_id) values ($1) on conflict (shop_id) do nothing", [shopId]);
   const stored = mergePatch(await storedSettings(db, shopId, true), patch);
   const parsed = backInStockSettingsSchema.safeParse(withDefaults(stored), { reportInput: true });
-  if (!parsed.success) throw new ApiError("UNPROCESSABLE", formatIssues(parsed.error.issues));
+  if (!parsed.success) throw unprocessable(formatIssues(parsed.error.issues));
   await db.query("update bis_settings set settings = $2, updated_at = now() where shop_id = $1", [shopId, JSON.stringify(stored)]);
   return parsed.data;
 }

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
-import { ApiError, conflict } from "../../../core/errors.ts";
-import { type SignupRow, VARIANT_NOT_IN_SHOP, findVariant, loadSignup, presentSignup, variantIdSchema } from "./model.ts";
+import { conflict, unprocessable } from "../../../core/errors.ts";
+import { type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, findVariant, loadSignup, presentSignup, variantIdSchema } from "./model.ts";
 
 export const transferSignup = defineAction({
   name: "back_in_stock.signups.transfer",
@@ -18,7 +18,7 @@ export const transferSignup = defineAction({
     const variant = await findVariant(ctx.db, ctx.shopId, input.variant_id);
     if (!variant) {
       await assertCatalogMirrored(ctx.db, ctx.shopId);
-      throw new ApiError("UNPROCESSABLE", VARIANT_NOT_IN_SHOP);
+      throw unprocessable([VARIANT_NOT_IN_SHOP_ISSUE]);
     }
     if (variant.id === signup.variant_id) return presentSignup(signup);
     if (signup.status !== "waiting") throw conflict(`Only a waiting signup can be transferred; this one is ${signup.status}`);

@@ -1,3 +1,4 @@
+import { fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
@@ -38,7 +39,7 @@ export const advancedGroup = defineGroup({
   },
   rules(value, env) {
     if (value.use_platform_selling_plan && splitIsOrders(env.offer)) {
-      return ["use_platform_selling_plan cannot be true while shipping.fulfillment.split.type is orders; turn that split off first"];
+      return [fieldIssue("use_platform_selling_plan", "cannot be true while shipping.fulfillment.split.type is orders; turn that split off first")];
     }
     return [];
   },

@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { LIMITS, defineGroup, groupAction, groupGetAction, groupPatchAction, longText, platformTag } from "./model.ts";
@@ -32,13 +33,13 @@ export const checkoutGroup = defineGroup({
     return [];
   },
   rules(value) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     if (value.terms.disable_button_until_acknowledged && !value.terms.enabled) {
-      violations.push("terms.disable_button_until_acknowledged cannot be true while terms.enabled is false");
+      violations.push(fieldIssue("terms.disable_button_until_acknowledged", "cannot be true while terms.enabled is false"));
     }
-    if (value.terms.enabled && value.terms.text.trim() === "") violations.push("terms.text must not be empty while terms.enabled is true");
+    if (value.terms.enabled && value.terms.text.trim() === "") violations.push(fieldIssue("terms.text", "must not be empty while terms.enabled is true"));
     if (!value.mixed_cart.allowed && value.mixed_cart.error_message.trim() === "") {
-      violations.push("mixed_cart.error_message must not be empty while mixed_cart.allowed is false");
+      violations.push(fieldIssue("mixed_cart.error_message", "must not be empty while mixed_cart.allowed is false"));
     }
     return violations;
   },

@@ -1,3 +1,4 @@
+import { fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
@@ -51,14 +52,14 @@ export const countdownGroup = defineGroup({
   schema: countdownSchema,
   normalize(next, patch) {
     if (next.mode !== "to_custom_date" && next.custom_end_date !== null) {
-      if (sets(patch, "custom_end_date")) return ["custom_end_date is not allowed unless mode is to_custom_date"];
+      if (sets(patch, "custom_end_date")) return [fieldIssue("custom_end_date", "is not allowed unless mode is to_custom_date")];
       next.custom_end_date = null;
     }
     return [];
   },
   rules(value) {
     if (value.enabled && value.mode === "to_custom_date" && value.custom_end_date === null) {
-      return ["custom_end_date is required when the countdown is enabled with mode to_custom_date"];
+      return [fieldIssue("custom_end_date", "is required when the countdown is enabled with mode to_custom_date")];
     }
     return [];
   },

@@ -1,3 +1,4 @@
+import { fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { defineGroup, groupGetAction, groupPatchAction } from "./model.ts";
@@ -14,7 +15,7 @@ export const integrationsGroup = defineGroup({
   key: "integrations",
   schema: integrationsSchema,
   rules(value) {
-    if (value.pos.skip_inventory_check && !value.pos.enabled) return ["pos.skip_inventory_check cannot be true while pos.enabled is false"];
+    if (value.pos.skip_inventory_check && !value.pos.enabled) return [fieldIssue("pos.skip_inventory_check", "cannot be true while pos.enabled is false")];
     return [];
   },
 });

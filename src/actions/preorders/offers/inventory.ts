@@ -1,3 +1,4 @@
+import { fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { defineGroup, groupAction, groupGetAction, groupPatchAction } from "./model.ts";
@@ -25,7 +26,7 @@ export const inventoryGroup = defineGroup({
   schema: inventorySchema,
   rules(value) {
     if (value.continue_selling.auto_apply_to_new_variants && !value.continue_selling.enabled) {
-      return ["continue_selling.auto_apply_to_new_variants cannot be true while continue_selling.enabled is false"];
+      return [fieldIssue("continue_selling.auto_apply_to_new_variants", "cannot be true while continue_selling.enabled is false")];
     }
     return [];
   },

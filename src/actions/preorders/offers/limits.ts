@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { sets } from "./deep.ts";
@@ -25,19 +26,19 @@ export const limitsGroup = defineGroup({
   key: "limits",
   schema: limitsSchema,
   rules(value, { patch }) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     const { min, max } = value.per_order;
     if (max !== null && min > max) {
       violations.push(
-        sets(patch, "per_order", "max") ? `per_order.max must be at least per_order.min (${min})` : `per_order.min must be at most per_order.max (${max})`,
+        sets(patch, "per_order", "max") ? fieldIssue("per_order.max", `must be at least per_order.min (${min})`) : fieldIssue("per_order.min", `must be at most per_order.max (${max})`),
       );
     }
     const customerMax = value.per_customer.max;
     if (customerMax !== null && min > customerMax) {
       violations.push(
         sets(patch, "per_customer", "max")
-          ? `per_customer.max must be at least per_order.min (${min})`
-          : `per_order.min must be at most per_customer.max (${customerMax})`,
+          ? fieldIssue("per_customer.max", `must be at least per_order.min (${min})`)
+          : fieldIssue("per_order.min", `must be at most per_customer.max (${customerMax})`),
       );
     }
     return violations;

@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { isPlainObject } from "./deep.ts";
@@ -24,15 +25,15 @@ export const marketsGroup = defineGroup({
     next.market_ids = [...new Set(next.market_ids)];
     if (next.applies_to_all_markets && next.market_ids.length > 0) {
       // Ids sent with applies_to_all_markets contradict it; stored ones are simply dropped.
-      if ((sentIds(patch)?.length ?? 0) > 0) return ["market_ids must be empty when applies_to_all_markets is true"];
+      if ((sentIds(patch)?.length ?? 0) > 0) return [fieldIssue("market_ids", "must be empty when applies_to_all_markets is true")];
       next.market_ids = [];
     }
     return [];
   },
   async rules(value, { db, shopId, patch }) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     if (value.enabled && !value.applies_to_all_markets && value.market_ids.length === 0) {
-      violations.push("market_ids is required when enabled is true and applies_to_all_markets is false");
+      violations.push(fieldIssue("market_ids", "is required when enabled is true and applies_to_all_markets is false"));
     }
     // Ids the request names must be markets of the shop (as mirrored); stored ones are not re-checked.
     const sent = sentIds(patch);
@@ -40,7 +41,7 @@ export const marketsGroup = defineGroup({
       const { rows } = await db.query<{ id: string }>("select id from markets where shop_id = $1 and id = any($2::text[])", [shopId, sent]);
       const known = new Set(rows.map((r) => r.id));
       value.market_ids.forEach((id, index) => {
-        if (sent.includes(id) && !known.has(id)) violations.push(`market_ids.${index} must be a market of this shop (unknown id ${id})`);
+        if (sent.includes(id) && !known.has(id)) violations.push(fieldIssue(`market_ids.${index}`, `must be a market of this shop (unknown id ${id})`));
       });
     }
     return violations;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
-import { ApiError, conflict, notFound } from "../../../core/errors.ts";
+import { type ApiError, type Issue, conflict, issueText, notFound, unprocessable } from "../../../core/errors.ts";
 import { notBlank, isoTimestamp } from "../../../core/schemas.ts";
 import { formatIssues } from "../../../core/validation.ts";
 import { enqueueOfferWork } from "../sync/enqueue.ts";
@@ -104,8 +104,8 @@ export interface RuleEnv {
 }
 
 /**
- * A capability group. Violations are one string each, starting with the field path relative to
- * the group (`fulfillment.split.type cannot be ...`), in the stable message forms.
+ * A capability group. Violations are one issue each, its path relative to the group
+ * (`{ path: "fulfillment.split.type", message: "cannot be ..." }`), in the stable message forms.
  */
 export interface GroupDef<T extends Record<string, unknown>> {
   key: GroupKey;
@@ -118,9 +118,9 @@ export interface GroupDef<T extends Record<string, unknown>> {
    * After the merge, before the checks: derived values (`no_discount` nulls the value), effects on
    * other groups (through `offer.modify`), and contradictions within the request itself.
    */
-  normalize?(next: T, patch: DeepPartial<T>, offer: OfferState): string[];
+  normalize?(next: T, patch: DeepPartial<T>, offer: OfferState): Issue[];
   /** Cross-field rules on the merged, normalised value. */
-  rules?(value: T, env: RuleEnv): string[] | Promise<string[]>;
+  rules?(value: T, env: RuleEnv): Issue[] | Promise<Issue[]>;
   /** The GET shape, when it adds derived fields to the stored value. */
   present?(value: T, row: OfferRow): Record<string, unknown>;
 }
@@ -134,8 +134,8 @@ export function defineGroup<S extends z.ZodObject>(def: {
   schema: S;
   /** Top-level keys the PATCH does not take (derived, or edited only by named actions). */
   readOnly?: readonly (keyof z.output<S> & string)[];
-  normalize?: (next: z.output<S>, patch: DeepPartial<z.output<S>>, offer: OfferState) => string[];
-  rules?: (value: z.output<S>, env: RuleEnv) => string[] | Promise<string[]>;
+  normalize?: (next: z.output<S>, patch: DeepPartial<z.output<S>>, offer: OfferState) => Issue[];
+  rules?: (value: z.output<S>, env: RuleEnv) => Issue[] | Promise<Issue[]>;
   present?: (value: z.output<S>, row: OfferRow) => Record<string, unknown>;
 }): GroupDef<z.output<S>> {
   const omitted = Object.fromEntries((def.readOnly ?? []).map((k) => [k, true]));
@@ -207,7 +207,7 @@ export async function applyGroupPatch<T extends Record<string, unknown>>(
   group: GroupDef<T>,
   patch: DeepPartial<T>,
   env: Omit<RuleEnv, "offer" | "patch">,
-): Promise<string[]> {
+): Promise<Issue[]> {
   const next = mergeDeep(offer.get(group), patch, group.schema) as T;
   const violations = group.normalize?.(next, patch, offer) ?? [];
   const parsed = group.schema.safeParse(next, { reportInput: true });
@@ -233,9 +233,9 @@ export async function saveSettings(db: Db, offer: OfferState): Promise<boolean> 
 export type ViolationMode = "patch" | "action";
 
 /** 422 for a PATCH (the request's combination is invalid); 409 for a named action (the offer's state refuses it). */
-export function violationError(mode: ViolationMode, group: GroupKey, action: string, violations: string[]): ApiError {
-  if (mode === "patch") return new ApiError("UNPROCESSABLE", violations);
-  return conflict(`${action} refused: ${violations.map((v) => `${group}.${v}`).join("; ")}`);
+export function violationError(mode: ViolationMode, group: GroupKey, action: string, violations: Issue[]): ApiError {
+  if (mode === "patch") return unprocessable(violations);
+  return conflict(`${action} refused: ${violations.map((v) => `${group}.${issueText(v)}`).join("; ")}`);
 }
 
 /** Loads, changes and saves one group of one offer in the write's transaction. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
-import { ApiError, notFound } from "../../../core/errors.ts";
+import { ApiError, type Issue, notFound, unprocessable } from "../../../core/errors.ts";
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
 import { notBlank } from "../../../core/schemas.ts";
 import { advancedGroup } from "./advanced.ts";
@@ -151,16 +151,16 @@ export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Pr
   const products = spec.products ?? {};
   // An all or collection source is resolved over the mirror: not before the first full sync.
   if (products.source === "all" || products.source === "collection") await assertCatalogMirrored(ctx.db, ctx.shopId);
-  const violations: string[] = [];
+  const violations: Issue[] = [];
   let variants: ResolvedVariant[] = [];
   try {
     variants = await resolveVariants(ctx.db, ctx.shopId, products.variant_ids ?? [], "products.variant_ids");
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "UNPROCESSABLE") throw error;
-    violations.push(...error.messages);
+    violations.push(...error.issues);
   }
   if (products.collection_id !== undefined && !(await collectionExists(ctx.db, ctx.shopId, products.collection_id))) {
-    violations.push("products.collection_id must be a collection of this shop");
+    violations.push({ path: "products.collection_id", message: "must be a collection of this shop" });
   }
   const { rows } = await ctx.db.query<OfferRow>(
     `insert into preorder_offers (shop_id, name, internal_name, status, products_source, products_collection_id,
@@ -189,9 +189,9 @@ export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Pr
   }
   for (const group of OFFER_GROUPS) {
     const found = await applyGroupPatch(offer, group, spec.groups[group.key] ?? {}, { db: ctx.db, shopId: ctx.shopId });
-    violations.push(...found.map((v) => `${group.key}.${v}`));
+    violations.push(...found.map((v) => ({ path: v.path === "" ? group.key : `${group.key}.${v.path}`, message: v.message })));
   }
-  if (violations.length > 0) throw new ApiError("UNPROCESSABLE", violations);
+  if (violations.length > 0) throw unprocessable(violations);
   await saveSettings(ctx.db, offer);
   await addOfferVariants(ctx.db, ctx.shopId, row.id, variants);
   await markOfferChanged(ctx.db, ctx.shopId, row.id);

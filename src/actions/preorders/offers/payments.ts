@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
@@ -84,36 +85,36 @@ export const paymentsGroup = defineGroup({
     return [];
   },
   rules(value, env) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     const balance = value.remaining_balance;
     // Payments rule 1: two toggles, mutually exclusive.
     if (balance.auto_collect && balance.auto_collect_on_fulfillment) {
       violations.push(
         sets(env.patch, "remaining_balance", "auto_collect_on_fulfillment") && !sets(env.patch, "remaining_balance", "auto_collect")
-          ? "remaining_balance.auto_collect_on_fulfillment cannot be true while remaining_balance.auto_collect is true"
-          : "remaining_balance.auto_collect cannot be true while remaining_balance.auto_collect_on_fulfillment is true",
+          ? fieldIssue("remaining_balance.auto_collect_on_fulfillment", "cannot be true while remaining_balance.auto_collect is true")
+          : fieldIssue("remaining_balance.auto_collect", "cannot be true while remaining_balance.auto_collect_on_fulfillment is true"),
       );
     }
     const { type, value: amount } = value.discount;
     if (type === "percentage" || type === "fixed_amount") {
-      if (amount === null) violations.push(`discount.value is required when discount.type is ${type}`);
-      else if (amount <= 0) violations.push("discount.value must be greater than 0");
-      else if (type === "percentage" && amount > 100) violations.push("discount.value must be at most 100");
+      if (amount === null) violations.push(fieldIssue("discount.value", `is required when discount.type is ${type}`));
+      else if (amount <= 0) violations.push(fieldIssue("discount.value", "must be greater than 0"));
+      else if (type === "percentage" && amount > 100) violations.push(fieldIssue("discount.value", "must be at most 100"));
     }
     if (balance.due.type === "on_date" && balance.due.date === null) {
-      violations.push("remaining_balance.due.date is required when remaining_balance.due.type is on_date");
+      violations.push(fieldIssue("remaining_balance.due.date", "is required when remaining_balance.due.type is on_date"));
     }
     if (balance.due.type === "days_after_checkout" && balance.due.days === null) {
-      violations.push("remaining_balance.due.days is required when remaining_balance.due.type is days_after_checkout");
+      violations.push(fieldIssue("remaining_balance.due.days", "is required when remaining_balance.due.type is days_after_checkout"));
     }
-    if (balance.due.type === "on_date" && balance.due.days !== null) violations.push("remaining_balance.due.days is not allowed when remaining_balance.due.type is on_date");
+    if (balance.due.type === "on_date" && balance.due.days !== null) violations.push(fieldIssue("remaining_balance.due.days", "is not allowed when remaining_balance.due.type is on_date"));
     if (balance.due.type === "days_after_checkout" && balance.due.date !== null) {
-      violations.push("remaining_balance.due.date is not allowed when remaining_balance.due.type is days_after_checkout");
+      violations.push(fieldIssue("remaining_balance.due.date", "is not allowed when remaining_balance.due.type is days_after_checkout"));
     }
     // Invariants the option actions keep; checked here too for offers created with options (v1).
-    if (!value.options.some((o) => o.enabled)) violations.push("options must keep at least one option enabled");
+    if (!value.options.some((o) => o.enabled)) violations.push(fieldIssue("options", "must keep at least one option enabled"));
     if (value.options.some((o) => o.type === "deposit" && o.enabled) && !env.offer.get(advancedGroup).use_platform_selling_plan) {
-      violations.push("options cannot enable deposit while advanced.use_platform_selling_plan is false");
+      violations.push(fieldIssue("options", "cannot enable deposit while advanced.use_platform_selling_plan is false"));
     }
     return violations;
   },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
-import { ApiError, conflict } from "../../../core/errors.ts";
+import { type Issue, conflict, invalidField, unprocessable } from "../../../core/errors.ts";
 import { requestOfferResolution } from "../sync/enqueue.ts";
 import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, markOfferChanged, offerParams, requiredLabel } from "./model.ts";
 
@@ -93,10 +93,10 @@ export async function resolveVariants(db: Db, shopId: string, refs: readonly (nu
   const byId = new Map(rows.map((r) => [r.id, r]));
   const found: ResolvedVariant[] = [];
   const seen = new Set<string>();
-  const violations: string[] = [];
+  const violations: Issue[] = [];
   refs.forEach((ref, index) => {
     const variant = byId.get(String(ref)) ?? byLegacy.get(String(ref));
-    if (!variant) violations.push(`${field}.${index} must be a variant of this shop (unknown id ${String(ref)})`);
+    if (!variant) violations.push({ path: `${field}.${index}`, message: `must be a variant of this shop (unknown id ${String(ref)})` });
     else if (!seen.has(variant.id)) {
       seen.add(variant.id);
       found.push(variant);
@@ -104,7 +104,7 @@ export async function resolveVariants(db: Db, shopId: string, refs: readonly (nu
   });
   if (violations.length > 0) {
     await assertCatalogMirrored(db, shopId);
-    throw new ApiError("UNPROCESSABLE", violations);
+    throw unprocessable(violations);
   }
   return found;
 }
@@ -319,7 +319,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
       await assertCatalogMirrored(ctx.db, ctx.shopId);
       if (!(await collectionExists(ctx.db, ctx.shopId, input.collection_id))) {
-        throw new ApiError("UNPROCESSABLE", "collection_id must be a collection of this shop");
+        throw invalidField("collection_id", "must be a collection of this shop");
       }
       return changeSource(ctx, row, {
         source: "collection",
@@ -343,7 +343,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
       requireSource(row, "collection", "set_collection");
       await assertCatalogMirrored(ctx.db, ctx.shopId);
       if (!(await collectionExists(ctx.db, ctx.shopId, input.collection_id))) {
-        throw new ApiError("UNPROCESSABLE", "collection_id must be a collection of this shop");
+        throw invalidField("collection_id", "must be a collection of this shop");
       }
       return changeSource(ctx, row, { ...sourceOf(row), collection_id: input.collection_id });
     },

@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
@@ -60,17 +61,17 @@ export const shippingGroup = defineGroup({
   key: "shipping",
   schema: shippingSchema,
   normalize(next, patch, offer) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     const split = patch.fulfillment?.split;
     // Rule 4: the legacy toggle. false clears both; true needs a type, now or in the same request.
     if (split?.enabled === false) {
       if (split.type !== undefined && split.type !== null) {
-        violations.push("fulfillment.split.type is not allowed when fulfillment.split.enabled is false");
+        violations.push(fieldIssue("fulfillment.split.type", "is not allowed when fulfillment.split.enabled is false"));
       }
       next.fulfillment.split.type = null;
     }
     if (split?.enabled === true && next.fulfillment.split.type === null) {
-      violations.push("fulfillment.split.type is required when fulfillment.split.enabled is true");
+      violations.push(fieldIssue("fulfillment.split.type", "is required when fulfillment.split.enabled is true"));
     }
     next.fulfillment.split.enabled = next.fulfillment.split.type !== null;
     // Switching the delivery type drops what only the other type uses, unless the request sent it.
@@ -83,28 +84,28 @@ export const shippingGroup = defineGroup({
     return violations;
   },
   rules(value, { patch }) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     const { delivery, fulfillment } = value;
     const splitType = fulfillment.split.type;
     // Rules 1 and 2: hold and split (either type) are mutually exclusive.
     if (fulfillment.hold && splitType !== null) {
       violations.push(
         sets(patch, "fulfillment", "hold")
-          ? "fulfillment.hold cannot be true while fulfillment.split is on"
-          : "fulfillment.split.type cannot be set while fulfillment.hold is true",
+          ? fieldIssue("fulfillment.hold", "cannot be true while fulfillment.split is on")
+          : fieldIssue("fulfillment.split.type", "cannot be set while fulfillment.hold is true"),
       );
     }
     // Rule 3: splitting into fulfillments needs asap delivery, now or in the same request.
     if (splitType === "fulfillments" && delivery.type !== "asap") {
       violations.push(
         sets(patch, "delivery", "type")
-          ? "delivery.type must be asap while fulfillment.split.type is fulfillments"
-          : "fulfillment.split.type cannot be fulfillments unless delivery.type is asap",
+          ? fieldIssue("delivery.type", "must be asap while fulfillment.split.type is fulfillments")
+          : fieldIssue("fulfillment.split.type", "cannot be fulfillments unless delivery.type is asap"),
       );
     }
-    if (delivery.type === "on_date" && delivery.date === null) violations.push("delivery.date is required when delivery.type is on_date");
-    if (delivery.type === "on_date" && delivery.days !== null) violations.push("delivery.days is not allowed when delivery.type is on_date");
-    if (delivery.type === "asap" && delivery.date !== null) violations.push("delivery.date is not allowed when delivery.type is asap");
+    if (delivery.type === "on_date" && delivery.date === null) violations.push(fieldIssue("delivery.date", "is required when delivery.type is on_date"));
+    if (delivery.type === "on_date" && delivery.days !== null) violations.push(fieldIssue("delivery.days", "is not allowed when delivery.type is on_date"));
+    if (delivery.type === "asap" && delivery.date !== null) violations.push(fieldIssue("delivery.date", "is not allowed when delivery.type is asap"));
     return violations;
   },
 });

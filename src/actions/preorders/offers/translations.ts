@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { locale } from "../../../core/schemas.ts";
@@ -55,18 +56,18 @@ export const translationsGroup = defineGroup({
     return [];
   },
   rules(value) {
-    const violations: string[] = [];
+    const violations: Issue[] = [];
     value.locales.forEach((loc, index) => {
-      if (loc === value.default_locale) violations.push(`locales.${index} must not be the default_locale (${loc})`);
+      if (loc === value.default_locale) violations.push(fieldIssue(`locales.${index}`, `must not be the default_locale (${loc})`));
     });
     for (const [loc, texts] of Object.entries(value.translations)) {
       if (!value.locales.includes(loc)) {
-        violations.push(`translations.${loc} must be one of the locales: ${value.locales.join(", ") || "(none)"}`);
+        violations.push(fieldIssue(`translations.${loc}`, `must be one of the locales: ${value.locales.join(", ") || "(none)"}`));
         continue;
       }
       for (const field of Object.keys(texts)) {
         if (!(value.fields as string[]).includes(field)) {
-          violations.push(`translations.${loc}.${field} must be one of the fields: ${value.fields.join(", ") || "(none)"}`);
+          violations.push(fieldIssue(`translations.${loc}.${field}`, `must be one of the fields: ${value.fields.join(", ") || "(none)"}`));
         }
       }
     }

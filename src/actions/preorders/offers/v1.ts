@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type ActionContext, defineAction } from "../../../core/action.ts";
-import { ApiError } from "../../../core/errors.ts";
+import { ApiError, type Issue, fieldIssue, issueText, unprocessable } from "../../../core/errors.ts";
 import { hexColor, isoTimestamp, notBlank } from "../../../core/schemas.ts";
 import type { DeepPartial } from "./deep.ts";
 import { type GroupKey, type OfferRow, OfferState, label, longText, platformTag, requiredLabel } from "./model.ts";
@@ -18,8 +18,8 @@ import { widgetGroup } from "./widget.ts";
 /**
  * Legacy v1: `POST /api/v1/external/preorders` with `{ "selling_plan": {...} }` creates the same
  * offer v2 reads. Each v1 field maps onto one setting of a capability group; the v1 rules are
- * checked in v1's words first, then the offer's own rules as for any create. Errors carry the v1
- * field name first (`<field> <message>`): the v1 adapter (src/http/v1.ts) turns them into
+ * checked in v1's words first, then the offer's own rules as for any create. Errors carry issues
+ * whose paths are v1 field names: the v1 adapter (src/http/v1.ts) turns them into
  * `{ "errors": { "<field>": ["<message>"] } }`.
  */
 
@@ -88,32 +88,34 @@ export type SellingPlanInput = z.output<typeof sellingPlanSchema>;
 const EXCLUSIVE_FLAGS = ["split_orders_enabled", "split_fulfillments_enabled", "hold_fulfillments_enabled"] as const;
 
 /** The v1 rules, in v1's field names. */
-function v1Violations(plan: SellingPlanInput): string[] {
-  const violations: string[] = [];
+function v1Violations(plan: SellingPlanInput): Issue[] {
+  const violations: Issue[] = [];
   const on = EXCLUSIVE_FLAGS.filter((flag) => plan[flag] === true);
   if (on.length > 1) {
-    for (const flag of on) violations.push(`${flag} cannot be on together with ${on.filter((f) => f !== flag).join(" or ")}: only one of the split and hold flags can be on`);
+    for (const flag of on) {
+      violations.push(fieldIssue(flag, `cannot be on together with ${on.filter((f) => f !== flag).join(" or ")}: only one of the split and hold flags can be on`));
+    }
   }
-  if (plan.markets_enabled === true && (plan.market_ids?.length ?? 0) === 0) violations.push("market_ids is required when markets_enabled is true");
+  if (plan.markets_enabled === true && (plan.market_ids?.length ?? 0) === 0) violations.push(fieldIssue("market_ids", "is required when markets_enabled is true"));
   if (plan.split_fulfillments_enabled === true && plan.delivery_type === "exact_time") {
-    violations.push("split_fulfillments_enabled needs delivery_type asap");
+    violations.push(fieldIssue("split_fulfillments_enabled", "needs delivery_type asap"));
   }
-  if (plan.delivery_type === "exact_time" && plan.delivery_time === undefined) violations.push("delivery_time is required when delivery_type is exact_time");
-  if (plan.billing_type === "exact_time" && plan.billing_time === undefined) violations.push("billing_time is required when billing_type is exact_time");
-  if (plan.pricing_type === "percentage" && plan.pricing_percentage === undefined) violations.push("pricing_percentage is required when pricing_type is percentage");
+  if (plan.delivery_type === "exact_time" && plan.delivery_time === undefined) violations.push(fieldIssue("delivery_time", "is required when delivery_type is exact_time"));
+  if (plan.billing_type === "exact_time" && plan.billing_time === undefined) violations.push(fieldIssue("billing_time", "is required when billing_type is exact_time"));
+  if (plan.pricing_type === "percentage" && plan.pricing_percentage === undefined) violations.push(fieldIssue("pricing_percentage", "is required when pricing_type is percentage"));
   if (plan.pricing_type === "fixed_amount" && plan.pricing_fixed_amount === undefined) {
-    violations.push("pricing_fixed_amount is required when pricing_type is fixed_amount");
+    violations.push(fieldIssue("pricing_fixed_amount", "is required when pricing_type is fixed_amount"));
   }
   const deposit = plan.billing_checkout_charge_percentage !== undefined && plan.billing_checkout_charge_percentage < 100;
   if (deposit && plan.split_orders_enabled === true) {
-    violations.push("billing_checkout_charge_percentage is not available while split_orders_enabled is true: split orders turn off use_platform_selling_plan, and deposits need it");
+    violations.push(fieldIssue("billing_checkout_charge_percentage", "is not available while split_orders_enabled is true: split orders turn off use_platform_selling_plan, and deposits need it"));
   } else if (deposit && plan.use_platform_selling_plan === false) {
-    violations.push("billing_checkout_charge_percentage is not available while use_platform_selling_plan is false: deposits need it");
+    violations.push(fieldIssue("billing_checkout_charge_percentage", "is not available while use_platform_selling_plan is false: deposits need it"));
   }
   const source = plan.product_variants_source ?? "custom";
-  if (source === "collection" && plan.collection_id === undefined) violations.push("collection_id is required when product_variants_source is collection");
-  if (source !== "collection" && plan.collection_id !== undefined) violations.push("collection_id is not allowed unless product_variants_source is collection");
-  if (source !== "custom" && plan.platform_variant_ids !== undefined) violations.push("platform_variant_ids is not allowed unless product_variants_source is custom");
+  if (source === "collection" && plan.collection_id === undefined) violations.push(fieldIssue("collection_id", "is required when product_variants_source is collection"));
+  if (source !== "collection" && plan.collection_id !== undefined) violations.push(fieldIssue("collection_id", "is not allowed unless product_variants_source is collection"));
+  if (source !== "custom" && plan.platform_variant_ids !== undefined) violations.push(fieldIssue("platform_variant_ids", "is not allowed unless product_variants_source is custom"));
   return violations;
 }
 
@@ -230,12 +232,10 @@ const V1_FIELDS: [string, string][] = [
   ["advanced.use_platform_selling_plan", "use_platform_selling_plan"],
 ];
 
-function toV1Message(message: string): string {
-  const space = message.indexOf(" ");
-  const field = space < 0 ? message : message.slice(0, space);
-  const rest = space < 0 ? "is invalid" : message.slice(space + 1);
-  const match = V1_FIELDS.find(([prefix]) => field === prefix || field.startsWith(`${prefix}.`));
-  return match ? `${match[1]} ${rest}` : `base ${field} ${rest}`;
+/** A v2 issue of the create under the v1 field that set it; one no v1 field set goes to `base`, naming its v2 field. */
+function toV1Issue(issue: Issue): Issue {
+  const match = V1_FIELDS.find(([prefix]) => issue.path === prefix || issue.path.startsWith(`${prefix}.`));
+  return match ? fieldIssue(match[1], issue.message) : fieldIssue("base", issueText(issue));
 }
 
 /** The created plan in v1's fields, read back from the offer as v2 stores it. */
@@ -328,7 +328,7 @@ export const createSellingPlanV1 = defineAction({
   async handler(ctx, { input }) {
     const plan = input.selling_plan;
     const violations = v1Violations(plan);
-    if (violations.length > 0) throw new ApiError("UNPROCESSABLE", violations);
+    if (violations.length > 0) throw unprocessable(violations);
     const products: ProductsCreate = defined({
       source: plan.product_variants_source,
       variant_ids: plan.platform_variant_ids,
@@ -344,7 +344,7 @@ export const createSellingPlanV1 = defineAction({
       });
       return await presentSellingPlan(ctx, row);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "UNPROCESSABLE") throw new ApiError("UNPROCESSABLE", error.messages.map(toV1Message));
+      if (error instanceof ApiError && error.code === "UNPROCESSABLE") throw unprocessable(error.issues.map(toV1Issue));
       throw error;
     }
   },

@@ -1,3 +1,4 @@
+import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { hexColor } from "../../../core/schemas.ts";
@@ -43,10 +44,10 @@ export const widgetGroup = defineGroup({
   key: "widget",
   schema: widgetSchema,
   rules(value) {
-    const violations: string[] = [];
-    if (value.badge.enabled && value.badge.text.trim() === "") violations.push("badge.text must not be empty while badge.enabled is true");
+    const violations: Issue[] = [];
+    if (value.badge.enabled && value.badge.text.trim() === "") violations.push(fieldIssue("badge.text", "must not be empty while badge.enabled is true"));
     if (value.disclaimer.enabled && value.disclaimer.text.trim() === "") {
-      violations.push("disclaimer.text must not be empty while disclaimer.enabled is true");
+      violations.push(fieldIssue("disclaimer.text", "must not be empty while disclaimer.enabled is true"));
     }
     return violations;
   },

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
-import { ApiError } from "../../../core/errors.ts";
+import { invalidField } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
 import { platformGid } from "../orders/model.ts";
@@ -22,7 +22,7 @@ const DESCRIPTIONS: Record<ReportName, string> = {
 
 async function checkMarket(db: Db, shopId: string, marketId: string): Promise<void> {
   const { rowCount } = await db.query("select 1 from markets where shop_id = $1 and id = $2", [shopId, platformGid("Market", marketId)]);
-  if ((rowCount ?? 0) === 0) throw new ApiError("UNPROCESSABLE", "market_id must be one of the shop's markets");
+  if ((rowCount ?? 0) === 0) throw invalidField("market_id", "must be one of the shop's markets");
 }
 
 function exportAction(report: ReportName): AnyAction {
