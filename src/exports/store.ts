@@ -1,6 +1,10 @@
-import { stringify } from "csv-stringify/sync";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { stringify } from "csv-stringify";
+import type pg from "pg";
 import type { Db } from "../core/db.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
+import { ChunkedExportWriter } from "./chunks.ts";
 
 /**
  * Export files of any area, stored in PostgreSQL (`exports`) so every web process can serve
@@ -69,7 +73,7 @@ export interface CsvExportOptions {
   filename: string;
   /** Header names, in order; each row is read by these keys. */
   columns: readonly string[];
-  rows: readonly Record<string, unknown>[];
+  rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>;
 }
 
 function csvCell(value: unknown): string | number | boolean | null {
@@ -79,14 +83,39 @@ function csvCell(value: unknown): string | number | boolean | null {
   return JSON.stringify(value);
 }
 
-/** Writes rows as CSV (csv-stringify, a header line, RFC 4180 quoting) and stores it. */
-export async function saveCsvExport(db: Db, options: CsvExportOptions): Promise<ExportInfo & { rows: number }> {
-  const csv = stringify(
-    options.rows.map((row) => options.columns.map((column) => csvCell(row[column]))),
-    { header: true, columns: [...options.columns], cast: { boolean: (v) => (v ? "true" : "false") } },
-  );
-  const saved = await saveExport(db, { shopId: options.shopId, jobId: options.jobId, filename: options.filename, contentType: CSV_CONTENT_TYPE, body: csv });
-  return { ...saved, rows: options.rows.length };
+/**
+ * Writes rows as CSV (csv-stringify's stream: a header line, RFC 4180 quoting) into the chunked
+ * export store (chunks.ts), as every CSV export is stored: the file is never one string in
+ * memory, and it appears, complete, when the last chunk commits.
+ */
+export async function saveCsvExport(pool: pg.Pool, options: CsvExportOptions): Promise<ExportInfo & { rows: number }> {
+  const writer = await ChunkedExportWriter.open(pool, {
+    shopId: options.shopId,
+    jobId: options.jobId ?? null,
+    filename: options.filename,
+    contentType: CSV_CONTENT_TYPE,
+  });
+  let rows = 0;
+  try {
+    const { columns } = options;
+    await pipeline(
+      Readable.from(options.rows),
+      async function* (source: AsyncIterable<Record<string, unknown>>) {
+        for await (const row of source) {
+          rows++;
+          yield columns.map((column) => csvCell(row[column]));
+        }
+      },
+      stringify({ header: true, columns: [...columns], cast: { boolean: (v) => (v ? "true" : "false") } }),
+      async (csv: AsyncIterable<Buffer>) => {
+        for await (const piece of csv) await writer.write(piece);
+      },
+    );
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  return { ...info(await writer.finish()), rows };
 }
 
 /** The file with its bytes, or undefined when the id is unknown, malformed or of another shop. */
