@@ -1,37 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHUNKS_IN_FLIGHT, CHUNK_SIZE, requestAlertRun } from "../src/actions/back_in_stock/alerts/runs.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { CHUNKS_IN_FLIGHT, CHUNK_SIZE, requestAlertRun } from "../src/back_in_stock/alerts/runs.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { type SmtpSink, startSmtpSink } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const SIGNUPS = 5000;
-let db: TestDatabase;
-let pool: pg.Pool;
-let sink: SmtpSink;
-let dataDir: string;
+const env = useTestEnv({ app: false, shop: false, smtp: { keepRaw: false }, dataDir: true });
 const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  sink = await startSmtpSink({ keepRaw: false });
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on("error", () => undefined);
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "alerts-crash-"));
-});
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  await pool.end();
-  await sink.close();
-  await db.drop();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 /** The service's worker as a child process; resolves once it is running. */
@@ -39,9 +19,9 @@ async function startWorkerProcess(): Promise<{ child: ChildProcess; exited: Prom
   const child = spawn(process.execPath, ["test/fixtures/alerts-worker.ts"], {
     env: {
       ...process.env,
-      DATABASE_URL: db.url,
-      SMTP_URL: sink.url,
-      DATA_DIR: dataDir,
+      DATABASE_URL: env.db.url,
+      SMTP_URL: env.sink.url,
+      DATA_DIR: env.dataDir,
       LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent",
       PLATFORM_API_SECRET: "alerts-crash-test-secret-0123456789",
     },
@@ -59,35 +39,35 @@ async function startWorkerProcess(): Promise<{ child: ChildProcess; exited: Prom
 }
 
 async function scalar(sql: string, values: unknown[]): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(sql, values);
+  const { rows } = await env.pool.query<{ n: number }>(sql, values);
   return rows[0]?.n ?? 0;
 }
 
 describe("a worker killed in the middle of an alert run", () => {
   it("every signup is alerted after a restart, duplicates at most the sends in flight at the kill", { timeout: 180_000 }, async () => {
-    const { shopId } = await createShopWithKey(pool, "Crash Shop");
-    await pool.query("insert into bis_settings (shop_id, settings) values ($1, $2)", [
+    const { shopId } = await createShopWithKey(env.pool, "Crash Shop");
+    await env.pool.query("insert into bis_settings (shop_id, settings) values ($1, $2)", [
       shopId,
       JSON.stringify({ delivery: { batch_multiplier: 100, batch_interval_seconds: 3600 } }),
     ]);
-    await seedVariants(pool, shopId, [{ n: 1, product: 1, available: 0, productTitle: "Crash Tee" }]);
-    await pool.query(
+    await seedVariants(env.pool, shopId, [{ n: 1, product: 1, available: 0, productTitle: "Crash Tee" }]);
+    await env.pool.query(
       `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
        select $1, $2, 'email', 'crash-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
        from generate_series(1, $3) i`,
       [shopId, variantGid(1), SIGNUPS],
     );
     // The restock: 1,000 units x 100 covers all 5,000 in one batch.
-    await pool.query("update inventory_levels set available = 1000, seen_at = now() where shop_id = $1", [shopId]);
-    await requestAlertRun(pool, shopId, variantGid(1), "inventory_webhook");
+    await env.pool.query("update inventory_levels set available = 1000, seen_at = now() where shop_id = $1", [shopId]);
+    await requestAlertRun(env.pool, shopId, variantGid(1), "inventory_webhook");
 
     const first = await startWorkerProcess();
-    await waitFor("a third of the run to reach the sink", async () => (sink.messages.length >= SIGNUPS / 3 ? true : undefined), 60_000);
+    await waitFor("a third of the run to reach the sink", async () => (env.sink.messages.length >= SIGNUPS / 3 ? true : undefined), 60_000);
     first.child.kill("SIGKILL");
     expect(await first.exited).toBeNull();
-    const receivedAtKill = sink.messages.length;
+    const receivedAtKill = env.sink.messages.length;
     // Claimed but not marked: what the killed worker had in flight (its open mark transactions rolled back).
-    const { rows: pending } = await pool.query<{ id: string }>("select id from bis_ledger where shop_id = $1 and status = 'pending'", [shopId]);
+    const { rows: pending } = await env.pool.query<{ id: string }>("select id from bis_ledger where shop_id = $1 and status = 'pending'", [shopId]);
     const sentAtKill = await scalar("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId]);
     expect(receivedAtKill).toBeLessThan(SIGNUPS);
 
@@ -100,9 +80,9 @@ describe("a worker killed in the middle of an alert run", () => {
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
 
-    const distinct = sink.byMessageId.size;
-    const duplicates = sink.messages.length - distinct;
-    const duplicated = [...sink.byMessageId].filter(([, n]) => n > 1).map(([id]) => id);
+    const distinct = env.sink.byMessageId.size;
+    const duplicates = env.sink.messages.length - distinct;
+    const duplicated = [...env.sink.byMessageId].filter(([, n]) => n > 1).map(([id]) => id);
     const pendingIds = new Set(pending.map((r) => `<${r.id}@localhost>`));
     console.log(
       `[alerts crash] killed after ${receivedAtKill} messages received (${sentAtKill} marked sent); ` +

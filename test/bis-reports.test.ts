@@ -4,16 +4,14 @@ import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRow } from "../src/core/jobs.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedOrder, seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const platform = testPlatformRuntime();
-let db: TestDatabase;
-let app: TestApp;
-let shop: { shopId: string; apiKey: string };
+const env = useTestEnv({ shop: "Reports shop" });
 let other: { shopId: string; apiKey: string };
 let ids: string[];
 
@@ -25,24 +23,21 @@ let ids: string[];
  * Order 1001 has 2 x 501 at 20.00 and 1 x 502 at 50.00; 1002 has 1 x 502 at 45.00; 1003 (cancelled) 1 x 501.
  */
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  shop = await createShopWithKey(app.pool, "Reports shop");
-  other = await createShopWithKey(app.pool, "Other shop");
-  await seedVariants(app.pool, shop.shopId, [
+  other = await createShopWithKey(env.app.pool, "Other shop");
+  await seedVariants(env.app.pool, env.shop.shopId, [
     { n: 501, product: 50, price: "20.00", available: 0, productTitle: "Linen Shirt", title: "M" },
     { n: 502, product: 50, price: "50.00", available: 0, productTitle: "Linen Shirt", title: "L" },
     { n: 503, product: 51, price: "10.00", available: 5, productTitle: "Wool Socks" },
   ]);
-  const o1 = await seedOrder(app.pool, shop.shopId, 1001, [
+  const o1 = await seedOrder(env.app.pool, env.shop.shopId, 1001, [
     { variant: 501, quantity: 2, price: "20.00" },
     { variant: 502, quantity: 1, price: "50.00" },
   ]);
-  const o2 = await seedOrder(app.pool, shop.shopId, 1002, [{ variant: 502, quantity: 1, price: "45.00" }]);
-  const o3 = await seedOrder(app.pool, shop.shopId, 1003, [{ variant: 501, quantity: 1, price: "20.00" }], { cancelled: true });
+  const o2 = await seedOrder(env.app.pool, env.shop.shopId, 1002, [{ variant: 502, quantity: 1, price: "45.00" }]);
+  const o3 = await seedOrder(env.app.pool, env.shop.shopId, 1003, [{ variant: 501, quantity: 1, price: "20.00" }], { cancelled: true });
   const converted = (createdAt: string, notifiedAt: string, convertedAt: string, orderId: string) =>
     ({ status: "converted", createdAt, notifiedAt, convertedAt, orderId }) as const;
-  ids = await seedSignups(app.pool, shop.shopId, [
+  ids = await seedSignups(env.app.pool, env.shop.shopId, [
     { variant: 501, product: 50, contact: "a@example.com", createdAt: "2026-01-01T10:00:00Z" },
     { variant: 501, product: 50, contact: "b@example.com", ...converted("2026-01-01T12:00:00Z", "2026-01-05T09:00:00Z", "2026-01-06T09:00:00Z", o1) },
     { variant: 501, product: 50, contact: "+15550000003", channel: "sms", ...converted("2026-01-02T10:00:00Z", "2026-01-05T09:00:00Z", "2026-01-06T10:00:00Z", o1) },
@@ -63,25 +58,20 @@ beforeAll(async () => {
     [1, 501, "signup_thank_you", "email", "sent", "2026-01-01T12:00:00Z"],
   ] as const;
   for (const [signup, variant, stage, channel, status, at] of log) {
-    await app.pool.query(
+    await env.app.pool.query(
       `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason, error, created_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [shop.shopId, ids[signup], variantGid(variant), stage, channel, status, status === "blocked" ? "unsubscribed" : null, status === "failed" ? "SMTP 451" : null, at],
+      [env.shop.shopId, ids[signup], variantGid(variant), stage, channel, status, status === "blocked" ? "unsubscribed" : null, status === "failed" ? "SMTP 451" : null, at],
     );
   }
-  await app.pool.query(
+  await env.app.pool.query(
     "insert into bis_notifications (shop_id, variant_id, stage, channel, status, created_at) values ($1, $2, 'initial', 'email', 'sent', '2026-01-05T09:00:00Z')",
     [other.shopId, variantGid(501)],
   );
 });
 
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
-async function get<T>(path: string, key = shop.apiKey): Promise<T> {
-  const answer = await api(app, "GET", path, { key });
+async function get<T>(path: string, key = env.shop.apiKey): Promise<T> {
+  const answer = await api(env.app, "GET", path, { key });
   expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200);
   return answer.body as T;
 }
@@ -117,7 +107,7 @@ describe("GET /back_in_stock/notifications", () => {
     } while (cursor);
     expect(seen).toHaveLength(8);
     expect(new Set(seen).size).toBe(8);
-    const bad = await api(app, "GET", "/back_in_stock/notifications?status=queued&signup_id=x", { key: shop.apiKey });
+    const bad = await api(env.app, "GET", "/back_in_stock/notifications?status=queued&signup_id=x", { key: env.shop.apiKey });
     expect(bad).toMatchObject({ status: 422, body: { errors: ["signup_id must be a valid signup id", "status must be one of: sent, failed, blocked"] } });
     expect((await get<Page>("/back_in_stock/notifications", other.apiKey)).notifications).toHaveLength(1);
   });
@@ -238,7 +228,7 @@ describe("reports", () => {
       ["/back_in_stock/reports/conversions?variant_id=x", ["variant_id must be a numeric id or a gid://platform/ProductVariant/<id>"]],
     ];
     for (const [path, errors] of cases) {
-      const answer = await api(app, "GET", path, { key: shop.apiKey });
+      const answer = await api(env.app, "GET", path, { key: env.shop.apiKey });
       expect(answer.status, path).toBe(422);
       expect(answer.body, path).toEqual({ errors });
     }
@@ -249,7 +239,7 @@ describe("CSV export", () => {
   let runner: Runner | undefined;
 
   beforeAll(async () => {
-    runner = await startWorker({ pool: app.pool, log: app.log, config: app.config, platform }, { pollInterval: 100, crontab: "" });
+    runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, crontab: "" });
   });
 
   afterAll(async () => {
@@ -257,18 +247,18 @@ describe("CSV export", () => {
   });
 
   async function exported(body: Record<string, unknown>): Promise<{ job: JobRow; csv: string; response: Response }> {
-    const answer = await api(app, "POST", "/back_in_stock/reports/export", { key: shop.apiKey, body });
+    const answer = await api(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     const { job_id: jobId } = answer.body as { job_id: string };
     const job = await waitFor("the export job", async () => {
-      const { rows } = await app.pool.query<JobRow>("select * from jobs where id = $1", [jobId]);
+      const { rows } = await env.app.pool.query<JobRow>("select * from jobs where id = $1", [jobId]);
       const row = rows[0];
       if (row?.status === "failed") throw new Error(`export failed: ${JSON.stringify(row.errors)}`);
       return row?.status === "completed" ? row : undefined;
     });
     const { download_path: path } = job.result as { download_path: string };
     expect(path).toMatch(/^\/api\/v2\/external\/exports\/[0-9a-f-]{36}$/);
-    const response = await fetch(`${app.origin}${path}`, { headers: { "x-auth-token": shop.apiKey } });
+    const response = await fetch(`${env.app.origin}${path}`, { headers: { "x-auth-token": env.shop.apiKey } });
     expect(response.status).toBe(200);
     return { job, csv: await response.text(), response };
   }
@@ -283,15 +273,15 @@ describe("CSV export", () => {
     );
     expect(job.result).toMatchObject({ rows: 1, filename: expect.stringMatching(/\.csv$/) as unknown });
     const path = (job.result as { download_path: string }).download_path.replace("/api/v2/external", "");
-    const foreign = await api(app, "GET", path, { key: other.apiKey });
+    const foreign = await api(env.app, "GET", path, { key: other.apiKey });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ errors: [`Export not found: ${path.split("/").at(-1) ?? ""}`] });
-    expect((await api(app, "GET", "/exports/not-an-id", { key: shop.apiKey })).status).toBe(404);
-    expect((await fetch(`${app.origin}/api/v2/external${path}`)).status).toBe(401);
+    expect((await api(env.app, "GET", "/exports/not-an-id", { key: env.shop.apiKey })).status).toBe(404);
+    expect((await fetch(`${env.app.origin}/api/v2/external${path}`)).status).toBe(401);
 
     // Over MCP the same download is the file's text.
     const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "X-Auth-Token": shop.apiKey } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "X-Auth-Token": env.shop.apiKey } } }));
     try {
       const result = await client.callTool({ name: "exports_download", arguments: { export_id: path.split("/").at(-1) } });
       expect(result.isError).toBeFalsy();
@@ -308,7 +298,7 @@ describe("CSV export", () => {
       "2025-12-29,4,4,0,1,3,2,0",
       "2026-01-05,2,2,0,0,1,1,1",
     ]);
-    await app.pool.query("update products set title = 'Linen Shirt, \"Classic\"' where shop_id = $1 and id = 'gid://platform/Product/50'", [shop.shopId]);
+    await env.app.pool.query("update products set title = 'Linen Shirt, \"Classic\"' where shop_id = $1 and id = 'gid://platform/Product/50'", [env.shop.shopId]);
     const demand = await exported({ report: "products_in_demand", variant_id: 501 });
     expect(demand.csv.trim().split("\n")).toEqual([
       "variant_id,product_id,product_title,variant_title,sku,price,available,signups,waiting,notified,conversions,conversion_rate,demand_value",
@@ -317,7 +307,7 @@ describe("CSV export", () => {
   });
 
   it("validates the export request before queueing anything", async () => {
-    const before = await app.pool.query("select count(*)::int as n from jobs where kind = 'bis_report_export'");
+    const before = await env.app.pool.query("select count(*)::int as n from jobs where kind = 'bis_report_export'");
     const cases: [Record<string, unknown>, string[]][] = [
       [{}, ["report is required"]],
       [{ report: "everything" }, ["report must be one of: summary, signups, notifications, conversions, products_in_demand"]],
@@ -325,11 +315,11 @@ describe("CSV export", () => {
       [{ report: "signups", from: "soon", colour: 1 }, ["from must be an ISO 8601 timestamp", "colour is not allowed"]],
     ];
     for (const [body, errors] of cases) {
-      const answer = await api(app, "POST", "/back_in_stock/reports/export", { key: shop.apiKey, body });
+      const answer = await api(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });
       expect(answer.status, JSON.stringify(body)).toBe(422);
       expect(answer.body, JSON.stringify(body)).toEqual({ errors });
     }
-    const after = await app.pool.query("select count(*)::int as n from jobs where kind = 'bis_report_export'");
+    const after = await env.app.pool.query("select count(*)::int as n from jobs where kind = 'bis_report_export'");
     expect(after.rows).toEqual(before.rows);
   });
 });
@@ -354,8 +344,8 @@ describe("GET /back_in_stock/copilot", () => {
   const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
 
   it("ranks variants to restock by revenue at stake weighted by momentum, and says why", async () => {
-    const copilotShop = await createShopWithKey(app.pool, "Copilot shop");
-    await seedVariants(app.pool, copilotShop.shopId, [
+    const copilotShop = await createShopWithKey(env.app.pool, "Copilot shop");
+    await seedVariants(env.app.pool, copilotShop.shopId, [
       { n: 601, product: 60, price: "100.00", available: 0, productTitle: "Rain Jacket", title: "S" },
       { n: 602, product: 60, price: "20.00", available: 0, productTitle: "Rain Jacket", title: "M" },
       { n: 603, product: 61, price: "1000.00", available: 3, productTitle: "Tent" },
@@ -363,7 +353,7 @@ describe("GET /back_in_stock/copilot", () => {
     ]);
     const many = (n: number, variant: number, product: number, extra: Record<string, unknown>) =>
       Array.from({ length: n }, (_, i) => ({ variant, product, contact: `v${variant}-${typeof extra.status === "string" ? extra.status : "w"}-${i}@example.com`, createdAt: daysAgo(40), ...extra }));
-    await seedSignups(app.pool, copilotShop.shopId, [
+    await seedSignups(env.app.pool, copilotShop.shopId, [
       // 601: 10 waiting, all this week; no history of its own
       ...many(10, 601, 60, { createdAt: daysAgo(2) }),
       // 602: 20 waiting from 20 days ago; 10 alerted before, 5 of them bought
@@ -403,9 +393,9 @@ describe("GET /back_in_stock/copilot", () => {
   });
 
   it("assumes a conversion rate when the shop has no alert history", async () => {
-    const fresh = await createShopWithKey(app.pool, "Fresh shop");
-    await seedVariants(app.pool, fresh.shopId, [{ n: 701, product: 70, price: "30.00", available: 0, productTitle: "Mug" }]);
-    await seedSignups(app.pool, fresh.shopId, [{ variant: 701, product: 70, contact: "m@example.com", createdAt: daysAgo(1) }]);
+    const fresh = await createShopWithKey(env.app.pool, "Fresh shop");
+    await seedVariants(env.app.pool, fresh.shopId, [{ n: 701, product: 70, price: "30.00", available: 0, productTitle: "Mug" }]);
+    await seedSignups(env.app.pool, fresh.shopId, [{ variant: 701, product: 70, contact: "m@example.com", createdAt: daysAgo(1) }]);
     const answer = await get<{ recommendations: Recommendation[] }>("/back_in_stock/copilot", fresh.apiKey);
     expect(answer.recommendations).toEqual([
       expect.objectContaining({ variant_id: variantGid(701), conversion_rate: 0.1, conversion_rate_source: "default", expected_sales: 0.1, score: 6 }),

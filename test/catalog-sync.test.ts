@@ -1,46 +1,29 @@
 import type { Runner } from "graphile-worker";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { type JobRow } from "../src/core/jobs.ts";
 import { createLogger } from "../src/logger.ts";
-import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { createShopWithKey, testConfig } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { testPlatformRuntime } from "./helpers/platform.ts";
+import { testConfig } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const PRODUCTS = 24;
 const VARIANTS_PER_PRODUCT = 3;
 const log = createLogger("silent");
-const platform = testPlatformRuntime();
-let db: TestDatabase;
-let pool: pg.Pool;
-let emulator: Emulator;
-let shopId: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on("error", () => undefined);
-  emulator = await startEmulator({
+const env = useTestEnv({
+  app: false,
+  shop: true,
+  emulator: {
     seed: { products: PRODUCTS, variantsPerProduct: VARIANTS_PER_PRODUCT, locations: 3, markets: 2, collections: 4 },
     throttle: { maximumAvailable: 100_000, restoreRate: 100_000 },
-  });
-  ({ shopId } = await createShopWithKey(pool));
-  await platform.connect(pool, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
-});
-
-afterAll(async () => {
-  await emulator.close();
-  await pool.end();
-  await db.drop();
+  },
+  connect: true,
 });
 
 async function count(table: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from ${table} where shop_id = $1`, [shopId]);
+  const { rows } = await env.pool.query<{ n: number }>(`select count(*)::int as n from ${table} where shop_id = $1`, [env.shopId]);
   return rows[0]?.n ?? 0;
 }
 
@@ -56,7 +39,7 @@ interface AdminVariant {
 
 /** The emulator's own view (numeric ids on its admin routes), in the mirror's gid form. */
 async function adminVariants(): Promise<AdminVariant[]> {
-  const response = await fetch(`${emulator.origin}/admin/variants?limit=1000`);
+  const response = await fetch(`${env.emulator.origin}/admin/variants?limit=1000`);
   const { variants } = (await response.json()) as {
     variants: (Omit<AdminVariant, "inventory_item_id" | "available"> & { inventory_item_id: number; available: { location_id: number; available: number }[] })[];
   };
@@ -68,7 +51,7 @@ async function adminVariants(): Promise<AdminVariant[]> {
 }
 
 async function sync(mode: "full" | "incremental") {
-  return syncCatalog({ pool, client: await platform.clientFor(pool, shopId), shopId, mode, log });
+  return syncCatalog({ pool: env.pool, client: await env.platform.clientFor(env.pool, env.shopId), shopId: env.shopId, mode, log });
 }
 
 describe("catalog mirror", () => {
@@ -83,18 +66,18 @@ describe("catalog mirror", () => {
     // Every variant and every level matches what the platform says.
     const expected = await adminVariants();
     expect(expected).toHaveLength(PRODUCTS * VARIANTS_PER_PRODUCT);
-    const { rows: variants } = await pool.query<{ id: string; legacy_id: string; product_id: string; sku: string | null; inventory_item_id: string }>(
+    const { rows: variants } = await env.pool.query<{ id: string; legacy_id: string; product_id: string; sku: string | null; inventory_item_id: string }>(
       "select id, legacy_id, product_id, sku, inventory_item_id from variants where shop_id = $1 order by legacy_id",
-      [shopId],
+      [env.shopId],
     );
     expect(variants).toEqual(
       [...expected]
         .sort((a, b) => a.legacy_id - b.legacy_id)
         .map((v) => ({ id: v.id, legacy_id: String(v.legacy_id), product_id: v.product_id, sku: v.sku, inventory_item_id: v.inventory_item_id })),
     );
-    const { rows: levels } = await pool.query<{ inventory_item_id: string; location_id: string; available: number }>(
+    const { rows: levels } = await env.pool.query<{ inventory_item_id: string; location_id: string; available: number }>(
       "select inventory_item_id, location_id, available from inventory_levels where shop_id = $1",
-      [shopId],
+      [env.shopId],
     );
     const expectedLevels = expected.flatMap((v) => v.available.map((a) => ({ inventory_item_id: v.inventory_item_id, location_id: a.location_id, available: a.available })));
     const key = (l: { inventory_item_id: string; location_id: string }) => `${l.inventory_item_id}|${l.location_id}`;
@@ -102,9 +85,9 @@ describe("catalog mirror", () => {
   });
 
   it("the account endpoints' tables now come from the mirror", async () => {
-    const { rows } = await pool.query<{ active: boolean }>("select active from locations where shop_id = $1 order by id", [shopId]);
+    const { rows } = await env.pool.query<{ active: boolean }>("select active from locations where shop_id = $1 order by id", [env.shopId]);
     expect(rows.map((r) => r.active)).toEqual([true, true, false]);
-    const { rows: markets } = await pool.query<{ is_primary: boolean; countries: string[] }>("select is_primary, countries from markets where shop_id = $1 order by id", [shopId]);
+    const { rows: markets } = await env.pool.query<{ is_primary: boolean; countries: string[] }>("select is_primary, countries from markets where shop_id = $1 order by id", [env.shopId]);
     expect(markets[0]?.is_primary).toBe(true);
     expect(markets.every((m) => m.countries.length > 0)).toBe(true);
   });
@@ -114,12 +97,12 @@ describe("catalog mirror", () => {
     if (!variant) throw new Error("no variants");
     const level = variant.available[0];
     if (!level) throw new Error("no level");
-    await fetch(`${emulator.origin}/admin/inventory`, {
+    await fetch(`${env.emulator.origin}/admin/inventory`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ variant_id: variant.id, available: level.available + 17, location_id: level.location_id }),
     });
-    await fetch(`${emulator.origin}/admin/products/${encodeURIComponent(variant.product_id)}`, {
+    await fetch(`${env.emulator.origin}/admin/products/${encodeURIComponent(variant.product_id)}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ title: "Changed on the platform" }),
@@ -127,19 +110,19 @@ describe("catalog mirror", () => {
     const result = await sync("incremental");
     // The inventory change also moves its variant's updatedAt; the title change moves its product's.
     expect(result).toMatchObject({ mode: "incremental", products: 1, variants: 1, inventory_levels: 1, deleted: 0 });
-    const { rows } = await pool.query<{ available: number; title: string }>(
+    const { rows } = await env.pool.query<{ available: number; title: string }>(
       `select l.available, p.title from inventory_levels l, products p
        where l.shop_id = $1 and l.inventory_item_id = $2 and l.location_id = $3 and p.shop_id = $1 and p.id = $4`,
-      [shopId, variant.inventory_item_id, level.location_id, variant.product_id],
+      [env.shopId, variant.inventory_item_id, level.location_id, variant.product_id],
     );
     expect(rows[0]).toEqual({ available: level.available + 17, title: "Changed on the platform" });
   });
 
   it("a full sync removes what the platform no longer has", async () => {
-    await pool.query(
+    await env.pool.query(
       `insert into variants (shop_id, id, legacy_id, product_id, title, price, inventory_policy, inventory_item_id, platform_updated_at, seen_at)
        values ($1, 'gid://platform/ProductVariant/999999', 999999, 'gid://platform/Product/1', 'Gone', 1, 'DENY', 'gid://platform/InventoryItem/999999', now(), now() - interval '1 day')`,
-      [shopId],
+      [env.shopId],
     );
     const result = await sync("full");
     expect(result.deleted).toBe(1);
@@ -149,12 +132,12 @@ describe("catalog mirror", () => {
   it("runs as a coalesced job in the worker, visible as a completed job", async () => {
     let runner: Runner | undefined;
     try {
-      const first = await enqueueCatalogSync(pool, shopId, "incremental");
+      const first = await enqueueCatalogSync(env.pool, env.shopId, "incremental");
       expect(first).toBeDefined();
-      expect(await enqueueCatalogSync(pool, shopId, "incremental")).toBeUndefined();
-      runner = await startWorker({ pool, log, config: testConfig(db.url), platform }, { pollInterval: 100, crontab: "" });
+      expect(await enqueueCatalogSync(env.pool, env.shopId, "incremental")).toBeUndefined();
+      runner = await startWorker({ pool: env.pool, log, config: testConfig(env.db.url), platform: env.platform }, { pollInterval: 100, crontab: "" });
       const job = await waitFor("the sync job to complete", async () => {
-        const { rows } = await pool.query<JobRow>("select * from jobs where id = $1", [first?.job_id]);
+        const { rows } = await env.pool.query<JobRow>("select * from jobs where id = $1", [first?.job_id]);
         return rows[0]?.status === "completed" ? rows[0] : undefined;
       });
       expect(job.result).toMatchObject({ mode: "incremental", products: 0, variants: 0 });

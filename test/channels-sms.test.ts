@@ -5,7 +5,6 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import pg from "pg";
 import twilio from "twilio";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChannelError, type Channels, type OutboundMessage, createChannels } from "../src/channels/index.ts";
@@ -14,8 +13,7 @@ import { Dispatcher } from "../src/core/dispatcher.ts";
 import { Registry } from "../src/core/registry.ts";
 import { createHttpServer } from "../src/http/server.ts";
 import { createLogger } from "../src/logger.ts";
-import { createShopWithKey } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const ACCOUNT_SID = `AC${"0123456789abcdef".repeat(2)}`;
 const AUTH_TOKEN = "test-auth-token-9f8e7d6c5b4a";
@@ -236,44 +234,37 @@ describe("text messages without Twilio configuration", () => {
 });
 
 describe("POST /webhooks/twilio/status", () => {
-  let db: TestDatabase;
-  let pool: pg.Pool;
+  // Only the status route, on a registry without actions: the app is this block's own.
+  const env = useTestEnv({ app: false, shop: true, poolSize: 3 });
   let app: FastifyInstance;
   let origin: string;
-  let shopId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 3 });
-    pool.on("error", () => undefined);
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent", PORT: "0" });
+    const { config } = env;
     app = createHttpServer({
-      dispatcher: new Dispatcher({ registry: new Registry([]), pool, config, log }),
-      twilioStatus: { pool, authToken: AUTH_TOKEN, publicUrl: PUBLIC_URL },
+      dispatcher: new Dispatcher({ registry: new Registry([]), pool: env.pool, config, log }),
+      twilioStatus: { pool: env.pool, authToken: AUTH_TOKEN, publicUrl: PUBLIC_URL },
       log,
       bodyLimit: config.BODY_LIMIT_BYTES,
       healthy: async () => true,
     });
     origin = await app.listen({ port: 0, host: "127.0.0.1" });
-    ({ shopId } = await createShopWithKey(pool));
   });
 
   afterAll(async () => {
     await app.close();
-    await pool.end();
-    await db.drop();
   });
 
   async function seedNotification(providerMessageId: string): Promise<void> {
-    await pool.query(
+    await env.pool.query(
       `insert into bis_notifications (shop_id, variant_id, stage, channel, status, provider_message_id)
        values ($1, 'gid://platform/ProductVariant/1', 'initial', 'sms', 'sent', $2)`,
-      [shopId, providerMessageId],
+      [env.shopId, providerMessageId],
     );
   }
 
   async function deliveryStatus(providerMessageId: string): Promise<string | null | undefined> {
-    const { rows } = await pool.query<{ delivery_status: string | null }>(
+    const { rows } = await env.pool.query<{ delivery_status: string | null }>(
       "select delivery_status from bis_notifications where provider_message_id = $1",
       [providerMessageId],
     );

@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -13,15 +12,14 @@ interface CliResult {
   stderr: string;
 }
 
-let db: TestDatabase;
-let pool: pg.Pool;
+const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
 
 /** The CLI as a real child process, on the pinned Node that runs vitest, against this file's database. */
 function cli(...args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url };
-  delete env.LOG_LEVEL;
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
+  delete childEnv.LOG_LEVEL;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv }, (error, stdout, stderr) => {
       const code = error === null ? 0 : error.code;
       if (typeof code !== "number") {
         // Not an exit status: the process could not be spawned or was killed.
@@ -38,7 +36,7 @@ function sha256(text: string): Buffer {
 }
 
 async function insertJob(fields: { shopId: string | null; kind: string; status: string; errors?: unknown[]; createdAt: string }): Promise<string> {
-  const { rows } = await pool.query<{ id: string }>(
+  const { rows } = await env.pool.query<{ id: string }>(
     `insert into jobs (shop_id, kind, status, total, processed, errors, result, attempts, created_at, finished_at)
      values ($1, $2, $3, 10, 4, $4, $5, 2, $6, case when $3 in ('failed', 'completed', 'cancelled') then $6::timestamptz + interval '1 minute' end)
      returning id`,
@@ -50,22 +48,12 @@ async function insertJob(fields: { shopId: string | null; kind: string; status: 
 }
 
 async function workerJobCount(jobId: string): Promise<number> {
-  const { rows } = await pool.query<{ count: string }>(
+  const { rows } = await env.pool.query<{ count: string }>(
     "select count(*) from graphile_worker.jobs where key = 'job:' || $1::text",
     [jobId],
   );
   return Number(rows[0]?.count);
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-});
-
-afterAll(async () => {
-  await pool.end();
-  await db.drop();
-});
 
 describe("cli: usage", () => {
   it("prints usage on stderr with exit 2 for an unknown command", async () => {
@@ -92,11 +80,11 @@ describe("cli: usage", () => {
 
 describe("cli: migrate", () => {
   it("applies nothing new on a migrated database", async () => {
-    const before = await pool.query("select id from app_migrations order by id");
+    const before = await env.pool.query("select id from app_migrations order by id");
     const result = await cli("migrate");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("No migrations to apply: the database is up to date.\n");
-    const after = await pool.query("select id from app_migrations order by id");
+    const after = await env.pool.query("select id from app_migrations order by id");
     expect(after.rows).toEqual(before.rows);
     expect(after.rowCount).toBeGreaterThan(0);
   });
@@ -116,14 +104,14 @@ describe("cli: shops and keys", () => {
     shopId = created.shop_id;
     firstKey = created.api_key;
 
-    const shop = await pool.query<{ name: string }>("select name from shops where id = $1", [shopId]);
+    const shop = await env.pool.query<{ name: string }>("select name from shops where id = $1", [shopId]);
     expect(shop.rows).toEqual([{ name: "CLI Shop" }]);
-    const key = await pool.query<{ shop_id: string; revoked_at: Date | null }>(
+    const key = await env.pool.query<{ shop_id: string; revoked_at: Date | null }>(
       "select shop_id, revoked_at from api_keys where key_hash = $1",
       [sha256(firstKey)],
     );
     expect(key.rows).toEqual([{ shop_id: shopId, revoked_at: null }]);
-    const clear = await pool.query("select 1 from api_keys where position($1 in row_to_json(api_keys)::text) > 0", [firstKey]);
+    const clear = await env.pool.query("select 1 from api_keys where position($1 in row_to_json(api_keys)::text) > 0", [firstKey]);
     expect(clear.rowCount).toBe(0);
   });
 
@@ -133,7 +121,7 @@ describe("cli: shops and keys", () => {
     const created = JSON.parse(result.stdout) as { shop_id: string; api_key: string };
     expect(created.shop_id).toBe(shopId);
     expect(created.api_key).not.toBe(firstKey);
-    const keys = await pool.query<{ key_hash: Buffer }>("select key_hash from api_keys where shop_id = $1 and revoked_at is null", [shopId]);
+    const keys = await env.pool.query<{ key_hash: Buffer }>("select key_hash from api_keys where shop_id = $1 and revoked_at is null", [shopId]);
     expect(keys.rows.map((r) => r.key_hash.toString("hex")).sort()).toEqual(
       [sha256(firstKey).toString("hex"), sha256(created.api_key).toString("hex")].sort(),
     );
@@ -155,7 +143,7 @@ describe("cli: shops and keys", () => {
   });
 
   it("keys list shows ids and dates, never the key or its hash", async () => {
-    const ids = await pool.query<{ id: string; key_hash: Buffer }>("select id, key_hash from api_keys where shop_id = $1", [shopId]);
+    const ids = await env.pool.query<{ id: string; key_hash: Buffer }>("select id, key_hash from api_keys where shop_id = $1", [shopId]);
     const table = await cli("keys", "list", "--shop", shopId);
     expect(table.code).toBe(0);
     expect(table.stdout.split("\n")[0]).toMatch(/^id\s+created_at\s+revoked_at$/);
@@ -176,7 +164,7 @@ describe("cli: shops and keys", () => {
     const result = await cli("keys", "revoke", firstKey);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ revoked: true });
-    const row = await pool.query<{ revoked_at: Date | null }>("select revoked_at from api_keys where key_hash = $1", [sha256(firstKey)]);
+    const row = await env.pool.query<{ revoked_at: Date | null }>("select revoked_at from api_keys where key_hash = $1", [sha256(firstKey)]);
     expect(row.rows[0]?.revoked_at).toBeInstanceOf(Date);
 
     const again = await cli("keys", "revoke", firstKey);
@@ -186,12 +174,12 @@ describe("cli: shops and keys", () => {
   });
 
   it("keys revoke by id sets revoked_at; an unknown id exits 1", async () => {
-    const live = await pool.query<{ id: string }>("select id from api_keys where shop_id = $1 and revoked_at is null", [shopId]);
+    const live = await env.pool.query<{ id: string }>("select id from api_keys where shop_id = $1 and revoked_at is null", [shopId]);
     const id = live.rows[0]?.id;
     expect(live.rowCount).toBe(1);
     const result = await cli("keys", "revoke", String(id));
     expect(result.code).toBe(0);
-    const row = await pool.query<{ revoked_at: Date | null }>("select revoked_at from api_keys where id = $1", [id]);
+    const row = await env.pool.query<{ revoked_at: Date | null }>("select revoked_at from api_keys where id = $1", [id]);
     expect(row.rows[0]?.revoked_at).toBeInstanceOf(Date);
 
     const unknown = await cli("keys", "revoke", "00000000-0000-4000-8000-000000000000");
@@ -207,7 +195,7 @@ describe("cli: jobs", () => {
   let completedId: string;
 
   beforeAll(async () => {
-    const shop = await pool.query<{ id: string }>("insert into shops (name) values ('Jobs Shop') returning id");
+    const shop = await env.pool.query<{ id: string }>("insert into shops (name) values ('Jobs Shop') returning id");
     shopId = String(shop.rows[0]?.id);
     failedId = await insertJob({
       shopId,
@@ -300,7 +288,7 @@ describe("cli: jobs", () => {
     const result = await cli("jobs", "retry", failedId);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ job_id: failedId, status: "queued" });
-    const row = await pool.query<{ status: string; attempts: number; finished_at: Date | null }>(
+    const row = await env.pool.query<{ status: string; attempts: number; finished_at: Date | null }>(
       "select status, attempts, finished_at from jobs where id = $1",
       [failedId],
     );
@@ -315,7 +303,7 @@ describe("cli: jobs", () => {
       `error: Job ${queuedId} is queued: only a failed, cancelled or completed job can be retried\n`,
     );
     expect(await workerJobCount(queuedId)).toBe(0);
-    const row = await pool.query<{ status: string }>("select status from jobs where id = $1", [queuedId]);
+    const row = await env.pool.query<{ status: string }>("select status from jobs where id = $1", [queuedId]);
     expect(row.rows[0]?.status).toBe("queued");
   });
 });

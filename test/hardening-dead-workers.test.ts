@@ -1,33 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
 import { reapDeadWorkers } from "../src/runtime/worker-reaper.ts";
-import { createShopWithKey } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 // Small thresholds so a dead worker is noticed in seconds, not the default minute.
 const HEARTBEAT_SECONDS = 1;
 const DEAD_AFTER_SECONDS = 3;
 
-let db: TestDatabase;
-let pool: pg.Pool;
-let shopId: string;
+const env = useTestEnv({ app: false, shop: "Dead Worker Shop" });
 const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on("error", () => undefined);
-  ({ shopId } = await createShopWithKey(pool, "Dead Worker Shop"));
-});
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await pool.end();
-  await db.drop();
 });
 
 interface WorkerLock {
@@ -39,7 +26,7 @@ interface WorkerLock {
 }
 
 async function workerJob(appJobId: string): Promise<WorkerLock | undefined> {
-  const { rows } = await pool.query<WorkerLock>(
+  const { rows } = await env.pool.query<WorkerLock>(
     "select id, attempts, max_attempts, last_error, locked_by from graphile_worker.jobs where key = $1",
     [`job:${appJobId}`],
   );
@@ -47,7 +34,7 @@ async function workerJob(appJobId: string): Promise<WorkerLock | undefined> {
 }
 
 async function appJob(id: string): Promise<JobRow> {
-  const { rows } = await pool.query<JobRow>("select * from jobs where id = $1", [id]);
+  const { rows } = await env.pool.query<JobRow>("select * from jobs where id = $1", [id]);
   if (!rows[0]) throw new Error(`no job ${id}`);
   return rows[0];
 }
@@ -61,7 +48,7 @@ async function startWorkerProcess(slowJobMs: number): Promise<{ child: ChildProc
   const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
     env: {
       ...process.env,
-      DATABASE_URL: db.url,
+      DATABASE_URL: env.db.url,
       LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent",
       SLOW_JOB_MS: String(slowJobMs),
       WORKER_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
@@ -83,7 +70,7 @@ async function startWorkerProcess(slowJobMs: number): Promise<{ child: ChildProc
 describe("a worker killed while it runs a job", () => {
   it("its job is unlocked once its heartbeat is older than the threshold, then completed by another worker", { timeout: 90_000 }, async () => {
     const first = await startWorkerProcess(600_000);
-    const { job_id: jobId } = await enqueueJob(pool, { shopId, kind: "test.slow", maxAttempts: 3 });
+    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, kind: "test.slow", maxAttempts: 3 });
     await waitFor("the slow job to start", async () => {
       const job = await appJob(jobId);
       return job.status === "running" && job.processed === 1 ? job : undefined;
@@ -101,7 +88,7 @@ describe("a worker killed while it runs a job", () => {
       "the killed worker's job to be completed",
       async () => {
         if ((await appJob(jobId)).status === "completed") return true;
-        await pool.query("select graphile_worker.add_job('worker_reap', '{}', job_key := 'test_worker_reap', job_key_mode := 'preserve_run_at')");
+        await env.pool.query("select graphile_worker.add_job('worker_reap', '{}', job_key := 'test_worker_reap', job_key_mode := 'preserve_run_at')");
         return undefined;
       },
       30_000,
@@ -112,14 +99,14 @@ describe("a worker killed while it runs a job", () => {
     expect(job).toMatchObject({ status: "completed", result: { slept_ms: 100 }, attempts: 2 });
     expect(job.errors).toEqual([expect.objectContaining({ attempt: 1, message: expect.stringMatching(/stopped responding/) as unknown })]);
     expect(await workerJob(jobId)).toBeUndefined();
-    const { rows: beats } = await pool.query<{ worker_id: string; pid: number }>("select worker_id, pid from worker_heartbeats");
+    const { rows: beats } = await env.pool.query<{ worker_id: string; pid: number }>("select worker_id, pid from worker_heartbeats");
     expect(beats.map((b) => b.worker_id)).not.toContain(deadLock);
     expect(beats.map((b) => b.pid)).toEqual([second.child.pid]);
 
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
     // A clean stop takes its own heartbeat away.
-    expect((await pool.query("select 1 from worker_heartbeats")).rowCount).toBe(0);
+    expect((await env.pool.query("select 1 from worker_heartbeats")).rowCount).toBe(0);
   });
 });
 
@@ -127,9 +114,9 @@ describe("reapDeadWorkers", () => {
   /** An app job whose graphile-worker job is locked by `lockedBy` since `lockedAgo` on its `attempts`th run. */
   async function lockedJob(lockedBy: string, lockedAgo: string, attempts: number, maxAttempts: number): Promise<string> {
     // A kind no worker runs: only the reaper touches these.
-    const { job_id: jobId } = await enqueueJob(pool, { shopId, kind: "test.no_worker", maxAttempts });
-    await pool.query("update jobs set status = 'running', attempts = $2, started_at = now() where id = $1", [jobId, attempts]);
-    await pool.query(
+    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, kind: "test.no_worker", maxAttempts });
+    await env.pool.query("update jobs set status = 'running', attempts = $2, started_at = now() where id = $1", [jobId, attempts]);
+    await env.pool.query(
       `update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::interval, attempts = $4
        where key = $1`,
       [`job:${jobId}`, lockedBy, lockedAgo, attempts],
@@ -138,14 +125,14 @@ describe("reapDeadWorkers", () => {
   }
 
   async function beat(workerId: string, ago: string): Promise<void> {
-    await pool.query(
+    await env.pool.query(
       "insert into worker_heartbeats (worker_id, pid, hostname, last_seen_at) values ($1, 1, 'test', now() - $2::interval)",
       [workerId, ago],
     );
   }
 
   it("frees only the jobs of silent workers and of lock holders that never beat, and settles their app jobs", async () => {
-    await pool.query("delete from worker_heartbeats");
+    await env.pool.query("delete from worker_heartbeats");
     await beat("pool-live", "1 second");
     await beat("pool-dead", "2 minutes");
     const live = await lockedJob("pool-live", "1 hour", 1, 3); // a long job of a live worker
@@ -154,7 +141,7 @@ describe("reapDeadWorkers", () => {
     const neverBeatOld = await lockedJob("pool-never-beat", "2 minutes", 1, 5);
     const neverBeatNew = await lockedJob("pool-just-started", "5 seconds", 1, 5);
 
-    const reaped = await reapDeadWorkers(pool, 60);
+    const reaped = await reapDeadWorkers(env.pool, 60);
     expect(new Set(reaped.workerIds)).toEqual(new Set(["pool-dead", "pool-never-beat"]));
     expect(reaped.jobs).toBe(3);
 
@@ -173,11 +160,11 @@ describe("reapDeadWorkers", () => {
     expect(await workerJob(deadLast)).toMatchObject({ locked_by: null, attempts: 3, last_error: expect.stringMatching(/stopped responding/) as unknown });
     expect(await appJob(deadLast)).toMatchObject({ status: "failed", finished_at: expect.any(Date) as unknown });
 
-    const { rows } = await pool.query<{ worker_id: string }>("select worker_id from worker_heartbeats");
+    const { rows } = await env.pool.query<{ worker_id: string }>("select worker_id from worker_heartbeats");
     expect(rows.map((r) => r.worker_id)).toEqual(["pool-live"]);
 
     // Nothing left to do: a second pass frees nothing and records nothing twice.
-    expect(await reapDeadWorkers(pool, 60)).toEqual({ workerIds: [], jobs: 0 });
+    expect(await reapDeadWorkers(env.pool, 60)).toEqual({ workerIds: [], jobs: 0 });
     expect((await appJob(dead)).errors).toHaveLength(1);
   });
 });

@@ -1,25 +1,19 @@
 import { connect } from "node:net";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistry } from "../src/actions/index.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createHttpServer } from "../src/http/server.ts";
-import { createLogger } from "../src/logger.ts";
-import { testConfig } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let pool: pg.Pool;
+// The service's own HTTP server (with its request timeout), not the test app's.
+const env = useTestEnv({ app: false, shop: false, poolSize: 2, config: { REQUEST_TIMEOUT_MS: "500" } });
 let http: ReturnType<typeof createHttpServer>;
 let port: number;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const config = testConfig(db.url, { REQUEST_TIMEOUT_MS: "500" });
-  const log = createLogger(config.LOG_LEVEL);
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const { config, log } = env;
   http = createHttpServer({
-    dispatcher: new Dispatcher({ registry: createRegistry(), pool, config, log }),
+    dispatcher: new Dispatcher({ registry: createRegistry(), pool: env.pool, config, log }),
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -30,8 +24,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await http.close();
-  await pool.end();
-  await db.drop();
 });
 
 interface RawAnswer {

@@ -2,15 +2,15 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Renderer } from "../src/actions/back_in_stock/alerts/render.ts";
-import { unsubscribeUrl } from "../src/actions/back_in_stock/signups/unsubscribe-link.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Renderer } from "../src/back_in_stock/templates/render.ts";
+import { unsubscribeUrl } from "../src/back_in_stock/signups/unsubscribe-link.ts";
 import { createOutboxEmailSender } from "../src/channels/email-outbox.ts";
 import { signWebhook } from "../src/platform/webhooks.ts";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { createShopWithKey } from "./helpers/app.ts";
 import { seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 /**
  * Inbound endpoints under attack: replayed or re-addressed platform webhooks, bodies PostgreSQL
@@ -21,24 +21,16 @@ const DOMAIN_A = "inbound-a.platform.local";
 const DOMAIN_C = "inbound-c.platform.local";
 const TRICKY_TITLE = `<script>alert("x")</script> & 'Tee'`;
 
-let db: TestDatabase;
-let app: TestApp;
+const env = useTestEnv({ shop: false });
 let shopA: string;
 let shopC: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ shopId: shopA } = await createShopWithKey(app.pool, "Shop A"));
-  ({ shopId: shopC } = await createShopWithKey(app.pool, "Shop C"));
-  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopA, DOMAIN_A]);
-  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopC, DOMAIN_C]);
-  await seedVariants(app.pool, shopA, [{ n: 301, product: 30, productTitle: TRICKY_TITLE, title: "M" }]);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
+  ({ shopId: shopA } = await createShopWithKey(env.app.pool, "Shop A"));
+  ({ shopId: shopC } = await createShopWithKey(env.app.pool, "Shop C"));
+  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shopA, DOMAIN_A]);
+  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shopC, DOMAIN_C]);
+  await seedVariants(env.app.pool, shopA, [{ n: 301, product: 30, productTitle: TRICKY_TITLE, title: "M" }]);
 });
 
 interface Delivery {
@@ -65,7 +57,7 @@ function delivery(topic: string, payload: unknown, overrides: Record<string, str
 }
 
 async function send(d: Delivery): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
+  const response = await fetch(`${env.app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
   return { status: response.status, body: await response.json() };
 }
 
@@ -84,7 +76,7 @@ function order(): Record<string, unknown> {
 }
 
 async function deliveries(shopId: string, webhookIds: string[]): Promise<number> {
-  const { rows } = await app.pool.query<{ n: number }>(
+  const { rows } = await env.app.pool.query<{ n: number }>(
     "select count(*)::int as n from webhook_deliveries where shop_id = $1 and webhook_id = any($2::text[])",
     [shopId, webhookIds],
   );
@@ -130,7 +122,7 @@ describe("platform webhook replay", () => {
       const replay = delivery(topic, payload, { "x-platform-shop-domain": DOMAIN_C });
       expect(await send(replay), topic).toEqual({ status: 401, body: { errors: ["Webhook payload belongs to another shop"] } });
     }
-    const { rows } = await app.pool.query("select 1 from webhook_deliveries where shop_id = $1", [shopC]);
+    const { rows } = await env.app.pool.query("select 1 from webhook_deliveries where shop_id = $1", [shopC]);
     expect(rows).toHaveLength(0);
   });
 
@@ -185,12 +177,12 @@ describe("platform webhook bodies PostgreSQL cannot store", () => {
 });
 
 async function signupStatus(id: string): Promise<string | undefined> {
-  const { rows } = await app.pool.query<{ status: string }>("select status from bis_signups where id = $1", [id]);
+  const { rows } = await env.app.pool.query<{ status: string }>("select status from bis_signups where id = $1", [id]);
   return rows[0]?.status;
 }
 
 async function newSignup(contact: string): Promise<string> {
-  const [id] = await seedSignups(app.pool, shopA, [{ variant: 301, product: 30, contact, createdAt: new Date().toISOString() }]);
+  const [id] = await seedSignups(env.app.pool, shopA, [{ variant: 301, product: 30, contact, createdAt: new Date().toISOString() }]);
   if (!id) throw new Error("no signup");
   return id;
 }
@@ -201,7 +193,7 @@ const formPost = (url: string, body: string) =>
 describe("unsubscribe link", () => {
   it("GET shows a confirmation form and leaves the signup subscribed; the form's POST unsubscribes", async () => {
     const id = await newSignup("scanner@example.com");
-    const url = unsubscribeUrl(app.origin, TEST_WEBHOOK_SECRET, id);
+    const url = unsubscribeUrl(env.app.origin, TEST_WEBHOOK_SECRET, id);
     for (let i = 0; i < 2; i++) {
       const page = await fetch(url);
       expect(page.status).toBe(200);
@@ -227,14 +219,14 @@ describe("unsubscribe link", () => {
 
   it("a one-click POST (RFC 8058) unsubscribes", async () => {
     const id = await newSignup("one-click@example.com");
-    const answer = await formPost(unsubscribeUrl(app.origin, TEST_WEBHOOK_SECRET, id), "List-Unsubscribe=One-Click");
+    const answer = await formPost(unsubscribeUrl(env.app.origin, TEST_WEBHOOK_SECRET, id), "List-Unsubscribe=One-Click");
     expect(answer.status).toBe(200);
     expect(await signupStatus(id)).toBe("unsubscribed");
   });
 
   it("a forged link answers an error page on GET and POST and changes nothing", async () => {
     const id = await newSignup("forged@example.com");
-    const forged = unsubscribeUrl(app.origin, "another-secret-0123456789", id);
+    const forged = unsubscribeUrl(env.app.origin, "another-secret-0123456789", id);
     for (const answer of [await fetch(forged), await formPost(forged, "List-Unsubscribe=One-Click")]) {
       expect(answer.status).toBe(403);
       expect(await answer.text()).not.toContain("<form");
@@ -246,7 +238,7 @@ describe("unsubscribe link", () => {
     const id = await newSignup("headers@example.com");
     const renderer = new Renderer(
       { id: shopA, name: "Shop A", url: `https://${DOMAIN_A}`, defaultLocale: "en" },
-      { publicBaseUrl: app.origin, unsubscribeSecret: TEST_WEBHOOK_SECRET, emailFrom: "Demo <no-reply@localhost>" },
+      { publicBaseUrl: env.app.origin, unsubscribeSecret: TEST_WEBHOOK_SECRET, emailFrom: "Demo <no-reply@localhost>" },
     );
     const recipient = {
       ledgerId: "ledger-inbound-1",
@@ -258,7 +250,7 @@ describe("unsubscribe link", () => {
       firstName: "Ada",
       variantId: variantGid(301),
     };
-    await renderer.prepare(app.pool, [recipient]);
+    await renderer.prepare(env.app.pool, [recipient]);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "inbound-outbox-"));
     const sender = createOutboxEmailSender({ dir, from: "Demo <no-reply@localhost>" });
     try {
@@ -266,7 +258,7 @@ describe("unsubscribe link", () => {
       const raw = await fs.readFile(path.join(dir, "ledger-inbound-1.eml"), "utf8");
       const head = (raw.split(/\r?\n\r?\n/)[0] ?? "").replace(/\r?\n[ \t]+/g, " ");
       const value = (name: string) => new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1]?.trim();
-      const link = unsubscribeUrl(app.origin, TEST_WEBHOOK_SECRET, id);
+      const link = unsubscribeUrl(env.app.origin, TEST_WEBHOOK_SECRET, id);
       expect(value("List-Unsubscribe")).toBe(`<${link}>`);
       expect(value("List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
       expect((await formPost(link, "List-Unsubscribe=One-Click")).status).toBe(200);

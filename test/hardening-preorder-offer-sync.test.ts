@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, offerCall } from "./helpers/offers.ts";
-import { type SyncEnv, mirrorVariants, startSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-let env: SyncEnv;
+const env = useSyncEnv({ products: 8, variantsPerProduct: 2, locations: 1, markets: 1, collections: 2 });
 type MirrorVariant = Awaited<ReturnType<typeof mirrorVariants>>[number];
 let mirror: MirrorVariant[];
 
 beforeAll(async () => {
-  env = await startSyncEnv({ products: 8, variantsPerProduct: 2, locations: 1, markets: 1, collections: 2 });
   mirror = await mirrorVariants(env);
   await env.startWorker();
-});
-
-afterAll(async () => {
-  await env.close();
 });
 
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);

@@ -1,18 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Runner } from "graphile-worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../src/logger.ts";
-import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { testPlatformRuntime } from "./helpers/platform.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let runner: Runner;
-let shopId: string;
-let key: string;
+const env = useTestEnv({ shop: "Report Hardening Shop", worker: true });
 let offerId: string;
 
 const REPORTS = ["by_offer", "balance_collection"] as const;
@@ -31,12 +23,12 @@ interface SeededOrder {
 
 /** One preorder order with one line on the offer, written straight into the order tables. */
 async function seedOrder(o: SeededOrder): Promise<void> {
-  const { rows } = await app.pool.query<{ id: string }>(
+  const { rows } = await env.app.pool.query<{ id: string }>(
     `insert into preorder_orders (shop_id, platform_order_id, name, currency, total_price, total_outstanding, balance_amount, financial_status,
                                   platform_cancelled_at, cancelled_at, platform_created_at, platform_updated_at)
      values ($1, $2, $3, 'USD', $4, $5, $6, $7, $8, $9, $10, $10) returning id`,
     [
-      shopId,
+      env.shopId,
       `gid://platform/Order/${randomUUID()}`,
       `#${randomUUID().slice(0, 6)}`,
       o.quantity * o.price,
@@ -48,35 +40,31 @@ async function seedOrder(o: SeededOrder): Promise<void> {
       o.createdAt,
     ],
   );
-  await app.pool.query(
+  await env.app.pool.query(
     `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
      values ($1, $2, '1', 'gid://platform/ProductVariant/1', 'gid://platform/Product/1', $3, $4, 'gid://platform/SellingPlan/7', $5)`,
-    [rows[0]?.id, shopId, o.quantity, o.price, offerId],
+    [rows[0]?.id, env.shopId, o.quantity, o.price, offerId],
   );
 }
 
 async function exportCsv(report: string, body: unknown): Promise<string> {
-  const answer = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body });
+  const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body });
   expect(answer.status).toBe(202);
   const { status_url: statusUrl } = answer.body as { status_url: string };
   const job = await waitFor("the export job to finish", async () => {
-    const j = (await api(app, "GET", statusUrl.replace("/api/v2/external", ""), { key })).body as { status: string; errors: unknown[]; result: { download_path: string } };
+    const j = (await api(env.app, "GET", statusUrl.replace("/api/v2/external", ""), { key: env.key })).body as { status: string; errors: unknown[]; result: { download_path: string } };
     return ["completed", "failed", "cancelled"].includes(j.status) ? j : undefined;
   });
   expect(job).toMatchObject({ status: "completed", errors: [] });
-  const response = await fetch(`${app.origin}${job.result.download_path}`, { headers: { "x-auth-token": key } });
+  const response = await fetch(`${env.app.origin}${job.result.download_path}`, { headers: { "x-auth-token": env.key } });
   expect(response.status).toBe(200);
   return response.text();
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ shopId, apiKey: key } = await createShopWithKey(app.pool, "Report Hardening Shop"));
-  runner = await startWorker({ pool: app.pool, log: createLogger("silent"), config: app.config, platform: testPlatformRuntime() }, { pollInterval: 100, crontab: "" });
-  const { rows } = await app.pool.query<{ id: string }>(
+  const { rows } = await env.app.pool.query<{ id: string }>(
     "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, 'Offer', 'Offer', 'gid://platform/SellingPlan/7') returning id",
-    [shopId],
+    [env.shopId],
   );
   offerId = rows[0]?.id ?? "";
   // September: one live deposit order (balance 30 of 50 still due), one paid order, one cancelled
@@ -88,45 +76,39 @@ beforeAll(async () => {
   await seedOrder({ createdAt: "2026-09-05T10:00:00Z", quantity: 3, price: 40, financialStatus: "refunded" });
 });
 
-afterAll(async () => {
-  await runner.stop();
-  await app.close();
-  await db.drop();
-});
-
 describe("report export bodies", () => {
   it.each(REPORTS)("%s: an invalid from beside a valid to is 422 naming from (was 500)", async (report) => {
-    const answer = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body: { from: "not-a-date", to: "2027-01-01" } });
+    const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "not-a-date", to: "2027-01-01" } });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["from must be an ISO 8601 date or timestamp"] } });
-    const alone = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body: { from: "not-a-date" } });
+    const alone = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "not-a-date" } });
     expect(alone.body).toEqual(answer.body);
-    const badTo = await api(app, "POST", `/preorders/reports/${report}/export`, { key, body: { from: "2026-01-01", to: "2027-13-01" } });
+    const badTo = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "2026-01-01", to: "2027-13-01" } });
     expect(badTo).toMatchObject({ status: 422, body: { errors: ["to must be an ISO 8601 date or timestamp"] } });
   });
 
   it.each([1.5, "2", true, null])("page and per_page must be JSON integers: %j is 422", async (value) => {
-    const answer = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { page: value, per_page: value } });
+    const answer = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: value, per_page: value } });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["page must be an integer", "per_page must be an integer"] } });
   });
 
   it("takes bounds at the ends of PostgreSQL's calendar (year 10000 was sent as +010000, year 0 accepted)", async () => {
     expect(await exportCsv("by_offer", { to: "9999-12-31", granularity: "month", metrics: ["orders"] })).toContain("2026-09-01");
-    const list = await api(app, "GET", "/preorders/orders?created_to=9999-12-31T23:59:59.999Z", { key });
+    const list = await api(env.app, "GET", "/preorders/orders?created_to=9999-12-31T23:59:59.999Z", { key: env.key });
     expect(list).toMatchObject({ status: 200, body: { total: 5 } });
-    const yearZero = await api(app, "GET", "/preorders/orders?created_from=0000-06-01", { key });
+    const yearZero = await api(env.app, "GET", "/preorders/orders?created_from=0000-06-01", { key: env.key });
     expect(yearZero).toMatchObject({ status: 422, body: { errors: ["created_from must be an ISO 8601 date or timestamp"] } });
-    const beforeYearOne = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "0001-01-01T00:30:00+01:00" } });
+    const beforeYearOne = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "0001-01-01T00:30:00+01:00" } });
     expect(beforeYearOne).toMatchObject({ status: 422, body: { errors: ["from must be an ISO 8601 date or timestamp"] } });
   });
 
   it("compares the bounds as instants, whatever their precision", async () => {
     // The exclusive end of 9999-12-31 is in year 10000, which a text comparison put before any from.
-    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "2026-01-01", to: "9999-12-31" } })).status).toBe(202);
+    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-01-01", to: "9999-12-31" } })).status).toBe(202);
     // Half a second inside the day of from: not before it.
-    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "2026-10-01", to: "2026-10-01T00:00:00.499Z" } })).status).toBe(202);
-    const backwards = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { from: "2026-10-01T00:00:00.500Z", to: "2026-10-01T00:00:00.499Z" } });
+    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01", to: "2026-10-01T00:00:00.499Z" } })).status).toBe(202);
+    const backwards = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01T00:00:00.500Z", to: "2026-10-01T00:00:00.499Z" } });
     expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must not be before from"] } });
-    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { page: 2, per_page: 10 } })).status).toBe(202);
+    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: 2, per_page: 10 } })).status).toBe(202);
   });
 });
 

@@ -1,29 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, readdirSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createShopWithKey } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let dataDir: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "hardening-process-"));
-});
-
-afterAll(async () => {
-  await db.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const env = useTestEnv({ app: false, shop: false, dataDir: true });
 
 /** A port nobody listens on right now. */
 async function freePort(): Promise<number> {
@@ -82,8 +68,8 @@ function cmdline(pid: number): string {
 function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
+    DATABASE_URL: env.db.url,
+    DATA_DIR: env.dataDir,
     HOST: "127.0.0.1",
     LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent",
     ...extra,
@@ -152,7 +138,7 @@ describe("SIGTERM to the npm script's pid", () => {
 
 describe("MCP over stdio", () => {
   it("exits 0 once its client closes stdin", async () => {
-    const admin = new pg.Pool({ connectionString: db.url, max: 1 });
+    const admin = new pg.Pool({ connectionString: env.db.url, max: 1 });
     const { apiKey } = await createShopWithKey(admin);
     await admin.end();
     const child = spawn(process.execPath, ["src/mcp/stdio.ts"], {

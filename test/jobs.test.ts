@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import type { Runner } from "graphile-worker";
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { help } from "../src/actions/discovery/help.ts";
@@ -11,10 +10,10 @@ import { jobTask } from "../src/core/job-task.ts";
 import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, api, createShopWithKey, startTestApp, testConfig } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { api, testConfig } from "./helpers/app.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 /** A write that enqueues a job, then either commits or refuses (409) after enqueuing. */
 const enqueueThenMaybeRefuse = defineAction({
@@ -32,52 +31,36 @@ const enqueueThenMaybeRefuse = defineAction({
   },
 });
 
-let db: TestDatabase;
-let app: TestApp;
-let pool: pg.Pool;
-let origin: string;
-let key: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url, {}, { actions: [help, getJob, enqueueThenMaybeRefuse] });
-  ({ pool, origin } = app);
-  ({ apiKey: key } = await createShopWithKey(pool));
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
+const env = useTestEnv({ actions: [help, getJob, enqueueThenMaybeRefuse] });
 
 async function jobRow(id: string): Promise<JobRow | undefined> {
-  return (await pool.query<JobRow>("select * from jobs where id = $1", [id])).rows[0];
+  return (await env.pool.query<JobRow>("select * from jobs where id = $1", [id])).rows[0];
 }
 
 async function workerJobCount(jobId: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where key = $1", [`job:${jobId}`]);
+  const { rows } = await env.pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where key = $1", [`job:${jobId}`]);
   return rows[0]?.n ?? 0;
 }
 
 describe("jobs enqueued with a write", () => {
   it("a committed write keeps its job, queued in graphile-worker, visible at its status_url", async () => {
-    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.never_run" } });
+    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run" } });
     expect(answer.status).toBe(202);
     const handle = answer.body as { job_id: string; status_url: string };
     expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
     expect(await workerJobCount(handle.job_id)).toBe(1);
-    const status = await api({ origin }, "GET", `/jobs/${handle.job_id}`, { key });
+    const status = await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ id: handle.job_id, kind: "test.never_run", status: "queued", processed: 0, errors: [] });
   });
 
   it("a write that enqueues and then rolls back leaves no job anywhere", async () => {
-    const before = await pool.query<{ jobs: number; worker: number }>(
+    const before = await env.pool.query<{ jobs: number; worker: number }>(
       "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",
     );
-    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.never_run", refuse: true } });
+    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run", refuse: true } });
     expect(answer.status).toBe(409);
-    const after = await pool.query<{ jobs: number; worker: number }>(
+    const after = await env.pool.query<{ jobs: number; worker: number }>(
       "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",
     );
     expect(after.rows[0]).toEqual(before.rows[0]);
@@ -89,8 +72,8 @@ describe("a job that throws", () => {
   let calls = 0;
 
   beforeAll(async () => {
-    const config = testConfig(db.url);
-    const deps = { pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
+    const config = testConfig(env.db.url);
+    const deps = { pool: env.pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
     runner = await startWorker(deps, {
       pollInterval: 100,
       crontab: "",
@@ -111,7 +94,7 @@ describe("a job that throws", () => {
   });
 
   it("is retried with backoff and ends failed after its last attempt", async () => {
-    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.always_fails", max_attempts: 2 } });
+    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.always_fails", max_attempts: 2 } });
     const { job_id: jobId } = answer.body as { job_id: string };
 
     // First attempt fails: the job waits for its retry, and graphile-worker has pushed run_at out.
@@ -123,7 +106,7 @@ describe("a job that throws", () => {
     expect(afterFirst.errors[0]).toMatchObject({ attempt: 1, message: "provider down (call 1)" });
     // graphile-worker records the failure just after the task throws: wait for its last_error.
     const retry = await waitFor("graphile-worker to schedule the retry", async () => {
-      const { rows } = await pool.query<{ delay_s: number; attempts: number; last_error: string | null }>(
+      const { rows } = await env.pool.query<{ delay_s: number; attempts: number; last_error: string | null }>(
         "select extract(epoch from run_at - now())::float8 as delay_s, attempts, last_error from graphile_worker.jobs where key = $1",
         [`job:${jobId}`],
       );
@@ -134,7 +117,7 @@ describe("a job that throws", () => {
     expect(retry.delay_s).toBeGreaterThan(1); // exponential backoff: about e^1 s after the first failure
 
     // Bring the retry forward instead of waiting out the backoff.
-    await pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`job:${jobId}`]);
+    await env.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`job:${jobId}`]);
     const failed = await waitFor("the job to fail for good", async () => {
       const job = await jobRow(jobId);
       return job?.status === "failed" ? job : undefined;
@@ -143,7 +126,7 @@ describe("a job that throws", () => {
     expect(failed.finished_at).not.toBeNull();
     expect(calls).toBe(2);
 
-    const status = await api({ origin }, "GET", `/jobs/${jobId}`, { key });
+    const status = await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
     expect(status.body).toMatchObject({
       status: "failed",
       errors: [expect.objectContaining({ attempt: 1 }), expect.objectContaining({ attempt: 2, message: "provider down (call 2)" })],
@@ -151,10 +134,10 @@ describe("a job that throws", () => {
   });
 
   it("shows a database error's text only in the log, not at its status_url", async () => {
-    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.database_fails", max_attempts: 1 } });
+    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.database_fails", max_attempts: 1 } });
     const { job_id: jobId } = answer.body as { job_id: string };
     await waitFor("the job to fail", async () => ((await jobRow(jobId))?.status === "failed" ? true : undefined));
-    const status = await api({ origin }, "GET", `/jobs/${jobId}`, { key });
+    const status = await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
     expect(status.body).toMatchObject({
       status: "failed",
       errors: [expect.objectContaining({ attempt: 1, message: "Internal database error (details in the service log)" })],
@@ -164,10 +147,10 @@ describe("a job that throws", () => {
 
 describe("SIGTERM during a running job", () => {
   it("lets the job finish, then exits 0", async () => {
-    const answer = await api({ origin }, "POST", "/test/enqueue", { key, body: { kind: "test.slow" } });
+    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.slow" } });
     const { job_id: jobId } = answer.body as { job_id: string };
     const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent", SLOW_JOB_MS: "1500" },
+      env: { ...process.env, DATABASE_URL: env.db.url, LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent", SLOW_JOB_MS: "1500" },
       stdio: ["ignore", "inherit", "inherit"],
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

@@ -1,23 +1,11 @@
 import { parseCrontab } from "graphile-worker";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CRONTAB } from "../tasks/index.ts";
 import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
 import { createShopWithKey } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-});
-
-afterAll(async () => {
-  await pool.end();
-  await db.drop();
-});
+const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
 
 describe("maintenance", () => {
   it("the crontab schedules pruning and catalog syncs", () => {
@@ -31,8 +19,8 @@ describe("maintenance", () => {
   });
 
   it("removes finished jobs past retention and keeps the rest", async () => {
-    const { shopId } = await createShopWithKey(pool);
-    const { rows } = await pool.query<{ id: string }>(
+    const { shopId } = await createShopWithKey(env.pool);
+    const { rows } = await env.pool.query<{ id: string }>(
       `insert into jobs (shop_id, kind, status, finished_at) values
          ($1, 'k', 'completed', now() - interval '31 days'),
          ($1, 'k', 'failed', now() - interval '40 days'),
@@ -41,21 +29,21 @@ describe("maintenance", () => {
        returning id`,
       [shopId],
     );
-    expect(await pruneFinishedJobs(pool, 30)).toBe(2);
-    const left = await pool.query<{ id: string }>("select id from jobs where id = any($1)", [rows.map((r) => r.id)]);
+    expect(await pruneFinishedJobs(env.pool, 30)).toBe(2);
+    const left = await env.pool.query<{ id: string }>("select id from jobs where id = any($1)", [rows.map((r) => r.id)]);
     expect(left.rows.map((r) => r.id).sort()).toEqual([rows[2]?.id, rows[3]?.id].sort());
   });
 
   it("drops rate-limit windows that can no longer be charged", async () => {
-    const { rows } = await pool.query<{ id: string }>("select id from api_keys limit 1");
+    const { rows } = await env.pool.query<{ id: string }>("select id from api_keys limit 1");
     const keyId = rows[0]?.id;
-    await pool.query(
+    await env.pool.query(
       `insert into rate_limit_windows (key_id, window_start, points)
        select $1, floor(extract(epoch from now()) / 60)::bigint - n, 5 from generate_series(0, 3) n`,
       [keyId],
     );
-    expect(await pruneRateLimitWindows(pool, 60)).toBe(2);
-    const left = await pool.query("select 1 from rate_limit_windows where key_id = $1", [keyId]);
+    expect(await pruneRateLimitWindows(env.pool, 60)).toBe(2);
+    const left = await env.pool.query("select 1 from rate_limit_windows where key_id = $1", [keyId]);
     expect(left.rowCount).toBe(2);
   });
 });

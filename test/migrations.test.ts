@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readMigrations } from "../src/db/migrate.ts";
-import { type TestDatabase, createEmptyDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 function migrateInChildProcess(databaseUrl: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -18,18 +18,10 @@ function migrateInChildProcess(databaseUrl: string): Promise<{ code: number | nu
 }
 
 describe("migrations", () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createEmptyDatabase();
-  });
-
-  afterAll(async () => {
-    await db.drop();
-  });
+  const env = useTestEnv({ database: "empty", app: false, shop: false });
 
   it("two processes migrating one empty database at once both succeed, and each migration runs once", async () => {
-    const [first, second] = await Promise.all([migrateInChildProcess(db.url), migrateInChildProcess(db.url)]);
+    const [first, second] = await Promise.all([migrateInChildProcess(env.db.url), migrateInChildProcess(env.db.url)]);
     expect(first?.code, first?.output).toBe(0);
     expect(second?.code, second?.output).toBe(0);
 
@@ -38,7 +30,7 @@ describe("migrations", () => {
     // Between them they applied every file exactly once; the one that waited found nothing left to do.
     expect([...(applied[0] ?? []), ...(applied[1] ?? [])].sort()).toEqual(files);
 
-    const client = new pg.Client({ connectionString: db.url });
+    const client = new pg.Client({ connectionString: env.db.url });
     await client.connect();
     try {
       const { rows } = await client.query<{ name: string }>("select name from app_migrations order by id");

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seedPreorderUnits } from "./helpers/preorders.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, offerCall } from "./helpers/offers.ts";
-import { type SyncEnv, mirrorVariants, startSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
+import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 
-let env: SyncEnv;
+const env = useSyncEnv({ products: 8, variantsPerProduct: 3, locations: 3, markets: 2, collections: 2 });
 /** Tracked variants with the platform's DENY policy: A sold out, B in stock. */
 let a: { legacy: number; gid: string; productId: string };
 let b: { legacy: number; gid: string };
@@ -12,7 +12,6 @@ let activeLocations: string[];
 let markets: string[];
 
 beforeAll(async () => {
-  env = await startSyncEnv({ products: 8, variantsPerProduct: 3, locations: 3, markets: 2, collections: 2 });
   const candidates = env.emulator.store.variants.filter((v) => v.tracked && v.inventoryPolicy === "DENY");
   const [first, second] = candidates;
   if (!first || !second) throw new Error("the seeded catalog has too few tracked DENY variants");
@@ -29,10 +28,6 @@ beforeAll(async () => {
     await setStock(b.legacy, location, location === activeLocations[0] ? 5 : 0);
   }
   await env.startWorker();
-});
-
-afterAll(async () => {
-  await env.close();
 });
 
 async function setStock(variant: number, location: string, available: number): Promise<void> {
@@ -177,7 +172,7 @@ describe("GET /preorders/products/inventory_status", () => {
     });
     expect((await api(env.app, "GET", "/preorders/products/inventory_status", { key: env.key })).body).toEqual({ errors: ["variant_ids is required"] });
     expect((await api(env.app, "GET", "/preorders/products/inventory_status?variant_ids=abc", { key: env.key })).body).toEqual({
-      errors: ["variant_ids.0 must be a variant id (a number or gid://platform/ProductVariant/<n>)"],
+      errors: ["variant_ids.0 must be a numeric id or a gid://platform/ProductVariant/<id>"],
     });
     const unknown = await status("variant_ids=999999999");
     expect(unknown.variants[0]).toMatchObject({ variant_id: 999999999, found: false, available: null, locations: [] });

@@ -1,29 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, offerCall } from "./helpers/offers.ts";
-import { type SyncEnv, mirrorVariants, startSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
+import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-let env: SyncEnv;
+const env = useSyncEnv({ products: 20, variantsPerProduct: 3, locations: 2, markets: 2, collections: 3 });
 type MirrorVariant = Awaited<ReturnType<typeof mirrorVariants>>[number];
 let mirror: MirrorVariant[];
 /** A tag some mirrored products carry and others do not. */
 let tag: string;
 
 beforeAll(async () => {
-  env = await startSyncEnv({ products: 20, variantsPerProduct: 3, locations: 2, markets: 2, collections: 3 });
   mirror = await mirrorVariants(env);
   const counts = new Map<string, number>();
   for (const v of mirror) for (const t of v.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
   tag = [...counts.entries()].filter(([, n]) => n < mirror.length).sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
   expect(tag).not.toBe("");
   await env.startWorker();
-});
-
-afterAll(async () => {
-  await env.close();
 });
 
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);

@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { offerSyncKey } from "../src/actions/preorders/sync/enqueue.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
 import type { PlatformClient } from "../src/platform/client.ts";
 import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, offerCall } from "./helpers/offers.ts";
-import { type SyncEnv, mirrorVariants, offerSyncRow, startSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-let env: SyncEnv;
+const env = useSyncEnv({ products: 12, variantsPerProduct: 3, locations: 2, markets: 2, collections: 2 });
 let client: PlatformClient;
 /** Numeric ids of mirrored variants (from the emulator's seeded catalog). */
 let legacy: number[];
 
 beforeAll(async () => {
-  env = await startSyncEnv({ products: 12, variantsPerProduct: 3, locations: 2, markets: 2, collections: 2 });
   client = await env.platform.clientFor(env.app.pool, env.shopId);
   legacy = (await mirrorVariants(env)).map((v) => v.legacy_id);
-});
-
-afterAll(async () => {
-  await env.close();
 });
 
 const gid = (n: number) => `gid://platform/ProductVariant/${n}`;

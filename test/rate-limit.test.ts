@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, hashApiKey, revokeApiKey } from "../src/db/api-keys.ts";
 import { type ApiAnswer, type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const POINTS = 360;
 /** Seconds the whole exhaustion run may take without ever reaching the end of its window. */
 const MARGIN_SECONDS = 30;
 
-let db: TestDatabase;
+// Its apps are its own: two instances sharing one budget, started once the window is chosen.
+const env = useTestEnv({ app: false, shop: false });
 let one: TestApp;
 let two: TestApp;
 let windowSeconds: number;
@@ -53,23 +54,21 @@ async function pointsCharged(): Promise<number> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const probe = await startTestApp(db.url);
+  const probe = await startTestApp(env.db.url);
   const chosen = await chooseWindow(probe.pool);
   await probe.close();
   windowSeconds = chosen.windowSeconds;
   secondsLeftAtStart = chosen.secondsLeft;
   startedAt = Date.now();
   const overrides = { RATE_LIMIT_POINTS: String(POINTS), RATE_LIMIT_WINDOW_SECONDS: String(windowSeconds) };
-  one = await startTestApp(db.url, overrides);
-  two = await startTestApp(db.url, overrides);
+  one = await startTestApp(env.db.url, overrides);
+  two = await startTestApp(env.db.url, overrides);
   ({ shopId, apiKey: key } = await createShopWithKey(one.pool));
 });
 
 afterAll(async () => {
   await two?.close();
   await one?.close();
-  await db.drop();
 });
 
 describe("one budget per key, shared by every server instance", () => {

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AnyAction, type HttpMethod, defineAction } from "../src/core/action.ts";
 import { Registry } from "../src/core/registry.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
-import { type CustomApp, startCustomApp } from "./helpers/custom-app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { api } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 function action(name: string, path: string, options: { method?: HttpMethod; aliases?: string[] } = {}): AnyAction {
   return defineAction({
@@ -111,36 +110,23 @@ describe("Registry matching", () => {
 });
 
 describe("over HTTP", () => {
-  let db: TestDatabase;
-  let app: CustomApp;
-  let key: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    app = await startCustomApp(db.url, [action("things.get", "/things/{id}"), action("things.export", "/things/export")]);
-    ({ apiKey: key } = await createShopWithKey(app.pool));
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await db.drop();
-  });
+  const env = useTestEnv({ actions: [action("things.get", "/things/{id}"), action("things.export", "/things/export")] });
 
   it("hands the handler decoded parameters", async () => {
-    const answer = await api(app, "GET", "/things/caf%C3%A9%20au%20lait", { key });
+    const answer = await api(env.app, "GET", "/things/caf%C3%A9%20au%20lait", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ action: "things.get", params: { id: "café au lait" } });
-    const slash = await api(app, "GET", "/things/a%2Fb", { key });
+    const slash = await api(env.app, "GET", "/things/a%2Fb", { key: env.key });
     expect(slash.body).toEqual({ action: "things.get", params: { id: "a/b" } });
   });
 
   it("routes the literal over the parameter", async () => {
-    const answer = await api(app, "GET", "/things/export", { key });
+    const answer = await api(env.app, "GET", "/things/export", { key: env.key });
     expect(answer.body).toEqual({ action: "things.export", params: {} });
   });
 
   it("answers 400 in the v2 envelope for a path that is not valid percent-encoding", async () => {
-    const answer = await api(app, "GET", "/things/%E0%A4%A?x=1", { key });
+    const answer = await api(env.app, "GET", "/things/%E0%A4%A?x=1", { key: env.key });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ errors: ["Request path is not a valid URL: /api/v2/external/things/%E0%A4%A"] });
     expect(answer.headers.get("x-request-id")).toBeTruthy();

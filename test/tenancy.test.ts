@@ -1,48 +1,40 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
+const env = useTestEnv({ shop: false });
 const shopA = { id: "", key: "" };
 const shopB = { id: "", key: "" };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ shopId: shopA.id, apiKey: shopA.key } = await createShopWithKey(app.pool, "Shop A"));
-  ({ shopId: shopB.id, apiKey: shopB.key } = await createShopWithKey(app.pool, "Shop B"));
+  ({ shopId: shopA.id, apiKey: shopA.key } = await createShopWithKey(env.app.pool, "Shop A"));
+  ({ shopId: shopB.id, apiKey: shopB.key } = await createShopWithKey(env.app.pool, "Shop B"));
   // The same platform ids in both shops, so only the shop scope can tell them apart.
   for (const [shop, label] of [
     [shopA.id, "A"],
     [shopB.id, "B"],
   ] as const) {
-    await app.pool.query(
+    await env.app.pool.query(
       `insert into locations (shop_id, id, name, active) values ($1, 'loc-1', $2, true), ($1, 'loc-${label}', $2 || ' only', true)`,
       [shop, `Store ${label}`],
     );
-    await app.pool.query(
+    await env.app.pool.query(
       `insert into markets (shop_id, id, name, active, is_primary, countries, location_ids)
        values ($1, 'm-1', $2, true, true, $3, '{loc-1}')`,
       [shop, `Market ${label}`, label === "A" ? ["FR"] : ["US"]],
     );
   }
-  await app.pool.query("update shops set default_locale = 'de', multi_language_enabled = true, published_locales = '{de,en}' where id = $1", [shopB.id]);
-  await app.pool.query("insert into bis_stage_settings (shop_id, stage, enabled) values ($1, 'reminder', true)", [shopB.id]);
-  await app.pool.query(
+  await env.app.pool.query("update shops set default_locale = 'de', multi_language_enabled = true, published_locales = '{de,en}' where id = $1", [shopB.id]);
+  await env.app.pool.query("insert into bis_stage_settings (shop_id, stage, enabled) values ($1, 'reminder', true)", [shopB.id]);
+  await env.app.pool.query(
     "insert into bis_templates (shop_id, stage, locale, channel, subject, body) values ($1, 'initial', 'en', 'email', 'B subject', 'B body')",
     [shopB.id],
   );
 });
 
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-});
-
 /** Everything of a shop that the API can change or show, straight from the tables. */
 async function snapshot(shopId: string): Promise<unknown> {
-  const q = async (sql: string): Promise<unknown[]> => (await app.pool.query<Record<string, unknown>>(sql, [shopId])).rows;
+  const q = async (sql: string): Promise<unknown[]> => (await env.app.pool.query<Record<string, unknown>>(sql, [shopId])).rows;
   return {
     shop: await q(
       "select name, default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales, granted_scopes, updated_at from shops where id = $1",
@@ -57,26 +49,26 @@ async function snapshot(shopId: string): Promise<unknown> {
 
 describe("reads see only the key's shop", () => {
   it("languages", async () => {
-    const a = await api(app, "GET", "/account/languages", { key: shopA.key });
-    const b = await api(app, "GET", "/account/languages", { key: shopB.key });
+    const a = await api(env.app, "GET", "/account/languages", { key: shopA.key });
+    const b = await api(env.app, "GET", "/account/languages", { key: shopB.key });
     expect(a.body).toEqual({ default_locale: "en", app_locale: "en", multi_language_enabled: false, product_translations_enabled: false });
     expect(b.body).toMatchObject({ default_locale: "de", multi_language_enabled: true, published_locales: ["de", "en"] });
   });
 
   it("locations", async () => {
-    const a = await api(app, "GET", "/account/locations", { key: shopA.key });
+    const a = await api(env.app, "GET", "/account/locations", { key: shopA.key });
     expect(a.body).toEqual({
       locations: [
         { id: "loc-1", name: "Store A", active: true },
         { id: "loc-A", name: "Store A only", active: true },
       ],
     });
-    const b = await api(app, "GET", "/account/locations", { key: shopB.key });
+    const b = await api(env.app, "GET", "/account/locations", { key: shopB.key });
     expect((b.body as { locations: { id: string }[] }).locations.map((l) => l.id)).toEqual(["loc-1", "loc-B"]);
   });
 
   it("markets", async () => {
-    const a = await api(app, "GET", "/account/markets?include_inactive=true", { key: shopA.key });
+    const a = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: shopA.key });
     expect(a.body).toEqual({
       multiple_markets: false,
       markets: [{ id: "m-1", name: "Market A", active: true, primary: true, countries: ["FR"], location_ids: ["loc-1"] }],
@@ -84,14 +76,14 @@ describe("reads see only the key's shop", () => {
   });
 
   it("templates and stage switches", async () => {
-    const a = await api(app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
+    const a = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
     expect(a.body).toMatchObject({ email: { customized: false }, enabled: true });
     expect((a.body as { email: { subject: string } }).email.subject).not.toBe("B subject");
-    const aReminder = await api(app, "GET", "/back_in_stock/templates/reminder/en", { key: shopA.key });
+    const aReminder = await api(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: shopA.key });
     expect(aReminder.body).toMatchObject({ enabled: false });
-    const b = await api(app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
+    const b = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
     expect(b.body).toMatchObject({ email: { subject: "B subject", body: "B body", customized: true } });
-    const bReminder = await api(app, "GET", "/back_in_stock/templates/reminder/en", { key: shopB.key });
+    const bReminder = await api(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: shopB.key });
     expect(bReminder.body).toMatchObject({ enabled: true });
   });
 });
@@ -107,45 +99,45 @@ describe("writes change only the key's shop", () => {
       ["/back_in_stock/templates/signup_thank_you/de", { enabled: true, email: { subject: "A danke" } }],
     ];
     for (const [path, body] of writes) {
-      const answer = await api(app, "PATCH", path, { key: shopA.key, body });
+      const answer = await api(env.app, "PATCH", path, { key: shopA.key, body });
       expect(answer.status).toBe(202);
     }
     expect(await snapshot(shopB.id)).toEqual(before);
 
     // A's own rows did change.
-    const a = await api(app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
+    const a = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
     expect(a.body).toMatchObject({ enabled: false, email: { subject: "A subject", customized: true }, sms: { body: "A sms" } });
-    const aLanguages = await api(app, "GET", "/account/languages", { key: shopA.key });
+    const aLanguages = await api(env.app, "GET", "/account/languages", { key: shopA.key });
     expect(aLanguages.body).toMatchObject({ app_locale: "fr", multi_language_enabled: false });
 
     // And B still reads its own.
-    const b = await api(app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
+    const b = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
     expect(b.body).toMatchObject({ enabled: true, email: { subject: "B subject", customized: true }, sms: { customized: false } });
-    const bLanguages = await api(app, "GET", "/account/languages", { key: shopB.key });
+    const bLanguages = await api(env.app, "GET", "/account/languages", { key: shopB.key });
     expect(bLanguages.body).toMatchObject({ app_locale: "en", multi_language_enabled: true, default_locale: "de" });
   });
 });
 
 describe("jobs", () => {
   it("answers 404 for another shop's job and 200 for the owner", async () => {
-    const { rows } = await app.pool.query<{ id: string }>(
+    const { rows } = await env.app.pool.query<{ id: string }>(
       "insert into jobs (shop_id, kind, status, total, processed) values ($1, 'test_export', 'running', 10, 4) returning id",
       [shopB.id],
     );
     const id = rows[0]?.id ?? "";
-    const foreign = await api(app, "GET", `/jobs/${id}`, { key: shopA.key });
+    const foreign = await api(env.app, "GET", `/jobs/${id}`, { key: shopA.key });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ errors: [`Job not found: ${id}`] });
-    const own = await api(app, "GET", `/jobs/${id}`, { key: shopB.key });
+    const own = await api(env.app, "GET", `/jobs/${id}`, { key: shopB.key });
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ id, kind: "test_export", status: "running", total: 10, processed: 4, result: null, errors: [], started_at: null, finished_at: null });
   });
 
   it("answers 404 to every shop for a job without a shop", async () => {
-    const { rows } = await app.pool.query<{ id: string }>("insert into jobs (shop_id, kind) values (null, 'maintenance') returning id");
+    const { rows } = await env.app.pool.query<{ id: string }>("insert into jobs (shop_id, kind) values (null, 'maintenance') returning id");
     const id = rows[0]?.id ?? "";
     for (const key of [shopA.key, shopB.key]) {
-      const answer = await api(app, "GET", `/jobs/${id}`, { key });
+      const answer = await api(env.app, "GET", `/jobs/${id}`, { key });
       expect(answer.body).toEqual({ errors: [`Job not found: ${id}`] });
     }
   });

@@ -1,35 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { Runner } from "graphile-worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { signWebhook } from "../src/platform/webhooks.ts";
-import { createLogger } from "../src/logger.ts";
-import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
+import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 const DOMAIN = "webhooks-test.platform.local";
-let db: TestDatabase;
-let app: TestApp;
-let runner: Runner;
-let shopId: string;
+const env = useTestEnv({ worker: true });
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ shopId } = await createShopWithKey(app.pool));
-  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, DOMAIN]);
-  runner = await startWorker(
-    { pool: app.pool, log: createLogger("silent"), config: app.config, platform: testPlatformRuntime() },
-    { pollInterval: 100, crontab: "" },
-  );
-});
-
-afterAll(async () => {
-  await runner.stop();
-  await app.close();
-  await db.drop();
+  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [env.shopId, DOMAIN]);
 });
 
 interface Delivery {
@@ -56,12 +36,12 @@ function delivery(topic: string, payload: unknown, overrides: Record<string, str
 }
 
 async function send(d: Delivery): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
+  const response = await fetch(`${env.app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
   return { status: response.status, body: await response.json() };
 }
 
 async function count(sql: string, values: unknown[] = []): Promise<number> {
-  const { rows } = await app.pool.query<{ n: number }>(`select count(*)::int as n from (${sql}) t`, values);
+  const { rows } = await env.app.pool.query<{ n: number }>(`select count(*)::int as n from (${sql}) t`, values);
   return rows[0]?.n ?? 0;
 }
 
@@ -97,11 +77,11 @@ describe("platform webhooks", () => {
     const first = delivery("inventory_levels/update", inventory(5, "2026-11-02T00:00:00Z"));
     expect(await send(first)).toEqual({ status: 200, body: { status: "accepted" } });
     expect(await send(first)).toEqual({ status: 200, body: { status: "duplicate" } });
-    expect(await count("select 1 from webhook_deliveries where shop_id = $1", [shopId])).toBe(1);
+    expect(await count("select 1 from webhook_deliveries where shop_id = $1", [env.shopId])).toBe(1);
     const level = await waitFor("the level in the mirror", async () => {
-      const { rows } = await app.pool.query<{ available: number }>(
+      const { rows } = await env.app.pool.query<{ available: number }>(
         "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://platform/InventoryItem/501' and location_id = 'gid://platform/Location/7'",
-        [shopId],
+        [env.shopId],
       );
       return rows[0];
     });
@@ -117,9 +97,9 @@ describe("platform webhooks", () => {
     await waitFor("both deliveries processed", async () =>
       (await count("select 1 from webhook_deliveries where processed_at is null")) === 0 ? true : undefined,
     );
-    const { rows } = await app.pool.query<{ available: number }>(
+    const { rows } = await env.app.pool.query<{ available: number }>(
       "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://platform/InventoryItem/501'",
-      [shopId],
+      [env.shopId],
     );
     expect(rows[0]?.available).toBe(5);
   });
@@ -136,11 +116,11 @@ describe("platform webhooks", () => {
     };
     expect((await send(delivery("products/update", payload))).status).toBe(200);
     const product = await waitFor("the product in the mirror", async () => {
-      const { rows } = await app.pool.query<{ title: string; tags: string[] }>("select title, tags from products where id = 'gid://platform/Product/900'");
+      const { rows } = await env.app.pool.query<{ title: string; tags: string[] }>("select title, tags from products where id = 'gid://platform/Product/900'");
       return rows[0];
     });
     expect(product).toEqual({ title: "Renamed tee", tags: ["summer", "preorder-exclude"] });
-    const { rows } = await app.pool.query<{ legacy_id: string; price: string; product_id: string }>(
+    const { rows } = await env.app.pool.query<{ legacy_id: string; price: string; product_id: string }>(
       "select legacy_id, price, product_id from variants where id = 'gid://platform/ProductVariant/9001'",
     );
     expect(rows[0]).toEqual({ legacy_id: "9001", price: "12.50", product_id: "gid://platform/Product/900" });

@@ -5,8 +5,8 @@ import path from "node:path";
 import type { Runner } from "graphile-worker";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { closeChannelsOf } from "../../src/back_in_stock/alerts/deps.ts";
 import { syncCatalog } from "../../src/catalog/sync.ts";
+import { type Channels, createChannels } from "../../src/channels/index.ts";
 import type { Config } from "../../src/config.ts";
 import type { AnyAction } from "../../src/core/action.ts";
 import { type Log, createLogger } from "../../src/logger.ts";
@@ -75,6 +75,10 @@ export interface TestEnv {
   emulator: Emulator;
   /** The running worker (started by `worker` or `startWorker`). */
   worker: Runner;
+  /** The worker's pool: its own (`poolSize`) or `pool`. */
+  workerPool: pg.Pool;
+  /** The worker's senders (e-mail through the sink with `smtp`), built on first use. */
+  channels: Channels;
   /** Starts the worker if it is not running. */
   startWorker(options?: WorkerFixtureOptions): Promise<void>;
   stopWorker(): Promise<void>;
@@ -121,12 +125,17 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       ...(dataDir ? { DATA_DIR: dataDir } : {}),
       ...options.config,
     };
+    const platform = new PlatformRuntime({ secretsKey, webhookSecret: TEST_WEBHOOK_SECRET, timeoutMs: 5_000, log: createLogger("silent") });
     let app: TestApp | undefined;
     let pool: pg.Pool;
     let config: Config;
     let log: Log;
     if (withApp) {
-      const started = await startTestApp(db.url, overrides, { ...(options.actions ? { actions: options.actions } : {}), ...(options.log ? { log: options.log } : {}) });
+      const started = await startTestApp(db.url, overrides, {
+        platform,
+        ...(options.actions ? { actions: options.actions } : {}),
+        ...(options.log ? { log: options.log } : {}),
+      });
       app = started;
       cleanups.push(() => started.close());
       ({ pool, config, log } = started);
@@ -137,9 +146,10 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       config = testConfig(db.url, overrides);
       log = options.log ?? createLogger(config.LOG_LEVEL);
     }
-    // The alert pipeline opens one set of channels (an SMTP pool) per configuration.
-    cleanups.push(() => closeChannelsOf(config));
-    const platform = new PlatformRuntime({ secretsKey, webhookSecret: TEST_WEBHOOK_SECRET, timeoutMs: 5_000, log: createLogger("silent") });
+    let channels: Channels | undefined;
+    const channelsNow = () => (channels ??= createChannels(config, log));
+    // Closed after the worker stops (cleanups run in reverse).
+    cleanups.push(async () => channels?.close());
 
     let emulator: Emulator | undefined;
     if (options.emulator) {
@@ -173,7 +183,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     const startWorkerNow = async (workerOptions: WorkerFixtureOptions = {}) => {
       if (runner) return;
       if (workerOptions.poolSize !== undefined) runnerPool = quietPool(db.url, workerOptions.poolSize);
-      runner = await startWorker({ pool: runnerPool ?? pool, log, config, platform }, { pollInterval: workerOptions.pollInterval ?? 100, crontab: "" });
+      runner = await startWorker({ pool: runnerPool ?? pool, log, config, platform, channels: channelsNow() }, { pollInterval: workerOptions.pollInterval ?? 100, crontab: "" });
     };
     cleanups.push(stopWorker);
     if (options.worker) await startWorkerNow(options.worker === true ? {} : options.worker);
@@ -207,6 +217,12 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       },
       get worker() {
         return asked(runner, "running worker", "worker (or call startWorker)");
+      },
+      get workerPool() {
+        return runnerPool ?? pool;
+      },
+      get channels() {
+        return channelsNow();
       },
       startWorker: startWorkerNow,
       stopWorker,

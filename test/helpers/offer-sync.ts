@@ -1,69 +1,26 @@
-import { randomBytes } from "node:crypto";
-import type { Runner } from "graphile-worker";
 import { expect } from "vitest";
-import { syncCatalog } from "../../src/catalog/sync.ts";
-import { createLogger } from "../../src/logger.ts";
-import { type Emulator, type SeedOptions, startEmulator } from "../../src/platform/emulator/index.ts";
-import { PlatformRuntime } from "../../src/platform/runtime.ts";
-import { startWorker } from "../../src/runtime/worker.ts";
-import { type TestApp, createShopWithKey, startTestApp } from "./app.ts";
-import { type TestDatabase, createTestDatabase } from "./db.ts";
-import { TEST_WEBHOOK_SECRET } from "./platform.ts";
+import type { SeedOptions } from "../../src/platform/emulator/index.ts";
+import { type TestEnv, type TestEnvOptions, startTestEnv, useTestEnv } from "./fixture.ts";
 import { waitFor } from "./wait.ts";
 
 /**
- * What the offer sync, resolution and inventory tests share: a database, the real HTTP layer, the
- * emulator over HTTP, a shop connected to it with its catalog mirrored, and an in-process worker
- * to start and stop. The app and the worker use one secrets key, so the actions that call the
- * platform live open the same stored token as the worker.
+ * What the offer sync, resolution and inventory tests share: the test env with the emulator over
+ * HTTP, a shop connected to it with its catalog mirrored, and a worker they start and stop.
  */
-export interface SyncEnv {
-  db: TestDatabase;
-  app: TestApp;
-  emulator: Emulator;
-  platform: PlatformRuntime;
-  key: string;
-  shopId: string;
-  /** Starts the worker (idempotent); stop it with stopWorker. */
-  startWorker(): Promise<void>;
-  stopWorker(): Promise<void>;
-  close(): Promise<void>;
+export type SyncEnv = TestEnv;
+
+function syncEnvOptions(seed: SeedOptions): TestEnvOptions {
+  return { emulator: { seed, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 } }, connect: "synced" };
 }
 
-export async function startSyncEnv(seed: SeedOptions): Promise<SyncEnv> {
-  const secretsKey = randomBytes(32);
-  const db = await createTestDatabase();
-  const app = await startTestApp(db.url, { SECRETS_KEY: secretsKey.toString("base64"), PLATFORM_API_SECRET: TEST_WEBHOOK_SECRET });
-  const log = createLogger("silent");
-  const platform = new PlatformRuntime({ secretsKey, webhookSecret: TEST_WEBHOOK_SECRET, timeoutMs: 5_000, log });
-  const emulator = await startEmulator({ seed, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 } });
-  const { shopId, apiKey } = await createShopWithKey(app.pool);
-  await platform.connect(app.pool, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
-  await syncCatalog({ pool: app.pool, client: await platform.clientFor(app.pool, shopId), shopId, mode: "full", log });
-  let runner: Runner | undefined;
-  const env: SyncEnv = {
-    db,
-    app,
-    emulator,
-    platform,
-    key: apiKey,
-    shopId,
-    async startWorker() {
-      runner ??= await startWorker({ pool: app.pool, log, config: app.config, platform }, { pollInterval: 100, crontab: "" });
-    },
-    async stopWorker() {
-      const current = runner;
-      runner = undefined;
-      await current?.stop();
-    },
-    async close() {
-      await env.stopWorker();
-      await emulator.close();
-      await app.close();
-      await db.drop();
-    },
-  };
-  return env;
+/** The file's (or describe block's) sync env, set up in beforeAll and closed in afterAll. */
+export function useSyncEnv(seed: SeedOptions): SyncEnv {
+  return useTestEnv(syncEnvOptions(seed));
+}
+
+/** A sync env of the test's own; close it when done. */
+export function startSyncEnv(seed: SeedOptions): Promise<SyncEnv> {
+  return startTestEnv(syncEnvOptions(seed));
 }
 
 export interface OfferSyncRow {
