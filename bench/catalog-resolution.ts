@@ -12,7 +12,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createRegistry } from "../src/actions/index.ts";
-import { resolutionInsert } from "../src/actions/preorders/sync/resolve.ts";
+import { resolutionInsert } from "../src/preorders/sync/resolve.ts";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";

@@ -19,7 +19,7 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createRegistry } from "../src/actions/index.ts";
-import { inlineParameters, reportBody, reportQuery } from "../src/actions/preorders/reports/query.ts";
+import { inlineParameters, reportBody, reportQuery } from "../src/preorders/reports/query.ts";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";

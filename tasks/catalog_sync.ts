@@ -1,6 +1,6 @@
 import type { Task } from "graphile-worker";
 import { z } from "zod";
-import { enqueueAutoApplyResolutions } from "../src/actions/preorders/sync/resolve.ts";
+import { enqueueAutoApplyResolutions } from "../src/preorders/sync/resolve.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { jobTask } from "../src/core/job-task.ts";
 import type { ServiceTaskDeps } from "./deps.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { syncOffer } from "../src/actions/preorders/sync/run.ts";
+import { syncOffer } from "../src/preorders/sync/run.ts";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../src/platform/emulator/index.ts";
 import { emulatorOptionsFromEnv } from "../src/platform/emulator/main-config.ts";
 import { getSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";

@@ -1,7 +1,7 @@
 import { Liquid } from "liquidjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ALERT_TASKS } from "../src/actions/back_in_stock/alerts/deps.ts";
-import { claimStage, sendLedgerRows } from "../src/actions/back_in_stock/alerts/ledger.ts";
+import { ALERT_TASKS } from "../src/back_in_stock/alerts/deps.ts";
+import { claimStage, sendLedgerRows } from "../src/back_in_stock/alerts/ledger.ts";
 import type { Channels, ChannelSender, OutboundMessage } from "../src/channels/index.ts";
 import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";

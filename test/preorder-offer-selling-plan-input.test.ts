@@ -6,7 +6,7 @@ import {
   type OfferForPlatform,
   sellingPlanGroupInputFromOffer,
   sellingPlanGroupUpdateFromOffer,
-} from "../src/actions/preorders/sync/selling-plan-input.ts";
+} from "../src/preorders/sync/selling-plan-input.ts";
 
 /** An offer with every group at its defaults, changed by `groups` (each parsed by its own schema). */
 function offer(groups: { payments?: unknown; shipping?: unknown; inventory?: unknown } = {}, names = { name: "Spring drop", internal_name: "SPRING-26" }): OfferForPlatform {

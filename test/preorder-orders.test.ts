@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { preorderCountsForVariants, storedVariantCounts } from "../src/actions/preorders/orders/counts.ts";
-import { relinkOfferOrderLines } from "../src/actions/preorders/orders/ingest.ts";
+import { preorderCountsForVariants, storedVariantCounts } from "../src/preorders/orders/counts.ts";
+import { relinkOfferOrderLines } from "../src/preorders/orders/ingest.ts";
 import { createLogger } from "../src/logger.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";

@@ -4,8 +4,9 @@ import { getLanguages, patchLanguages } from "./account/languages.ts";
 import { listLocations } from "./account/locations.ts";
 import { listMarkets } from "./account/markets.ts";
 import { getSetup } from "./account/setup.ts";
-import { BACK_IN_STOCK_ALERTS_ACTIONS } from "./back_in_stock/alerts/index.ts";
 import { BACK_IN_STOCK_SIGNUPS_ACTIONS } from "./back_in_stock/signups/index.ts";
+import { bulkNotifySignups } from "./back_in_stock/signups/bulk-notify.ts";
+import { notifySignup } from "./back_in_stock/signups/notify.ts";
 import { getTemplate, patchTemplate } from "./back_in_stock/templates.ts";
 import { help } from "./discovery/help.ts";
 import { downloadExport } from "./exports/download.ts";
@@ -26,7 +27,8 @@ export const ACTIONS: readonly AnyAction[] = [
   getTemplate,
   patchTemplate,
   ...BACK_IN_STOCK_SIGNUPS_ACTIONS,
-  ...BACK_IN_STOCK_ALERTS_ACTIONS,
+  notifySignup,
+  bulkNotifySignups,
   ...PREORDERS_OFFERS_ACTIONS,
   ...PREORDERS_ORDERS_ACTIONS,
   ...PREORDERS_VARIANTS_ACTIONS,

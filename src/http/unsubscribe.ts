@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
-import { isUuid } from "../actions/back_in_stock/signups/model.ts";
+import { isUuid } from "../back_in_stock/signups/model.ts";
 import { unsubscribeSignup } from "../actions/back_in_stock/signups/unsubscribe.ts";
-import { UNSUBSCRIBE_PATH, verifyUnsubscribe } from "../actions/back_in_stock/signups/unsubscribe-link.ts";
+import { UNSUBSCRIBE_PATH, verifyUnsubscribe } from "../back_in_stock/signups/unsubscribe-link.ts";
 
 export interface UnsubscribeRouteOptions {
   pool: pg.Pool;

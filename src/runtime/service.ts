@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
-import { closeChannelsOf } from "../actions/back_in_stock/alerts/deps.ts";
-import { enqueueAlertRecovery } from "../actions/back_in_stock/alerts/recovery.ts";
+import { closeChannelsOf } from "../back_in_stock/alerts/deps.ts";
+import { enqueueAlertRecovery } from "../back_in_stock/alerts/recovery.ts";
 import { createRegistry } from "../actions/index.ts";
 import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
 import { publicUrl } from "../channels/public-url.ts";

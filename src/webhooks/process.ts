@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { z } from "zod";
-import { convertSignupsFromOrder } from "../actions/back_in_stock/alerts/conversions.ts";
-import { detectRestock } from "../actions/back_in_stock/alerts/runs.ts";
-import { applyPreorderOrder } from "../actions/preorders/orders/ingest.ts";
+import { convertSignupsFromOrder } from "../back_in_stock/alerts/conversions.ts";
+import { detectRestock } from "../back_in_stock/alerts/runs.ts";
+import { applyPreorderOrder } from "../preorders/orders/ingest.ts";
 import { upsertInventoryLevels } from "../catalog/mirror.ts";
 import { withTransaction } from "../core/db.ts";
 import type { Db } from "../core/db.ts";

@@ -1,11 +1,11 @@
 import type { TaskList } from "graphile-worker";
 import { z } from "zod";
-import { runBulkNotify } from "../../src/actions/back_in_stock/alerts/bulk-notify.ts";
-import { ALERT_TASKS, type AlertDeps } from "../../src/actions/back_in_stock/alerts/deps.ts";
-import { claimStage, queueSend, sendLedgerRows } from "../../src/actions/back_in_stock/alerts/ledger.ts";
-import { recoverAlerts } from "../../src/actions/back_in_stock/alerts/recovery.ts";
-import { scanReminders } from "../../src/actions/back_in_stock/alerts/reminders.ts";
-import { checkInventory, runAlertBatch } from "../../src/actions/back_in_stock/alerts/runs.ts";
+import { runBulkNotify } from "../../src/actions/back_in_stock/signups/bulk-notify.ts";
+import { ALERT_TASKS, type AlertDeps } from "../../src/back_in_stock/alerts/deps.ts";
+import { claimStage, queueSend, sendLedgerRows } from "../../src/back_in_stock/alerts/ledger.ts";
+import { recoverAlerts } from "../../src/back_in_stock/alerts/recovery.ts";
+import { scanReminders } from "../../src/back_in_stock/alerts/reminders.ts";
+import { checkInventory, runAlertBatch } from "../../src/back_in_stock/alerts/runs.ts";
 import { withTransaction } from "../../src/core/db.ts";
 import { jobTask } from "../../src/core/job-task.ts";
 
@@ -14,7 +14,7 @@ const sendPayload = z.object({ ledger_id: z.uuid() });
 const signupPayload = z.object({ signup_id: z.uuid() });
 const recoverPayload = z.object({ grace_seconds: z.number().min(0).optional() }).nullish();
 
-/** The alert pipeline's tasks (src/actions/back_in_stock/alerts); thin: each calls into src/. */
+/** The alert pipeline's tasks (src/back_in_stock/alerts); thin: each calls into src/. */
 export function alertTasks(deps: AlertDeps): TaskList {
   return {
     // One batch of a variant's alert run; the next batch is its own job, at its time.

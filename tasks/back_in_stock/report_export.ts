@@ -1,5 +1,5 @@
 import type { Task } from "graphile-worker";
-import { runReportExport } from "../../src/actions/back_in_stock/signups/reports.ts";
+import { runReportExport } from "../../src/actions/back_in_stock/reports.ts";
 import { jobTask } from "../../src/core/job-task.ts";
 import type { ServiceTaskDeps } from "../deps.ts";
 

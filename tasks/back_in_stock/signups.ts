@@ -1,7 +1,7 @@
 import type { TaskList } from "graphile-worker";
 import { TAG_CUSTOMER_TASK } from "../../src/actions/back_in_stock/signups/create.ts";
 import { BULK_DELETE_KIND } from "../../src/actions/back_in_stock/signups/bulk-delete.ts";
-import { REPORT_EXPORT_KIND } from "../../src/actions/back_in_stock/signups/reports.ts";
+import { REPORT_EXPORT_KIND } from "../../src/actions/back_in_stock/reports.ts";
 import type { ServiceTaskDeps } from "../deps.ts";
 import reportExport from "./report_export.ts";
 import signupsBulkDelete from "./signups_bulk_delete.ts";

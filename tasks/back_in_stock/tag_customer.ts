@@ -1,6 +1,6 @@
 import type { Task } from "graphile-worker";
 import { z } from "zod";
-import { tagSignupCustomer } from "../../src/actions/back_in_stock/signups/tagging.ts";
+import { tagSignupCustomer } from "../../src/back_in_stock/signups/tagging.ts";
 import type { ServiceTaskDeps } from "../deps.ts";
 
 const payload = z.object({ signup_id: z.uuid() });

@@ -1,7 +1,7 @@
 import type { Task, TaskList } from "graphile-worker";
-import { OFFER_RESOLVE_KIND, OFFER_SYNC_TASK } from "../../src/actions/preorders/sync/enqueue.ts";
-import { runOfferResolution } from "../../src/actions/preorders/sync/resolve.ts";
-import { offerSyncPayload, syncOffer } from "../../src/actions/preorders/sync/run.ts";
+import { OFFER_RESOLVE_KIND, OFFER_SYNC_TASK } from "../../src/preorders/sync/enqueue.ts";
+import { runOfferResolution } from "../../src/preorders/sync/resolve.ts";
+import { offerSyncPayload, syncOffer } from "../../src/preorders/sync/run.ts";
 import { jobTask } from "../../src/core/job-task.ts";
 import type { ServiceTaskDeps } from "../deps.ts";
 

@@ -3,8 +3,8 @@ import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
 import { type Issue, unprocessable } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
-import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "./default-templates.ts";
-import { TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type TemplateKind, templateProblem } from "./template-rendering.ts";
+import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "../../back_in_stock/templates/default-templates.ts";
+import { TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type TemplateKind, templateProblem } from "../../back_in_stock/templates/template-rendering.ts";
 
 /** The spec accepts 0 and 1 for the first two stages. */
 const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };

@@ -4,9 +4,9 @@ import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
-import { DEFAULT_STAGE_ENABLED } from "../default-templates.ts";
-import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "./model.ts";
-import { loadBackInStockSettings } from "./settings-store.ts";
+import { DEFAULT_STAGE_ENABLED } from "../../../back_in_stock/templates/default-templates.ts";
+import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
+import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
 
 /** graphile-worker task that adds the shop's customer tag on the platform (tasks/back_in_stock/tag_customer.ts). */
 export const TAG_CUSTOMER_TASK = "bis_tag_customer";

@@ -1,9 +1,9 @@
 import type { AnyAction } from "../../../core/action.ts";
 import { bulkDeleteSignups } from "./bulk-delete.ts";
-import { copilot } from "./copilot.ts";
+import { copilot } from "../copilot.ts";
 import { createSignup } from "./create.ts";
 import { getSignup, listSignups } from "./list.ts";
-import { listNotifications } from "./notifications.ts";
+import { listNotifications } from "../notifications.ts";
 import {
   conversionsReportAction,
   exportReportAction,
@@ -11,8 +11,8 @@ import {
   productsInDemandReportAction,
   signupsReportAction,
   summaryReportAction,
-} from "./reports.ts";
-import { getBackInStockSettings, patchBackInStockSettings } from "./settings.ts";
+} from "../reports.ts";
+import { getBackInStockSettings, patchBackInStockSettings } from "../settings.ts";
 import { transferSignup } from "./transfer.ts";
 import { unsubscribeSignupAction } from "./unsubscribe.ts";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { SIGNUP_CHANNELS, SIGNUP_STATUSES, type SignupRow, loadSignup, presentSignup, productIdSchema, variantIdSchema } from "./model.ts";
-import { Filters, cursorSchema, encodeCursor, perPage, periodEnd, periodStart } from "./query.ts";
+import { SIGNUP_CHANNELS, SIGNUP_STATUSES, type SignupRow, loadSignup, presentSignup, productIdSchema, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
+import { Filters, cursorSchema, encodeCursor, perPage, periodEnd, periodStart } from "../../../back_in_stock/signups/query.ts";
 
 const MAX_PER_PAGE = 250;
 

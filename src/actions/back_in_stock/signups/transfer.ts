@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { conflict, unprocessable } from "../../../core/errors.ts";
-import { type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, findVariant, loadSignup, presentSignup, variantIdSchema } from "./model.ts";
+import { type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, findVariant, loadSignup, presentSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 
 export const transferSignup = defineAction({
   name: "back_in_stock.signups.transfer",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
-import { type SignupRow, loadSignup, presentSignup } from "./model.ts";
+import { type SignupRow, loadSignup, presentSignup } from "../../../back_in_stock/signups/model.ts";
 
 /**
  * Unsubscribes a signup (of the given shop, or of any shop when shopId is null: the signed link

@@ -5,7 +5,7 @@ import type { Db } from "../../../core/db.ts";
 import { type ApiError, type Issue, conflict, issueText, notFound, unprocessable } from "../../../core/errors.ts";
 import { notBlank, isoTimestamp } from "../../../core/schemas.ts";
 import { formatIssues } from "../../../core/validation.ts";
-import { enqueueOfferWork } from "../sync/enqueue.ts";
+import { enqueueOfferWork } from "../../../preorders/sync/enqueue.ts";
 import { type DeepPartial, deepPartialStrict, mergeDeep } from "./deep.ts";
 
 /**

@@ -3,7 +3,7 @@ import { type ActionContext, type AnyAction, defineAction } from "../../../core/
 import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, conflict, invalidField, unprocessable } from "../../../core/errors.ts";
-import { requestOfferResolution } from "../sync/enqueue.ts";
+import { requestOfferResolution } from "../../../preorders/sync/enqueue.ts";
 import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, markOfferChanged, offerParams, requiredLabel } from "./model.ts";
 
 /**

@@ -8,7 +8,7 @@ import { chunk, unique } from "../../../platform/operations/chunk.ts";
 import { addTags, removeTags } from "../../../platform/operations/tags.ts";
 import type { PlatformRuntime } from "../../../platform/runtime.ts";
 import { markCancelled } from "./cancel.ts";
-import { BULK_ORDER_CAP, type Decision, type OrderRow, cancelDecision, findOrders, releaseDecision } from "./model.ts";
+import { BULK_ORDER_CAP, type Decision, type OrderRow, cancelDecision, findOrders, releaseDecision } from "../../../preorders/orders/model.ts";
 import { markReleased } from "./release.ts";
 
 export const BULK_RELEASE_KIND = "preorders_orders_bulk_release";

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { conflict } from "../../../core/errors.ts";
-import { refreshVariantCounts, variantsOfOrders } from "./counts.ts";
-import { cancelDecision, loadOrder, presentOrder } from "./model.ts";
+import { refreshVariantCounts, variantsOfOrders } from "../../../preorders/orders/counts.ts";
+import { cancelDecision, loadOrder, presentOrder } from "../../../preorders/orders/model.ts";
 
 /**
  * Cancels preorder orders in the app (records cancelled_at) and recounts their variants. The

@@ -6,8 +6,8 @@ import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
 import { type Order, getOrder } from "../../../platform/operations/orders.ts";
 import type { PlatformRuntime } from "../../../platform/runtime.ts";
-import { applyPreorderOrder } from "./ingest.ts";
-import { chargeDecision, loadOrder } from "./model.ts";
+import { applyPreorderOrder } from "../../../preorders/orders/ingest.ts";
+import { chargeDecision, loadOrder } from "../../../preorders/orders/model.ts";
 
 export const CHARGE_BALANCE_KIND = "preorders_order_charge_balance";
 

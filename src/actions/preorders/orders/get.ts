@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { loadOrder, presentOrder } from "./model.ts";
+import { loadOrder, presentOrder } from "../../../preorders/orders/model.ts";
 
 export const getOrder = defineAction({
   name: "preorders.orders.get",

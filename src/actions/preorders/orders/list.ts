@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, platformIdSchema, presentOrder } from "./model.ts";
+import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, platformIdSchema, presentOrder } from "../../../preorders/orders/model.ts";
 import { dateOrTimestamp, lowerBound, offerId, positiveInt, upperBoundExclusive } from "./params.ts";
 
 export const listOrders = defineAction({

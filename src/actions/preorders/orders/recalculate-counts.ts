@@ -4,8 +4,8 @@ import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
-import { refreshVariantCounts } from "./counts.ts";
-import { platformIdSchema } from "./model.ts";
+import { refreshVariantCounts } from "../../../preorders/orders/counts.ts";
+import { platformIdSchema } from "../../../preorders/orders/model.ts";
 
 export const RECALCULATE_COUNTS_KIND = "preorders_recalculate_preorder_counts";
 export const RECALCULATE_CAP = 5000;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { conflict } from "../../../core/errors.ts";
-import { loadOrder, presentOrder, releaseDecision } from "./model.ts";
+import { loadOrder, presentOrder, releaseDecision } from "../../../preorders/orders/model.ts";
 
 /** Marks orders released (ours: the platform's Admin subset has no fulfillment-hold release). */
 export async function markReleased(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {

@@ -6,10 +6,10 @@ import type { Db } from "../../../core/db.ts";
 import { invalidField } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
-import { platformGid } from "../orders/model.ts";
-import type { ExportProcessData, ExportProcessMessage } from "./export-process.ts";
+import { platformGid } from "../../../preorders/orders/model.ts";
+import type { ExportProcessData, ExportProcessMessage } from "../../../preorders/reports/export-process.ts";
 import { CSV_CONTENT_TYPE, exportDownloadPath } from "../../../exports/store.ts";
-import { REPORT_BODY_HELP, REPORTS, type ReportBody, type ReportName, reportBody, reportQuery } from "./query.ts";
+import { REPORT_BODY_HELP, REPORTS, type ReportBody, type ReportName, reportBody, reportQuery } from "../../../preorders/reports/query.ts";
 
 export const REPORT_EXPORT_KIND = "preorders_report_export";
 
@@ -70,7 +70,7 @@ export async function runReportExport(ctx: JobContext): Promise<Record<string, u
   const connectionString = ctx.pool.options.connectionString;
   if (!connectionString) throw new Error("report exports need a pool configured with a connection string");
   const data: ExportProcessData = { connectionString, query: reportQuery(report, parsed, shopId), shopId, jobId: ctx.job.id, filename, contentType: CSV_CONTENT_TYPE };
-  const child = fork(fileURLToPath(new URL("./export-process.ts", import.meta.url)), [], { execArgv: EXPORT_PROCESS_FLAGS, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(new URL("../../../preorders/reports/export-process.ts", import.meta.url)), [], { execArgv: EXPORT_PROCESS_FLAGS, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const onAbort = () => child.kill("SIGTERM");
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
   let progress = Promise.resolve();

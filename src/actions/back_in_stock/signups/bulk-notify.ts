@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import type { JobContext } from "../../../core/job-task.ts";
+import { enqueueJob } from "../../../core/jobs.ts";
+import type { Channel } from "../../../back_in_stock/templates/default-templates.ts";
+import { isUuid, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
+import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
+import { ALERT_TASKS, type AlertDeps } from "../../../back_in_stock/alerts/deps.ts";
+import { SendContexts, addSummary, blockedReason, claimStage, emptySummary, logRefusal, sendLedgerRows } from "../../../back_in_stock/alerts/ledger.ts";
+import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
+import { CHUNK_SIZE } from "../../../back_in_stock/alerts/runs.ts";
+
+export const BULK_NOTIFY_MAX = 1000;
+
+const payload = z.object({ ids: z.array(z.string()).optional(), variant_id: z.string().optional() });
+
+export const bulkNotifySignups = defineAction({
+  name: "back_in_stock.signups.bulk_notify",
+  method: "POST",
+  path: "/back_in_stock/signups/bulk_notify",
+  description: `Sends the back-in-stock alert (stage initial) now, on demand, in a background job, to either ids (signup ids, 1-${BULK_NOTIFY_MAX}) or every waiting signup of variant_id (numeric id or gid), oldest first; one of the two. No batching and no stock check: the merchant's call. The ledger holds: a signup that already had its initial alert is skipped (already_notified); one that may not be sent to (unsubscribed, channel off, stage off, consent missing) is refused and logged as blocked. Answers a job handle; the job's result counts requested, not_found, already_notified, blocked, sent, failed and retrying (retryable failures still being retried: their outcome lands in the notifications log).`,
+  kind: "write",
+  async: true,
+  input: z
+    .strictObject({
+      ids: z.array(z.string().min(1).max(100)).min(1).max(BULK_NOTIFY_MAX).optional(),
+      variant_id: variantIdSchema.optional(),
+    })
+    .superRefine((body, ctx) => {
+      if (body.ids === undefined && body.variant_id === undefined) ctx.addIssue({ code: "custom", path: ["ids"], message: "is required (or variant_id)" });
+      if (body.ids !== undefined && body.variant_id !== undefined) ctx.addIssue({ code: "custom", path: ["variant_id"], message: "is not allowed with ids" });
+    }),
+  async handler(ctx, { input }) {
+    const ids = input.ids ? [...new Set(input.ids)] : undefined;
+    return enqueueJob(ctx.db, {
+      shopId: ctx.shopId,
+      kind: ALERT_TASKS.bulkNotify,
+      payload: ids ? { ids } : { variant_id: input.variant_id },
+      total: ids?.length ?? null,
+      maxAttempts: 3,
+    });
+  },
+});
+
+interface Candidate {
+  id: string;
+  created_at: Date;
+  variant_id: string;
+  channel: Channel;
+  status: string;
+  consent: boolean;
+}
+
+/** The job: refusals logged, the rest claimed and sent CHUNK_SIZE at a time. */
+export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknown> {
+  const { ids, variant_id: variantId } = payload.parse(ctx.job.payload);
+  const shopId = ctx.job.shop_id;
+  if (!shopId) throw new Error(`${ALERT_TASKS.bulkNotify} job without a shop`);
+  const [settings, switches] = await Promise.all([loadBackInStockSettings(ctx.pool, shopId), stageSwitches(ctx.pool, shopId)]);
+  const contexts = new SendContexts(ctx);
+  const counts = { requested: 0, not_found: 0, already_notified: 0, blocked: 0 };
+  const sent = emptySummary();
+  let processed = 0;
+
+  const handle = async (page: Candidate[]) => {
+    const eligible: string[] = [];
+    for (const signup of page) {
+      const reason = blockedReason(signup, "initial", settings, switches);
+      if (reason) {
+        counts.blocked += 1;
+        await logRefusal(ctx.pool, { shopId, signupId: signup.id, variantId: signup.variant_id, stage: "initial", channel: signup.channel, reason });
+      } else eligible.push(signup.id);
+    }
+    const claimed = await claimStage(ctx.pool, shopId, eligible, "initial");
+    counts.already_notified += eligible.length - claimed.length;
+    addSummary(sent, await sendLedgerRows(ctx, claimed.map((c) => c.id), { mode: "job" }, contexts));
+    processed += page.length;
+    await ctx.progress(processed);
+  };
+
+  if (ids) {
+    counts.requested = ids.length;
+    const valid = ids.filter(isUuid);
+    for (let i = 0; i < valid.length; i += CHUNK_SIZE) {
+      const { rows } = await ctx.pool.query<Candidate>(
+        `select id, created_at, variant_id, channel, status, consent from bis_signups
+         where shop_id = $1 and id = any($2::uuid[]) order by created_at, id`,
+        [shopId, valid.slice(i, i + CHUNK_SIZE)],
+      );
+      counts.not_found += Math.min(CHUNK_SIZE, valid.length - i) - rows.length;
+      await handle(rows);
+    }
+    counts.not_found += ids.length - valid.length;
+  } else if (variantId) {
+    const { rows: total } = await ctx.pool.query<{ n: number }>("select count(*)::int as n from bis_signups where shop_id = $1 and variant_id = $2 and status = 'waiting'", [
+      shopId,
+      variantId,
+    ]);
+    await ctx.progress(0, total[0]?.n ?? 0);
+    let after: Candidate | undefined;
+    for (;;) {
+      const { rows } = await ctx.pool.query<Candidate>(
+        `select id, created_at, variant_id, channel, status, consent from bis_signups
+         where shop_id = $1 and variant_id = $2 and status = 'waiting'
+           and ($3::timestamptz is null or (created_at, id) > ($3, $4::uuid))
+         order by created_at, id limit $5`,
+        [shopId, variantId, after?.created_at ?? null, after?.id ?? null, CHUNK_SIZE],
+      );
+      if (rows.length === 0) break;
+      counts.requested += rows.length;
+      await handle(rows);
+      after = rows.at(-1);
+    }
+  }
+  return { ...counts, sent: sent.sent, failed: sent.failed, retrying: sent.retrying, blocked: counts.blocked + sent.blocked };
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { defineAction } from "../../../core/action.ts";
+import { conflict } from "../../../core/errors.ts";
+import { SIGNUP_RESOURCE, loadSignup } from "../../../back_in_stock/signups/model.ts";
+import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
+import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend } from "../../../back_in_stock/alerts/ledger.ts";
+import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
+
+export const REFUSAL_TEXT: Record<BlockedReason, string> = {
+  unsubscribed: "the signup is unsubscribed",
+  channel_disabled: "its channel is switched off in the settings",
+  template_disabled: "the initial stage is switched off",
+  opt_in_missing: "opt-in is required and the signup has no consent",
+  out_of_stock: "the variant is out of stock",
+};
+
+export const notifySignup = defineAction({
+  name: "back_in_stock.signups.notify",
+  method: "POST",
+  path: "/back_in_stock/signups/{id}/notify",
+  description:
+    "Sends the signup its back-in-stock alert (stage initial) now, on demand, whatever the stock and the batching: the merchant's call. The ledger holds: each signup gets each stage at most once, ever, so a signup that already had its initial alert (by a run or an earlier notify) is 409. A signup that may not be sent to (unsubscribed, its channel off, the initial stage off, consent missing while opt-in is required) is 409 with the reason, and the refusal is in the notifications log (status blocked). Otherwise the message is claimed in the ledger, the signup becomes notified and the send is queued: answers 202 with the message: message_id (the ledger id the message id derives from), signup_id, stage, channel, status pending. The outcome (sent, failed after retries, or blocked) is in GET /back_in_stock/notifications.",
+  kind: "write",
+  params: z.object({ id: z.string() }),
+  input: z.strictObject({}),
+  async handler(ctx, { params }) {
+    // Not locked: the refusal is logged on another connection, whose foreign key check would wait
+    // for this transaction's row lock. The ledger's unique (signup, stage) is what guards the send.
+    const signup = await loadSignup(ctx.db, ctx.shopId, params.id);
+    const { rows: existing } = await ctx.db.query<{ id: string; status: string }>("select id, status from bis_ledger where signup_id = $1 and stage = 'initial'", [
+      signup.id,
+    ]);
+    if (existing[0]) throw conflict(`${SIGNUP_RESOURCE} ${signup.id} already had its initial alert (message ${existing[0].id}, ${existing[0].status})`);
+    const [settings, switches] = await Promise.all([loadBackInStockSettings(ctx.db, ctx.shopId), stageSwitches(ctx.db, ctx.shopId)]);
+    const reason = blockedReason(signup, "initial", settings, switches);
+    if (reason) {
+      // Outside the request's transaction: the 409 rolls that back, the log keeps the refusal.
+      await logRefusal(ctx.pool, { shopId: ctx.shopId, signupId: signup.id, variantId: signup.variant_id, stage: "initial", channel: signup.channel, reason });
+      throw conflict(`${SIGNUP_RESOURCE} ${signup.id} was not notified: ${REFUSAL_TEXT[reason]} (${reason})`);
+    }
+    const [claimed] = await claimStage(ctx.db, ctx.shopId, [signup.id], "initial");
+    if (!claimed) throw conflict(`${SIGNUP_RESOURCE} ${signup.id} already had its initial alert`);
+    await queueSend(ctx.db, claimed.id);
+    return { message_id: claimed.id, signup_id: signup.id, stage: "initial", channel: signup.channel, status: "pending" };
+  },
+});

@@ -1,0 +1,399 @@
+import type pg from "pg";
+import { type Db, withTransaction } from "../../core/db.ts";
+import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
+import { ALERT_TASKS, type AlertDeps } from "./deps.ts";
+import { type SendSummary, SendContexts, addSummary, emptySummary, sendLedgerRows } from "./ledger.ts";
+import { stageSwitches } from "../templates/render.ts";
+import { batchStock, itemStocks, mirrorStock } from "./stock.ts";
+
+/**
+ * ALERT RUNS. A restock starts one run per variant (at most one `running` row per variant, and
+ * one graphile-worker job under the key `bis_alert_run:<shop>:<variant>`). Each job is one batch:
+ * it re-reads the stock, stops the run below the minimum, claims at most
+ * floor(multiplier x available) of the oldest eligible waiting signups, sends them, and queues
+ * the next batch as a new job under the same key at batch start + interval. No job sleeps.
+ *
+ * A batch claims and sends in chunks: each chunk is claimed in one statement (ledger rows,
+ * signups to notified, the batch's count) and committed, then sent and marked by
+ * sendLedgerRows while the next chunk is claimed. The batch's quota and count live on the run
+ * row, so a batch resumed after a crash continues it rather than starting a new one.
+ */
+
+export const CHUNK_SIZE = 200;
+/** Chunks sent at once by one batch: claimed-but-unmarked messages never exceed CHUNK_SIZE x this. */
+export const CHUNKS_IN_FLIGHT = 2;
+
+export type RunTrigger = "inventory_webhook" | "inventory_check" | "recovery";
+
+export interface AlertRunPayload {
+  shop_id: string;
+  variant_id: string;
+  trigger?: string;
+}
+
+export function alertRunKey(shopId: string, variantId: string): string {
+  return `${ALERT_TASKS.run}:${shopId}:${variantId}`;
+}
+
+/**
+ * Asks for an alert run of the variant: a job under the run's key. It coalesces with a batch
+ * already queued (keeping that batch's time: a restock never skips the interval), and a batch
+ * that is running when it arrives re-checks when it is done (the run's next_batch_at holds).
+ */
+export async function requestAlertRun(db: Db, shopId: string, variantId: string, trigger: RunTrigger): Promise<void> {
+  await db.query(
+    `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'variant_id', $3::text, 'trigger', $4::text),
+       job_key := $5, job_key_mode := 'preserve_run_at', max_attempts := 10)`,
+    [ALERT_TASKS.run, shopId, variantId, trigger, alertRunKey(shopId, variantId)],
+  );
+}
+
+async function scheduleBatch(db: Db, shopId: string, variantId: string, runAt: Date, trigger: string): Promise<void> {
+  await db.query(
+    `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'variant_id', $3::text, 'trigger', $4::text),
+       job_key := $5, run_at := $6, max_attempts := 10)`,
+    [ALERT_TASKS.run, shopId, variantId, trigger, alertRunKey(shopId, variantId), runAt],
+  );
+}
+
+interface Eligibility {
+  channels: string[];
+  optInRequired: boolean;
+}
+
+function eligibility(settings: BackInStockSettings): Eligibility {
+  return {
+    channels: (["email", "sms"] as const).filter((c) => settings.channels[c].enabled),
+    optInRequired: settings.compliance.opt_in_required,
+  };
+}
+
+// The queue of a variant: waiting signups that may be sent to now, oldest first (index
+// bis_signups_waiting). Others stay waiting: a channel switched on again, or consent given, lets
+// them into a later run.
+const ELIGIBLE = `s.shop_id = $1 and s.variant_id = $2 and s.status = 'waiting'
+  and s.channel = any($3::text[]) and (s.consent or not $4)`;
+
+async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: Eligibility): Promise<boolean> {
+  const { rows } = await db.query<{ any: boolean }>(`select exists (select 1 from bis_signups s where ${ELIGIBLE}) as any`, [shopId, variantId, e.channels, e.optInRequired]);
+  return rows[0]?.any ?? false;
+}
+
+/** Claims the next chunk of the queue for the run's batch, in one statement; answers the ledger ids. */
+async function claimChunk(db: Db, runId: string, shopId: string, variantId: string, limit: number, e: Eligibility): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `with picked as (
+       select s.id, s.created_at from bis_signups s
+       where ${ELIGIBLE}
+       order by s.created_at, s.id
+       limit $5
+       for update skip locked
+     ), notified as (
+       update bis_signups s set status = 'notified', notified_at = now(), updated_at = now()
+       from picked where s.id = picked.id
+       returning s.id, s.created_at
+     ), claimed as (
+       insert into bis_ledger (shop_id, signup_id, stage)
+       select $1, id, 'initial' from notified order by created_at, id
+       on conflict (signup_id, stage) do nothing
+       returning id
+     ), counted as (
+       update bis_alert_runs set batch_claimed = batch_claimed + (select count(*) from claimed),
+         notified = notified + (select count(*) from claimed), updated_at = now()
+       where id = $6
+     )
+     select id from claimed`,
+    [shopId, variantId, e.channels, e.optInRequired, limit, runId],
+  );
+  return rows.map((r) => r.id);
+}
+
+interface RunRow {
+  id: string;
+  status: string;
+  batches: number;
+  notified: number;
+  batch_started_at: Date | null;
+  batch_quota: number | null;
+  batch_claimed: number;
+  next_batch_at: Date | null;
+}
+
+async function finishRun(db: Db, runId: string, status: "completed" | "stopped", reason: string | null, available?: number): Promise<void> {
+  await db.query(
+    `update bis_alert_runs set status = $2, stop_reason = $3, finished_at = now(), updated_at = now(),
+       batch_started_at = null, batch_quota = null, batch_claimed = 0, next_batch_at = null, last_available = coalesce($4, last_available)
+     where id = $1`,
+    [runId, status, reason, available ?? null],
+  );
+}
+
+/**
+ * Claimed initial messages of this variant that nobody is sending (a crashed batch): sent now,
+ * before the batch claims more. A row with a retry job waiting is left to that job.
+ */
+async function resendOrphans(deps: AlertDeps, shopId: string, variantId: string, contexts: SendContexts): Promise<SendSummary> {
+  const { rows } = await deps.pool.query<{ id: string }>(
+    `select l.id from bis_ledger l join bis_signups s on s.id = l.signup_id
+     where l.shop_id = $1 and l.status = 'pending' and l.stage = 'initial' and s.variant_id = $2
+       and not exists (select 1 from graphile_worker.jobs j where j.key = $3 || ':' || l.id and j.attempts < j.max_attempts)`,
+    [shopId, variantId, ALERT_TASKS.send],
+  );
+  const summary = emptySummary();
+  for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
+    addSummary(summary, await sendLedgerRows(deps, rows.slice(i, i + CHUNK_SIZE).map((r) => r.id), { mode: "job" }, contexts));
+  }
+  return summary;
+}
+
+export interface BatchResult {
+  outcome: "busy" | "no_run" | "waiting" | "completed" | "stopped" | "next_batch" | "interrupted";
+  run_id?: string;
+  stop_reason?: string;
+  available?: number;
+  quota?: number;
+  claimed?: number;
+  sent?: SendSummary;
+  next_batch_at?: string;
+}
+
+export interface BatchOptions {
+  signal?: AbortSignal | undefined;
+  chunkSize?: number;
+  chunksInFlight?: number;
+}
+
+/**
+ * One batch of the variant's alert run (the `bis_alert_run` task). Holds a transaction-level
+ * advisory lock on the run key for its whole length, so two jobs of one run never overlap (a
+ * crashed holder's lock goes with its connection).
+ */
+export async function runAlertBatch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOptions = {}): Promise<BatchResult> {
+  const key = alertRunKey(payload.shop_id, payload.variant_id);
+  const lock = await deps.pool.connect();
+  let broken = false;
+  try {
+    await lock.query("begin");
+    const { rows } = await lock.query<{ got: boolean }>("select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as got", [key]);
+    if (!rows[0]?.got) return { outcome: "busy" };
+    return await batch(deps, payload, options);
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    await lock.query("commit").catch(() => {
+      broken = true;
+    });
+    lock.release(broken);
+  }
+}
+
+async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOptions): Promise<BatchResult> {
+  const { pool, log } = deps;
+  const { shop_id: shopId, variant_id: variantId } = payload;
+  const trigger = payload.trigger ?? "inventory_webhook";
+  const [settings, switches] = await Promise.all([loadBackInStockSettings(pool, shopId), stageSwitches(pool, shopId)]);
+  const e = eligibility(settings);
+  const minimum = settings.delivery.minimum_restock_quantity;
+
+  let run = (await pool.query<RunRow>("select * from bis_alert_runs where shop_id = $1 and variant_id = $2 and status = 'running'", [shopId, variantId])).rows[0];
+  if (!run) {
+    if (!switches.initial || !(await anyEligibleWaiting(pool, shopId, variantId, e))) return { outcome: "no_run" };
+    run = (
+      await pool.query<RunRow>(
+        `insert into bis_alert_runs (shop_id, variant_id, trigger) values ($1, $2, $3)
+         on conflict (shop_id, variant_id) where status = 'running' do nothing
+         returning *`,
+        [shopId, variantId, trigger],
+      )
+    ).rows[0];
+    if (!run) return { outcome: "busy" };
+  }
+  const runId = run.id;
+  if (run.next_batch_at && run.next_batch_at.getTime() > Date.now() + 500) {
+    // Early (a restock while the run waits between batches): the batch keeps its time.
+    await scheduleBatch(pool, shopId, variantId, run.next_batch_at, trigger);
+    return { outcome: "waiting", run_id: runId, next_batch_at: run.next_batch_at.toISOString() };
+  }
+  if (!switches.initial) {
+    await finishRun(pool, runId, "stopped", "stage_disabled");
+    return { outcome: "stopped", run_id: runId, stop_reason: "stage_disabled" };
+  }
+
+  const contexts = new SendContexts(deps);
+  const sent = await resendOrphans(deps, shopId, variantId, contexts);
+
+  const stock = await batchStock(pool, deps.platform, log, shopId, variantId);
+  if (stock.available < minimum) {
+    await finishRun(pool, runId, "stopped", "out_of_stock", stock.available);
+    return { outcome: "stopped", run_id: runId, stop_reason: "out_of_stock", available: stock.available, sent };
+  }
+  const fresh = Math.floor(settings.delivery.batch_multiplier * stock.available);
+  let quota: number;
+  let batchStart: Date;
+  if (run.batch_started_at) {
+    // A batch that did not finish (its worker died): it continues, within what the stock allows now.
+    quota = Math.min(run.batch_quota ?? fresh, fresh);
+    batchStart = run.batch_started_at;
+    await pool.query("update bis_alert_runs set last_available = $2, updated_at = now() where id = $1", [runId, stock.available]);
+  } else {
+    quota = fresh;
+    const { rows } = await pool.query<{ batch_started_at: Date }>(
+      `update bis_alert_runs set batch_started_at = now(), batch_quota = $2, batch_claimed = 0, batches = batches + 1,
+         last_available = $3, updated_at = now()
+       where id = $1 returning batch_started_at`,
+      [runId, quota, stock.available],
+    );
+    batchStart = rows[0]?.batch_started_at ?? new Date();
+    run.batch_claimed = 0;
+  }
+
+  const chunkSize = options.chunkSize ?? CHUNK_SIZE;
+  const chunksInFlight = options.chunksInFlight ?? CHUNKS_IN_FLIGHT;
+  let remaining = quota - run.batch_claimed;
+  let claimedNow = 0;
+  let exhausted = false;
+  let stopReason: string | undefined;
+  let stopAvailable: number | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const failures: unknown[] = [];
+  while (remaining > 0 && failures.length === 0) {
+    if (options.signal?.aborted) break;
+    // A webhook that lowered the stock since the batch began stops it between chunks.
+    const news = await mirrorStock(pool, shopId, variantId);
+    const newer = stock.source === "mirror" || (news.changedAt !== null && news.changedAt > batchStart);
+    if (newer && news.available < minimum) {
+      stopReason = "out_of_stock";
+      stopAvailable = news.available;
+      break;
+    }
+    const ids = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e);
+    if (ids.length === 0) {
+      exhausted = true;
+      break;
+    }
+    remaining -= ids.length;
+    claimedNow += ids.length;
+    const sending: Promise<void> = sendLedgerRows(deps, ids, { mode: "job" }, contexts).then(
+      (s) => void addSummary(sent, s),
+      (error: unknown) => void failures.push(error),
+    );
+    inFlight.add(sending);
+    void sending.finally(() => inFlight.delete(sending));
+    if (inFlight.size >= chunksInFlight) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  // A chunk that failed to mark leaves its rows pending: this job's retry (a resumed batch) sends them.
+  if (failures.length > 0) throw failures[0];
+
+  const result = { run_id: runId, available: stock.available, quota, claimed: claimedNow, sent };
+  if (stopReason) {
+    await finishRun(pool, runId, "stopped", stopReason, stopAvailable);
+    return { ...result, outcome: "stopped", stop_reason: stopReason };
+  }
+  if (options.signal?.aborted) {
+    // Shutting down mid-batch: the batch stays open on the run row and resumes in another job now.
+    await scheduleBatch(pool, shopId, variantId, new Date(), trigger);
+    return { ...result, outcome: "interrupted" };
+  }
+  if (exhausted || !(await anyEligibleWaiting(pool, shopId, variantId, e))) {
+    await finishRun(pool, runId, "completed", null);
+    return { ...result, outcome: "completed" };
+  }
+  const next = new Date(batchStart.getTime() + settings.delivery.batch_interval_seconds * 1000);
+  await withTransaction(pool, async (db) => {
+    await db.query(
+      `update bis_alert_runs set batch_started_at = null, batch_quota = null, batch_claimed = 0, next_batch_at = $2, updated_at = now()
+       where id = $1`,
+      [runId, next],
+    );
+    await scheduleBatch(db, shopId, variantId, next, trigger);
+  });
+  return { ...result, outcome: "next_batch", next_batch_at: next.toISOString() };
+}
+
+/**
+ * Wraps an inventory level write (the inventory webhook): every variant of the item whose stock
+ * rose to at least the shop's minimum, with eligible signups waiting, gets an alert run, in the
+ * write's transaction.
+ */
+export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: string, write: () => Promise<T>): Promise<T> {
+  const before = await itemStocks(db, shopId, inventoryItemId);
+  const result = await write();
+  const after = await itemStocks(db, shopId, inventoryItemId);
+  const rose = [...after.values()].filter((v) => v.available > (before.get(v.variantId)?.available ?? 0));
+  if (rose.length === 0) return result;
+  const settings = await loadBackInStockSettings(db, shopId);
+  const e = eligibility(settings);
+  for (const variant of rose) {
+    if (variant.available < settings.delivery.minimum_restock_quantity) continue;
+    if (await anyEligibleWaiting(db, shopId, variant.variantId, e)) await requestAlertRun(db, shopId, variant.variantId, "inventory_webhook");
+  }
+  return result;
+}
+
+/**
+ * The periodic inventory check (crontab): every variant with eligible signups waiting, stock at
+ * or above the minimum in the mirror (kept by webhooks and the catalog sync) and no run under
+ * way gets one. Catches restocks whose webhook was missed or that arrived by a catalog sync.
+ */
+export async function checkInventory(pool: pg.Pool): Promise<{ shops: number; runs_requested: number }> {
+  const { rows: shops } = await pool.query<{ id: string }>(
+    "select id from shops s where exists (select 1 from bis_signups w where w.shop_id = s.id and w.status = 'waiting')",
+  );
+  let requested = 0;
+  for (const { id: shopId } of shops) {
+    const settings = await loadBackInStockSettings(pool, shopId);
+    const e = eligibility(settings);
+    const { rows } = await pool.query<{ variant_id: string }>(
+      `select w.variant_id from (
+         select distinct s.variant_id from bis_signups s
+         where s.shop_id = $1 and s.status = 'waiting' and s.channel = any($2::text[]) and (s.consent or not $3)
+       ) w
+       cross join lateral (
+         select coalesce(sum(greatest(il.available, 0)), 0) as available
+         from variants v join inventory_levels il on il.shop_id = v.shop_id and il.inventory_item_id = v.inventory_item_id
+         where v.shop_id = $1 and v.id = w.variant_id
+           and not exists (select 1 from locations l where l.shop_id = il.shop_id and l.id = il.location_id and not l.active)
+       ) stock
+       where stock.available >= $4
+         and not exists (select 1 from bis_alert_runs r where r.shop_id = $1 and r.variant_id = w.variant_id and r.status = 'running')`,
+      [shopId, e.channels, e.optInRequired, settings.delivery.minimum_restock_quantity],
+    );
+    for (const row of rows) {
+      await requestAlertRun(pool, shopId, row.variant_id, "inventory_check");
+      requested += 1;
+    }
+  }
+  return { shops: shops.length, runs_requested: requested };
+}
+
+/**
+ * Runs whose batch job is gone (its worker was killed while holding it: graphile-worker keeps
+ * such a job locked for hours): when no live batch holds the run's lock, a new job under the
+ * key resumes the run (at its next batch time, or now for an open batch).
+ */
+export async function recoverRuns(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ id: string; shop_id: string; variant_id: string; next_batch_at: Date | null; trigger: string }>(
+    `select r.id, r.shop_id, r.variant_id, r.next_batch_at, r.trigger from bis_alert_runs r
+     where r.status = 'running'
+       and not exists (
+         select 1 from graphile_worker.jobs j
+         where j.key = $1 || ':' || r.shop_id || ':' || r.variant_id and j.locked_at is null and j.attempts < j.max_attempts)`,
+    [ALERT_TASKS.run],
+  );
+  let recovered = 0;
+  for (const run of rows) {
+    const resumed = await withTransaction(pool, async (db) => {
+      const { rows: got } = await db.query<{ got: boolean }>("select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as got", [
+        alertRunKey(run.shop_id, run.variant_id),
+      ]);
+      if (!got[0]?.got) return false; // a live batch holds it
+      const runAt = run.next_batch_at && run.next_batch_at.getTime() > Date.now() ? run.next_batch_at : new Date();
+      await scheduleBatch(db, run.shop_id, run.variant_id, runAt, run.trigger);
+      return true;
+    });
+    if (resumed) recovered += 1;
+  }
+  return recovered;
+}

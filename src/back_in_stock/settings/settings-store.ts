@@ -1,0 +1,121 @@
+import { z } from "zod";
+import type { Db } from "../../core/db.ts";
+import { issueText, unprocessable } from "../../core/errors.ts";
+import { formatIssues } from "../../core/validation.ts";
+
+/**
+ * Back-in-stock settings of a shop: one document stored deep-partial in `bis_settings.settings`
+ * (only what the merchant set), read merged over DEFAULT_BACK_IN_STOCK_SETTINGS. The alert
+ * pipeline reads them with `loadBackInStockSettings`.
+ */
+
+const enabledSwitch = z.strictObject({ enabled: z.boolean() });
+
+export const backInStockSettingsSchema = z.strictObject({
+  channels: z.strictObject({
+    email: enabledSwitch.describe("E-mail alerts and e-mail signups"),
+    sms: enabledSwitch.describe("Text-message alerts and text-message signups"),
+  }),
+  delivery: z.strictObject({
+    batch_multiplier: z
+      .number()
+      .min(1)
+      .max(100)
+      .describe("A batch alerts at most batch_multiplier x available units signups (oldest first)"),
+    batch_interval_seconds: z.int().min(0).max(86_400).describe("Seconds between two batches of one alert run"),
+    minimum_restock_quantity: z.int().min(1).max(1_000_000).describe("Alerts start, and go on, only while available stock is at least this"),
+    reminder_delay_hours: z.int().min(1).max(2_160).describe("Hours after the initial alert before the reminder (when that stage is enabled)"),
+  }),
+  compliance: z.strictObject({
+    opt_in_required: z.boolean().describe("When true a signup needs consent: true"),
+  }),
+  tagging: z.strictObject({
+    enabled: z.boolean().describe("Add customer_tag to the platform customer at signup (when the signup carries a customer_id)"),
+    customer_tag: z.string().trim().min(1).max(255),
+  }),
+  attribution: z.strictObject({
+    window_days: z.int().min(1).max(365).describe("An order within this many days after an alert converts the signup"),
+  }),
+});
+
+export type BackInStockSettings = z.output<typeof backInStockSettingsSchema>;
+
+export const DEFAULT_BACK_IN_STOCK_SETTINGS: BackInStockSettings = {
+  channels: { email: { enabled: true }, sms: { enabled: true } },
+  delivery: { batch_multiplier: 1, batch_interval_seconds: 300, minimum_restock_quantity: 1, reminder_delay_hours: 48 },
+  compliance: { opt_in_required: false },
+  tagging: { enabled: false, customer_tag: "back-in-stock" },
+  attribution: { window_days: 7 },
+};
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The PATCH body's schema, derived from the full one: every key optional at every level, and
+ * any key may be null, which removes the merchant's value (or group of values) so the defaults
+ * apply again (as in JSON Merge Patch, RFC 7396).
+ */
+function deepPartial(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([key, field]) => [key, deepPartial(field).optional()]));
+    const partial = z.strictObject(shape);
+    return (schema.description ? partial.describe(schema.description) : partial).nullable();
+  }
+  return schema.nullable();
+}
+
+export const backInStockSettingsPatchSchema = (deepPartial(backInStockSettingsSchema) as z.ZodNullable<z.ZodType>).unwrap() as z.ZodType<Json, Json>;
+
+/** `patch` merged into `base`: objects merge key by key, null removes a key, anything else replaces. */
+export function mergePatch(base: Json, patch: Json): Json {
+  const result: Json = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete result[key];
+    else if (isObject(value)) {
+      const merged = mergePatch(isObject(result[key]) ? result[key] : {}, value);
+      if (Object.keys(merged).length === 0) delete result[key];
+      else result[key] = merged;
+    } else result[key] = value;
+  }
+  return result;
+}
+
+/** The stored partial document laid over the defaults (defaults first, so every key exists). */
+function withDefaults(stored: Json): Json {
+  return mergePatch(DEFAULT_BACK_IN_STOCK_SETTINGS, stored);
+}
+
+async function storedSettings(db: Db, shopId: string, lock: boolean): Promise<Json> {
+  const { rows } = await db.query<{ settings: unknown }>(`select settings from bis_settings where shop_id = $1 ${lock ? "for update" : ""}`, [shopId]);
+  const stored = rows[0]?.settings;
+  return isObject(stored) ? stored : {};
+}
+
+/**
+ * The shop's back-in-stock settings, complete and typed: what the merchant set over the
+ * defaults. Throws if the stored document does not validate (only possible by editing it
+ * outside the API).
+ */
+export async function loadBackInStockSettings(db: Db, shopId: string): Promise<BackInStockSettings> {
+  const parsed = backInStockSettingsSchema.safeParse(withDefaults(await storedSettings(db, shopId, false)));
+  if (!parsed.success) throw new Error(`back-in-stock settings of shop ${shopId} are invalid: ${formatIssues(parsed.error.issues).map(issueText).join("; ")}`);
+  return parsed.data;
+}
+
+/**
+ * Applies a deep-partial patch (already shape-checked) in the caller's transaction: the merged
+ * result, defaults included, must validate or nothing is saved (422, one message per field).
+ */
+export async function updateBackInStockSettings(db: Db, shopId: string, patch: Json): Promise<BackInStockSettings> {
+  await db.query("insert into bis_settings (shop_id) values ($1) on conflict (shop_id) do nothing", [shopId]);
+  const stored = mergePatch(await storedSettings(db, shopId, true), patch);
+  const parsed = backInStockSettingsSchema.safeParse(withDefaults(stored), { reportInput: true });
+  if (!parsed.success) throw unprocessable(formatIssues(parsed.error.issues));
+  await db.query("update bis_settings set settings = $2, updated_at = now() where shop_id = $1", [shopId, JSON.stringify(stored)]);
+  return parsed.data;
+}

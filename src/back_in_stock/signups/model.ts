@@ -1,0 +1,102 @@
+import { z } from "zod";
+import type { Db } from "../../core/db.ts";
+import { type Issue, notFound } from "../../core/errors.ts";
+
+/** What every signup action shares: the row, its public shape, id forms and lookups. */
+
+export const SIGNUP_STATUSES = ["waiting", "notified", "converted", "unsubscribed"] as const;
+export type SignupStatus = (typeof SIGNUP_STATUSES)[number];
+export const SIGNUP_CHANNELS = ["email", "sms"] as const;
+export type SignupChannel = (typeof SIGNUP_CHANNELS)[number];
+
+export const SIGNUP_RESOURCE = "Back-in-stock signup";
+
+export interface SignupRow {
+  id: string;
+  shop_id: string;
+  variant_id: string;
+  product_id: string | null;
+  channel: SignupChannel;
+  contact: string;
+  locale: string;
+  consent: boolean;
+  customer_id: string | null;
+  first_name: string | null;
+  status: SignupStatus;
+  created_at: Date;
+  notified_at: Date | null;
+  converted_at: Date | null;
+  converted_order_id: string | null;
+  unsubscribed_at: Date | null;
+  updated_at: Date;
+}
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+/** The public shape of a signup (every signup action answers it). */
+export function presentSignup(row: SignupRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    variant_id: row.variant_id,
+    product_id: row.product_id,
+    channel: row.channel,
+    email: row.channel === "email" ? row.contact : null,
+    phone: row.channel === "sms" ? row.contact : null,
+    locale: row.locale,
+    consent: row.consent,
+    customer_id: row.customer_id,
+    first_name: row.first_name,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    notified_at: iso(row.notified_at),
+    converted_at: iso(row.converted_at),
+    converted_order_id: row.converted_order_id,
+    unsubscribed_at: iso(row.unsubscribed_at),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** A platform id given as its number, its numeric string or its gid, always stored as the gid. */
+export function platformGid(type: string) {
+  const pattern = new RegExp(`^(?:gid://platform/${type}/)?([1-9][0-9]{0,18})$`);
+  const message = `must be a numeric id or a gid://platform/${type}/<id>`;
+  return z
+    .union([z.string(), z.int().positive()], { error: message })
+    .transform((value, ctx) => {
+      const digits = pattern.exec(String(value))?.[1];
+      if (digits === undefined) {
+        ctx.addIssue({ code: "custom", message, input: value });
+        return z.NEVER;
+      }
+      return `gid://platform/${type}/${digits}`;
+    })
+    .meta({ examples: [`gid://platform/${type}/1001`, 1001] });
+}
+
+export const variantIdSchema = platformGid("ProductVariant");
+export const productIdSchema = platformGid("Product");
+export const customerIdSchema = platformGid("Customer");
+
+export const VARIANT_NOT_IN_SHOP_ISSUE: Issue = { path: "variant_id", message: "must be a variant of this shop" };
+
+/** The mirrored variant (gid) of this shop, or undefined. */
+export async function findVariant(db: Db, shopId: string, variantId: string): Promise<{ id: string; product_id: string } | undefined> {
+  const { rows } = await db.query<{ id: string; product_id: string }>("select id, product_id from variants where shop_id = $1 and id = $2", [shopId, variantId]);
+  return rows[0];
+}
+
+/** The signup of this shop; 404 `Back-in-stock signup not found: <id>` otherwise (a malformed id included). */
+export async function loadSignup(db: Db, shopId: string, id: string, lock = false): Promise<SignupRow> {
+  const { rows } = isUuid(id)
+    ? await db.query<SignupRow>(`select * from bis_signups where id = $1 and shop_id = $2 ${lock ? "for update" : ""}`, [id, shopId])
+    : { rows: [] };
+  const row = rows[0];
+  if (!row) throw notFound(SIGNUP_RESOURCE, id);
+  return row;
+}

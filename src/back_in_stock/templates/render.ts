@@ -1,0 +1,273 @@
+import type { Liquid } from "liquidjs";
+import type { OutboundMessage } from "../../channels/index.ts";
+import type { Db } from "../../core/db.ts";
+import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
+import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
+import { type TemplateKind, exceededLimit, templateEngine, templateFailure } from "./template-rendering.ts";
+import { templateLocales } from "../../actions/back_in_stock/templates.ts";
+
+/**
+ * Messages render with the engines the PATCH check uses (template-rendering.ts: same options, same
+ * limits), so what passed it renders. Templates are parsed once per renderer and rendered
+ * synchronously (no tag or filter used here is asynchronous): a batch renders thousands.
+ */
+type Parsed = ReturnType<Liquid["parse"]>;
+
+export interface ShopInfo {
+  id: string;
+  name: string;
+  url: string;
+  defaultLocale: string;
+}
+
+export interface VariantInfo {
+  id: string;
+  title: string;
+  sku: string | null;
+  price: string;
+  productTitle: string;
+  productUrl: string;
+}
+
+/** What a message is rendered for: the signup's fields the variables use. */
+export interface Recipient {
+  ledgerId: string;
+  signupId: string;
+  stage: Stage;
+  channel: Channel;
+  contact: string;
+  locale: string;
+  firstName: string | null;
+  variantId: string;
+}
+
+interface TemplateText {
+  subject?: string;
+  body: string;
+}
+
+/** The template a message uses, and where it comes from (for the reason when it fails). */
+interface ChosenTemplate extends Required<TemplateText> {
+  locale: string;
+}
+
+export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
+  const { rows } = await db.query<{ name: string; default_locale: string; platform_domain: string | null }>(
+    "select name, default_locale, platform_domain from shops where id = $1",
+    [shopId],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`shop ${shopId} not found`);
+  return { id: shopId, name: row.name, url: row.platform_domain ? `https://${row.platform_domain}` : "", defaultLocale: row.default_locale };
+}
+
+/** Whether each stage is on for the shop (bis_stage_settings over the shipped defaults). */
+export async function stageSwitches(db: Db, shopId: string): Promise<Record<Stage, boolean>> {
+  const { rows } = await db.query<{ stage: Stage; enabled: boolean }>("select stage, enabled from bis_stage_settings where shop_id = $1", [shopId]);
+  const switches = { ...DEFAULT_STAGE_ENABLED };
+  for (const row of rows) switches[row.stage] = row.enabled;
+  return switches;
+}
+
+/** The address part of `Name <address>` (or the whole text when it is a bare address). */
+function addressOf(from: string): string {
+  return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+}
+
+/** Turns the rendered HTML body into the text part: links keep their target, blocks their breaks. */
+export function htmlToText(html: string): string {
+  const text = html
+    .replace(/<(style|script|head)\b[^>]*>[\s\S]*?<\/\1>/gi, "")
+    .replace(/<a\b[^>]*?href\s*=\s*(["'])(.*?)\1[^>]*>([\s\S]*?)<\/a>/gi, (_m, _q: string, href: string, label: string) => {
+      const inner = label.replace(/<[^>]+>/g, "").trim();
+      return inner && inner !== href ? `${inner} (${href})` : href;
+    })
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<li\b[^>]*>/gi, "\n- ")
+    .replace(/<\/(p|div|h[1-6]|li|tr|table|ul|ol|blockquote)>/gi, "\n\n")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&nbsp;/g, " ")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCodePoint(Number(code)))
+    .replace(/&#x([0-9a-f]+);/gi, (_m, code: string) => String.fromCodePoint(Number.parseInt(code, 16)))
+    .replace(/&amp;/g, "&");
+  return text
+    .split("\n")
+    .map((line) => line.replace(/[ \t]+/g, " ").trim())
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+export interface RendererOptions {
+  /** The service's public origin, where unsubscribe links point. */
+  publicBaseUrl: string;
+  /** The secret the unsubscribe links are signed with. */
+  unsubscribeSecret: string;
+  /** The configured sender (EMAIL_FROM); its address is used with the shop's name. */
+  emailFrom: string;
+}
+
+/**
+ * Renders messages of one shop. Templates are loaded once per stage, variants once each: a batch
+ * of thousands of messages costs a few queries. The template for a stage, channel and locale is
+ * the first of the locale, its language, the shop's default locale and en that has a merchant's
+ * text or a shipped default.
+ */
+export class Renderer {
+  readonly shop: ShopInfo;
+  private readonly options: RendererOptions;
+  private readonly overrides = new Map<Stage, Map<string, TemplateText>>();
+  private readonly variants = new Map<string, VariantInfo>();
+  private readonly from: string;
+  /**
+   * Parsed templates by kind and source; a template that went beyond a limit keeps its error, so
+   * the rest of the batch fails at once instead of each message spending the limit again.
+   */
+  private readonly parsed = new Map<string, Parsed | Error>();
+
+  constructor(shop: ShopInfo, options: RendererOptions) {
+    this.shop = shop;
+    this.options = options;
+    const name = shop.name.replace(/["\\\r\n]/g, "");
+    this.from = `"${name}" <${addressOf(options.emailFrom)}>`;
+  }
+
+  /** Loads what the recipients need that is not cached yet, through `db`. */
+  async prepare(db: Db, recipients: readonly Recipient[]): Promise<void> {
+    for (const stage of new Set(recipients.map((r) => r.stage))) {
+      if (this.overrides.has(stage)) continue;
+      const { rows } = await db.query<{ locale: string; channel: Channel; subject: string | null; body: string }>(
+        "select locale, channel, subject, body from bis_templates where shop_id = $1 and stage = $2",
+        [this.shop.id, stage],
+      );
+      this.overrides.set(stage, new Map(rows.map((r) => [`${r.channel}:${r.locale}`, { subject: r.subject ?? undefined, body: r.body }])));
+    }
+    const missing = [...new Set(recipients.map((r) => r.variantId))].filter((id) => !this.variants.has(id));
+    if (missing.length === 0) return;
+    const { rows } = await db.query<{ id: string; title: string; sku: string | null; price: string; legacy_id: string; product_title: string | null; handle: string | null }>(
+      `select v.id, v.title, v.sku, v.price::text as price, v.legacy_id::text as legacy_id, p.title as product_title, p.handle
+       from variants v left join products p on p.shop_id = v.shop_id and p.id = v.product_id
+       where v.shop_id = $1 and v.id = any($2::text[])`,
+      [this.shop.id, missing],
+    );
+    for (const id of missing) {
+      const row = rows.find((r) => r.id === id);
+      const handle = row?.handle;
+      this.variants.set(id, {
+        id,
+        title: row?.title === "Default Title" ? "" : (row?.title ?? ""),
+        sku: row?.sku ?? null,
+        price: row?.price ?? "",
+        productTitle: row?.product_title ?? row?.title ?? "",
+        productUrl: handle && this.shop.url ? `${this.shop.url}/products/${handle}${row.legacy_id ? `?variant=${row.legacy_id}` : ""}` : this.shop.url,
+      });
+    }
+  }
+
+  private template(stage: Stage, channel: Channel, locale: string): ChosenTemplate {
+    const overrides = this.overrides.get(stage);
+    const candidates = templateLocales(locale, this.shop.defaultLocale);
+    const shippedSubject = candidates.map((c) => DEFAULT_TEMPLATES[stage][c]?.email.subject).find((s) => s !== undefined) ?? "";
+    for (const candidate of candidates) {
+      const override = overrides?.get(`${channel}:${candidate}`);
+      if (override) return { subject: override.subject ?? shippedSubject, body: override.body, locale: candidate };
+      const shipped = DEFAULT_TEMPLATES[stage][candidate];
+      if (shipped) {
+        return channel === "email"
+          ? { subject: shipped.email.subject, body: shipped.email.body, locale: candidate }
+          : { subject: "", body: shipped.sms.body, locale: candidate };
+      }
+    }
+    throw new Error(`no ${stage} template for ${channel}`);
+  }
+
+  unsubscribeUrl(signupId: string): string {
+    return unsubscribeUrl(this.options.publicBaseUrl, this.options.unsubscribeSecret, signupId);
+  }
+
+  /** The variables of TEMPLATE_VARIABLES for one recipient. */
+  variables(recipient: Recipient): Record<string, unknown> {
+    const variant = this.variants.get(recipient.variantId);
+    return {
+      shop: { name: this.shop.name, url: this.shop.url },
+      customer: {
+        first_name: recipient.firstName ?? "",
+        email: recipient.channel === "email" ? recipient.contact : "",
+        phone: recipient.channel === "sms" ? recipient.contact : "",
+      },
+      product: { title: variant?.productTitle ?? "", url: variant?.productUrl ?? this.shop.url, image_url: "" },
+      variant: { title: variant?.title ?? "", sku: variant?.sku ?? "", price: variant?.price ?? "" },
+      unsubscribe_url: this.unsubscribeUrl(recipient.signupId),
+    };
+  }
+
+  /**
+   * Renders one field's template; throws an Error whose message names the field and the rule it
+   * broke (`the initial sms.body (de) must render within 100 ms`).
+   */
+  private renderField(kind: TemplateKind, source: string, variables: Record<string, unknown>, field: string): string {
+    try {
+      return this.renderWith(kind, source, variables);
+    } catch (error) {
+      throw new Error(templateFailure(field, error), { cause: error });
+    }
+  }
+
+  private parse(kind: TemplateKind, key: string, source: string): Parsed {
+    const known = this.parsed.get(key);
+    if (known instanceof Error) throw known;
+    if (known) return known;
+    try {
+      const parsed = templateEngine(kind).parse(source);
+      this.parsed.set(key, parsed);
+      return parsed;
+    } catch (error) {
+      if (exceededLimit(error)) this.parsed.set(key, error as Error);
+      throw error;
+    }
+  }
+
+  private renderWith(kind: TemplateKind, source: string, variables: Record<string, unknown>): string {
+    const key = `${kind}:${source}`;
+    const parsed = this.parse(kind, key, source);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return templateEngine(kind).renderSync(parsed, variables) as string;
+      } catch (error) {
+        const limit = exceededLimit(error);
+        // Time is the one limit a pause of the process (GC, a busy core) can trip: one more try
+        // before the verdict, which then holds for the rest of the batch.
+        if (limit === "render" && attempt === 1) continue;
+        if (limit) this.parsed.set(key, error as Error);
+        throw error;
+      }
+    }
+  }
+
+  /** The message for one recipient; call `prepare` with it first. */
+  render(recipient: Recipient): OutboundMessage {
+    const template = this.template(recipient.stage, recipient.channel, recipient.locale);
+    const variables = this.variables(recipient);
+    const field = (name: string) => `the ${recipient.stage} ${recipient.channel}.${name} (${template.locale})`;
+    if (recipient.channel === "sms") {
+      const text = this.renderField("text", template.body, variables, field("body")).trim();
+      return { id: recipient.ledgerId, channel: "sms", to: recipient.contact, text };
+    }
+    const subject = this.renderField("text", template.subject, variables, field("subject"));
+    const html = this.renderField("html", template.body, variables, field("body"));
+    const link = variables.unsubscribe_url as string;
+    return {
+      id: recipient.ledgerId,
+      channel: "email",
+      to: recipient.contact,
+      from: this.from,
+      subject: subject.replace(/\s+/g, " ").trim(),
+      html,
+      text: htmlToText(html),
+      headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    };
+  }
+}

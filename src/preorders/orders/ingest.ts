@@ -1,0 +1,167 @@
+import { z } from "zod";
+import type { Db } from "../../core/db.ts";
+import { refreshVariantCounts } from "./counts.ts";
+import { platformGid } from "./model.ts";
+
+/**
+ * Builds the preorder order model from the platform's order webhooks (orders/create, paid,
+ * cancelled, fulfilled). Called once from the webhook processor (src/webhooks/process.ts), in the
+ * same transaction that stores the raw order.
+ *
+ * Which orders: those with at least one line item on a selling plan (`selling_plan_allocation`),
+ * which is how a preorder offer reaches checkout. Once tracked, an order keeps being updated.
+ */
+
+const id = z.union([z.number(), z.string()]).transform(String);
+const money = z.union([z.string(), z.number()]).transform((v) => Number(v).toFixed(2));
+
+const lineSchema = z.object({
+  id,
+  variant_id: id.nullish(),
+  product_id: id.nullish(),
+  quantity: z.number().int(),
+  price: money,
+  selling_plan_allocation: z.object({ selling_plan_id: id }).nullish(),
+});
+
+const orderSchema = z.object({
+  id,
+  admin_graphql_api_id: z.string().optional(),
+  name: z.string().nullish(),
+  email: z.string().nullish(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  cancelled_at: z.string().nullish(),
+  financial_status: z.string().nullish(),
+  fulfillment_status: z.string().nullish(),
+  currency: z.string(),
+  total_price: money,
+  total_outstanding: money.nullish(),
+  tags: z.union([z.string(), z.array(z.string())]).nullish(),
+  customer: z.object({ id: id.nullish(), email: z.string().nullish() }).nullish(),
+  line_items: z.array(lineSchema).default([]),
+});
+
+/** Whether any line item of an (unparsed) payload is on a selling plan. */
+function hasSellingPlanLine(payload: unknown): boolean {
+  const lines = (payload as { line_items?: unknown } | null)?.line_items;
+  if (!Array.isArray(lines)) return false;
+  return lines.some((line) => {
+    const allocation = (line as { selling_plan_allocation?: { selling_plan_id?: unknown } | null } | null)?.selling_plan_allocation;
+    return allocation?.selling_plan_id !== undefined && allocation.selling_plan_id !== null;
+  });
+}
+
+function splitTags(tags: string | string[] | null | undefined): string[] {
+  if (!tags) return [];
+  const list = Array.isArray(tags) ? tags : tags.split(",");
+  return [...new Set(list.map((t) => t.trim()).filter((t) => t.length > 0))];
+}
+
+/**
+ * Applies one order webhook payload to preorder_orders and its lines. An older description than
+ * the one applied never undoes a newer one (platform updated_at), except that the balance left
+ * after the deposit is the largest outstanding amount ever seen, whatever the order of arrival.
+ * The stored preorder counts of the order's variants are recomputed in the same transaction.
+ */
+export async function applyPreorderOrder(db: Db, shopId: string, payload: unknown): Promise<void> {
+  const platformOrderId = (() => {
+    const p = payload as { admin_graphql_api_id?: unknown; id?: unknown } | null;
+    if (typeof p?.admin_graphql_api_id === "string") return p.admin_graphql_api_id;
+    return typeof p?.id === "number" || typeof p?.id === "string" ? platformGid("Order", p.id) : undefined;
+  })();
+  if (platformOrderId === undefined) return;
+  if (!hasSellingPlanLine(payload)) {
+    const { rowCount } = await db.query("select 1 from preorder_orders where shop_id = $1 and platform_order_id = $2", [shopId, platformOrderId]);
+    if ((rowCount ?? 0) === 0) return; // not a preorder order
+  }
+  const order = orderSchema.parse(payload);
+  const outstanding = order.total_outstanding ?? "0.00";
+  const { rows } = await db.query<{ id: string }>(
+    `insert into preorder_orders (shop_id, platform_order_id, name, email, customer_id, currency, total_price, total_outstanding,
+       balance_amount, financial_status, fulfillment_status, tags, platform_cancelled_at, platform_created_at, platform_updated_at)
+     values ($1, $2, $3, lower($4), $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14)
+     on conflict (shop_id, platform_order_id) do update set
+       name = excluded.name, email = excluded.email, customer_id = excluded.customer_id, currency = excluded.currency,
+       total_price = excluded.total_price, total_outstanding = excluded.total_outstanding,
+       balance_amount = greatest(preorder_orders.balance_amount, excluded.balance_amount),
+       financial_status = excluded.financial_status, fulfillment_status = excluded.fulfillment_status, tags = excluded.tags,
+       platform_cancelled_at = excluded.platform_cancelled_at, platform_updated_at = excluded.platform_updated_at, updated_at = now()
+     where preorder_orders.platform_updated_at <= excluded.platform_updated_at
+     returning id`,
+    [
+      shopId,
+      platformOrderId,
+      order.name ?? null,
+      order.email ?? order.customer?.email ?? null,
+      order.customer?.id ? platformGid("Customer", order.customer.id) : null,
+      order.currency,
+      order.total_price,
+      outstanding,
+      order.financial_status ?? null,
+      order.fulfillment_status ?? null,
+      splitTags(order.tags),
+      order.cancelled_at ?? null,
+      order.created_at,
+      order.updated_at,
+    ],
+  );
+  const applied = rows[0];
+  if (!applied) {
+    // An older description: only the balance it shows can still matter.
+    await db.query(
+      `update preorder_orders set balance_amount = $3, updated_at = now()
+       where shop_id = $1 and platform_order_id = $2 and balance_amount < $3`,
+      [shopId, platformOrderId, outstanding],
+    );
+    return;
+  }
+
+  const lines = order.line_items.map((line) => ({
+    id: platformGid("LineItem", line.id),
+    variant_id: line.variant_id ? platformGid("ProductVariant", line.variant_id) : null,
+    product_id: line.product_id ? platformGid("Product", line.product_id) : null,
+    quantity: line.quantity,
+    price: line.price,
+    selling_plan_id: line.selling_plan_allocation ? platformGid("SellingPlan", line.selling_plan_allocation.selling_plan_id) : null,
+  }));
+  const { rows: before } = await db.query<{ variant_id: string }>(
+    "select variant_id from preorder_order_lines where order_id = $1 and selling_plan_id is not null and variant_id is not null",
+    [applied.id],
+  );
+  await db.query("delete from preorder_order_lines where order_id = $1 and not (platform_line_id = any($2::text[]))", [applied.id, lines.map((l) => l.id)]);
+  await db.query(
+    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
+     select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, link.offer_id
+     from jsonb_to_recordset($3::jsonb) as r(id text, variant_id text, product_id text, quantity integer, price numeric, selling_plan_id text)
+     left join lateral (
+       select po.id as offer_id from preorder_offers po
+       where po.shop_id = $2 and po.platform_selling_plan_id = r.selling_plan_id
+       order by po.deleted_at nulls first, po.created_at desc limit 1
+     ) link on true
+     on conflict (order_id, platform_line_id) do update set variant_id = coalesce(excluded.variant_id, preorder_order_lines.variant_id),
+       product_id = coalesce(excluded.product_id, preorder_order_lines.product_id),
+       quantity = excluded.quantity, price = excluded.price, selling_plan_id = excluded.selling_plan_id,
+       offer_id = coalesce(excluded.offer_id, preorder_order_lines.offer_id)`,
+    [applied.id, shopId, JSON.stringify(lines)],
+  );
+  const variants = new Set(before.map((r) => r.variant_id));
+  for (const line of lines) if (line.selling_plan_id && line.variant_id) variants.add(line.variant_id);
+  await refreshVariantCounts(db, shopId, [...variants]);
+}
+
+/**
+ * Links the order lines placed on the offer's current platform selling plan to the offer (an
+ * order webhook links its lines itself; this is for lines that arrived before the offer's sync
+ * recorded the plan id). Answers how many lines it linked.
+ */
+export async function relinkOfferOrderLines(db: Db, shopId: string, offerId: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `update preorder_order_lines l set offer_id = po.id
+     from preorder_offers po
+     where po.id = $2 and po.shop_id = $1 and l.shop_id = $1 and l.selling_plan_id = po.platform_selling_plan_id
+       and l.offer_id is distinct from po.id`,
+    [shopId, offerId],
+  );
+  return rowCount ?? 0;
+}

@@ -1,0 +1,172 @@
+import { z } from "zod";
+import type { Db } from "../../core/db.ts";
+import { notFound } from "../../core/errors.ts";
+
+/** The statuses the database derives (sql/030, the `status` generated column), in lifecycle order. */
+export const ORDER_STATUSES = ["placed", "awaiting_balance", "balance_collected", "released", "fulfilled", "cancelled", "refunded"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const ORDER_RESOURCE = "Preorder order";
+
+/** Bulk actions take at most this many order ids per request. */
+export const BULK_ORDER_CAP = 1000;
+
+/** `gid://platform/<Type>/<n>` for a legacy numeric id; a gid stays as it is. */
+export function platformGid(type: string, value: string | number): string {
+  const text = String(value).trim();
+  return /^\d+$/.test(text) ? `gid://platform/${type}/${text}` : text;
+}
+
+/** An id as clients may give it: the platform's number, or its gid. */
+export const platformIdSchema = (type: string) =>
+  z
+    .union([z.string(), z.number().int().positive()])
+    .transform((v) => String(v).trim())
+    .refine((v) => /^\d{1,20}$/.test(v) || new RegExp(`^gid://platform/${type}/\\d{1,20}$`).test(v), {
+      message: `must be a ${type} id (a number or gid://platform/${type}/<n>)`,
+    })
+    .transform((v) => platformGid(type, v));
+
+const isUuid = (value: string) => z.uuid().safeParse(value).success;
+
+export interface OrderRow {
+  id: string;
+  shop_id: string;
+  platform_order_id: string;
+  name: string | null;
+  email: string | null;
+  customer_id: string | null;
+  currency: string;
+  total_price: string;
+  total_outstanding: string;
+  balance_amount: string;
+  financial_status: string | null;
+  fulfillment_status: string | null;
+  tags: string[];
+  market_id: string | null;
+  platform_cancelled_at: Date | null;
+  platform_created_at: Date;
+  platform_updated_at: Date;
+  released_at: Date | null;
+  cancelled_at: Date | null;
+  balance_requested_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  status: OrderStatus;
+}
+
+export interface LineRow {
+  id: string;
+  variant_id: string | null;
+  product_id: string | null;
+  quantity: number;
+  price: string;
+  selling_plan_id: string | null;
+  offer_id: string | null;
+}
+
+/** The order's lines as one JSON array, for selects that return orders with their lines. */
+export const LINES_JSON = `coalesce((
+  select json_agg(json_build_object('id', l.platform_line_id, 'variant_id', l.variant_id, 'product_id', l.product_id,
+    'quantity', l.quantity, 'price', l.price::text, 'selling_plan_id', l.selling_plan_id, 'offer_id', l.offer_id)
+    order by l.platform_line_id)
+  from preorder_order_lines l where l.order_id = o.id), '[]'::json)`;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The public shape of a preorder order (GET /preorders/orders/{id}, list entries, action snapshots). */
+export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, unknown> {
+  const deposit = Number(order.balance_amount) > 0 ? (Number(order.total_price) - Number(order.balance_amount)).toFixed(2) : null;
+  const offerIds = [...new Set(lines.map((l) => l.offer_id).filter((id): id is string => id !== null))];
+  return {
+    id: order.id,
+    platform_order_id: order.platform_order_id,
+    name: order.name,
+    status: order.status,
+    email: order.email,
+    customer_id: order.customer_id,
+    currency: order.currency,
+    total_price: order.total_price,
+    total_outstanding: order.total_outstanding,
+    deposit_paid: deposit,
+    balance_amount: order.balance_amount,
+    financial_status: order.financial_status,
+    fulfillment_status: order.fulfillment_status,
+    tags: order.tags,
+    market_id: order.market_id,
+    offer_ids: offerIds,
+    line_items: lines.map((l) => ({ ...l, preorder: l.selling_plan_id !== null })),
+    released_at: iso(order.released_at),
+    cancelled_at: iso(order.cancelled_at ?? order.platform_cancelled_at),
+    cancelled_by: order.platform_cancelled_at ? "platform" : order.cancelled_at ? "app" : null,
+    balance_collection_requested_at: iso(order.balance_requested_at),
+    created_at: order.platform_created_at.toISOString(),
+    updated_at: (order.updated_at > order.platform_updated_at ? order.updated_at : order.platform_updated_at).toISOString(),
+  };
+}
+
+/** The order of this shop with its lines; 404 `Preorder order not found: <id>` otherwise (a malformed id included). */
+export async function loadOrder(db: Db, shopId: string, id: string, lock = false): Promise<{ order: OrderRow; lines: LineRow[] }> {
+  if (!isUuid(id)) throw notFound(ORDER_RESOURCE, id);
+  const { rows } = await db.query<OrderRow>(`select * from preorder_orders where id = $1 and shop_id = $2 ${lock ? "for update" : ""}`, [id, shopId]);
+  const order = rows[0];
+  if (!order) throw notFound(ORDER_RESOURCE, id);
+  return { order, lines: await loadLines(db, order.id) };
+}
+
+export async function loadLines(db: Db, orderId: string): Promise<LineRow[]> {
+  const { rows } = await db.query<LineRow>(
+    `select platform_line_id as id, variant_id, product_id, quantity, price::text as price, selling_plan_id, offer_id
+     from preorder_order_lines where order_id = $1 order by platform_line_id`,
+    [orderId],
+  );
+  return rows;
+}
+
+/** Orders of this shop among `ids`, locked for the caller's transaction when `lock`; ids that are not uuids are simply absent. */
+export async function findOrders(db: Db, shopId: string, ids: readonly string[], lock: boolean): Promise<Map<string, OrderRow>> {
+  const wanted = ids.filter(isUuid);
+  if (wanted.length === 0) return new Map();
+  const { rows } = await db.query<OrderRow>(
+    `select * from preorder_orders where shop_id = $1 and id = any($2::uuid[]) order by id ${lock ? "for update" : ""}`,
+    [shopId, wanted],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export type Decision = { outcome: "apply" } | { outcome: "skipped"; reason: string } | { outcome: "refused"; reason: string };
+
+const money = (amount: string, currency: string) => `${amount} ${currency}`;
+
+/**
+ * Whether `release` may run: refused on a cancelled or refunded order, and while a balance is
+ * unpaid unless forced; an order already released (or fulfilled) is left as it is.
+ */
+export function releaseDecision(order: OrderRow, force: boolean): Decision {
+  if (order.status === "cancelled") return { outcome: "refused", reason: `Preorder order ${order.id} is already cancelled` };
+  if (order.status === "refunded") return { outcome: "refused", reason: `Preorder order ${order.id} is refunded` };
+  if (order.released_at !== null) return { outcome: "skipped", reason: "already released" };
+  if (order.status === "fulfilled") return { outcome: "skipped", reason: "already fulfilled" };
+  if (Number(order.total_outstanding) > 0 && !force) {
+    return {
+      outcome: "refused",
+      reason: `Preorder order ${order.id} has an unpaid balance of ${money(order.total_outstanding, order.currency)}; pass force: true to release it anyway`,
+    };
+  }
+  return { outcome: "apply" };
+}
+
+/** Whether `cancel` may run: a cancelled order stays cancelled; a fulfilled one cannot be. */
+export function cancelDecision(order: OrderRow): Decision {
+  if (order.status === "cancelled") return { outcome: "skipped", reason: "already cancelled" };
+  if (order.status === "fulfilled") return { outcome: "refused", reason: `Preorder order ${order.id} is already fulfilled` };
+  return { outcome: "apply" };
+}
+
+/** Whether `charge_balance` may run: only on a live order with something outstanding. */
+export function chargeDecision(order: OrderRow): Decision {
+  if (order.status === "cancelled") return { outcome: "refused", reason: `Preorder order ${order.id} is already cancelled` };
+  if (order.status === "refunded") return { outcome: "refused", reason: `Preorder order ${order.id} is refunded` };
+  if (Number(order.total_outstanding) <= 0) return { outcome: "refused", reason: `Preorder order ${order.id} has no outstanding balance` };
+  return { outcome: "apply" };
+}

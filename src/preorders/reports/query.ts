@@ -1,0 +1,231 @@
+import { z } from "zod";
+import { platformGid, platformIdSchema } from "../orders/model.ts";
+import { ISO_4217, dateOrTimestamp, lowerBound, lowerInstant, offerId, positiveJsonInt, upperBoundExclusive, upperInstantExclusive } from "../../actions/preorders/orders/params.ts";
+
+/**
+ * The preorder reports as SQL: one query per report and granularity, every value a parameter,
+ * every column text (formatted by PostgreSQL), so the same statement feeds the CSV export's
+ * cursor and `COPY (...) TO STDOUT` alike.
+ */
+
+export const REPORTS = ["by_offer", "balance_collection"] as const;
+export type ReportName = (typeof REPORTS)[number];
+
+export const GRANULARITIES = ["none", "day", "week", "month"] as const;
+export const METRICS = ["orders", "units", "gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
+export type Metric = (typeof METRICS)[number];
+const DEPOSIT_METRICS: readonly Metric[] = ["deposits_paid"];
+const BALANCE_METRICS: readonly Metric[] = ["balance_due", "balance_collected", "balance_outstanding"];
+
+export const MAX_PER_PAGE = 1000;
+
+export const reportBody = z
+  .strictObject({
+    from: dateOrTimestamp.optional(),
+    to: dateOrTimestamp.optional(),
+    offer_id: offerId.optional(),
+    offer_ids: z.array(offerId).min(1).max(100).optional(),
+    product_id: platformIdSchema("Product").optional(),
+    variant_id: platformIdSchema("ProductVariant").optional(),
+    market_id: z.string().min(1).max(200).optional(),
+    currency: ISO_4217.optional(),
+    granularity: z.enum(GRANULARITIES).default("none"),
+    metrics: z.array(z.enum(METRICS)).min(1).max(METRICS.length).optional(),
+    include_deposits: z.boolean().default(true),
+    include_balances: z.boolean().default(true),
+    page: positiveJsonInt().optional(),
+    per_page: positiveJsonInt(MAX_PER_PAGE).optional(),
+  })
+  .refine((b) => !b.from || !b.to || lowerInstant(b.from).getTime() < upperInstantExclusive(b.to).getTime(), {
+    path: ["to"],
+    message: "must not be before from",
+    // Only once both bounds are valid: an invalid one is reported by its own field (and has no instant).
+    when: (payload) => payload.issues.every((issue) => issue.path?.[0] !== "from" && issue.path?.[0] !== "to"),
+  });
+export type ReportBody = z.output<typeof reportBody>;
+
+/** What /help says of the body, beside its JSON Schema. */
+export const REPORT_BODY_HELP =
+  "Body (all optional): from, to (ISO 8601 dates or timestamps; inclusive; UTC; a date covers its whole day; on the order's creation time), offer_id and offer_ids (up to 100, combined), product_id and variant_id (numbers or gids), market_id (one of the shop's markets), currency (ISO 4217, e.g. USD), granularity (none: one row per record, the default; day, week (ISO weeks from Monday), month: one row per period), metrics (any of orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding; default all; orders only with a granularity), include_deposits and include_balances (default true; false drops those metrics), page (from 1) and per_page (1 to 1000): one page of rows instead of all of them. Amounts are in the order's currency, two decimals; timestamps ISO 8601 UTC.";
+
+export interface ReportQuery {
+  sql: string;
+  /** How many rows `sql` gives, without sorting them (for progress). */
+  countSql: string;
+  values: unknown[];
+  columns: string[];
+}
+
+/** The statement, each column named as in the CSV header (so COPY's header is the same), and its count. */
+function build(select: string[], columns: string[], body: string, orderBy: string, request: ReportBody, p: Params): ReportQuery {
+  const named = select.map((expr, i) => `${expr} as "${columns[i] ?? `column_${i}`}"`);
+  const count = `select count(*) from (select 1 ${body}) report`;
+  let countSql = `select count(*)::int as n from (select 1 ${body}) report`;
+  if (request.page !== undefined || request.per_page !== undefined) {
+    const perPage = request.per_page ?? MAX_PER_PAGE;
+    const offset = ((request.page ?? 1) - 1) * perPage;
+    countSql = `select least(greatest((${count}) - ${offset}, 0), ${perPage})::int as n`;
+  }
+  return { sql: `select ${named.join(", ")} ${body} ${orderBy}${paging(request)}`, countSql, values: p.values, columns };
+}
+
+const TS = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+const MONEY = (expr: string) => `round(${expr}, 2)::text`;
+
+/** The metrics asked for, in the fixed order, less the families switched off. */
+export function chosenMetrics(body: ReportBody): Metric[] {
+  const asked = new Set(body.metrics ?? METRICS);
+  return METRICS.filter(
+    (m) =>
+      asked.has(m) &&
+      !(m === "orders" && body.granularity === "none") &&
+      !(body.include_deposits === false && DEPOSIT_METRICS.includes(m)) &&
+      !(body.include_balances === false && BALANCE_METRICS.includes(m)),
+  );
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Filters on orders `o` (and, for line-level filters, a line `l` or an exists over lines). */
+function filters(body: ReportBody, p: Params, shopId: string, lineAlias: string | null): string[] {
+  const where = [`o.shop_id = ${p.add(shopId)}`];
+  const from = lowerBound(body.from);
+  if (from) where.push(`o.platform_created_at >= ${p.add(from)}`);
+  const to = upperBoundExclusive(body.to);
+  if (to) where.push(`o.platform_created_at < ${p.add(to)}`);
+  if (body.currency) where.push(`o.currency = ${p.add(body.currency)}`);
+  if (body.market_id) where.push(`o.market_id = ${p.add(platformGid("Market", body.market_id))}`);
+  const lineFilters: string[] = [];
+  const offers = [...new Set([...(body.offer_id ? [body.offer_id] : []), ...(body.offer_ids ?? [])])];
+  const alias = lineAlias ?? "lf";
+  if (offers.length > 0) lineFilters.push(`${alias}.offer_id = any(${p.add(offers)}::uuid[])`);
+  if (body.product_id) lineFilters.push(`${alias}.product_id = ${p.add(body.product_id)}`);
+  if (body.variant_id) lineFilters.push(`${alias}.variant_id = ${p.add(body.variant_id)}`);
+  if (lineAlias) where.push(...lineFilters);
+  else if (lineFilters.length > 0) {
+    where.push(`exists (select 1 from preorder_order_lines lf where lf.order_id = o.id and lf.selling_plan_id is not null and ${lineFilters.join(" and ")})`);
+  }
+  return where;
+}
+
+function paging(body: ReportBody): string {
+  if (body.page === undefined && body.per_page === undefined) return "";
+  const perPage = body.per_page ?? MAX_PER_PAGE;
+  return ` limit ${perPage} offset ${((body.page ?? 1) - 1) * perPage}`;
+}
+
+/** Amount expressions per metric: `share` apportions an order's amounts to one of its lines. */
+function metricExpressions(share: string, units: string, gross: string): Record<Metric, string> {
+  return {
+    orders: "count(distinct o.id)",
+    units,
+    gross_sales: gross,
+    deposits_paid: `case when o.balance_amount > 0 then (o.total_price - o.balance_amount) * ${share} else 0 end`,
+    balance_due: `o.balance_amount * ${share}`,
+    balance_collected: `(o.balance_amount - o.total_outstanding) * ${share}`,
+    balance_outstanding: `o.total_outstanding * ${share}`,
+  };
+}
+
+/**
+ * Per-period sums count live orders only: a cancelled or refunded order sold nothing (as for the
+ * preorder counts), so it adds no order, unit or amount. Per-record rows still list it with its status.
+ */
+const LIVE_ORDER = "o.status not in ('cancelled', 'refunded')";
+
+function periodStart(granularity: ReportBody["granularity"]): string {
+  return `to_char(date_trunc('${granularity}', o.platform_created_at at time zone 'UTC'), 'YYYY-MM-DD')`;
+}
+
+/**
+ * by_offer: granularity none gives one row per preorder line (order amounts apportioned to the
+ * line by its share of the order's total); otherwise one row per period, offer and currency.
+ */
+function byOffer(body: ReportBody, shopId: string): ReportQuery {
+  const p = new Params();
+  const where = filters(body, p, shopId, "l");
+  where.push("l.selling_plan_id is not null");
+  const metrics = chosenMetrics(body);
+  const share = "case when o.total_price > 0 then (l.price * l.quantity) / o.total_price else 0 end";
+  const expr = metricExpressions(share, "l.quantity", "l.price * l.quantity");
+  const from = "from preorder_order_lines l join preorder_orders o on o.id = l.order_id left join preorder_offers po on po.id = l.offer_id";
+  if (body.granularity === "none") {
+    const columns = ["offer_id", "offer_name", "selling_plan_id", "order_id", "order_name", "order_created_at", "status", "customer_email", "product_id", "variant_id", "currency", ...metrics];
+    const select = [
+      "l.offer_id::text",
+      "po.name",
+      "l.selling_plan_id",
+      "o.id::text",
+      "o.name",
+      TS("o.platform_created_at"),
+      "o.status",
+      "o.email",
+      "l.product_id",
+      "l.variant_id",
+      "o.currency",
+      ...metrics.map((m) => (m === "units" ? "l.quantity::text" : MONEY(expr[m]))),
+    ];
+    return build(select, columns, `${from} where ${where.join(" and ")}`, "order by o.platform_created_at, o.id, l.platform_line_id", body, p);
+  }
+  const columns = ["period_start", "offer_id", "offer_name", "currency", ...metrics];
+  const select = [periodStart(body.granularity), "l.offer_id::text", "po.name", "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
+  where.push(LIVE_ORDER);
+  return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, p);
+}
+
+function aggregate(metric: Metric, expr: string): string {
+  if (metric === "orders") return `${expr}::text`;
+  if (metric === "units") return `sum(${expr})::text`;
+  return MONEY(`sum(${expr})`);
+}
+
+/**
+ * balance_collection: the orders that had a balance after their deposit. Granularity none gives
+ * one row per order; otherwise one row per period and currency.
+ */
+function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
+  const p = new Params();
+  const where = filters(body, p, shopId, null);
+  where.push("o.balance_amount > 0");
+  const metrics = chosenMetrics(body);
+  const units = "(select coalesce(sum(u.quantity), 0) from preorder_order_lines u where u.order_id = o.id and u.selling_plan_id is not null)";
+  const expr = metricExpressions("1", units, "o.total_price");
+  const from = "from preorder_orders o";
+  if (body.granularity === "none") {
+    const columns = ["order_id", "order_name", "order_created_at", "status", "customer_email", "currency", "balance_collection_requested_at", ...metrics];
+    const select = [
+      "o.id::text",
+      "o.name",
+      TS("o.platform_created_at"),
+      "o.status",
+      "o.email",
+      "o.currency",
+      TS("o.balance_requested_at"),
+      ...metrics.map((m) => (m === "units" ? `${units}::text` : MONEY(expr[m]))),
+    ];
+    return build(select, columns, `${from} where ${where.join(" and ")}`, "order by o.platform_created_at, o.id", body, p);
+  }
+  const columns = ["period_start", "currency", ...metrics];
+  const select = [periodStart(body.granularity), "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
+  where.push(LIVE_ORDER);
+  return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 2).join(", ")}`, "order by 1, 2", body, p);
+}
+
+export function reportQuery(report: ReportName, body: ReportBody, shopId: string): ReportQuery {
+  return report === "by_offer" ? byOffer(body, shopId) : balanceCollection(body, shopId);
+}
+
+/** The statement with its parameters written in as literals: for COPY, which takes none. */
+export function inlineParameters(query: ReportQuery, escape: (value: string) => string): string {
+  return query.sql.replace(/\$(\d+)/g, (_m, n: string) => {
+    const value = query.values[Number(n) - 1];
+    if (Array.isArray(value)) return `array[${value.map((v) => escape(String(v))).join(", ")}]`;
+    return escape(String(value));
+  });
+}

@@ -1,0 +1,105 @@
+import type { Db } from "../../core/db.ts";
+import { type JobHandle, enqueueJob, jobHandle } from "../../core/jobs.ts";
+
+/**
+ * What a committed change to an offer sets in motion, enqueued in the write's own transaction
+ * (graphile-worker's `add_job` in SQL): no committed change misses its job, no rolled-back one
+ * leaves one. Called by `markOfferChanged` (offers/model.ts). Imports nothing of the offer model,
+ * so that the model can import it.
+ */
+
+/** graphile-worker task that syncs one offer to the platform (payload `{ shop_id, offer_id }`). */
+export const OFFER_SYNC_TASK = "preorders_offer_sync";
+/** Application job (jobs table, GET /jobs/{id}) that resolves an all or collection source into variants. */
+export const OFFER_RESOLVE_KIND = "preorders_offer_resolve_variants";
+/** Attempts of one sync before graphile-worker gives up (its backoff: e^attempt seconds). */
+export const OFFER_SYNC_MAX_ATTEMPTS = 10;
+
+export const offerSyncKey = (offerId: string): string => `offer_sync:${offerId}`;
+
+/**
+ * Queues the offer's sync, coalesced per offer: the job key replaces a sync still waiting (a burst
+ * of changes is one sync of the latest revision, which the job reads when it runs), and the
+ * queue of the same name runs one sync of an offer at a time (a change made while a sync runs
+ * queues the next one, which waits for it).
+ */
+export async function enqueueOfferSync(db: Db, shopId: string, offerId: string, delaySeconds = 0): Promise<void> {
+  await db.query(
+    `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'offer_id', $3::uuid),
+       queue_name := $4, run_at := now() + make_interval(secs => $6), max_attempts := $5, job_key := $4)`,
+    [OFFER_SYNC_TASK, shopId, offerId, offerSyncKey(offerId), OFFER_SYNC_MAX_ATTEMPTS, delaySeconds],
+  );
+}
+
+export interface SourceRow {
+  products_source: string;
+  products_collection_id: string | null;
+  products_exclusion_tag: string | null;
+  products_excluded_variant_ids: string[];
+  deleted_at: Date | null;
+}
+
+/** The parameters a resolution depends on, as one comparable value; undefined for a custom source. */
+export function sourceKey(row: SourceRow): string | undefined {
+  if (row.deleted_at !== null || row.products_source === "custom") return undefined;
+  return JSON.stringify([row.products_source, row.products_collection_id, row.products_exclusion_tag, [...row.products_excluded_variant_ids].sort()]);
+}
+
+/**
+ * Queues the resolution of the offer's variants from the catalog mirror, or answers the one still
+ * queued (it reads the offer when it starts, so it serves this change too). A running one does
+ * not count: it may have read the offer before this change.
+ */
+export async function enqueueOfferResolution(db: Db, shopId: string, offerId: string, key: string): Promise<JobHandle> {
+  await db.query("select pg_advisory_xact_lock(hashtext('offer_resolve:' || $1))", [offerId]);
+  const { rows } = await db.query<{ job_id: string | null }>(
+    `select r.job_id from preorder_offer_resolutions r join jobs j on j.id = r.job_id
+     where r.offer_id = $1 and j.status = 'queued'`,
+    [offerId],
+  );
+  const queued = rows[0]?.job_id;
+  const handle = queued ? jobHandle(queued) : await enqueueJob(db, { shopId, kind: OFFER_RESOLVE_KIND, payload: { offer_id: offerId }, maxAttempts: 5 });
+  await db.query(
+    `insert into preorder_offer_resolutions (offer_id, shop_id, source_key, job_id) values ($1, $2, $3, $4)
+     on conflict (offer_id) do update set source_key = excluded.source_key, job_id = excluded.job_id, updated_at = now()`,
+    [offerId, shopId, key, handle.job_id],
+  );
+  return handle;
+}
+
+/**
+ * Everything a committed change to an offer enqueues: its sync, always; and a resolution of its
+ * variants when its source is all or collection and what the resolution depends on (source,
+ * collection, exclusion tag, excluded ids) differs from what the last one was queued for.
+ */
+export async function enqueueOfferWork(db: Db, shopId: string, offerId: string): Promise<void> {
+  const { rows } = await db.query<SourceRow & { resolved_key: string | null }>(
+    `select o.products_source, o.products_collection_id, o.products_exclusion_tag, o.products_excluded_variant_ids, o.deleted_at,
+            r.source_key as resolved_key
+     from preorder_offers o left join preorder_offer_resolutions r on r.offer_id = o.id
+     where o.shop_id = $1 and o.id = $2`,
+    [shopId, offerId],
+  );
+  const row = rows[0];
+  if (!row) return;
+  await enqueueOfferSync(db, shopId, offerId);
+  const key = sourceKey(row);
+  if (key !== undefined && key !== row.resolved_key) await enqueueOfferResolution(db, shopId, offerId, key);
+  // A custom source forgets the last resolution: going back to `all` resolves again.
+  if (key === undefined && row.resolved_key !== null) await db.query("delete from preorder_offer_resolutions where offer_id = $1", [offerId]);
+}
+
+/**
+ * Queues a resolution of the offer's variants now, whatever was queued before (set_source_to_all
+ * asks for one each time: the catalog may have changed since): the handle of the queued job, or
+ * undefined when the offer's source is custom.
+ */
+export async function requestOfferResolution(db: Db, shopId: string, offerId: string): Promise<JobHandle | undefined> {
+  const { rows } = await db.query<SourceRow>(
+    `select products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at
+     from preorder_offers where shop_id = $1 and id = $2`,
+    [shopId, offerId],
+  );
+  const key = rows[0] ? sourceKey(rows[0]) : undefined;
+  return key === undefined ? undefined : enqueueOfferResolution(db, shopId, offerId, key);
+}

@@ -1,0 +1,227 @@
+import type pg from "pg";
+import { z } from "zod";
+import type { Log } from "../../logger.ts";
+import type { PlatformRequester } from "../../platform/client.ts";
+import {
+  type SellingPlanGroup,
+  addVariantsToSellingPlanGroup,
+  createSellingPlanGroup,
+  deleteSellingPlanGroup,
+  getSellingPlanGroup,
+  removeVariantsFromSellingPlanGroup,
+  sellingPlanGroupVariantIds,
+  updateSellingPlanGroup,
+} from "../../platform/operations/selling-plans.ts";
+import type { PlatformRuntime } from "../../platform/runtime.ts";
+import { advancedGroup } from "../../actions/preorders/offers/advanced.ts";
+import { inventoryGroup } from "../../actions/preorders/offers/inventory.ts";
+import { OFFER_COLUMNS, type OfferRow, OfferState } from "../../actions/preorders/offers/model.ts";
+import { paymentsGroup } from "../../actions/preorders/offers/payments.ts";
+import { shippingGroup } from "../../actions/preorders/offers/shipping.ts";
+import { enqueueOfferSync } from "./enqueue.ts";
+import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
+
+/**
+ * The sync of one offer to the platform (task `preorders_offer_sync`, coalesced per offer; see
+ * enqueue.ts). It reads the offer as it is now, makes the platform match it, and records the
+ * revision it synced: `synced` when that is still the offer's revision, else it stays `pending`
+ * (the change that moved it has queued the next sync). A failure is recorded (`failed`, the
+ * message in `sync_last_error`) and rethrown, so graphile-worker retries it with its backoff.
+ */
+
+/** How long a sync waiting for a resolution of the offer's variants waits at most before it runs anyway. */
+export const DEFERRED_SYNC_DELAY_SECONDS = 60;
+
+export const offerSyncPayload = z.object({ shop_id: z.uuid(), offer_id: z.uuid() });
+
+export interface OfferSyncDeps {
+  pool: pg.Pool;
+  platform: PlatformRuntime;
+  log: Log;
+}
+
+export type OfferSyncOutcome =
+  | { outcome: "gone" }
+  | { outcome: "deferred"; reason: string }
+  | { outcome: "not_connected" }
+  | { outcome: "created" | "updated"; group_id: string; added: number; removed: number; revision: number; current: boolean }
+  | { outcome: "detached"; group_id: string | null; revision: number; current: boolean }
+  | { outcome: "draft"; revision: number; current: boolean };
+
+interface SyncRow extends OfferRow {
+  revision: string;
+}
+
+/** The offer's groups the platform cares about, parsed with their defaults. */
+export function offerForPlatform(row: OfferRow): OfferForPlatform & { use_platform_selling_plan: boolean } {
+  const offer = new OfferState(row);
+  return {
+    id: row.id,
+    name: row.name,
+    internal_name: row.internal_name,
+    payments: offer.get(paymentsGroup),
+    shipping: offer.get(shippingGroup),
+    inventory: offer.get(inventoryGroup),
+    use_platform_selling_plan: offer.get(advancedGroup).use_platform_selling_plan,
+  };
+}
+
+/**
+ * The offer's variants as the platform should hold them: its rows that the mirror still knows
+ * (a variant the platform deleted cannot be added, and would fail the whole chunk).
+ */
+async function wantedVariantIds(pool: pg.Pool, shopId: string, offerId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `select o.variant_id as id from preorder_offer_variants o
+     join variants v on v.shop_id = o.shop_id and v.id = o.variant_id
+     where o.offer_id = $1 and o.shop_id = $2
+     order by o.legacy_id`,
+    [offerId, shopId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Adds what is missing from the group and removes what it should not hold; answers both counts. */
+async function reconcileVariants(
+  client: PlatformRequester,
+  group: SellingPlanGroup,
+  wanted: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<{ added: number; removed: number }> {
+  const current = new Set<string>();
+  if (group.productVariantsCount > 0) {
+    for await (const page of sellingPlanGroupVariantIds(client, group.id, 250, { ...(signal ? { signal } : {}) })) {
+      for (const id of page) current.add(id);
+    }
+  }
+  const wantedSet = new Set(wanted);
+  const toAdd = wanted.filter((id) => !current.has(id));
+  const toRemove = [...current].filter((id) => !wantedSet.has(id));
+  const options = signal ? { signal } : {};
+  if (toRemove.length > 0) await removeVariantsFromSellingPlanGroup(client, group.id, toRemove, options);
+  if (toAdd.length > 0) await addVariantsToSellingPlanGroup(client, group.id, toAdd, options);
+  return { added: toAdd.length, removed: toRemove.length };
+}
+
+/**
+ * Records what was synced; `synced` only if no change came in meanwhile. When one did, queues the
+ * next sync itself: the change's own add_job can race this job's claim (graphile-worker skips
+ * replacing a job that became locked after the change's snapshot), and then nothing else would.
+ * Answers whether it was current.
+ */
+async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revision: string, groupId: string | null, planId: string | null): Promise<boolean> {
+  const { rows } = await pool.query<{ current: boolean }>(
+    `update preorder_offers
+     set platform_selling_plan_group_id = $3, platform_selling_plan_id = $4, synced_revision = $2, synced_at = now(),
+         sync_last_error = null, sync_status = case when revision = $2 then 'synced' else 'pending' end
+     where id = $1
+     returning revision = $2 as current`,
+    [offerId, revision, groupId, planId],
+  );
+  const current = rows[0]?.current ?? false;
+  if (!current) await enqueueOfferSync(pool, shopId, offerId);
+  return current;
+}
+
+/**
+ * Stores a group's ids as soon as the platform has created it: a later failure must not orphan it.
+ * `event` (shown as `sync.last_event`) says why it was created, when that needs telling.
+ */
+async function recordGroup(pool: pg.Pool, offerId: string, group: SellingPlanGroup, event: string | null): Promise<void> {
+  await pool.query(
+    "update preorder_offers set platform_selling_plan_group_id = $2, platform_selling_plan_id = $3, sync_last_event = coalesce($4, sync_last_event) where id = $1",
+    [offerId, group.id, group.sellingPlans.nodes[0]?.id ?? null, event],
+  );
+}
+
+export async function recordSyncFailure(pool: pg.Pool, offerId: string, error: unknown): Promise<void> {
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+  await pool.query("update preorder_offers set sync_status = 'failed', sync_last_error = $2 where id = $1", [offerId, message]);
+}
+
+/**
+ * A resolution of the offer's variants is queued or running: its end marks the offer changed (or
+ * queues the sync), which syncs it. A resolution clears its job id in the transaction that writes
+ * the variants, so one that has done its work no longer counts, even before its job is marked
+ * completed.
+ */
+async function resolutionUnderWay(pool: pg.Pool, offerId: string): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `select 1 from preorder_offer_resolutions r join jobs j on j.id = r.job_id
+     where r.offer_id = $1 and j.status in ('queued', 'running')`,
+    [offerId],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+async function isConnected(pool: pg.Pool, shopId: string): Promise<boolean> {
+  const { rows } = await pool.query<{ connected: boolean }>(
+    "select platform_graphql_url is not null and platform_access_token is not null as connected from shops where id = $1",
+    [shopId],
+  );
+  return rows[0]?.connected ?? false;
+}
+
+export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: string, signal?: AbortSignal): Promise<OfferSyncOutcome> {
+  const { pool } = deps;
+  const { rows } = await pool.query<SyncRow>(`select ${OFFER_COLUMNS}, revision::text from preorder_offers where shop_id = $1 and id = $2`, [shopId, offerId]);
+  const row = rows[0];
+  if (!row) return { outcome: "gone" };
+  const options = signal ? { signal } : {};
+  try {
+    const offer = offerForPlatform(row);
+    const detach = row.deleted_at !== null || !offer.use_platform_selling_plan;
+    if (!detach && row.status === "draft") {
+      // A draft is the merchant's work in progress: nothing goes to the platform (so no connection
+      // is needed) until it is enabled, which queues the sync that creates its group.
+      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, row.platform_selling_plan_id);
+      return { outcome: "draft", revision: Number(row.revision), current };
+    }
+    if (!(await isConnected(pool, shopId))) {
+      // Not a passing fault: retrying cannot help until the shop is connected (then any change syncs it).
+      await recordSyncFailure(pool, offerId, new Error("the shop is not connected to the store platform"));
+      return { outcome: "not_connected" };
+    }
+    if (!detach && (await resolutionUnderWay(pool, offerId))) {
+      // The resolution's end queues the sync at once; this later one only covers a resolution that never ends.
+      await enqueueOfferSync(pool, shopId, offerId, DEFERRED_SYNC_DELAY_SECONDS);
+      return { outcome: "deferred", reason: "a resolution of the offer's variants is under way" };
+    }
+    const client = await deps.platform.clientFor(pool, shopId);
+    const existing = row.platform_selling_plan_group_id ? await getSellingPlanGroup(client, row.platform_selling_plan_group_id, options) : null;
+
+    if (detach) {
+      // Detached (or deleted): the offer has no group on the platform.
+      if (existing) await deleteSellingPlanGroup(client, existing.id, options);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, null, null);
+      return { outcome: "detached", group_id: existing?.id ?? null, revision: Number(row.revision), current };
+    }
+
+    const wanted = await wantedVariantIds(pool, shopId, offerId);
+    if (!existing) {
+      // None yet, or the platform answers not-found for the stored one (deleted there, or a store
+      // or emulator that lost it): create it with its variants, and say so when it was lost.
+      const group = await createSellingPlanGroup(client, sellingPlanGroupInputFromOffer(offer), wanted, options);
+      const missing = row.platform_selling_plan_group_id;
+      let event: string | null = null;
+      if (missing) {
+        event = `selling plan group ${missing} was missing on the platform; re-created as ${group.id}`;
+        deps.log.warn({ shop_id: shopId, offer_id: offerId, missing_group_id: missing, group_id: group.id }, event);
+      }
+      await recordGroup(pool, offerId, group, event);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
+      return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, revision: Number(row.revision), current };
+    }
+    const input = sellingPlanGroupUpdateFromOffer(
+      offer,
+      existing.sellingPlans.nodes.map((p) => p.id),
+    );
+    const { group } = await updateSellingPlanGroup(client, existing.id, input, options);
+    const { added, removed } = await reconcileVariants(client, group, wanted, signal);
+    const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
+    return { outcome: "updated", group_id: group.id, added, removed, revision: Number(row.revision), current };
+  } catch (error) {
+    await recordSyncFailure(pool, offerId, error).catch(() => undefined);
+    throw error;
+  }
+}
