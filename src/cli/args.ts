@@ -1,10 +1,7 @@
 import { UsageError } from "./errors.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+export { isUuid } from "../core/params.ts";
 
 /** Runs node:util parseArgs (or any parsing step), turning its errors into usage errors. */
 export function usageErrors<T>(parse: () => T): T {

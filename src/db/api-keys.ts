@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../core/db.ts";
+import { isUuid } from "../core/params.ts";
 
 const KEY_PREFIX = "pbk_";
 
@@ -24,8 +25,7 @@ export async function createApiKey(db: Db, shopId: string, key: string = generat
 
 /** Revokes by the key itself or by its id; answers whether a live key was revoked. */
 export async function revokeApiKey(db: Db, keyOrId: string): Promise<boolean> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(keyOrId);
-  const result = isUuid
+  const result = isUuid(keyOrId)
     ? await db.query("update api_keys set revoked_at = now() where id = $1 and revoked_at is null", [keyOrId])
     : await db.query("update api_keys set revoked_at = now() where key_hash = $1 and revoked_at is null", [hashApiKey(keyOrId)]);
   return (result.rowCount ?? 0) > 0;

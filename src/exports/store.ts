@@ -4,6 +4,7 @@ import { stringify } from "csv-stringify";
 import type pg from "pg";
 import type { Db } from "../core/db.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
+import { isUuid } from "../core/params.ts";
 import { ChunkedExportWriter } from "./chunks.ts";
 
 /**
@@ -120,7 +121,7 @@ export async function saveCsvExport(pool: pg.Pool, options: CsvExportOptions): P
 
 /** The file with its bytes, or undefined when the id is unknown, malformed or of another shop. */
 export async function loadExport(db: Db, shopId: string, exportId: string): Promise<ExportFile | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(exportId)) return undefined;
+  if (!isUuid(exportId)) return undefined;
   const { rows } = await db.query<ExportRecord & { bytes: Buffer }>(
     `select id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at, bytes
      from (select e.id, e.shop_id, e.job_id, e.filename, e.content_type, e.created_at,

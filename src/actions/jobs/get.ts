@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import { notFound } from "../../core/errors.ts";
 import { type JobRow, presentJob } from "../../core/jobs.ts";
+import { isUuid } from "../../core/params.ts";
 
 export const getJob = defineAction({
   name: "jobs.get",
@@ -14,8 +15,7 @@ export const getJob = defineAction({
   input: z.strictObject({}),
   async handler(ctx, { params }) {
     // A malformed id is simply not a job of this shop: 404 like any other unknown id.
-    const isUuid = z.uuid().safeParse(params.job_id).success;
-    const { rows } = isUuid
+    const { rows } = isUuid(params.job_id)
       ? await ctx.db.query<JobRow>("select * from jobs where id = $1 and shop_id = $2", [params.job_id, ctx.shopId])
       : { rows: [] };
     const job = rows[0];

@@ -4,6 +4,7 @@ import { type ActionContext, type AnyAction, defineAction } from "../../../core/
 import type { Db } from "../../../core/db.ts";
 import { type ApiError, type Issue, conflict, issueText, notFound, unprocessable } from "../../../core/errors.ts";
 import { notBlank, isoTimestamp } from "../../../core/schemas.ts";
+import { isUuid } from "../../../core/params.ts";
 import { formatIssues } from "../../../core/validation.ts";
 import { enqueueOfferWork } from "../../../preorders/sync/enqueue.ts";
 import { type DeepPartial, deepPartialStrict, mergeDeep } from "./deep.ts";
@@ -64,11 +65,9 @@ export const OFFER_COLUMNS = `id, shop_id, name, internal_name, status, settings
   products_exclusion_tag, products_excluded_variant_ids, preorder_offer_units(shop_id, id) as current_count, sync_status, sync_last_error,
   sync_last_event, platform_selling_plan_group_id, platform_selling_plan_id, created_at, updated_at, deleted_at`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The shop's live (not deleted) offer, or 404 `Preorder offer not found: <id>`. `lock` takes the row for the write. */
 export async function findOffer(db: Db, shopId: string, id: string, lock = false): Promise<OfferRow> {
-  if (!UUID.test(id)) throw notFound(OFFER_RESOURCE, id);
+  if (!isUuid(id)) throw notFound(OFFER_RESOURCE, id);
   const { rows } = await db.query<OfferRow>(
     `select ${OFFER_COLUMNS} from preorder_offers
      where shop_id = $1 and id = $2 and deleted_at is null ${lock ? "for update" : ""}`,

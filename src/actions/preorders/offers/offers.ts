@@ -4,6 +4,7 @@ import { type ActionContext, type AnyAction, defineAction } from "../../../core/
 import type { Db } from "../../../core/db.ts";
 import { ApiError, type Issue, notFound, unprocessable } from "../../../core/errors.ts";
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
+import { queryInt } from "../../../core/params.ts";
 import { notBlank } from "../../../core/schemas.ts";
 import { advancedGroup } from "./advanced.ts";
 import { checkoutGroup } from "./checkout.ts";
@@ -216,13 +217,6 @@ export const createOfferAction = defineAction({
 });
 
 // ---- list, get, rename, delete ----
-
-const queryInt = (min: number, max: number) =>
-  z
-    .string({ error: "must be an integer" })
-    .regex(/^\d{1,9}$/, "must be an integer")
-    .transform(Number)
-    .pipe(z.int().min(min).max(max));
 
 export const MAX_PER_PAGE = 250;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type ActionContext, defineAction } from "../../../core/action.ts";
+import { platformId, queryList } from "../../../core/params.ts";
 import { type VariantInventory, getInventoryLevels } from "../../../platform/operations/inventory.ts";
 import { advancedGroup } from "../offers/advanced.ts";
 import { inventoryGroup } from "../offers/inventory.ts";
@@ -24,22 +25,8 @@ import { platformRuntimeFor } from "./platform.ts";
 
 export const INVENTORY_STATUS_MAX_VARIANTS = 250;
 
-const GID_PREFIX = "gid://platform/ProductVariant/";
-const variantId = z
-  .string()
-  .regex(/^(\d{1,18}|gid:\/\/platform\/ProductVariant\/\d{1,18})$/, "must be a variant id (a number or gid://platform/ProductVariant/<n>)")
-  .transform((v) => (v.startsWith("gid://") ? v : `${GID_PREFIX}${v}`));
-
-/** `variant_ids=1,2,3`, `variant_ids=1&variant_ids=2`, or both. */
-const variantIdsParam = z
-  .union([z.string(), z.array(z.string())])
-  .transform((value) =>
-    (Array.isArray(value) ? value : [value])
-      .flatMap((part) => part.split(","))
-      .map((part) => part.trim())
-      .filter((part) => part !== ""),
-  )
-  .pipe(z.array(variantId).min(1).max(INVENTORY_STATUS_MAX_VARIANTS));
+/** `variant_ids=1,2,3`, `variant_ids=1&variant_ids=2`, or both: numeric ids or gids. */
+const variantIdsParam = queryList(platformId("ProductVariant"), { min: 1, max: INVENTORY_STATUS_MAX_VARIANTS });
 
 export interface Reason {
   code: string;

@@ -1,17 +1,10 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
+import { queryInt } from "../../../core/params.ts";
 import { OFFERS_PATH, findOffer, offerParams } from "../offers/model.ts";
 
 export const VARIANTS_MAX_PER_PAGE = 250;
 const DEFAULT_PER_PAGE = 50;
-
-/** A query-string integer in [min, max] (`must be an integer`, `must be at most <max>`). */
-export const queryInt = (min: number, max: number) =>
-  z
-    .string({ error: "must be an integer" })
-    .regex(/^\d{1,9}$/, "must be an integer")
-    .transform(Number)
-    .pipe(z.int().min(min).max(max));
 
 interface VariantListRow {
   legacy_id: string;
