@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
-import { isUuid } from "../back_in_stock/signups/model.ts";
+import { isUuid } from "../core/params.ts";
 import { unsubscribeSignup } from "../actions/back_in_stock/signups/unsubscribe.ts";
 import { UNSUBSCRIBE_PATH, verifyUnsubscribe } from "../back_in_stock/signups/unsubscribe-link.ts";
 

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { type Issue, notFound } from "../../core/errors.ts";
+import { isUuid, platformId } from "../../core/params.ts";
 
 /** What every signup action shares: the row, its public shape, id forms and lookups. */
 
@@ -56,32 +56,9 @@ export function presentSignup(row: SignupRow): Record<string, unknown> {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
-
-/** A platform id given as its number, its numeric string or its gid, always stored as the gid. */
-export function platformGid(type: string) {
-  const pattern = new RegExp(`^(?:gid://platform/${type}/)?([1-9][0-9]{0,18})$`);
-  const message = `must be a numeric id or a gid://platform/${type}/<id>`;
-  return z
-    .union([z.string(), z.int().positive()], { error: message })
-    .transform((value, ctx) => {
-      const digits = pattern.exec(String(value))?.[1];
-      if (digits === undefined) {
-        ctx.addIssue({ code: "custom", message, input: value });
-        return z.NEVER;
-      }
-      return `gid://platform/${type}/${digits}`;
-    })
-    .meta({ examples: [`gid://platform/${type}/1001`, 1001] });
-}
-
-export const variantIdSchema = platformGid("ProductVariant");
-export const productIdSchema = platformGid("Product");
-export const customerIdSchema = platformGid("Customer");
+export const variantIdSchema = platformId("ProductVariant");
+export const productIdSchema = platformId("Product");
+export const customerIdSchema = platformId("Customer");
 
 export const VARIANT_NOT_IN_SHOP_ISSUE: Issue = { path: "variant_id", message: "must be a variant of this shop" };
 

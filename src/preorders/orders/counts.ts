@@ -1,5 +1,5 @@
 import type { Db } from "../../core/db.ts";
-import { platformGid } from "./model.ts";
+import { platformGid } from "../../core/params.ts";
 
 /**
  * Units of a variant on live preorder lines: lines on a selling plan whose order is neither

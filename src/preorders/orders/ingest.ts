@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
+import { platformGid } from "../../core/params.ts";
 import { refreshVariantCounts } from "./counts.ts";
-import { platformGid } from "./model.ts";
 
 /**
  * Builds the preorder order model from the platform's order webhooks (orders/create, paid,

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { notFound } from "../../core/errors.ts";
+import { isUuid } from "../../core/params.ts";
 
 /** The statuses the database derives (sql/030, the `status` generated column), in lifecycle order. */
 export const ORDER_STATUSES = ["placed", "awaiting_balance", "balance_collected", "released", "fulfilled", "cancelled", "refunded"] as const;
@@ -11,23 +11,6 @@ export const ORDER_RESOURCE = "Preorder order";
 /** Bulk actions take at most this many order ids per request. */
 export const BULK_ORDER_CAP = 1000;
 
-/** `gid://platform/<Type>/<n>` for a legacy numeric id; a gid stays as it is. */
-export function platformGid(type: string, value: string | number): string {
-  const text = String(value).trim();
-  return /^\d+$/.test(text) ? `gid://platform/${type}/${text}` : text;
-}
-
-/** An id as clients may give it: the platform's number, or its gid. */
-export const platformIdSchema = (type: string) =>
-  z
-    .union([z.string(), z.number().int().positive()])
-    .transform((v) => String(v).trim())
-    .refine((v) => /^\d{1,20}$/.test(v) || new RegExp(`^gid://platform/${type}/\\d{1,20}$`).test(v), {
-      message: `must be a ${type} id (a number or gid://platform/${type}/<n>)`,
-    })
-    .transform((v) => platformGid(type, v));
-
-const isUuid = (value: string) => z.uuid().safeParse(value).success;
 
 export interface OrderRow {
   id: string;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { platformGid, platformIdSchema } from "../orders/model.ts";
+import { platformGid, platformId } from "../../core/params.ts";
 import { ISO_4217, dateOrTimestamp, lowerBound, lowerInstant, offerId, positiveJsonInt, upperBoundExclusive, upperInstantExclusive } from "../../actions/preorders/orders/params.ts";
 
 /**
@@ -25,8 +25,8 @@ export const reportBody = z
     to: dateOrTimestamp.optional(),
     offer_id: offerId.optional(),
     offer_ids: z.array(offerId).min(1).max(100).optional(),
-    product_id: platformIdSchema("Product").optional(),
-    variant_id: platformIdSchema("ProductVariant").optional(),
+    product_id: platformId("Product").optional(),
+    variant_id: platformId("ProductVariant").optional(),
     market_id: z.string().min(1).max(200).optional(),
     currency: ISO_4217.optional(),
     granularity: z.enum(GRANULARITIES).default("none"),

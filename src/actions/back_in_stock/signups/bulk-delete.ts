@@ -3,7 +3,7 @@ import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
-import { isUuid } from "../../../back_in_stock/signups/model.ts";
+import { isUuid } from "../../../core/params.ts";
 
 export const BULK_DELETE_KIND = "bis_signups_bulk_delete";
 export const BULK_DELETE_MAX = 1000;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, platformIdSchema, presentOrder } from "../../../preorders/orders/model.ts";
+import { platformId } from "../../../core/params.ts";
+import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, presentOrder } from "../../../preorders/orders/model.ts";
 import { dateOrTimestamp, lowerBound, offerId, positiveInt, upperBoundExclusive } from "./params.ts";
 
 export const listOrders = defineAction({
@@ -13,7 +14,7 @@ export const listOrders = defineAction({
   input: z.strictObject({
     status: z.enum(ORDER_STATUSES).optional(),
     offer_id: offerId.optional(),
-    variant_id: platformIdSchema("ProductVariant").optional(),
+    variant_id: platformId("ProductVariant").optional(),
     created_from: dateOrTimestamp.optional(),
     created_to: dateOrTimestamp.optional(),
     email: z.string().min(1).max(320).optional(),

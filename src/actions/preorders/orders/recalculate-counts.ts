@@ -3,9 +3,9 @@ import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
+import { platformId } from "../../../core/params.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
 import { refreshVariantCounts } from "../../../preorders/orders/counts.ts";
-import { platformIdSchema } from "../../../preorders/orders/model.ts";
 
 export const RECALCULATE_COUNTS_KIND = "preorders_recalculate_preorder_counts";
 export const RECALCULATE_CAP = 5000;
@@ -17,7 +17,7 @@ export const bulkRecalculatePreorderCounts = defineAction({
   description: `Recomputes preorder_count (units on preorder lines of orders neither cancelled nor refunded) for up to ${RECALCULATE_CAP} variants (numbers or gids) in one job, one set-based statement. Answers a job handle; the job's result gives how many variants were written.`,
   kind: "write",
   async: true,
-  input: z.strictObject({ variant_ids: z.array(platformIdSchema("ProductVariant")).min(1).max(RECALCULATE_CAP) }),
+  input: z.strictObject({ variant_ids: z.array(platformId("ProductVariant")).min(1).max(RECALCULATE_CAP) }),
   async handler(ctx, { input }) {
     const ids = unique(input.variant_ids);
     return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: RECALCULATE_COUNTS_KIND, payload: { variant_ids: ids }, total: ids.length });

@@ -6,7 +6,7 @@ import type { Db } from "../../../core/db.ts";
 import { invalidField } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
-import { platformGid } from "../../../preorders/orders/model.ts";
+import { platformGid } from "../../../core/params.ts";
 import type { ExportProcessData, ExportProcessMessage } from "../../../preorders/reports/export-process.ts";
 import { CSV_CONTENT_TYPE, exportDownloadPath } from "../../../exports/store.ts";
 import { REPORT_BODY_HELP, REPORTS, type ReportBody, type ReportName, reportBody, reportQuery } from "../../../preorders/reports/query.ts";
