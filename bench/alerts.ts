@@ -24,13 +24,13 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { SMTPServer } from "smtp-server";
-import { closeChannelsOf } from "../src/back_in_stock/alerts/deps.ts";
 import { REMINDER_DUE_QUERY, scanReminders } from "../src/back_in_stock/alerts/reminders.ts";
 import { loadConfig } from "../src/config.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { PlatformRuntime } from "../src/platform/runtime.ts";
+import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
 
@@ -292,12 +292,13 @@ try {
   }
 
   const config = loadConfig({ DATABASE_URL: database.url, SMTP_URL: sink.url, SMTP_POOL_SIZE: String(POOL_SIZE), DATA_DIR: dataDir, LOG_LEVEL: "warn" });
-  onCleanup(() => closeChannelsOf(config));
   const log = createLogger("warn");
+  const channels = createChannels(config, log);
+  onCleanup(() => channels.close());
   const platform = new PlatformRuntime({ secretsKey: randomBytes(32), webhookSecret: "bench-alerts-secret-0123456789abcdef", timeoutMs: 5000, log });
   const reminderLast = sink.expect(sizes.due);
   const scanStart = performance.now();
-  const scan = await scanReminders({ pool, log, config, platform });
+  const scan = await scanReminders({ pool, log, config, platform, channels });
   const scanMs = performance.now() - scanStart;
   await reminderLast;
 

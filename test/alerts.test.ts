@@ -6,7 +6,7 @@ import path from "node:path";
 import { type Runner, parseCrontab } from "graphile-worker";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeChannelsOf } from "../src/back_in_stock/alerts/deps.ts";
+import { type Channels, createChannels } from "../src/channels/index.ts";
 import { scanReminders } from "../src/back_in_stock/alerts/reminders.ts";
 import { alertRunKey, checkInventory } from "../src/back_in_stock/alerts/runs.ts";
 import { verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
@@ -26,6 +26,7 @@ let sink: SmtpSink;
 let workerPool: pg.Pool;
 let runner: Runner;
 let dataDir: string;
+let channels: Channels;
 const platform = testPlatformRuntime();
 
 beforeAll(async () => {
@@ -35,12 +36,13 @@ beforeAll(async () => {
   app = await startTestApp(db.url, { SMTP_URL: sink.url, DATA_DIR: dataDir });
   workerPool = new pg.Pool({ connectionString: db.url, max: 12 });
   workerPool.on("error", () => undefined);
-  runner = await startWorker({ pool: workerPool, log: app.log, config: app.config, platform }, { pollInterval: 50, crontab: "" });
+  channels = createChannels(app.config, app.log);
+  runner = await startWorker({ pool: workerPool, log: app.log, config: app.config, platform, channels }, { pollInterval: 50, crontab: "" });
 });
 
 afterAll(async () => {
   await runner.stop();
-  await closeChannelsOf(app.config);
+  await channels.close();
   await workerPool.end();
   await app.close();
   await sink.close();
@@ -450,7 +452,7 @@ describe("reminders", () => {
     await app.pool.query("update bis_signups set status = 'converted', converted_at = now() where id = $1", [bought]);
     await app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where signup_id = any($1::uuid[])", [[due, bought, gone]]);
 
-    const deps = { pool: workerPool, log: app.log, config: app.config, platform };
+    const deps = { pool: workerPool, log: app.log, config: app.config, platform, channels };
     const result = await scanReminders(deps);
     expect(result).toMatchObject({ due: 3, claimed: 1, out_of_stock: 1, dropped: 1 });
     expect(result.sent.sent).toBe(1);
@@ -485,7 +487,7 @@ describe("reminders", () => {
     await setStock(shop, 611, 3);
     await waitForSent(shop, 1);
     await app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where signup_id = $1", [id]);
-    await scanReminders({ pool: workerPool, log: app.log, config: app.config, platform });
+    await scanReminders({ pool: workerPool, log: app.log, config: app.config, platform, channels });
     expect(await ledger(id ?? "", "reminder")).toBeUndefined();
     expect(await count("select 1 from bis_reminder_queue where signup_id = $1", [id])).toBe(1);
   });

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Config } from "../config.ts";
 import type { Log } from "../logger.ts";
 import type { Db } from "./db.ts";
+import type { Services } from "./services.ts";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 export type ActionKind = "read" | "write";
@@ -17,6 +18,8 @@ export interface ActionContext {
   pool: pg.Pool;
   log: Log;
   config: Config;
+  /** The platform runtime and the channels, built once per process. */
+  services: Services;
   /** Everything registered, for discovery actions. */
   registry: { actions: readonly AnyAction[] };
 }

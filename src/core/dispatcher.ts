@@ -8,6 +8,7 @@ import { ApiError, HTTP_STATUS, type Issue, MESSAGES, unprocessable } from "./er
 import { RawResponse } from "./raw-response.ts";
 import { type RateLimitPolicy, authenticateAndCharge, rateLimitHeaders } from "./rate-limit.ts";
 import type { Registry, RouteMatch } from "./registry.ts";
+import { NO_SERVICES, type Services } from "./services.ts";
 import { unstorableTextIssues } from "./text-input.ts";
 
 export const HELP_ACTION = "help";
@@ -70,6 +71,8 @@ export interface DispatcherDeps {
   pool: pg.Pool;
   config: Config;
   log: Log;
+  /** Built once by the service (src/runtime/services.ts); absent only for tests of the HTTP layer. */
+  services?: Services;
 }
 
 /** The one path every transport takes into the core: authenticate, charge, validate, run, map errors. */
@@ -127,6 +130,7 @@ export class Dispatcher {
       pool,
       log: log.child({ requestId: request.requestId, action: action.name }),
       config,
+      services: this.deps.services ?? NO_SERVICES,
       registry,
     });
     const payload =

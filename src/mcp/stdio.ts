@@ -5,6 +5,7 @@ import { createRegistry } from "../actions/index.ts";
 import { loadConfig } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
 import { createPool, resolveDatabase } from "../runtime/database.ts";
+import { createServices } from "../runtime/services.ts";
 import { createMcpServer } from "./server.ts";
 import { toolCatalog } from "./tools.ts";
 
@@ -19,7 +20,8 @@ if (!token) {
 const database = await resolveDatabase(config, log);
 const pool = createPool(database.url, 4, log);
 const registry = createRegistry();
-const dispatcher = new Dispatcher({ registry, pool, config, log });
+const services = createServices(config, log);
+const dispatcher = new Dispatcher({ registry, pool, config, log, services });
 if (!(await dispatcher.authenticate(token))) {
   log.fatal("MCP_API_KEY is missing or invalid");
   process.exit(2);
@@ -27,7 +29,7 @@ if (!(await dispatcher.authenticate(token))) {
 const server = createMcpServer(dispatcher, toolCatalog(registry.actions), token);
 const transport = new StdioServerTransport();
 let released: Promise<void> | undefined;
-const release = () => (released ??= pool.end().then(() => database.embedded?.stop()));
+const release = () => (released ??= services.close().then(() => pool.end()).then(() => database.embedded?.stop()));
 transport.onclose = () => void release();
 await server.connect(transport);
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
-import { closeChannelsOf } from "../back_in_stock/alerts/deps.ts";
 import { enqueueAlertRecovery } from "../back_in_stock/alerts/recovery.ts";
 import { createRegistry } from "../actions/index.ts";
 import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
@@ -15,6 +14,7 @@ import type { PlatformRuntime } from "../platform/runtime.ts";
 import { type Database, createPool, resolveDatabase } from "./database.ts";
 import { connectDemoShop, ensureDemoShop } from "./demo.ts";
 import { createPlatformRuntime } from "./platform.ts";
+import { type ServiceServices, createServices } from "./services.ts";
 import { type WorkerOptions, startWorker } from "./worker.ts";
 
 export interface ServiceOptions {
@@ -30,6 +30,8 @@ export interface Service {
   pool: pg.Pool;
   database: Database;
   platform: PlatformRuntime;
+  /** Built once here, shared by the dispatcher and the worker. */
+  services: ServiceServices;
   http?: FastifyInstance;
   runner?: Runner;
   /** The address the HTTP server listens on. */
@@ -59,6 +61,9 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       if (applied.length > 0) log.info({ applied }, "migrations applied");
     }
     const platform = await createPlatformRuntime(config, log);
+    const services = createServices(config, log, { platform });
+    // Closed after the worker and HTTP have stopped (closers run after both).
+    closers.push(() => services.close());
     if (options.demo) {
       const demo = await ensureDemoShop(pool, config.DEMO_API_KEY);
       if (demo) {
@@ -68,7 +73,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     }
     if (options.web) {
       const registry = createRegistry();
-      const dispatcher = new Dispatcher({ registry, pool, config, log });
+      const dispatcher = new Dispatcher({ registry, pool, config, log, services });
       http = createHttpServer({
         dispatcher,
         actions: registry.actions,
@@ -87,15 +92,14 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       if (close) closers.push(close);
     }
     if (options.worker) {
-      runner = await startWorker({ pool, log, config, platform }, options.worker_options);
+      runner = await startWorker({ pool, log, config, platform, channels: services.channels() }, options.worker_options);
       // A shop connected but never mirrored gets its first full sync now.
       for (const shopId of await connectedShops(pool, true)) await enqueueCatalogSync(pool, shopId, "full");
       // What a killed worker left half-sent (claimed alerts, a run's batch) is picked up now, not at the next cron minute.
       await enqueueAlertRecovery(pool);
-      closers.push(() => closeChannelsOf(config));
     }
     let stopping: Promise<void> | undefined;
-    return { pool, database, platform, http, runner, url, stop: () => (stopping ??= stopAll()) };
+    return { pool, database, platform, services, http, runner, url, stop: () => (stopping ??= stopAll()) };
   } catch (error) {
     await stopAll().catch(() => undefined);
     throw error;

@@ -2,8 +2,12 @@ import { EventEmitter } from "node:events";
 import { type Runner, type TaskList, type WorkerEvents, parseCrontab, run } from "graphile-worker";
 import { CRONTAB, taskList } from "../../tasks/index.ts";
 import type { ServiceTaskDeps } from "../../tasks/deps.ts";
+import { createChannels } from "../channels/index.ts";
 import { workerLogger } from "../logger.ts";
 import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
+
+/** The service's task deps; without channels the worker makes its own from the configuration. */
+export type WorkerDeps = Omit<ServiceTaskDeps, "channels"> & Partial<Pick<ServiceTaskDeps, "channels">>;
 
 export interface WorkerOptions {
   /** Extra tasks (tests); merged over the service's own. */
@@ -16,7 +20,11 @@ export interface WorkerOptions {
  * Starts graphile-worker on the service's pool with every task and the crontab. Signals are the
  * caller's to handle (see runtime/shutdown.ts), so HTTP and the worker stop in one order.
  */
-export async function startWorker(deps: ServiceTaskDeps, options: WorkerOptions = {}): Promise<Runner> {
+export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}): Promise<Runner> {
+  // Channels not given (tests, benchmarks) are the worker's own: created here, closed by stop().
+  const channels = given.channels ?? createChannels(given.config, given.log);
+  const closeOwnChannels = () => (channels === given.channels ? Promise.resolve() : channels.close());
+  const deps: ServiceTaskDeps = { ...given, channels };
   // graphile-worker 0.18 locks jobs under its pool's id, which only the pool:create event tells.
   // Each pool beats while it lives, so the worker_reap cron task can tell a dead one's locks.
   const events: WorkerEvents = new EventEmitter();
@@ -42,6 +50,9 @@ export async function startWorker(deps: ServiceTaskDeps, options: WorkerOptions 
     // Unbatched completions are fire-and-forget, so a shutdown could close the pool before a
     // finished job is marked complete (it would run again). Batchers are drained on shutdown.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+  }).catch(async (error: unknown) => {
+    await closeOwnChannels();
+    throw error;
   });
   // Beats go on through a graceful stop (its jobs still run, their locks must not look dead);
   // the heartbeat rows are gone before stop() resolves, so the caller may close the pool then.
@@ -50,6 +61,7 @@ export async function startWorker(deps: ServiceTaskDeps, options: WorkerOptions 
       await runner.stop(reason);
     } finally {
       await Promise.all(heartbeats.map((h) => h.stop()));
+      await closeOwnChannels();
     }
   };
   return { ...runner, stop, [Symbol.asyncDispose]: () => stop() };

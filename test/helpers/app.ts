@@ -8,6 +8,8 @@ import { Registry } from "../../src/core/registry.ts";
 import { createApiKey, createShop } from "../../src/db/api-keys.ts";
 import { createHttpServer } from "../../src/http/server.ts";
 import { type Log, createLogger } from "../../src/logger.ts";
+import type { PlatformRuntime } from "../../src/platform/runtime.ts";
+import { createServices } from "../../src/runtime/services.ts";
 import { TEST_WEBHOOK_SECRET } from "./platform.ts";
 
 export interface TestApp {
@@ -31,7 +33,7 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
 export async function startTestApp(
   databaseUrl: string,
   overrides: Record<string, string> = {},
-  options: { actions?: readonly AnyAction[]; log?: Log } = {},
+  options: { actions?: readonly AnyAction[]; log?: Log; platform?: PlatformRuntime } = {},
 ): Promise<TestApp> {
   const config = testConfig(databaseUrl, overrides);
   const log = options.log ?? createLogger(config.LOG_LEVEL);
@@ -39,9 +41,11 @@ export async function startTestApp(
   // Dropping a test database ends its sessions: that must not surface as an unhandled error.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));
+  // Without a platform runtime given, the one the service would build from this configuration (on first use).
+  const services = createServices(config, log, options.platform ? { platform: options.platform } : {});
   const registry = options.actions ? new Registry(options.actions) : createRegistry();
   const http = createHttpServer({
-    dispatcher: new Dispatcher({ registry, pool, config, log }),
+    dispatcher: new Dispatcher({ registry, pool, config, log, services }),
     actions: registry.actions,
     webhooks: { pool, secret: TEST_WEBHOOK_SECRET, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
     log,
@@ -57,6 +61,7 @@ export async function startTestApp(
     http,
     async close() {
       await http.close();
+      await services.close();
       await pool.end();
     },
   };

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { type Channels, createChannels } from "../../channels/index.ts";
+import type { Channels } from "../../channels/index.ts";
 import type { Config } from "../../config.ts";
 import type { Log } from "../../logger.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
@@ -10,28 +10,8 @@ export interface AlertDeps {
   log: Log;
   config: Config;
   platform: PlatformRuntime;
-  /** Given by tests and benchmarks; otherwise one set per process, from the configuration. */
-  channels?: Channels;
-}
-
-// One set of senders (one SMTP pool) per process and configuration: tasks share it.
-const perConfig = new WeakMap<Config, Channels>();
-
-export function channelsOf(deps: AlertDeps): Channels {
-  if (deps.channels) return deps.channels;
-  let channels = perConfig.get(deps.config);
-  if (!channels) {
-    channels = createChannels(deps.config, deps.log);
-    perConfig.set(deps.config, channels);
-  }
-  return channels;
-}
-
-/** Closes the senders `channelsOf` created for this configuration (graceful stops in tests). */
-export async function closeChannelsOf(config: Config): Promise<void> {
-  const channels = perConfig.get(config);
-  perConfig.delete(config);
-  await channels?.close();
+  /** The process's senders (one SMTP pool), built once at start. */
+  channels: Channels;
 }
 
 /** Task identifiers of the alert pipeline (graphile-worker). */

@@ -4,7 +4,7 @@ import { publicUrl } from "../../channels/public-url.ts";
 import { type Db, rollbackFailed } from "../../core/db.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
-import { ALERT_TASKS, type AlertDeps, MAX_SEND_ATTEMPTS, channelsOf, retryDelaySeconds } from "./deps.ts";
+import { ALERT_TASKS, type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds } from "./deps.ts";
 import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
 
 /**
@@ -224,7 +224,7 @@ export class RetryLater extends Error {
 export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string[], policy: RetryPolicy, contexts = new SendContexts(deps)): Promise<SendSummary> {
   const summary = emptySummary();
   if (ledgerIds.length === 0) return summary;
-  const channels = channelsOf(deps);
+  const channels = deps.channels;
   const client = await deps.pool.connect();
   let broken = false;
   const results: Result[] = [];

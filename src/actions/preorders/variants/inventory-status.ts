@@ -8,7 +8,6 @@ import { inventoryGroup } from "../offers/inventory.ts";
 import { limitsGroup } from "../offers/limits.ts";
 import { marketsGroup } from "../offers/markets.ts";
 import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
-import { platformRuntimeFor } from "./platform.ts";
 
 /**
  * GET /preorders/products/inventory_status: live inventory of up to 250 variants from the platform
@@ -77,7 +76,7 @@ async function liveInventory(ctx: ActionContext, gids: string[], warnings: strin
     return undefined;
   }
   try {
-    const runtime = await platformRuntimeFor(ctx.config, ctx.log);
+    const runtime = await ctx.services.platform();
     const client = await runtime.clientFor(ctx.pool, ctx.shopId);
     const levels = await getInventoryLevels(client, gids);
     return new Map(levels.map((v) => [v.variantId, v]));
