@@ -1,54 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { runNextBatchNow } from "./helpers/alert-runs.ts";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { type Runner, parseCrontab } from "graphile-worker";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Channels, createChannels } from "../src/channels/index.ts";
+import { parseCrontab } from "graphile-worker";
+import { describe, expect, it } from "vitest";
 import { scanReminders } from "../src/back_in_stock/alerts/reminders.ts";
 import { alertRunKey, checkInventory } from "../src/back_in_stock/alerts/runs.ts";
 import { verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
 import { signWebhook } from "../src/platform/webhooks.ts";
-import { startWorker } from "../src/runtime/worker.ts";
 import { CRONTAB } from "../tasks/index.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
-import { type SmtpSink, header, startSmtpSink } from "./helpers/smtp-sink.ts";
+import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
+import { header } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let sink: SmtpSink;
-let workerPool: pg.Pool;
-let runner: Runner;
-let dataDir: string;
-let channels: Channels;
-const platform = testPlatformRuntime();
-
-beforeAll(async () => {
-  sink = await startSmtpSink();
-  db = await createTestDatabase();
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "alerts-test-"));
-  app = await startTestApp(db.url, { SMTP_URL: sink.url, DATA_DIR: dataDir });
-  workerPool = new pg.Pool({ connectionString: db.url, max: 12 });
-  workerPool.on("error", () => undefined);
-  channels = createChannels(app.config, app.log);
-  runner = await startWorker({ pool: workerPool, log: app.log, config: app.config, platform, channels }, { pollInterval: 50, crontab: "" });
-});
-
-afterAll(async () => {
-  await runner.stop();
-  await channels.close();
-  await workerPool.end();
-  await app.close();
-  await sink.close();
-  await db.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
 
 interface Shop {
   shopId: string;
@@ -57,18 +23,18 @@ interface Shop {
 }
 
 async function newShop(name: string, settings?: Record<string, unknown>): Promise<Shop> {
-  const { shopId, apiKey } = await createShopWithKey(app.pool, name);
+  const { shopId, apiKey } = await createShopWithKey(env.app.pool, name);
   const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.platform.local`;
-  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
+  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
   if (settings) {
-    const answer = await api(app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: settings });
+    const answer = await api(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: settings });
     expect(answer.status).toBe(202);
   }
   return { shopId, key: apiKey, domain };
 }
 
 async function enableStage(shop: Shop, stage: string, enabled = true): Promise<void> {
-  const answer = await api(app, "PATCH", `/back_in_stock/templates/${stage}/en`, { key: shop.key, body: { enabled } });
+  const answer = await api(env.app, "PATCH", `/back_in_stock/templates/${stage}/en`, { key: shop.key, body: { enabled } });
   expect(answer.status).toBe(202);
 }
 
@@ -86,7 +52,7 @@ async function addSignups(shop: Shop, variant: number, specs: SignupSpec[]): Pro
   const ids: string[] = [];
   let i = 0;
   for (const s of specs) {
-    const { rows } = await app.pool.query<{ id: string }>(
+    const { rows } = await env.app.pool.query<{ id: string }>(
       `insert into bis_signups (shop_id, variant_id, channel, contact, consent, status, locale, first_name, created_at, unsubscribed_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, now() - interval '1 day' + make_interval(secs => $9), case when $6 = 'unsubscribed' then now() end)
        returning id`,
@@ -99,7 +65,7 @@ async function addSignups(shop: Shop, variant: number, specs: SignupSpec[]): Pro
 
 async function webhook(shop: Shop, topic: string, payload: unknown): Promise<void> {
   const body = JSON.stringify(payload);
-  const response = await fetch(`${app.origin}/webhooks/platform/${topic}`, {
+  const response = await fetch(`${env.app.origin}/webhooks/platform/${topic}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -113,25 +79,28 @@ async function webhook(shop: Shop, topic: string, payload: unknown): Promise<voi
   });
   expect(response.status).toBe(200);
   await waitFor("the webhook to be processed", async () => {
-    const { rows } = await app.pool.query("select 1 from webhook_deliveries where shop_id = $1 and processed_at is null", [shop.shopId]);
+    const { rows } = await env.app.pool.query("select 1 from webhook_deliveries where shop_id = $1 and processed_at is null", [shop.shopId]);
     return rows.length === 0 ? true : undefined;
   });
 }
 
-let clock = Date.now();
-/** An inventory webhook for the variant's item at location 1; each a second newer than the last. */
+let clock = 0;
+/**
+ * An inventory webhook for the variant's item at location 1; each a second newer than the last and
+ * than the levels seeded before it (at now()): the mirror ignores a level older than the one it has.
+ */
 async function setStock(shop: Shop, variant: number, available: number): Promise<void> {
-  clock += 1000;
+  clock = Math.max(clock, Date.now()) + 1000;
   await webhook(shop, "inventory_levels/update", { inventory_item_id: variant, location_id: 1, available, updated_at: new Date(clock).toISOString() });
 }
 
 async function count(sql: string, values: unknown[]): Promise<number> {
-  const { rows } = await app.pool.query<{ n: number }>(`select count(*)::int as n from (${sql}) t`, values);
+  const { rows } = await env.app.pool.query<{ n: number }>(`select count(*)::int as n from (${sql}) t`, values);
   return rows[0]?.n ?? 0;
 }
 
 async function ledger(signupId: string, stage = "initial") {
-  const { rows } = await app.pool.query<{ id: string; status: string; attempts: number; last_error: string | null }>(
+  const { rows } = await env.app.pool.query<{ id: string; status: string; attempts: number; last_error: string | null }>(
     "select id, status, attempts, last_error from bis_ledger where signup_id = $1 and stage = $2",
     [signupId, stage],
   );
@@ -139,7 +108,7 @@ async function ledger(signupId: string, stage = "initial") {
 }
 
 async function statuses(ids: string[]): Promise<string[]> {
-  const { rows } = await app.pool.query<{ id: string; status: string }>("select id, status from bis_signups where id = any($1::uuid[])", [ids]);
+  const { rows } = await env.app.pool.query<{ id: string; status: string }>("select id, status from bis_signups where id = any($1::uuid[])", [ids]);
   return ids.map((id) => rows.find((r) => r.id === id)?.status ?? "missing");
 }
 
@@ -149,12 +118,19 @@ async function waitForSent(shop: Shop, n: number, stage = "initial"): Promise<vo
   );
 }
 
+/** Waits until no batch of the shop's runs is open: each has closed its batch or ended. */
+async function waitForBatchClosed(shop: Shop): Promise<void> {
+  await waitFor("the alert run's batch to close", async () =>
+    (await count("select 1 from bis_alert_runs where shop_id = $1 and status = 'running' and batch_started_at is not null", [shop.shopId])) === 0 ? true : undefined,
+  );
+}
+
 const email = (shop: string, n: number) => `${shop}-${n}@example.com`;
 
 describe("alert runs", () => {
   it("a restock webhook starts a run: one unit with a multiplier of 2 alerts the two oldest, with a rendered e-mail", async () => {
     const shop = await newShop("Run Shop", { delivery: { batch_multiplier: 2, batch_interval_seconds: 3600 } });
-    await seedVariants(app.pool, shop.shopId, [{ n: 201, product: 20, available: 0, productTitle: "Linen Shirt", title: "Blue / M" }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 201, product: 20, available: 0, productTitle: "Linen Shirt", title: "Blue / M" }]);
     const ids = await addSignups(
       shop,
       201,
@@ -162,7 +138,10 @@ describe("alert runs", () => {
     );
     await setStock(shop, 201, 1);
     await waitForSent(shop, 2);
-    const { rows: runs } = await app.pool.query<{ status: string; batches: number; notified: number; next_batch_at: Date; batch_started_at: Date | null }>(
+    // The batch marks its messages sent before it closes (clears batch_started_at, sets next_batch_at):
+    // wait for the run row the assertions read, not for the messages alone.
+    await waitForBatchClosed(shop);
+    const { rows: runs } = await env.app.pool.query<{ status: string; batches: number; notified: number; next_batch_at: Date; batch_started_at: Date | null }>(
       "select status, batches, notified, next_batch_at, batch_started_at from bis_alert_runs where shop_id = $1",
       [shop.shopId],
     );
@@ -170,12 +149,12 @@ describe("alert runs", () => {
     expect(runs[0]).toMatchObject({ status: "running", batches: 1, notified: 2, batch_started_at: null });
     expect((runs[0]?.next_batch_at.getTime() ?? 0) - Date.now()).toBeGreaterThan(3500_000);
     expect(await statuses(ids)).toEqual(["notified", "notified", "waiting", "waiting", "waiting"]);
-    const received = sink.messages.filter((m) => m.to.startsWith("run-"));
+    const received = env.sink.messages.filter((m) => m.to.startsWith("run-"));
     expect(received.map((m) => m.to).sort()).toEqual([email("run", 1), email("run", 2)]);
 
     // The message: deterministic Message-ID from the ledger row, subject, html and text parts, unsubscribe link and header.
     const first = await ledger(ids[0] ?? "");
-    const message = sink.to(email("run", 1))[0];
+    const message = env.sink.to(email("run", 1))[0];
     if (!message || !first) throw new Error("no message");
     expect(message.messageId).toBe(`<${first.id}@localhost>`);
     expect(message.subject).toBe("Linen Shirt is back in stock");
@@ -191,7 +170,7 @@ describe("alert runs", () => {
     expect(verifyUnsubscribe(TEST_WEBHOOK_SECRET, ids[0] ?? "", link.searchParams.get("sig") ?? undefined)).toBe(true);
     expect(header(message.raw, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
 
-    const log = await app.pool.query<{ status: string; provider_message_id: string }>(
+    const log = await env.app.pool.query<{ status: string; provider_message_id: string }>(
       "select status, provider_message_id from bis_notifications where shop_id = $1 order by id",
       [shop.shopId],
     );
@@ -201,7 +180,7 @@ describe("alert runs", () => {
 
   it("stock flapping (0, 5, 0, 5): no signup gets a second initial alert, a new restock starts a new run at the next oldest", async () => {
     const shop = await newShop("Flap Shop", { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } });
-    await seedVariants(app.pool, shop.shopId, [{ n: 301, product: 30, available: 0 }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 301, product: 30, available: 0 }]);
     const ids = await addSignups(
       shop,
       301,
@@ -213,9 +192,9 @@ describe("alert runs", () => {
     await waitForSent(shop, 5);
     await setStock(shop, 301, 0);
     // The run waits an hour for its next batch; bring that batch forward: it finds no stock and stops.
-    await runNextBatchNow(app.pool, shop.shopId, key);
+    await runNextBatchNow(env.app.pool, shop.shopId, key);
     await waitFor("the run to stop", async () => {
-      const { rows } = await app.pool.query<{ stop_reason: string }>("select stop_reason from bis_alert_runs where shop_id = $1 and status = 'stopped'", [shop.shopId]);
+      const { rows } = await env.app.pool.query<{ stop_reason: string }>("select stop_reason from bis_alert_runs where shop_id = $1 and status = 'stopped'", [shop.shopId]);
       return rows[0];
     }).then((run) => expect(run.stop_reason).toBe("out_of_stock"));
 
@@ -224,7 +203,7 @@ describe("alert runs", () => {
     // Flapping again while the new run waits between batches: nothing is sent early, the batch keeps its time.
     await setStock(shop, 301, 0);
     await setStock(shop, 301, 5);
-    const { rows: jobs } = await app.pool.query<{ delay_s: number }>(
+    const { rows: jobs } = await env.app.pool.query<{ delay_s: number }>(
       "select extract(epoch from run_at - now())::float8 as delay_s from graphile_worker.jobs where key = $1",
       [key],
     );
@@ -232,12 +211,12 @@ describe("alert runs", () => {
     expect(jobs[0]?.delay_s).toBeGreaterThan(3000);
 
     expect(await count("select 1 from bis_ledger where shop_id = $1", [shop.shopId])).toBe(10);
-    const received = sink.messages.filter((m) => m.to.startsWith("flap-"));
+    const received = env.sink.messages.filter((m) => m.to.startsWith("flap-"));
     expect(received).toHaveLength(10);
     expect(new Set(received.map((m) => m.to)).size).toBe(10);
     expect(received.map((m) => m.to).sort()).toEqual(ids.slice(0, 10).map((_, i) => email("flap", i + 1)).sort());
     expect(await statuses(ids)).toEqual([...Array<string>(10).fill("notified"), ...Array<string>(10).fill("waiting")]);
-    const { rows: runs } = await app.pool.query<{ status: string; notified: number }>(
+    const { rows: runs } = await env.app.pool.query<{ status: string; notified: number }>(
       "select status, notified from bis_alert_runs where shop_id = $1 order by started_at",
       [shop.shopId],
     );
@@ -250,8 +229,8 @@ describe("alert runs", () => {
   it("never sends to unsubscribed, opted-out, switched-off-channel or other shops' signups; notify refuses them with a logged reason", async () => {
     const shop = await newShop("Careful Shop", { compliance: { opt_in_required: true }, channels: { sms: { enabled: false } }, delivery: { batch_multiplier: 10 } });
     const other = await newShop("Neighbour Shop");
-    await seedVariants(app.pool, shop.shopId, [{ n: 401, product: 40, available: 0 }]);
-    await seedVariants(app.pool, other.shopId, [{ n: 401, product: 40, available: 0 }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 401, product: 40, available: 0 }]);
+    await seedVariants(env.app.pool, other.shopId, [{ n: 401, product: 40, available: 0 }]);
     const [ok, unsubscribed, noConsent, sms] = await addSignups(shop, 401, [
       { contact: "careful-ok@example.com" },
       { contact: "careful-unsub@example.com", status: "unsubscribed" },
@@ -264,9 +243,9 @@ describe("alert runs", () => {
     await waitFor("the run to complete", async () =>
       (await count("select 1 from bis_alert_runs where shop_id = $1 and status = 'completed'", [shop.shopId])) === 1 ? true : undefined,
     );
-    expect(sink.to("careful-ok@example.com")).toHaveLength(1);
-    expect(sink.messages.filter((m) => m.to.startsWith("careful-") && m.to !== "careful-ok@example.com")).toHaveLength(0);
-    expect(sink.to("neighbour@example.com")).toHaveLength(0);
+    expect(env.sink.to("careful-ok@example.com")).toHaveLength(1);
+    expect(env.sink.messages.filter((m) => m.to.startsWith("careful-") && m.to !== "careful-ok@example.com")).toHaveLength(0);
+    expect(env.sink.to("neighbour@example.com")).toHaveLength(0);
     expect(await statuses([ok ?? "", unsubscribed ?? "", noConsent ?? "", sms ?? "", neighbour ?? ""])).toEqual([
       "notified",
       "unsubscribed",
@@ -281,17 +260,17 @@ describe("alert runs", () => {
       [sms, "channel_disabled"],
     ];
     for (const [id, reason] of refusals) {
-      const answer = await api(app, "POST", `/back_in_stock/signups/${id}/notify`, { key: shop.key });
+      const answer = await api(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: shop.key });
       expect(answer.status).toBe(409);
       expect((answer.body as { errors: string[] }).errors[0]).toContain(`(${reason})`);
     }
-    const again = await api(app, "POST", `/back_in_stock/signups/${ok}/notify`, { key: shop.key });
+    const again = await api(env.app, "POST", `/back_in_stock/signups/${ok}/notify`, { key: shop.key });
     expect(again.status).toBe(409);
     expect((again.body as { errors: string[] }).errors[0]).toMatch(/already had its initial alert/);
-    const foreign = await api(app, "POST", `/back_in_stock/signups/${neighbour}/notify`, { key: shop.key });
+    const foreign = await api(env.app, "POST", `/back_in_stock/signups/${neighbour}/notify`, { key: shop.key });
     expect(foreign.status).toBe(404);
 
-    const log = await api(app, "GET", "/back_in_stock/notifications?status=blocked", { key: shop.key });
+    const log = await api(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: shop.key });
     expect(log.status).toBe(200);
     const blocked = (log.body as { notifications: { signup_id: string; blocked_reason: string; message_id: string | null }[] }).notifications;
     expect(blocked.map((n) => [n.signup_id, n.blocked_reason]).sort()).toEqual(refusals.map(([id, reason]) => [id, reason]).sort());
@@ -301,15 +280,15 @@ describe("alert runs", () => {
 
   it("a provider failing three times then succeeding ends with one sent message; one failure never resends the others", async () => {
     const shop = await newShop("Flaky Shop", { delivery: { batch_multiplier: 10, batch_interval_seconds: 3600 } });
-    await seedVariants(app.pool, shop.shopId, [{ n: 501, product: 50, available: 0 }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 501, product: 50, available: 0 }]);
     const [first, flaky, refused, last] = await addSignups(shop, 501, [
       { contact: "flaky-a@example.com" },
       { contact: "flaky-b@example.com" },
       { contact: "flaky-refused@example.com" },
       { contact: "flaky-c@example.com" },
     ]);
-    sink.tempFail.set("flaky-b@example.com", 3);
-    sink.reject.add("flaky-refused@example.com");
+    env.sink.tempFail.set("flaky-b@example.com", 3);
+    env.sink.reject.add("flaky-refused@example.com");
     await setStock(shop, 501, 4);
     await waitForSent(shop, 2);
     const row = await waitFor("the flaky message to wait for its retry", async () => {
@@ -319,15 +298,15 @@ describe("alert runs", () => {
     expect(row.status).toBe("pending");
     // Bring each retry forward instead of waiting out graphile-worker's backoff.
     const sent = await waitFor("the flaky message to be sent", async () => {
-      await app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`bis_send:${row.id}`]);
+      await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`bis_send:${row.id}`]);
       const l = await ledger(flaky ?? "");
       return l?.status === "sent" ? l : undefined;
     });
     expect(sent.attempts).toBe(4);
-    expect(sink.to("flaky-b@example.com")).toHaveLength(1);
-    expect(sink.to("flaky-a@example.com")).toHaveLength(1);
-    expect(sink.to("flaky-c@example.com")).toHaveLength(1);
-    const { rows: log } = await app.pool.query<{ signup_id: string; status: string; error: string | null }>(
+    expect(env.sink.to("flaky-b@example.com")).toHaveLength(1);
+    expect(env.sink.to("flaky-a@example.com")).toHaveLength(1);
+    expect(env.sink.to("flaky-c@example.com")).toHaveLength(1);
+    const { rows: log } = await env.app.pool.query<{ signup_id: string; status: string; error: string | null }>(
       "select signup_id, status, error from bis_notifications where shop_id = $1",
       [shop.shopId],
     );
@@ -343,16 +322,16 @@ describe("alert runs", () => {
 
   it("the periodic inventory check starts a run for stock no webhook announced", async () => {
     const shop = await newShop("Check Shop", { delivery: { batch_multiplier: 1, minimum_restock_quantity: 2 } });
-    await seedVariants(app.pool, shop.shopId, [
+    await seedVariants(env.app.pool, shop.shopId, [
       { n: 1001, product: 100, available: 3 },
       { n: 1002, product: 100, available: 1 },
     ]);
     await addSignups(shop, 1001, [{ contact: "check-1@example.com" }, { contact: "check-2@example.com" }, { contact: "check-3@example.com" }, { contact: "check-4@example.com" }]);
     await addSignups(shop, 1002, [{ contact: "check-below@example.com" }]);
-    const result = await checkInventory(app.pool);
+    const result = await checkInventory(env.app.pool);
     expect(result.runs_requested).toBe(1);
     await waitForSent(shop, 3);
-    expect(sink.messages.filter((m) => m.to.startsWith("check-")).map((m) => m.to).sort()).toEqual([
+    expect(env.sink.messages.filter((m) => m.to.startsWith("check-")).map((m) => m.to).sort()).toEqual([
       "check-1@example.com",
       "check-2@example.com",
       "check-3@example.com",
@@ -363,70 +342,70 @@ describe("alert runs", () => {
 describe("on demand", () => {
   it("notify sends one signup its initial alert now; a second notify is 409; bulk_notify by ids and by variant answers a job", async () => {
     const shop = await newShop("Demand Shop");
-    await seedVariants(app.pool, shop.shopId, [{ n: 801, product: 80, available: 0 }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 801, product: 80, available: 0 }]);
     const [a, b, c, d] = await addSignups(shop, 801, [
       { contact: "demand-a@example.com" },
       { contact: "demand-b@example.com" },
       { contact: "demand-c@example.com" },
       { contact: "demand-d@example.com" },
     ]);
-    const notify = await api(app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key });
+    const notify = await api(env.app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key });
     expect(notify.status).toBe(202);
     const message = notify.body as { message_id: string; status: string; stage: string };
     expect(message).toMatchObject({ signup_id: a, stage: "initial", channel: "email", status: "pending" });
-    await waitFor("the notify message", async () => (sink.to("demand-a@example.com").length === 1 ? true : undefined));
-    expect(sink.to("demand-a@example.com")[0]?.messageId).toBe(`<${message.message_id}@localhost>`);
-    expect((await api(app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key })).status).toBe(409);
+    await waitFor("the notify message", async () => (env.sink.to("demand-a@example.com").length === 1 ? true : undefined));
+    expect(env.sink.to("demand-a@example.com")[0]?.messageId).toBe(`<${message.message_id}@localhost>`);
+    expect((await api(env.app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key })).status).toBe(409);
 
-    const bulk = await api(app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a, b, randomUUID()] } });
+    const bulk = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a, b, randomUUID()] } });
     expect(bulk.status).toBe(202);
     const { job_id: jobId } = bulk.body as { job_id: string };
     const job = await waitFor("the bulk job", async () => {
-      const answer = await api(app, "GET", `/jobs/${jobId}`, { key: shop.key });
+      const answer = await api(env.app, "GET", `/jobs/${jobId}`, { key: shop.key });
       const body = answer.body as { status: string; result: unknown };
       return body.status === "completed" ? body : undefined;
     });
     expect(job.result).toMatchObject({ requested: 3, not_found: 1, already_notified: 1, blocked: 0, sent: 1, failed: 0 });
 
-    const byVariant = await api(app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { variant_id: 801 } });
+    const byVariant = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { variant_id: 801 } });
     expect(byVariant.status).toBe(202);
     const variantJob = await waitFor("the variant bulk job", async () => {
-      const answer = await api(app, "GET", `/jobs/${(byVariant.body as { job_id: string }).job_id}`, { key: shop.key });
+      const answer = await api(env.app, "GET", `/jobs/${(byVariant.body as { job_id: string }).job_id}`, { key: shop.key });
       const body = answer.body as { status: string; result: unknown };
       return body.status === "completed" ? body : undefined;
     });
     expect(variantJob.result).toMatchObject({ requested: 2, sent: 2 });
     expect(await statuses([a ?? "", b ?? "", c ?? "", d ?? ""])).toEqual(["notified", "notified", "notified", "notified"]);
-    for (const x of ["a", "b", "c", "d"]) expect(sink.to(`demand-${x}@example.com`)).toHaveLength(1);
+    for (const x of ["a", "b", "c", "d"]) expect(env.sink.to(`demand-${x}@example.com`)).toHaveLength(1);
 
-    const both = await api(app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a], variant_id: 801 } });
+    const both = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a], variant_id: 801 } });
     expect(both.status).toBe(422);
     expect(both.body).toEqual({ errors: ["variant_id is not allowed with ids"] });
-    const neither = await api(app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: {} });
+    const neither = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: {} });
     expect(neither.body).toEqual({ errors: ["ids is required (or variant_id)"] });
-    const tooMany = await api(app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: Array.from({ length: 1001 }, () => randomUUID()) } });
+    const tooMany = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: Array.from({ length: 1001 }, () => randomUUID()) } });
     expect(tooMany.body).toEqual({ errors: ["ids must contain at most 1000 items"] });
   });
 
   it("sends signup_thank_you at signup when that stage is on, once", async () => {
     const shop = await newShop("Thanks Shop");
-    await seedVariants(app.pool, shop.shopId, [{ n: 901, product: 90, available: 0, productTitle: "Wool Cap" }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 901, product: 90, available: 0, productTitle: "Wool Cap" }]);
     await enableStage(shop, "signup_thank_you");
-    const answer = await api(app, "POST", "/back_in_stock/signups", {
+    const answer = await api(env.app, "POST", "/back_in_stock/signups", {
       key: shop.key,
       body: { variant_id: 901, channel: "email", email: "Thanks@Example.com", consent: true },
     });
     expect(answer.status).toBe(202);
     const signupId = (answer.body as { id: string }).id;
-    await waitFor("the thank-you message", async () => (sink.to("thanks@example.com").length === 1 ? true : undefined));
+    await waitFor("the thank-you message", async () => (env.sink.to("thanks@example.com").length === 1 ? true : undefined));
     const row = await waitFor("the thank-you marked sent", async () => {
       const l = await ledger(signupId, "signup_thank_you");
       return l?.status === "sent" ? l : undefined;
     });
-    expect(sink.to("thanks@example.com")[0]?.messageId).toBe(`<${row.id}@localhost>`);
-    expect(sink.to("thanks@example.com")[0]?.subject).toContain("Wool Cap");
+    expect(env.sink.to("thanks@example.com")[0]?.messageId).toBe(`<${row.id}@localhost>`);
+    expect(env.sink.to("thanks@example.com")[0]?.subject).toContain("Wool Cap");
     // The same signup again is the same signup: no second thank-you.
-    await api(app, "POST", "/back_in_stock/signups", { key: shop.key, body: { variant_id: 901, channel: "email", email: "thanks@example.com", consent: true } });
+    await api(env.app, "POST", "/back_in_stock/signups", { key: shop.key, body: { variant_id: 901, channel: "email", email: "thanks@example.com", consent: true } });
     expect(await count("select 1 from bis_ledger where signup_id = $1", [signupId])).toBe(1);
   });
 });
@@ -435,7 +414,7 @@ describe("reminders", () => {
   it("go out after the delay only while in stock and not bought, once per signup", async () => {
     const shop = await newShop("Remind Shop", { delivery: { batch_multiplier: 10, reminder_delay_hours: 1 } });
     await enableStage(shop, "reminder");
-    await seedVariants(app.pool, shop.shopId, [
+    await seedVariants(env.app.pool, shop.shopId, [
       { n: 601, product: 60, available: 0, productTitle: "Rain Jacket" },
       { n: 602, product: 60, available: 0 },
     ]);
@@ -449,45 +428,45 @@ describe("reminders", () => {
     await setStock(shop, 602, 5);
     await waitForSent(shop, 4);
     await setStock(shop, 602, 0);
-    await app.pool.query("update bis_signups set status = 'converted', converted_at = now() where id = $1", [bought]);
-    await app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where signup_id = any($1::uuid[])", [[due, bought, gone]]);
+    await env.app.pool.query("update bis_signups set status = 'converted', converted_at = now() where id = $1", [bought]);
+    await env.app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where signup_id = any($1::uuid[])", [[due, bought, gone]]);
 
-    const deps = { pool: workerPool, log: app.log, config: app.config, platform, channels };
+    const deps = { pool: env.workerPool, log: env.app.log, config: env.app.config, platform: env.platform, channels: env.channels };
     const result = await scanReminders(deps);
     expect(result).toMatchObject({ due: 3, claimed: 1, out_of_stock: 1, dropped: 1 });
     expect(result.sent.sent).toBe(1);
-    expect(sink.to("remind-due@example.com").map((m) => m.subject)).toEqual(["Rain Jacket is back in stock", "Still available: Rain Jacket"]);
+    expect(env.sink.to("remind-due@example.com").map((m) => m.subject)).toEqual(["Rain Jacket is back in stock", "Still available: Rain Jacket"]);
     expect((await ledger(due ?? "", "reminder"))?.status).toBe("sent");
     expect((await ledger(gone ?? "", "reminder"))?.status).toBe("blocked");
     expect(await ledger(bought ?? "", "reminder")).toBeUndefined();
     expect(await ledger(recent ?? "", "reminder")).toBeUndefined();
-    const { rows: blocked } = await app.pool.query<{ blocked_reason: string }>(
+    const { rows: blocked } = await env.app.pool.query<{ blocked_reason: string }>(
       "select blocked_reason from bis_notifications where signup_id = $1 and stage = 'reminder'",
       [gone],
     );
     expect(blocked).toEqual([{ blocked_reason: "out_of_stock" }]);
 
     // Once per signup: a later scan, even with everything due, sends no second reminder.
-    await app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where shop_id = $1", [shop.shopId]);
-    await app.pool.query(
+    await env.app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where shop_id = $1", [shop.shopId]);
+    await env.app.pool.query(
       "insert into bis_reminder_queue (signup_id, shop_id, initial_sent_at) values ($1, $2, now() - interval '2 hours') on conflict do nothing",
       [due, shop.shopId],
     );
     const again = await scanReminders(deps);
     expect(again.claimed).toBe(1); // the recent one, now due
-    expect(sink.to("remind-due@example.com")).toHaveLength(2);
-    expect(sink.to("remind-recent@example.com")).toHaveLength(2);
+    expect(env.sink.to("remind-due@example.com")).toHaveLength(2);
+    expect(env.sink.to("remind-recent@example.com")).toHaveLength(2);
     expect(await count("select 1 from bis_ledger where shop_id = $1 and stage = 'reminder'", [shop.shopId])).toBe(3);
   });
 
   it("are not scanned while the reminder stage is off", async () => {
     const shop = await newShop("Quiet Shop", { delivery: { reminder_delay_hours: 1 } });
-    await seedVariants(app.pool, shop.shopId, [{ n: 611, product: 61, available: 0 }]);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 611, product: 61, available: 0 }]);
     const [id] = await addSignups(shop, 611, [{ contact: "quiet@example.com" }]);
     await setStock(shop, 611, 3);
     await waitForSent(shop, 1);
-    await app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where signup_id = $1", [id]);
-    await scanReminders({ pool: workerPool, log: app.log, config: app.config, platform, channels });
+    await env.app.pool.query("update bis_reminder_queue set initial_sent_at = now() - interval '2 hours' where signup_id = $1", [id]);
+    await scanReminders({ pool: env.workerPool, log: env.app.log, config: env.app.config, platform: env.platform, channels: env.channels });
     expect(await ledger(id ?? "", "reminder")).toBeUndefined();
     expect(await count("select 1 from bis_reminder_queue where signup_id = $1", [id])).toBe(1);
   });
@@ -507,7 +486,7 @@ describe("crontab", () => {
 describe("conversions", () => {
   it("an orders/create webhook converts the signups it answers within the attribution window, and ends their reminders", async () => {
     const shop = await newShop("Convert Shop", { delivery: { batch_multiplier: 10 } });
-    await seedVariants(app.pool, shop.shopId, [
+    await seedVariants(env.app.pool, shop.shopId, [
       { n: 701, product: 70, available: 0 },
       { n: 702, product: 70, available: 0 },
     ]);
@@ -521,7 +500,7 @@ describe("conversions", () => {
     await setStock(shop, 701, 10);
     await setStock(shop, 702, 10);
     await waitForSent(shop, 5);
-    await app.pool.query("update bis_signups set notified_at = now() - interval '10 days' where id = $1", [late]);
+    await env.app.pool.query("update bis_signups set notified_at = now() - interval '10 days' where id = $1", [late]);
     const order = {
       id: 555001,
       admin_graphql_api_id: "gid://platform/Order/555001",
@@ -541,7 +520,7 @@ describe("conversions", () => {
       "notified",
       "notified",
     ]);
-    const { rows } = await app.pool.query<{ converted_order_id: string; converted_at: Date }>("select converted_order_id, converted_at from bis_signups where id = $1", [buyer]);
+    const { rows } = await env.app.pool.query<{ converted_order_id: string; converted_at: Date }>("select converted_order_id, converted_at from bis_signups where id = $1", [buyer]);
     expect(rows[0]?.converted_order_id).toBe("gid://platform/Order/555001");
     expect(rows[0]?.converted_at.toISOString()).toBe(order.created_at);
     expect(await count("select 1 from bis_reminder_queue where signup_id = any($1::uuid[])", [[buyer, phoneBuyer]])).toBe(0);
@@ -550,7 +529,7 @@ describe("conversions", () => {
     // A cancelled order converts nothing; the customer id alone matches.
     await webhook(shop, "orders/create", { ...order, id: 555002, admin_graphql_api_id: "gid://platform/Order/555002", cancelled_at: order.created_at, email: "convert-x@example.com" });
     expect(await statuses([otherVariantSameCustomer ?? ""])).toEqual(["notified"]);
-    await app.pool.query("update bis_signups set customer_id = 'gid://platform/Customer/77' where id = $1", [otherVariantSameCustomer]);
+    await env.app.pool.query("update bis_signups set customer_id = 'gid://platform/Customer/77' where id = $1", [otherVariantSameCustomer]);
     await webhook(shop, "orders/create", {
       ...order,
       id: 555003,
