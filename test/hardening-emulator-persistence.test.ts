@@ -167,6 +167,18 @@ describe("emulator state across restarts", () => {
     const again = await start({});
     expect(again.store.sellingPlanGroups.get(numeric(created.groupId))).toBeUndefined();
   });
+
+  it("a new state file (first start after an in-memory emulator) hands out none of that emulator's ids", async () => {
+    const memory = await start({});
+    const before = [await createGroup(memory, "Before the file"), await createGroup(memory, "Before the file 2")];
+    await stop(memory);
+    const persisted = await start({ stateFile: await stateFile() });
+    const after = await createGroup(persisted, "After the file");
+    for (const earlier of before) {
+      expect(numeric(after.groupId)).toBeGreaterThan(numeric(earlier.groupId));
+      expect(numeric(after.planId)).toBeGreaterThan(numeric(earlier.planId));
+    }
+  });
 });
 
 describe("offer sync when the platform lost the offer's selling plan group", () => {
