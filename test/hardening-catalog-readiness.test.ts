@@ -1,16 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { Runner } from "graphile-worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CATALOG_SYNC_KIND, enqueueCatalogSync } from "../src/catalog/schedule.ts";
-import { createLogger } from "../src/logger.ts";
-import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
-import { PlatformRuntime } from "../src/platform/runtime.ts";
-import { startWorker } from "../src/runtime/worker.ts";
-import { type ApiAnswer, type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { type ApiAnswer, api, createShopWithKey } from "./helpers/app.ts";
 import { seedSignups } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 /**
  * Readiness of the catalog mirror: GET /account/setup reports it from facts in the database, and
@@ -24,35 +18,19 @@ const IN_PROGRESS = { errors: ["catalog sync in progress"] };
 const UNKNOWN_VARIANT = 987_654_321;
 const UNKNOWN_COLLECTION = "gid://platform/Collection/987654321";
 
-let db: TestDatabase;
-let app: TestApp;
-let emulator: Emulator;
-let platform: PlatformRuntime;
-let runner: Runner | undefined;
-const log = createLogger("silent");
-
-beforeAll(async () => {
-  const secretsKey = randomBytes(32);
-  db = await createTestDatabase();
-  app = await startTestApp(db.url, { SECRETS_KEY: secretsKey.toString("base64"), PLATFORM_API_SECRET: TEST_WEBHOOK_SECRET });
-  platform = new PlatformRuntime({ secretsKey, webhookSecret: TEST_WEBHOOK_SECRET, timeoutMs: 5_000, log });
-  emulator = await startEmulator({
+// Shops are connected by the tests themselves, each under its own domain.
+const env = useTestEnv({
+  shop: false,
+  emulator: {
     seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 },
     throttle: { maximumAvailable: 100_000, restoreRate: 100_000 },
-  });
-});
-
-afterAll(async () => {
-  await runner?.stop();
-  await emulator.close();
-  await app.close();
-  await db.drop();
+  },
 });
 
 /** A shop connected to the emulator; each under its own domain (a domain belongs to one shop). */
 async function connectedShop(name: string, domain: string): Promise<{ shopId: string; key: string }> {
-  const { shopId, apiKey } = await createShopWithKey(app.pool, name);
-  await platform.connect(app.pool, shopId, { domain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
+  const { shopId, apiKey } = await createShopWithKey(env.app.pool, name);
+  await env.platform.connect(env.app.pool, shopId, { domain, graphqlUrl: env.emulator.graphqlUrl, accessToken: env.emulator.accessToken });
   return { shopId, key: apiKey };
 }
 
@@ -72,20 +50,20 @@ interface Setup {
 }
 
 async function setup(key: string): Promise<Setup> {
-  const answer = await api(app, "GET", "/account/setup", { key });
+  const answer = await api(env.app, "GET", "/account/setup", { key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body as Setup;
 }
 
 async function draftOffer(key: string): Promise<string> {
-  const answer = await api(app, "POST", "/preorders/offers", { key, body: { name: "Readiness" } });
+  const answer = await api(env.app, "POST", "/preorders/offers", { key, body: { name: "Readiness" } });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   return (answer.body as { id: string }).id;
 }
 
 /** An offer row with an all or collection source, written as a committed earlier change left it. */
 async function offerWithSource(shopId: string, source: "all" | "collection"): Promise<string> {
-  const { rows } = await app.pool.query<{ id: string }>(
+  const { rows } = await env.app.pool.query<{ id: string }>(
     `insert into preorder_offers (shop_id, name, internal_name, products_source, products_collection_id)
      values ($1, $2, $2, $3, $4) returning id`,
     [shopId, `Source ${source}`, source, source === "collection" ? UNKNOWN_COLLECTION : null],
@@ -94,27 +72,27 @@ async function offerWithSource(shopId: string, source: "all" | "collection"): Pr
 }
 
 const signup = (key: string, variant: number | string): Promise<ApiAnswer> =>
-  api(app, "POST", "/back_in_stock/signups", { key, body: { variant_id: variant, channel: "email", email: "waiting@example.com" } });
+  api(env.app, "POST", "/back_in_stock/signups", { key, body: { variant_id: variant, channel: "email", email: "waiting@example.com" } });
 
 /** Every call that needs the mirror, with an id the mirror does not have. */
 async function mirrorCalls(key: string, shopId: string): Promise<Record<string, ApiAnswer>> {
   const offer = await draftOffer(key);
-  const [signupId] = await seedSignups(app.pool, shopId, [{ variant: 1, product: 1, contact: `moved-${randomBytes(4).toString("hex")}@example.com`, createdAt: "2025-01-01T00:00:00Z" }]);
-  const products = (suffix: string, body: unknown) => api(app, "POST", `/preorders/offers/${offer}/products/${suffix}`, { key, body });
+  const [signupId] = await seedSignups(env.app.pool, shopId, [{ variant: 1, product: 1, contact: `moved-${randomBytes(4).toString("hex")}@example.com`, createdAt: "2025-01-01T00:00:00Z" }]);
+  const products = (suffix: string, body: unknown) => api(env.app, "POST", `/preorders/offers/${offer}/products/${suffix}`, { key, body });
   const allOffer = await offerWithSource(shopId, "all");
   const collectionOffer = await offerWithSource(shopId, "collection");
   return {
-    create: await api(app, "POST", "/preorders/offers", { key, body: { name: "Custom", products: { source: "custom", variant_ids: [UNKNOWN_VARIANT] } } }),
-    create_all: await api(app, "POST", "/preorders/offers", { key, body: { name: "Everything", products: { source: "all" } } }),
+    create: await api(env.app, "POST", "/preorders/offers", { key, body: { name: "Custom", products: { source: "custom", variant_ids: [UNKNOWN_VARIANT] } } }),
+    create_all: await api(env.app, "POST", "/preorders/offers", { key, body: { name: "Everything", products: { source: "all" } } }),
     set_source_to_custom: await products("set_source_to_custom", { variant_ids: [UNKNOWN_VARIANT] }),
     add_variants: await products("add_variants", { variant_ids: [`gid://platform/ProductVariant/${UNKNOWN_VARIANT}`] }),
     set_source_to_collection: await products("set_source_to_collection", { collection_id: UNKNOWN_COLLECTION }),
     set_source_to_all: await products("set_source_to_all", { confirm: true }),
-    update_all_source: await api(app, "PATCH", `/preorders/offers/${allOffer}/products`, { key, body: { exclusion_tag: "no-preorder" } }),
-    set_collection: await api(app, "POST", `/preorders/offers/${collectionOffer}/products/set_collection`, { key, body: { collection_id: UNKNOWN_COLLECTION } }),
-    inventory_status: await api(app, "GET", `/preorders/products/inventory_status?variant_ids=${UNKNOWN_VARIANT}`, { key }),
+    update_all_source: await api(env.app, "PATCH", `/preorders/offers/${allOffer}/products`, { key, body: { exclusion_tag: "no-preorder" } }),
+    set_collection: await api(env.app, "POST", `/preorders/offers/${collectionOffer}/products/set_collection`, { key, body: { collection_id: UNKNOWN_COLLECTION } }),
+    inventory_status: await api(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${UNKNOWN_VARIANT}`, { key }),
     signup: await signup(key, UNKNOWN_VARIANT),
-    transfer: await api(app, "POST", `/back_in_stock/signups/${signupId ?? ""}/transfer`, { key, body: { variant_id: UNKNOWN_VARIANT } }),
+    transfer: await api(env.app, "POST", `/back_in_stock/signups/${signupId ?? ""}/transfer`, { key, body: { variant_id: UNKNOWN_VARIANT } }),
   };
 }
 
@@ -124,7 +102,7 @@ function statuses(answers: Record<string, ApiAnswer>): Record<string, [number, u
 
 describe("a shop not connected to the platform", () => {
   it("reports not_started and keeps the unknown-id answers: it has no sync to wait for", async () => {
-    const { shopId, apiKey: key } = await createShopWithKey(app.pool, "Unconnected");
+    const { shopId, apiKey: key } = await createShopWithKey(env.app.pool, "Unconnected");
     expect(await setup(key)).toEqual({
       platform: { connected: false, domain: null },
       catalog: {
@@ -159,7 +137,7 @@ describe("a connected shop before its first full sync", () => {
 
   it("reports failed, with the job's last error, when its latest sync job failed", async () => {
     const { shopId, key } = await connectedShop("Connected, sync failed", "sync-failed.platform.local");
-    await app.pool.query(
+    await env.app.pool.query(
       `insert into jobs (shop_id, kind, status, payload, attempts, errors, finished_at, created_at)
        values ($1, $2, 'failed', '{"mode":"full"}', 5, $3, now(), now())`,
       [shopId, CATALOG_SYNC_KIND, JSON.stringify([{ attempt: 5, message: "platform answered 401", at: new Date().toISOString() }])],
@@ -177,8 +155,8 @@ describe("a connected shop through its first full sync", () => {
   let jobId: string;
 
   beforeAll(async () => {
-    ({ shopId, key } = await connectedShop("Syncing shop", emulator.shopDomain));
-    const handle = await enqueueCatalogSync(app.pool, shopId, "full");
+    ({ shopId, key } = await connectedShop("Syncing shop", env.emulator.shopDomain));
+    const handle = await enqueueCatalogSync(env.app.pool, shopId, "full");
     if (!handle) throw new Error("the first sync coalesced into nothing");
     jobId = handle.job_id;
   });
@@ -198,7 +176,7 @@ describe("a connected shop through its first full sync", () => {
     const answers = await mirrorCalls(key, shopId);
     const expected = Object.fromEntries(Object.keys(answers).map((name) => [name, [409, IN_PROGRESS]]));
     expect(statuses(answers)).toEqual(expected);
-    const { rows } = await app.pool.query<{ offers: number; resolutions: number }>(
+    const { rows } = await env.app.pool.query<{ offers: number; resolutions: number }>(
       `select (select count(*) from preorder_offers where shop_id = $1 and name in ('Custom', 'Everything'))::int as offers,
               (select count(*) from jobs where shop_id = $1 and kind = 'preorders_offer_resolve_variants')::int as resolutions`,
       [shopId],
@@ -207,20 +185,20 @@ describe("a connected shop through its first full sync", () => {
   });
 
   it("reports ready once the sync job completed; then unknown ids keep their messages and known ones work", async () => {
-    runner = await startWorker({ pool: app.pool, log, config: app.config, platform }, { pollInterval: 100, crontab: "" });
+    await env.startWorker();
     await waitFor("the first catalog sync", async () => {
-      const { rows } = await app.pool.query<{ status: string }>("select status from jobs where id = $1", [jobId]);
+      const { rows } = await env.app.pool.query<{ status: string }>("select status from jobs where id = $1", [jobId]);
       return rows[0]?.status === "completed" ? true : undefined;
     });
     const state = await setup(key);
     expect(state.catalog).toMatchObject({
       status: "ready",
-      variants_mirrored: emulator.store.variants.length,
+      variants_mirrored: env.emulator.store.variants.length,
       products_mirrored: 4,
       collections_mirrored: 1,
       locations_mirrored: 1,
       markets_mirrored: 1,
-      sync_job: { job_id: jobId, status: "completed", processed: emulator.store.variants.length },
+      sync_job: { job_id: jobId, status: "completed", processed: env.emulator.store.variants.length },
     });
     expect(state.catalog.last_synced_at).not.toBeNull();
     expect(state.catalog.last_full_sync_at).toBe(state.catalog.last_synced_at);
@@ -242,15 +220,14 @@ describe("a connected shop through its first full sync", () => {
     const [unknown] = (answers.inventory_status?.body as { variants: { found: boolean; offers: { reasons: { code: string }[] }[] }[] }).variants;
     expect(unknown?.found).toBe(false);
 
-    const known = emulator.store.variants[0];
+    const known = env.emulator.store.variants[0];
     if (!known) throw new Error("the emulator has no variant");
     expect((await signup(key, known.id)).status).toBe(202);
   });
 
   it("stays ready while a later sync runs", async () => {
-    await runner?.stop();
-    runner = undefined;
-    const next = await enqueueCatalogSync(app.pool, shopId, "incremental");
+    await env.stopWorker();
+    const next = await enqueueCatalogSync(env.app.pool, shopId, "incremental");
     const state = await setup(key);
     expect(state.catalog).toMatchObject({ status: "ready", sync_job: { job_id: next?.job_id, status: "queued" } });
     expect((await signup(key, UNKNOWN_VARIANT)).status).toBe(422);

@@ -1,57 +1,39 @@
 import { randomUUID } from "node:crypto";
-import type { Runner } from "graphile-worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { preorderCountsForVariants, storedVariantCounts } from "../src/preorders/orders/counts.ts";
 import { relinkOfferOrderLines } from "../src/preorders/orders/ingest.ts";
-import { createLogger } from "../src/logger.ts";
-import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
 import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
 import { signWebhook } from "../src/platform/webhooks.ts";
-import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let runner: Runner;
-let emulator: Emulator;
-const platform = testPlatformRuntime();
-let shopId: string;
-let key: string;
+const env = useTestEnv({
+  shop: "Orders Shop",
+  emulator: {
+    seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 },
+    throttle: { maximumAvailable: 100_000, restoreRate: 100_000 },
+    webhooks: { backoffMs: 50 },
+  },
+  connect: true,
+  worker: true,
+});
 let otherShopId: string;
 let otherKey: string;
 let domain: string;
 const OTHER_DOMAIN = "other-orders.platform.local";
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ shopId, apiKey: key } = await createShopWithKey(app.pool, "Orders Shop"));
-  ({ shopId: otherShopId, apiKey: otherKey } = await createShopWithKey(app.pool, "Other Shop"));
-  await app.pool.query("update shops set platform_domain = $2 where id = $1", [otherShopId, OTHER_DOMAIN]);
-  emulator = await startEmulator({
-    seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 },
-    throttle: { maximumAvailable: 100_000, restoreRate: 100_000 },
-    webhooks: { url: `${app.origin}/webhooks/platform`, secret: TEST_WEBHOOK_SECRET, backoffMs: 50 },
-  });
-  domain = emulator.shopDomain;
-  await platform.connect(app.pool, shopId, { domain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
-  runner = await startWorker({ pool: app.pool, log: createLogger("silent"), config: app.config, platform }, { pollInterval: 100, crontab: "" });
-});
-
-afterAll(async () => {
-  await runner.stop();
-  await emulator.close();
-  await app.close();
-  await db.drop();
+  ({ shopId: otherShopId, apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
+  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [otherShopId, OTHER_DOMAIN]);
+  domain = env.emulator.shopDomain;
 });
 
 /** An offer whose platform selling plan is `plan` (as the offers' sync records it). */
 async function createOffer(shop: string, name: string, plan: string): Promise<string> {
-  const { rows } = await app.pool.query<{ id: string }>(
+  const { rows } = await env.app.pool.query<{ id: string }>(
     "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
     [shop, name, plan],
   );
@@ -115,7 +97,7 @@ function orderPayload(spec: OrderSpec = {}) {
 
 async function deliver(topic: string, payload: unknown, shopDomain = domain): Promise<void> {
   const body = JSON.stringify(payload);
-  const response = await fetch(`${app.origin}/webhooks/platform/${topic}`, {
+  const response = await fetch(`${env.app.origin}/webhooks/platform/${topic}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -133,7 +115,7 @@ async function deliver(topic: string, payload: unknown, shopDomain = domain): Pr
 /** Every recorded delivery processed by the worker. */
 async function processed(): Promise<void> {
   await waitFor("every webhook delivery processed", async () => {
-    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
+    const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
     return rows[0]?.n === 0 ? true : undefined;
   });
 }
@@ -142,7 +124,7 @@ async function processed(): Promise<void> {
 async function place(topic: string, payload: ReturnType<typeof orderPayload>, shopDomain = domain): Promise<string> {
   await deliver(topic, payload, shopDomain);
   await processed();
-  const { rows } = await app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
+  const { rows } = await env.app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
   const row = rows[0];
   if (!row) throw new Error(`order ${payload.id} is not a preorder order`);
   return row.id;
@@ -162,8 +144,8 @@ interface OrderBody {
   balance_collection_requested_at: string | null;
 }
 
-async function getOrder(id: string, apiKey = key): Promise<OrderBody> {
-  const answer = await api(app, "GET", `/preorders/orders/${id}`, { key: apiKey });
+async function getOrder(id: string, apiKey = env.key): Promise<OrderBody> {
+  const answer = await api(env.app, "GET", `/preorders/orders/${id}`, { key: apiKey });
   expect(answer.status).toBe(200);
   return answer.body as OrderBody;
 }
@@ -176,11 +158,11 @@ interface JobBody {
   errors: unknown[];
 }
 
-async function finishedJob(handle: unknown, apiKey = key): Promise<JobBody> {
+async function finishedJob(handle: unknown, apiKey = env.key): Promise<JobBody> {
   const { status_url: statusUrl } = handle as { status_url: string };
   const path = statusUrl.replace("/api/v2/external", "");
   return waitFor("the job to finish", async () => {
-    const answer = await api(app, "GET", path, { key: apiKey });
+    const answer = await api(env.app, "GET", path, { key: apiKey });
     const job = answer.body as JobBody;
     return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
   });
@@ -202,9 +184,9 @@ describe("preorder orders from the platform's order webhooks", () => {
     await deliver("orders/create", preorder);
     await deliver("orders/create", plain);
     await processed();
-    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from platform_orders where shop_id = $1", [shopId]);
+    const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from platform_orders where shop_id = $1", [env.shopId]);
     expect(rows[0]?.n).toBe(2);
-    const list = await api(app, "GET", "/preorders/orders", { key });
+    const list = await api(env.app, "GET", "/preorders/orders", { key: env.key });
     expect(list.status).toBe(200);
     const body = list.body as { orders: OrderBody[]; total: number; page: number; per_page: number };
     expect(body).toMatchObject({ total: 1, page: 1, per_page: 50 });
@@ -255,77 +237,77 @@ describe("preorder orders from the platform's order webhooks", () => {
 describe("release, cancel and charge_balance", () => {
   it("release: 409 while the balance is unpaid unless forced; idempotent; 409 on a cancelled order", async () => {
     const id = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "40.00" }));
-    const refused = await api(app, "POST", `/preorders/orders/${id}/release`, { key });
+    const refused = await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key });
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ errors: [expect.stringContaining("unpaid balance of 40.00 USD")] });
     expect((await getOrder(id)).status).toBe("awaiting_balance");
 
-    const forced = await api(app, "POST", `/preorders/orders/${id}/release`, { key, body: { force: true } });
+    const forced = await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key, body: { force: true } });
     expect(forced.status).toBe(202);
     const released = forced.body as OrderBody;
     expect(released.status).toBe("released");
     expect(released.released_at).not.toBeNull();
-    const again = await api(app, "POST", `/preorders/orders/${id}/release`, { key });
+    const again = await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key });
     expect(again.status).toBe(202);
     expect((again.body as OrderBody).released_at).toBe(released.released_at);
 
     const paid = await place("orders/create", orderPayload());
-    expect((await api(app, "POST", `/preorders/orders/${paid}/release`, { key })).body).toMatchObject({ status: "released" });
+    expect((await api(env.app, "POST", `/preorders/orders/${paid}/release`, { key: env.key })).body).toMatchObject({ status: "released" });
 
     const cancelled = await place("orders/create", orderPayload());
-    expect((await api(app, "POST", `/preorders/orders/${cancelled}/cancel`, { key })).status).toBe(202);
-    const onCancelled = await api(app, "POST", `/preorders/orders/${cancelled}/release`, { key, body: { force: true } });
+    expect((await api(env.app, "POST", `/preorders/orders/${cancelled}/cancel`, { key: env.key })).status).toBe(202);
+    const onCancelled = await api(env.app, "POST", `/preorders/orders/${cancelled}/release`, { key: env.key, body: { force: true } });
     expect(onCancelled).toMatchObject({ status: 409, body: { errors: [`Preorder order ${cancelled} is already cancelled`] } });
   });
 
   it("cancel: cancelled in the app, idempotent, refused once fulfilled", async () => {
     const payload = orderPayload();
     const id = await place("orders/create", payload);
-    const first = await api(app, "POST", `/preorders/orders/${id}/cancel`, { key });
+    const first = await api(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key });
     expect(first.status).toBe(202);
     expect(first.body).toMatchObject({ status: "cancelled", cancelled_by: "app" });
-    const second = await api(app, "POST", `/preorders/orders/${id}/cancel`, { key });
+    const second = await api(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key });
     expect(second.status).toBe(202);
     expect((second.body as OrderBody).cancelled_at).toBe((first.body as OrderBody).cancelled_at);
 
     const shipped = orderPayload({ fulfillment_status: "fulfilled" });
     const shippedId = await place("orders/fulfilled", shipped);
-    const refused = await api(app, "POST", `/preorders/orders/${shippedId}/cancel`, { key });
+    const refused = await api(env.app, "POST", `/preorders/orders/${shippedId}/cancel`, { key: env.key });
     expect(refused).toMatchObject({ status: 409, body: { errors: [`Preorder order ${shippedId} is already fulfilled`] } });
-    expect((await api(app, "POST", `/preorders/orders/${id}/cancel`, { key, body: { force: true } })).body).toEqual({ errors: ["force is not allowed"] });
+    expect((await api(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key, body: { force: true } })).body).toEqual({ errors: ["force is not allowed"] });
   });
 
   it("charge_balance: 409 without an outstanding balance or on a cancelled order", async () => {
     const paid = await place("orders/create", orderPayload());
-    expect(await api(app, "POST", `/preorders/orders/${paid}/charge_balance`, { key })).toMatchObject({
+    expect(await api(env.app, "POST", `/preorders/orders/${paid}/charge_balance`, { key: env.key })).toMatchObject({
       status: 409,
       body: { errors: [`Preorder order ${paid} has no outstanding balance`] },
     });
     const owing = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "10.00" }));
-    await api(app, "POST", `/preorders/orders/${owing}/cancel`, { key });
-    expect((await api(app, "POST", `/preorders/orders/${owing}/charge_balance`, { key })).status).toBe(409);
+    await api(env.app, "POST", `/preorders/orders/${owing}/cancel`, { key: env.key });
+    expect((await api(env.app, "POST", `/preorders/orders/${owing}/charge_balance`, { key: env.key })).status).toBe(409);
   });
 
   it("keeps the offer's limits.total.current_count true: units on its live preorder lines", async () => {
-    const offerId = await createOffer(shopId, "Counted offer", "gid://platform/SellingPlan/77");
+    const offerId = await createOffer(env.shopId, "Counted offer", "gid://platform/SellingPlan/77");
     const currentCount = async () =>
-      ((await api(app, "GET", `/preorders/offers/${offerId}/limits`, { key })).body as { total: { current_count: number } }).total.current_count;
+      ((await api(env.app, "GET", `/preorders/offers/${offerId}/limits`, { key: env.key })).body as { total: { current_count: number } }).total.current_count;
     expect(await currentCount()).toBe(0);
     const first = await place("orders/create", orderPayload({ lines: [{ variant: 101, quantity: 3, plan: 77 }, { variant: 102, quantity: 4, plan: null }] }));
     await place("orders/create", orderPayload({ lines: [{ variant: 103, quantity: 2, plan: 77 }] }));
     expect(await currentCount()).toBe(5);
-    expect((await api(app, "POST", `/preorders/orders/${first}/cancel`, { key })).status).toBe(202);
+    expect((await api(env.app, "POST", `/preorders/orders/${first}/cancel`, { key: env.key })).status).toBe(202);
     expect(await currentCount()).toBe(2);
   });
 
   it("answers 404 for an unknown, malformed or other shop's order", async () => {
     const mine = await place("orders/create", orderPayload());
     const unknown = randomUUID();
-    expect(await api(app, "GET", `/preorders/orders/${unknown}`, { key })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${unknown}`] } });
-    expect(await api(app, "GET", "/preorders/orders/nope", { key })).toMatchObject({ status: 404, body: { errors: ["Preorder order not found: nope"] } });
-    expect(await api(app, "GET", `/preorders/orders/${mine}`, { key: otherKey })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${mine}`] } });
+    expect(await api(env.app, "GET", `/preorders/orders/${unknown}`, { key: env.key })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${unknown}`] } });
+    expect(await api(env.app, "GET", "/preorders/orders/nope", { key: env.key })).toMatchObject({ status: 404, body: { errors: ["Preorder order not found: nope"] } });
+    expect(await api(env.app, "GET", `/preorders/orders/${mine}`, { key: otherKey })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${mine}`] } });
     for (const action of ["release", "cancel", "charge_balance"]) {
-      expect((await api(app, "POST", `/preorders/orders/${mine}/${action}`, { key: otherKey })).status).toBe(404);
+      expect((await api(env.app, "POST", `/preorders/orders/${mine}/${action}`, { key: otherKey })).status).toBe(404);
     }
     expect((await getOrder(mine)).status).toBe("placed");
   });
@@ -333,9 +315,9 @@ describe("release, cancel and charge_balance", () => {
 
 describe("listing", () => {
   it("filters by status, variant, e-mail, offer and creation time; pages; validates", async () => {
-    const shop = await createShopWithKey(app.pool, "List Shop");
+    const shop = await createShopWithKey(env.app.pool, "List Shop");
     const listDomain = "list-orders.platform.local";
-    await app.pool.query("update shops set platform_domain = $2 where id = $1", [shop.shopId, listDomain]);
+    await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shop.shopId, listDomain]);
     const a = await place("orders/create", orderPayload({ email: "Ann@Example.com", created_at: "2026-10-01T12:00:00Z", lines: [{ variant: 301, plan: 71 }] }), listDomain);
     const b = await place(
       "orders/create",
@@ -344,9 +326,9 @@ describe("listing", () => {
     );
     const c = await place("orders/create", orderPayload({ email: "ann@example.com", created_at: "2026-10-03T12:00:00Z", lines: [{ variant: 301, plan: 72 }] }), listDomain);
     const offerB = await createOffer(shop.shopId, "Offer B", "gid://platform/SellingPlan/72");
-    expect(await relinkOfferOrderLines(app.pool, shop.shopId, offerB)).toBe(2);
+    expect(await relinkOfferOrderLines(env.app.pool, shop.shopId, offerB)).toBe(2);
     const ids = async (query: string) => {
-      const answer = await api(app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
+      const answer = await api(env.app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
       expect(answer.status).toBe(200);
       return (answer.body as { orders: { id: string }[] }).orders.map((o) => o.id);
     };
@@ -359,11 +341,11 @@ describe("listing", () => {
     expect(await ids("?created_from=2026-10-02&created_to=2026-10-02")).toEqual([b]);
     expect(await ids("?created_from=2026-10-02T12:00:01Z")).toEqual([c]);
     expect(await ids("?per_page=2&page=2")).toEqual([a]);
-    const page = await api(app, "GET", "/preorders/orders?per_page=2", { key: shop.apiKey });
+    const page = await api(env.app, "GET", "/preorders/orders?per_page=2", { key: shop.apiKey });
     expect(page.body).toMatchObject({ total: 3, page: 1, per_page: 2 });
     expect((await getOrder(c, shop.apiKey)).offer_ids).toEqual([offerB]);
 
-    const bad = await api(app, "GET", "/preorders/orders?status=shipped&per_page=500&created_from=yesterday&colour=red", { key: shop.apiKey });
+    const bad = await api(env.app, "GET", "/preorders/orders?status=shipped&per_page=500&created_from=yesterday&colour=red", { key: shop.apiKey });
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({
       errors: expect.arrayContaining([
@@ -381,23 +363,23 @@ describe("bulk actions", () => {
     const ids = Array.from({ length: 1001 }, () => randomUUID());
     for (const action of ["bulk_release", "bulk_cancel", "bulk_set_tags"]) {
       const body = action === "bulk_set_tags" ? { order_ids: ids, add: ["x"] } : { order_ids: ids };
-      const answer = await api(app, "POST", `/preorders/orders/${action}`, { key, body });
+      const answer = await api(env.app, "POST", `/preorders/orders/${action}`, { key: env.key, body });
       expect(answer).toMatchObject({ status: 422, body: { errors: ["order_ids must contain at most 1000 items"] } });
     }
-    const noTags = await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [randomUUID()] } });
+    const noTags = await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [randomUUID()] } });
     expect(noTags).toMatchObject({ status: 422, body: { errors: ["add is required unless remove is given"] } });
   });
 
   it("bulk_release: one job, an outcome per order", async () => {
     const ready = await place("orders/create", orderPayload());
     const released = await place("orders/create", orderPayload());
-    await api(app, "POST", `/preorders/orders/${released}/release`, { key });
+    await api(env.app, "POST", `/preorders/orders/${released}/release`, { key: env.key });
     const owing = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "5.00" }));
     const cancelled = await place("orders/create", orderPayload());
-    await api(app, "POST", `/preorders/orders/${cancelled}/cancel`, { key });
+    await api(env.app, "POST", `/preorders/orders/${cancelled}/cancel`, { key: env.key });
     const foreign = await place("orders/create", orderPayload(), OTHER_DOMAIN);
     const unknown = randomUUID();
-    const answer = await api(app, "POST", "/preorders/orders/bulk_release", { key, body: { order_ids: [ready, released, owing, cancelled, foreign, unknown, ready] } });
+    const answer = await api(env.app, "POST", "/preorders/orders/bulk_release", { key: env.key, body: { order_ids: [ready, released, owing, cancelled, foreign, unknown, ready] } });
     expect(answer.status).toBe(202);
     const job = await finishedJob(answer.body);
     expect(job).toMatchObject({ status: "completed", total: 6, processed: 6 });
@@ -414,37 +396,37 @@ describe("bulk actions", () => {
     expect((await getOrder(owing)).status).toBe("awaiting_balance");
     expect((await getOrder(foreign, otherKey)).status).toBe("placed");
 
-    const forced = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_release", { key, body: { order_ids: [owing], force: true } })).body);
+    const forced = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_release", { key: env.key, body: { order_ids: [owing], force: true } })).body);
     expect(forced.result.outcomes).toEqual([{ order_id: owing, outcome: "released", reason: null }]);
   });
 
   it("bulk_cancel: one job, an outcome per order", async () => {
     const live = await place("orders/create", orderPayload());
     const shipped = await place("orders/fulfilled", orderPayload({ fulfillment_status: "fulfilled" }));
-    const answer = await api(app, "POST", "/preorders/orders/bulk_cancel", { key, body: { order_ids: [live, shipped, live] } });
+    const answer = await api(env.app, "POST", "/preorders/orders/bulk_cancel", { key: env.key, body: { order_ids: [live, shipped, live] } });
     const job = await finishedJob(answer.body);
     expect(job.result.outcomes).toEqual([
       { order_id: live, outcome: "cancelled", reason: null },
       { order_id: shipped, outcome: "refused", reason: `Preorder order ${shipped} is already fulfilled` },
     ]);
-    const again = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_cancel", { key, body: { order_ids: [live] } })).body);
+    const again = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_cancel", { key: env.key, body: { order_ids: [live] } })).body);
     expect(again.result.outcomes).toEqual([{ order_id: live, outcome: "skipped", reason: "already cancelled" }]);
   });
 });
 
 describe("preorder counts", () => {
   it("counts units on live preorder lines per variant, live and through the recalculation job", async () => {
-    const shop = await createShopWithKey(app.pool, "Counts Shop");
+    const shop = await createShopWithKey(env.app.pool, "Counts Shop");
     const countsDomain = "counts.platform.local";
-    await app.pool.query("update shops set platform_domain = $2 where id = $1", [shop.shopId, countsDomain]);
+    await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shop.shopId, countsDomain]);
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 3 }, { variant: 502, quantity: 1 }, { variant: 503, quantity: 9, plan: null }] }), countsDomain);
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 2 }] }), countsDomain);
     const gone = await place("orders/create", orderPayload({ lines: [{ variant: 502, quantity: 4 }] }), countsDomain);
-    await api(app, "POST", `/preorders/orders/${gone}/cancel`, { key: shop.apiKey });
+    await api(env.app, "POST", `/preorders/orders/${gone}/cancel`, { key: shop.apiKey });
     // another shop's orders of the same variant never count here
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 100 }] }), OTHER_DOMAIN);
 
-    const live = await preorderCountsForVariants(app.pool, shop.shopId, ["501", "gid://platform/ProductVariant/502", 503, "504"]);
+    const live = await preorderCountsForVariants(env.app.pool, shop.shopId, ["501", "gid://platform/ProductVariant/502", 503, "504"]);
     expect([...live]).toEqual([
       ["501", 5],
       ["gid://platform/ProductVariant/502", 1],
@@ -452,22 +434,22 @@ describe("preorder counts", () => {
       ["504", 0],
     ]);
     // kept by ingestion and cancellation already
-    const stored = await storedVariantCounts(app.pool, shop.shopId, ["501", "502"]);
+    const stored = await storedVariantCounts(env.app.pool, shop.shopId, ["501", "502"]);
     expect(Object.fromEntries(stored)).toEqual({ "gid://platform/ProductVariant/501": 5, "gid://platform/ProductVariant/502": 1 });
 
-    await app.pool.query("delete from preorder_variant_counts where shop_id = $1", [shop.shopId]);
-    const answer = await api(app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: shop.apiKey, body: { variant_ids: ["501", "502", "503", 504] } });
+    await env.app.pool.query("delete from preorder_variant_counts where shop_id = $1", [shop.shopId]);
+    const answer = await api(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: shop.apiKey, body: { variant_ids: ["501", "502", "503", 504] } });
     expect(answer.status).toBe(202);
     const job = await finishedJob(answer.body, shop.apiKey);
     expect(job).toMatchObject({ status: "completed", result: { variants: 4 } });
-    const recomputed = await storedVariantCounts(app.pool, shop.shopId, ["501", "502", "503", "504"]);
+    const recomputed = await storedVariantCounts(env.app.pool, shop.shopId, ["501", "502", "503", "504"]);
     expect(Object.fromEntries(recomputed)).toEqual({
       "gid://platform/ProductVariant/501": 5,
       "gid://platform/ProductVariant/502": 1,
       "gid://platform/ProductVariant/503": 0,
       "gid://platform/ProductVariant/504": 0,
     });
-    const tooMany = await api(app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", {
+    const tooMany = await api(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", {
       key: shop.apiKey,
       body: { variant_ids: Array.from({ length: 5001 }, (_, i) => String(i + 1)) },
     });
@@ -477,8 +459,8 @@ describe("preorder counts", () => {
 
 describe("against the platform emulator", () => {
   it("an order placed on a selling plan arrives by webhook; charge_balance waits for the platform's payment; bulk_set_tags tags it there", async () => {
-    const client = await platform.clientFor(app.pool, shopId);
-    const variant = emulator.store.variants[0];
+    const client = await env.platform.clientFor(env.app.pool, env.shopId);
+    const variant = env.emulator.store.variants[0];
     if (!variant) throw new Error("no seeded variant");
     const variantGid = `gid://platform/ProductVariant/${variant.id}`;
     const group = await createSellingPlanGroup(
@@ -501,43 +483,43 @@ describe("against the platform emulator", () => {
     );
     const planGid = group.sellingPlans.nodes[0]?.id;
     if (!planGid) throw new Error("no plan");
-    const offerId = await createOffer(shopId, "E2E offer", planGid);
+    const offerId = await createOffer(env.shopId, "E2E offer", planGid);
 
-    const created = await fetch(`${emulator.origin}/admin/orders`, {
+    const created = await fetch(`${env.emulator.origin}/admin/orders`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ line_items: [{ variant_id: variant.id, quantity: 2, price: "30.00" }], selling_plan_id: planGid, email: "e2e@example.com", financial_status: "partially_paid" }),
     });
     expect(created.status).toBe(201);
     const { order: platformOrder } = (await created.json()) as { order: { admin_graphql_api_id: string; id: number } };
-    await emulator.webhooksSettled();
+    await env.emulator.webhooksSettled();
     await processed();
-    const listed = (await api(app, "GET", "/preorders/orders?email=e2e@example.com", { key })).body as { orders: OrderBody[] };
+    const listed = (await api(env.app, "GET", "/preorders/orders?email=e2e@example.com", { key: env.key })).body as { orders: OrderBody[] };
     const order = listed.orders[0];
     if (!order) throw new Error("the order did not arrive");
     expect(order).toMatchObject({ status: "awaiting_balance", total_outstanding: "30.00", offer_ids: [offerId] });
 
-    const charge = await api(app, "POST", `/preorders/orders/${order.id}/charge_balance`, { key });
+    const charge = await api(env.app, "POST", `/preorders/orders/${order.id}/charge_balance`, { key: env.key });
     expect(charge.status).toBe(202);
     const chargeJob = await finishedJob(charge.body);
     expect(chargeJob).toMatchObject({ status: "completed", result: { order_id: order.id, outcome: "requested", status: "awaiting_balance" } });
     expect((await getOrder(order.id)).balance_collection_requested_at).not.toBeNull();
 
-    const paid = await fetch(`${emulator.origin}/admin/orders/${platformOrder.id}/pay`, { method: "POST" });
+    const paid = await fetch(`${env.emulator.origin}/admin/orders/${platformOrder.id}/pay`, { method: "POST" });
     expect(paid.status).toBe(200);
-    await emulator.webhooksSettled();
+    await env.emulator.webhooksSettled();
     await processed();
     expect((await getOrder(order.id)).status).toBe("balance_collected");
 
-    const tag = await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [order.id], add: ["preorder", "wave-1"] } });
+    const tag = await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], add: ["preorder", "wave-1"] } });
     const tagJob = await finishedJob(tag.body);
     expect(tagJob.result.outcomes).toEqual([{ order_id: order.id, outcome: "tagged", reason: null }]);
     expect((await getPlatformOrder(client, platformOrder.admin_graphql_api_id))?.tags).toEqual(expect.arrayContaining(["preorder", "wave-1"]));
     expect((await getOrder(order.id)).tags).toEqual(["preorder", "wave-1"]);
-    const untag = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [order.id], remove: ["wave-1"] } })).body);
+    const untag = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], remove: ["wave-1"] } })).body);
     expect(untag.result.outcomes).toEqual([{ order_id: order.id, outcome: "tagged", reason: null }]);
     expect((await getPlatformOrder(client, platformOrder.admin_graphql_api_id))?.tags).toEqual(["preorder"]);
-    const same = await finishedJob((await api(app, "POST", "/preorders/orders/bulk_set_tags", { key, body: { order_ids: [order.id], add: ["preorder"] } })).body);
+    const same = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], add: ["preorder"] } })).body);
     expect(same.result.outcomes).toEqual([{ order_id: order.id, outcome: "skipped", reason: "tags already as requested" }]);
   });
 });

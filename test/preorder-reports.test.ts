@@ -1,19 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { Runner } from "graphile-worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../src/logger.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { signWebhook } from "../src/platform/webhooks.ts";
-import { startWorker } from "../src/runtime/worker.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
-import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
+import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
-let db: TestDatabase;
-let app: TestApp;
-let runner: Runner;
-let shopId: string;
-let key: string;
+const env = useTestEnv({ shop: "Reports Shop", worker: true });
 let otherKey: string;
 const DOMAIN = "reports.platform.local";
 
@@ -54,7 +47,7 @@ function order(id: number, createdAt: string, lines: Line[], money: { financial:
 
 async function deliver(topic: string, payload: unknown): Promise<void> {
   const body = JSON.stringify(payload);
-  const response = await fetch(`${app.origin}/webhooks/platform/${topic}`, {
+  const response = await fetch(`${env.app.origin}/webhooks/platform/${topic}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -71,7 +64,7 @@ async function deliver(topic: string, payload: unknown): Promise<void> {
 
 async function processed(): Promise<void> {
   await waitFor("every webhook delivery processed", async () => {
-    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
+    const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
     return rows[0]?.n === 0 ? true : undefined;
   });
 }
@@ -84,18 +77,18 @@ interface ExportJob {
   errors: unknown[];
 }
 
-async function runExport(report: string, body: unknown, apiKey = key): Promise<ExportJob> {
-  const answer = await api(app, "POST", `/preorders/reports/${report}/export`, { key: apiKey, body });
+async function runExport(report: string, body: unknown, apiKey = env.key): Promise<ExportJob> {
+  const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: apiKey, body });
   expect(answer.status).toBe(202);
   const { status_url: statusUrl } = answer.body as { status_url: string };
   return waitFor("the export job to finish", async () => {
-    const job = (await api(app, "GET", statusUrl.replace("/api/v2/external", ""), { key: apiKey })).body as ExportJob;
+    const job = (await api(env.app, "GET", statusUrl.replace("/api/v2/external", ""), { key: apiKey })).body as ExportJob;
     return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
   });
 }
 
-async function download(job: ExportJob, apiKey = key): Promise<{ status: number; type: string | null; disposition: string | null; text: string }> {
-  const response = await fetch(`${app.origin}${job.result.download_path}`, { headers: { "x-auth-token": apiKey } });
+async function download(job: ExportJob, apiKey = env.key): Promise<{ status: number; type: string | null; disposition: string | null; text: string }> {
+  const response = await fetch(`${env.app.origin}${job.result.download_path}`, { headers: { "x-auth-token": apiKey } });
   return { status: response.status, type: response.headers.get("content-type"), disposition: response.headers.get("content-disposition"), text: await response.text() };
 }
 
@@ -111,21 +104,17 @@ let offerA = "";
 let offerB = "";
 
 async function createOffer(name: string, plan: number): Promise<string> {
-  const { rows } = await app.pool.query<{ id: string }>(
+  const { rows } = await env.app.pool.query<{ id: string }>(
     "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
-    [shopId, name, `gid://platform/SellingPlan/${plan}`],
+    [env.shopId, name, `gid://platform/SellingPlan/${plan}`],
   );
   return rows[0]?.id ?? "";
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ shopId, apiKey: key } = await createShopWithKey(app.pool, "Reports Shop"));
-  ({ apiKey: otherKey } = await createShopWithKey(app.pool, "Other Shop"));
-  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, DOMAIN]);
-  await app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://platform/Market/1', 'US')", [shopId]);
-  runner = await startWorker({ pool: app.pool, log: createLogger("silent"), config: app.config, platform: testPlatformRuntime() }, { pollInterval: 100, crontab: "" });
+  ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
+  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [env.shopId, DOMAIN]);
+  await env.app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://platform/Market/1', 'US')", [env.shopId]);
   offerA = await createOffer("Offer A", 11);
   offerB = await createOffer("Offer B", 22);
   // 1: a deposit order, half paid, two preorder lines of offer a and a plain line
@@ -149,14 +138,8 @@ beforeAll(async () => {
   await processed();
   await deliver("orders/paid", { ...order(3, "2026-10-05T08:00:00Z", [{ variant: 4, quantity: 1, price: "80.00", plan: 22 }], { financial: "paid", outstanding: "0.00" }), updated_at: "2026-10-06T00:00:00Z" });
   await processed();
-  const { rows } = await app.pool.query<{ id: string; platform_order_id: string }>("select id, platform_order_id from preorder_orders where shop_id = $1", [shopId]);
+  const { rows } = await env.app.pool.query<{ id: string; platform_order_id: string }>("select id, platform_order_id from preorder_orders where shop_id = $1", [env.shopId]);
   orderIds = Object.fromEntries(rows.map((r) => [Number(r.platform_order_id.split("/").pop()), r.id]));
-});
-
-afterAll(async () => {
-  await runner.stop();
-  await app.close();
-  await db.drop();
 });
 
 describe("report exports", () => {
@@ -255,8 +238,8 @@ describe("report exports", () => {
   });
 
   it("validates every field of the body", async () => {
-    const bad = await api(app, "POST", "/preorders/reports/by_offer/export", {
-      key,
+    const bad = await api(env.app, "POST", "/preorders/reports/by_offer/export", {
+      key: env.key,
       body: { from: "last week", granularity: "year", metrics: ["revenue"], currency: "usd", per_page: 1001, page: 0, include_deposits: "yes", colour: "red", offer_ids: [] },
     });
     expect(bad.status).toBe(422);
@@ -273,11 +256,11 @@ describe("report exports", () => {
         "offer_ids must contain at least 1 items",
       ]) as unknown,
     });
-    const backwards = await api(app, "POST", "/preorders/reports/balance_collection/export", { key, body: { from: "2026-10-02", to: "2026-10-01" } });
+    const backwards = await api(env.app, "POST", "/preorders/reports/balance_collection/export", { key: env.key, body: { from: "2026-10-02", to: "2026-10-01" } });
     expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must not be before from"] } });
-    const market = await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { market_id: "999" } });
+    const market = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "999" } });
     expect(market).toMatchObject({ status: 422, body: { errors: ["market_id must be one of the shop's markets"] } });
-    expect((await api(app, "POST", "/preorders/reports/by_offer/export", { key, body: { market_id: "1" } })).status).toBe(202);
+    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "1" } })).status).toBe(202);
   });
 
   it("serves a download to the shop that ran the export only", async () => {
@@ -285,12 +268,12 @@ describe("report exports", () => {
     const other = await download(job, otherKey);
     expect(other.status).toBe(404);
     expect(JSON.parse(other.text)).toEqual({ errors: [`Export not found: ${job.result.export_id}`] });
-    const otherJob = await api(app, "GET", `/jobs/${job.result.export_id}`, { key: otherKey });
+    const otherJob = await api(env.app, "GET", `/jobs/${job.result.export_id}`, { key: otherKey });
     expect(otherJob.status).toBe(404);
   });
 
   it("lists both exports in /help with their formats", async () => {
-    const help = (await api(app, "GET", "/help?prefix=/preorders/reports", { key })).body as { actions: { path: string; description: string; async: boolean }[] };
+    const help = (await api(env.app, "GET", "/help?prefix=/preorders/reports", { key: env.key })).body as { actions: { path: string; description: string; async: boolean }[] };
     expect(help.actions.map((a) => a.path).sort()).toEqual(["/preorders/reports/balance_collection/export", "/preorders/reports/by_offer/export"]);
     for (const action of help.actions) {
       expect(action.async).toBe(true);
