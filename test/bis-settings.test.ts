@@ -54,11 +54,14 @@ describe("back-in-stock settings", () => {
     expect(await loadBackInStockSettings(env.app.pool, env.shopId)).toEqual(second.body);
   });
 
-  it("puts a key back to its default with null", async () => {
+  it("refuses null like every PATCH does for a field that is not nullable (none is), and saves nothing", async () => {
+    const before = await stored();
     const answer = await patch({ delivery: { batch_multiplier: null }, channels: { sms: null } });
-    expect(answer.status).toBe(202);
-    expect(answer.body).toMatchObject({ delivery: { batch_multiplier: 1, reminder_delay_hours: 72 }, channels: { sms: { enabled: true } } });
-    expect(await stored()).toEqual({ delivery: { reminder_delay_hours: 72 }, tagging: { enabled: true } });
+    expect(answer).toMatchObject({ status: 422, body: { errors: ["channels.sms must be an object", "delivery.batch_multiplier must be a number"] } });
+    expect(await stored()).toEqual(before);
+    // the default is set again by sending it
+    const reset = await patch({ delivery: { batch_multiplier: 1 }, channels: { sms: { enabled: true } } });
+    expect(reset.body).toMatchObject({ delivery: { batch_multiplier: 1, reminder_delay_hours: 72 }, channels: { sms: { enabled: true } } });
   });
 
   it("refuses invalid values, one message per field, and saves nothing", async () => {

@@ -154,7 +154,7 @@ describe("POST /back_in_stock/signups", () => {
       expect(answer.status).toBe(422);
       expect(answer.body).toEqual({ errors: ["channel sms is turned off in this shop's back-in-stock settings"] });
     } finally {
-      await patchSettings({ channels: { sms: null } });
+      await patchSettings({ channels: { sms: { enabled: true } } });
     }
   });
 
@@ -189,7 +189,7 @@ describe("POST /back_in_stock/signups", () => {
       expect((await signup({ variant_id: 999, channel: "email", email: "x@example.com", customer_id: 9 })).status).toBe(422);
       expect(await workerJobs("bis_tag_customer")).toHaveLength(1);
     } finally {
-      await patchSettings({ tagging: null });
+      await patchSettings({ tagging: { enabled: false } });
       await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: false } });
       await env.app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier in ('bis_tag_customer', 'bis_send_thank_you')");
     }

@@ -34,7 +34,7 @@ export const patchBackInStockSettings = defineAction({
   name: "back_in_stock.settings.update",
   method: "PATCH",
   path: "/back_in_stock/settings",
-  description: `Changes back-in-stock settings (deep partial: only the keys sent change; null puts a key back to its default). The merged result is validated as a whole and nothing is saved if any field is invalid (422, one message per field). Answers the complete settings. ${FIELDS}.`,
+  description: `Changes back-in-stock settings (deep partial: only the keys sent change; no setting is nullable, so null is refused: 422 "<field> must be a <type>"). The merged result is validated as a whole and nothing is saved if any field is invalid (422, one message per field). Answers the complete settings. ${FIELDS}.`,
   kind: "write",
   input: backInStockSettingsPatchSchema,
   async handler(ctx, { input }) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
+import { deepPartialStrict, mergeDeep } from "../../core/deep-partial.ts";
 import { issueText, unprocessable } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";
 
@@ -55,39 +56,15 @@ function isObject(value: unknown): value is Json {
 }
 
 /**
- * The PATCH body's schema, derived from the full one: every key optional at every level, and
- * any key may be null, which removes the merchant's value (or group of values) so the defaults
- * apply again (as in JSON Merge Patch, RFC 7396).
+ * The PATCH body's schema, derived from the full one by the deep-partial helper every PATCH uses:
+ * every key optional at every level, unknown keys refused, and `null` refused as for any field
+ * that is not nullable (none of these is): `<field> must be a <type>`.
  */
-function deepPartial(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodObject) {
-    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([key, field]) => [key, deepPartial(field).optional()]));
-    const partial = z.strictObject(shape);
-    return (schema.description ? partial.describe(schema.description) : partial).nullable();
-  }
-  return schema.nullable();
-}
-
-export const backInStockSettingsPatchSchema = (deepPartial(backInStockSettingsSchema) as z.ZodNullable<z.ZodType>).unwrap() as z.ZodType<Json, Json>;
-
-/** `patch` merged into `base`: objects merge key by key, null removes a key, anything else replaces. */
-export function mergePatch(base: Json, patch: Json): Json {
-  const result: Json = { ...base };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    if (value === null) delete result[key];
-    else if (isObject(value)) {
-      const merged = mergePatch(isObject(result[key]) ? result[key] : {}, value);
-      if (Object.keys(merged).length === 0) delete result[key];
-      else result[key] = merged;
-    } else result[key] = value;
-  }
-  return result;
-}
+export const backInStockSettingsPatchSchema = deepPartialStrict(backInStockSettingsSchema) as z.ZodType<Json, Json>;
 
 /** The stored partial document laid over the defaults (defaults first, so every key exists). */
 function withDefaults(stored: Json): Json {
-  return mergePatch(DEFAULT_BACK_IN_STOCK_SETTINGS, stored);
+  return mergeDeep(DEFAULT_BACK_IN_STOCK_SETTINGS, stored, backInStockSettingsSchema) as Json;
 }
 
 async function storedSettings(db: Db, shopId: string, lock: boolean): Promise<Json> {
@@ -113,7 +90,7 @@ export async function loadBackInStockSettings(db: Db, shopId: string): Promise<B
  */
 export async function updateBackInStockSettings(db: Db, shopId: string, patch: Json): Promise<BackInStockSettings> {
   await db.query("insert into bis_settings (shop_id) values ($1) on conflict (shop_id) do nothing", [shopId]);
-  const stored = mergePatch(await storedSettings(db, shopId, true), patch);
+  const stored = mergeDeep(await storedSettings(db, shopId, true), patch, backInStockSettingsSchema) as Json;
   const parsed = backInStockSettingsSchema.safeParse(withDefaults(stored), { reportInput: true });
   if (!parsed.success) throw unprocessable(formatIssues(parsed.error.issues));
   await db.query("update bis_settings set settings = $2, updated_at = now() where shop_id = $1", [shopId, JSON.stringify(stored)]);

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { hexColor } from "../../../core/schemas.ts";
-import { sets } from "./deep.ts";
+import { sets } from "../../../core/deep-partial.ts";
 import { atLeastOne, cssLength, defineGroup, groupAction, groupGetAction, groupPatchAction, label, timestamp } from "./model.ts";
 
 export const COUNTDOWN_MODES = ["to_schedule_end", "to_custom_date"] as const;

@@ -1,7 +1,7 @@
 import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
-import { sets } from "./deep.ts";
+import { sets } from "../../../core/deep-partial.ts";
 import { defineGroup, groupGetAction, groupPatchAction, integer, label } from "./model.ts";
 
 const count = integer().min(0);

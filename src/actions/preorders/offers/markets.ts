@@ -1,7 +1,7 @@
 import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
-import { isPlainObject } from "./deep.ts";
+import { isPlainObject } from "../../../core/deep-partial.ts";
 import { defineGroup, groupGetAction, groupPatchAction } from "./model.ts";
 
 /** Where the offer applies: everywhere (enabled false), in every market, or in the markets listed. */

@@ -7,7 +7,7 @@ import { notBlank, isoTimestamp } from "../../../core/schemas.ts";
 import { isUuid } from "../../../core/params.ts";
 import { formatIssues } from "../../../core/validation.ts";
 import { enqueueOfferWork } from "../../../preorders/sync/enqueue.ts";
-import { type DeepPartial, deepPartialStrict, mergeDeep } from "./deep.ts";
+import { type DeepPartial, deepPartialStrict, mergeDeep } from "../../../core/deep-partial.ts";
 
 /**
  * The offer model shared by every capability group: the row, the generic group machinery (one

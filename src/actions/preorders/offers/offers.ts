@@ -9,7 +9,7 @@ import { notBlank } from "../../../core/schemas.ts";
 import { advancedGroup } from "./advanced.ts";
 import { checkoutGroup } from "./checkout.ts";
 import { countdownGroup } from "./countdown.ts";
-import { isPlainObject } from "./deep.ts";
+import { isPlainObject } from "../../../core/deep-partial.ts";
 import { integrationsGroup } from "./integrations.ts";
 import { inventoryGroup } from "./inventory.ts";
 import { limitsGroup } from "./limits.ts";

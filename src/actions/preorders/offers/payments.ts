@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { advancedGroup } from "./advanced.ts";
-import { sets } from "./deep.ts";
+import { sets } from "../../../core/deep-partial.ts";
 import { type OfferState, atLeastOne, defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, timestamp, requiredLabel } from "./model.ts";
 
 export const PAYMENT_OPTION_TYPES = ["full", "deposit"] as const;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { detachPlatformSellingPlan } from "./advanced.ts";
-import { sets } from "./deep.ts";
+import { sets } from "../../../core/deep-partial.ts";
 import { defineGroup, groupAction, groupGetAction, groupPatchAction, integer, label, longText, platformTag, timestamp, requiredLabel } from "./model.ts";
 
 export const DELIVERY_TYPES = ["asap", "on_date"] as const;

@@ -2,7 +2,7 @@ import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { locale } from "../../../core/schemas.ts";
-import { isPlainObject, sets } from "./deep.ts";
+import { isPlainObject, sets } from "../../../core/deep-partial.ts";
 import { defineGroup, groupGetAction, groupPatchAction, longText } from "./model.ts";
 
 /** The offer's texts that can be translated, by their path in the offer. */

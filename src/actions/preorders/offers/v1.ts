@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type ActionContext, defineAction } from "../../../core/action.ts";
 import { ApiError, type Issue, fieldIssue, issueText, unprocessable } from "../../../core/errors.ts";
 import { hexColor, isoTimestamp, notBlank } from "../../../core/schemas.ts";
-import type { DeepPartial } from "./deep.ts";
+import type { DeepPartial } from "../../../core/deep-partial.ts";
 import { type GroupKey, type OfferRow, OfferState, label, longText, platformTag, requiredLabel } from "./model.ts";
 import { type ProductsCreate, createOffer } from "./offers.ts";
 import { type Payments, type PaymentOption, paymentsGroup } from "./payments.ts";
