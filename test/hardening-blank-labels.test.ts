@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api } from "./helpers/app.ts";
 import { createOffer } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 /** Required labels that a storefront shows refuse whitespace alone, as names do. */
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
+const env = useTestEnv();
 let offerId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key } = await createShopWithKey(app.pool));
-  offerId = (await createOffer(app, key)).id;
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
+  offerId = (await createOffer(env.app, env.key)).id;
 });
 
 describe("blank required labels", () => {
@@ -29,21 +19,21 @@ describe("blank required labels", () => {
     ["payments/set_option_copy", { type: "full", title: " \n " }, "title"],
     ["shipping/set_split_transaction_gateway", { gateway: "   " }, "gateway"],
   ])("POST %s refuses whitespace alone", async (action, body, field) => {
-    const answer = await api(app, "POST", `/preorders/offers/${offerId}/${action}`, { key, body });
+    const answer = await api(env.app, "POST", `/preorders/offers/${offerId}/${action}`, { key: env.key, body });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 422, body: { errors: [`${field} must not be blank`] } });
   });
 
   it("PATCH widget refuses a blank button text and keeps the old one", async () => {
-    const answer = await api(app, "PATCH", `/preorders/offers/${offerId}/widget`, { key, body: { button: { text: "   " } } });
+    const answer = await api(env.app, "PATCH", `/preorders/offers/${offerId}/widget`, { key: env.key, body: { button: { text: "   " } } });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 422, body: { errors: ["button.text must not be blank"] } });
-    const widget = await api(app, "GET", `/preorders/offers/${offerId}/widget`, { key });
+    const widget = await api(env.app, "GET", `/preorders/offers/${offerId}/widget`, { key: env.key });
     expect((widget.body as { button: { text: string } }).button.text).toBe("Preorder");
   });
 
   it("v1 refuses a blank preorder_button_text in v1's envelope", async () => {
-    const response = await fetch(`${app.origin}/api/v1/external/preorders`, {
+    const response = await fetch(`${env.app.origin}/api/v1/external/preorders`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-auth-token": key },
+      headers: { "content-type": "application/json", "x-auth-token": env.key },
       body: JSON.stringify({ selling_plan: { name: "Plan", preorder_button_text: "  " } }),
     });
     expect(response.status).toBe(422);

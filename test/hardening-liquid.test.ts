@@ -1,33 +1,22 @@
 import { Liquid } from "liquidjs";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ALERT_TASKS } from "../src/back_in_stock/alerts/deps.ts";
 import { claimStage, sendLedgerRows } from "../src/back_in_stock/alerts/ledger.ts";
 import type { Channels, ChannelSender, OutboundMessage } from "../src/channels/index.ts";
-import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
-import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
 
 /**
  * Liquid templates are merchant input that the service runs: parse, render time and memory are
  * bounded (a template must not freeze every shop), and templates cannot read files.
  */
 
-let db: TestDatabase;
-let app: TestApp;
-let key: string;
-let shopId: string;
+const env = useTestEnv({ shop: "Liquid Shop" });
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  app = await startTestApp(db.url);
-  ({ apiKey: key, shopId } = await createShopWithKey(app.pool, "Liquid Shop"));
-  await seedVariants(app.pool, shopId, [{ n: 901, product: 90, available: 5 }]);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
+  await seedVariants(env.app.pool, env.shopId, [{ n: 901, product: 90, available: 5 }]);
 });
 
 afterEach(() => {
@@ -43,19 +32,19 @@ const BIG_RANGE = "{% for i in (1..3000000) %}{% endfor %}done";
 
 describe("PATCH /back_in_stock/templates refuses templates beyond the limits", () => {
   it("answers 422 naming the field for the nested-loop attack (it no longer freezes the service)", { timeout: 10_000 }, async () => {
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/reminder/de", { key, body: { email: { body: NESTED_RANGES } } });
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/reminder/de", { key: env.key, body: { email: { body: NESTED_RANGES } } });
     expect(answer.status).toBe(422);
     const { errors } = answer.body as { errors: string[] };
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^email\.body must render within /);
     // Nothing was saved.
-    const { rows } = await app.pool.query("select 1 from bis_templates where shop_id = $1", [shopId]);
+    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 
   it("bounds render time: a slow text-message template and a slow subject are refused, one message per field", { timeout: 10_000 }, async () => {
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/initial/en", {
-      key,
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", {
+      key: env.key,
       body: { email: { subject: SLOW_LOOPS }, sms: { body: SLOW_LOOPS } },
     });
     expect(answer.status).toBe(422);
@@ -63,14 +52,14 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
   });
 
   it("bounds memory: a huge range is refused before it is built", async () => {
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/initial/en", { key, body: { sms: { body: BIG_RANGE } } });
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: BIG_RANGE } } });
     expect(answer.status).toBe(422);
     expect((answer.body as { errors: string[] }).errors).toEqual(["sms.body must render within the memory limit of 1000000 characters or list items"]);
   });
 
   it("refuses include, render and layout: a template cannot read the service's files", async () => {
     for (const tag of ["{% include 'package.json' %}", "{% render '.gitignore' %}", "{% layout 'Procfile' %}x"]) {
-      const answer = await api(app, "PATCH", "/back_in_stock/templates/initial/en", { key, body: { email: { body: tag } } });
+      const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: tag } } });
       expect(answer.status, tag).toBe(422);
       const { errors } = answer.body as { errors: string[] };
       expect(errors[0]).toMatch(/^email\.body is not a valid template: /);
@@ -81,7 +70,7 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
   it("still accepts ordinary templates with loops, filters and every variable", async () => {
     const body = `<p>Hi {{ customer.first_name | default: "there" }},</p>{% for i in (1..50) %}<span>{{ i }}</span>{% endfor %}
 <p>{{ product.title | upcase }} {{ variant.title }} {{ variant.price }} <a href="{{ unsubscribe_url }}">x</a></p>`;
-    const answer = await api(app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key, body: { email: { body }, sms: { body: "{{ shop.name }}: {{ product.url }}" } } });
+    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { email: { body }, sms: { body: "{{ shop.name }}: {{ product.url }}" } } });
     expect(answer.status).toBe(202);
   });
 });
@@ -105,7 +94,7 @@ describe("a template beyond the limits at send time (written straight to the dat
   async function seedTemplate(shop: string, channel: "email" | "sms", body: string): Promise<void> {
     // The signups are German: a de override is the template they get.
     const locale = "de";
-    await app.pool.query(
+    await env.app.pool.query(
       `insert into bis_templates (shop_id, stage, locale, channel, subject, body) values ($1, 'initial', $2, $3, $4, $5)
        on conflict (shop_id, stage, locale, channel) do update set body = excluded.body`,
       [shop, locale, channel, channel === "email" ? "Back: {{ product.title }}" : null, body],
@@ -113,38 +102,38 @@ describe("a template beyond the limits at send time (written straight to the dat
   }
 
   async function newShopWithSignups(name: string, channel: "email" | "sms", count: number): Promise<{ shop: string; ledgerIds: string[] }> {
-    const { shopId: shop } = await createShopWithKey(app.pool, name);
-    await seedVariants(app.pool, shop, [{ n: 902, product: 91, available: 5 }]);
+    const { shopId: shop } = await createShopWithKey(env.app.pool, name);
+    await seedVariants(env.app.pool, shop, [{ n: 902, product: 91, available: 5 }]);
     const signupIds: string[] = [];
     for (let i = 0; i < count; i++) {
       const contact = channel === "email" ? `liquid-${name.replace(/\W/g, "")}-${i}@example.com` : `+1555000${String(i).padStart(4, "0")}`;
-      const { rows } = await app.pool.query<{ id: string }>(
+      const { rows } = await env.app.pool.query<{ id: string }>(
         "insert into bis_signups (shop_id, variant_id, channel, contact, consent, locale) values ($1, $2, $3, $4, true, 'de') returning id",
         [shop, variantGid(902), channel, contact],
       );
       signupIds.push(rows[0]?.id ?? "");
     }
-    const claimed = await claimStage(app.pool, shop, signupIds, "initial");
+    const claimed = await claimStage(env.app.pool, shop, signupIds, "initial");
     return { shop, ledgerIds: claimed.map((c) => c.id) };
   }
 
   async function outcome(ledgerIds: string[]) {
-    const { rows: ledger } = await app.pool.query<{ status: string; last_error: string | null }>(
+    const { rows: ledger } = await env.app.pool.query<{ status: string; last_error: string | null }>(
       "select status, last_error from bis_ledger where id = any($1::uuid[])",
       [ledgerIds],
     );
-    const { rows: log } = await app.pool.query<{ status: string; error: string | null }>(
+    const { rows: log } = await env.app.pool.query<{ status: string; error: string | null }>(
       "select status, error from bis_notifications where ledger_id = any($1::uuid[])",
       [ledgerIds],
     );
-    const { rows: jobs } = await app.pool.query("select 1 from graphile_worker.jobs where key = any($1::text[])", [
+    const { rows: jobs } = await env.app.pool.query("select 1 from graphile_worker.jobs where key = any($1::text[])", [
       ledgerIds.map((id) => `${ALERT_TASKS.send}:${id}`),
     ]);
     return { ledger, log, queuedRetries: jobs.length };
   }
 
   function deps(sent: OutboundMessage[]) {
-    return { pool: app.pool, log: app.log, config: app.config, platform: testPlatformRuntime(), channels: recordingChannels(sent) };
+    return { pool: env.app.pool, log: env.app.log, config: env.app.config, platform: testPlatformRuntime(), channels: recordingChannels(sent) };
   }
 
   it("a slow text message is not sent: recorded failed with the reason, not retried, rendered at most twice for the whole batch", { timeout: 20_000 }, async () => {
