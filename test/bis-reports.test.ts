@@ -223,7 +223,7 @@ describe("reports", () => {
     const cases: [string, string[]][] = [
       ["/back_in_stock/reports/signups?granularity=year", ["granularity must be one of: day, week, month"]],
       ["/back_in_stock/reports/summary?granularity=day", ["granularity is not allowed"]],
-      ["/back_in_stock/reports/summary?from=2026-13-01", ["from must be an ISO 8601 timestamp"]],
+      ["/back_in_stock/reports/summary?from=2026-13-01", ["from must be an ISO 8601 date or timestamp"]],
       ["/back_in_stock/reports/products_in_demand?limit=251", ["limit must be at most 250"]],
       ["/back_in_stock/reports/conversions?variant_id=x", ["variant_id must be a numeric id or a gid://platform/ProductVariant/<id>"]],
     ];
@@ -312,7 +312,7 @@ describe("CSV export", () => {
       [{}, ["report is required"]],
       [{ report: "everything" }, ["report must be one of: summary, signups, notifications, conversions, products_in_demand"]],
       [{ report: "summary", granularity: "week" }, ["granularity is not allowed for report summary"]],
-      [{ report: "signups", from: "soon", colour: 1 }, ["from must be an ISO 8601 timestamp", "colour is not allowed"]],
+      [{ report: "signups", from: "soon", colour: 1 }, ["from must be an ISO 8601 date or timestamp", "colour is not allowed"]],
     ];
     for (const [body, errors] of cases) {
       const answer = await api(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });

@@ -261,7 +261,7 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
       ["?per_page=0", ["per_page must be at least 1"]],
       ["?cursor=nonsense", ["cursor must be the next_cursor of a previous page"]],
       ["?status=gone", ["status must be one of: waiting, notified, converted, unsubscribed"]],
-      ["?created_from=yesterday", ["created_from must be an ISO 8601 timestamp"]],
+      ["?created_from=yesterday", ["created_from must be an ISO 8601 date or timestamp"]],
       ["?sort=asc", ["sort is not allowed"]],
     ];
     for (const [query, errors] of cases) {

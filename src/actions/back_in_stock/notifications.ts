@@ -3,7 +3,8 @@ import { defineAction } from "../../core/action.ts";
 import { uuid } from "../../core/schemas.ts";
 import { STAGES } from "../../back_in_stock/templates/default-templates.ts";
 import { SIGNUP_CHANNELS, variantIdSchema } from "../../back_in_stock/signups/model.ts";
-import { Filters, cursorSchema, encodeCursor, perPage, periodEnd, periodStart } from "../../back_in_stock/signups/query.ts";
+import { Filters, cursorSchema, encodeCursor, perPage } from "../../back_in_stock/signups/query.ts";
+import { PERIOD_RULE, periodEnd, periodStart } from "../../core/period.ts";
 
 export const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
 const MAX_PER_PAGE = 250;
@@ -29,7 +30,7 @@ export const listNotifications = defineAction({
   name: "back_in_stock.notifications.list",
   method: "GET",
   path: "/back_in_stock/notifications",
-  description: `The notifications log, newest first, as { notifications, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from (inclusive) and to (exclusive; a bare date includes that day, UTC), ISO 8601. Paging: per_page (1-${MAX_PER_PAGE}, default 50) and cursor (the previous page's next_cursor; null on the last page).`,
+  description: `The notifications log, newest first, as { notifications, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). Paging: per_page (1-${MAX_PER_PAGE}, default 50) and cursor (the previous page's next_cursor; null on the last page).`,
   kind: "read",
   input: z.strictObject({
     signup_id: uuid("signup").optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import { invalidField } from "../../core/errors.ts";
+import { PERIOD_RULE } from "../../core/period.ts";
 import type { JobContext } from "../../core/job-task.ts";
 import { enqueueJob } from "../../core/jobs.ts";
 import { saveCsvExport } from "../../exports/store.ts";
@@ -19,8 +20,7 @@ import {
 
 export const REPORT_EXPORT_KIND = "bis_report_export";
 
-const FILTERS =
-  "Filters, all optional: from (inclusive) and to (exclusive; a bare date YYYY-MM-DD includes that whole day), ISO 8601, UTC; variant_id and product_id (numeric id or gid); channel (email, sms).";
+const FILTERS = `Filters, all optional: from and to (${PERIOD_RULE}); variant_id and product_id (numeric id or gid); channel (email, sms).`;
 const SERIES =
   "granularity (day, week from Monday, or month; default day) sets the periods; every period from `from` (else the first event) up to `to` (else now) has a row, zeros included, period being its first day (YYYY-MM-DD).";
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { SIGNUP_CHANNELS, productIdSchema, variantIdSchema } from "../signups/model.ts";
-import { Filters, periodEnd, periodStart } from "../signups/query.ts";
+import { Filters } from "../signups/query.ts";
+import { periodEnd, periodStart } from "../../core/period.ts";
 
 /**
  * The back-in-stock reports, each one set-based query: shared by the report reads and the CSV
@@ -16,8 +17,8 @@ export const PRODUCTS_IN_DEMAND_MAX = 250;
 export const PRODUCTS_IN_DEMAND_EXPORT_MAX = 100_000;
 
 const common = {
-  from: periodStart.optional().describe("Start, inclusive: ISO 8601 timestamp or date (UTC)"),
-  to: periodEnd.optional().describe("End, exclusive; a bare date includes that whole day (UTC)"),
+  from: periodStart.optional(),
+  to: periodEnd.optional(),
   variant_id: variantIdSchema.optional(),
   product_id: productIdSchema.optional(),
   channel: z.enum(SIGNUP_CHANNELS).optional(),

@@ -2,31 +2,6 @@ import { z } from "zod";
 
 /** Query-string building blocks of the signup, notification and report reads. */
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const TIMESTAMP_MESSAGE = "must be an ISO 8601 timestamp";
-const timestamp = z.iso.datetime({ offset: true });
-
-/**
- * A period bound: an ISO 8601 timestamp, or a date (YYYY-MM-DD, UTC). A date as a start is that
- * day's midnight; as an end it is the next midnight, so `to=2026-03-31` includes the 31st.
- * Starts are inclusive, ends exclusive.
- */
-function bound(edge: "start" | "end") {
-  return z
-    .string({ error: TIMESTAMP_MESSAGE })
-    .refine((v) => (DATE.test(v) ? !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) : timestamp.safeParse(v).success), TIMESTAMP_MESSAGE)
-    .transform((v) => {
-      if (!DATE.test(v)) return new Date(v);
-      const day = new Date(`${v}T00:00:00Z`);
-      if (edge === "end") day.setUTCDate(day.getUTCDate() + 1);
-      return day;
-    })
-    .meta({ examples: edge === "start" ? ["2026-03-01", "2026-03-01T00:00:00Z"] : ["2026-03-31", "2026-04-01T00:00:00Z"] });
-}
-
-export const periodStart = bound("start");
-export const periodEnd = bound("end");
-
 export const perPage = (max: number, fallback: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback).describe(`Items per page, 1-${max} (default ${fallback})`);
 

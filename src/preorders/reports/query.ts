@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { platformGid, platformId } from "../../core/params.ts";
-import { ISO_4217, dateOrTimestamp, lowerBound, lowerInstant, offerId, positiveJsonInt, upperBoundExclusive, upperInstantExclusive } from "../../actions/preorders/orders/params.ts";
+import { ISO_4217, offerId, positiveJsonInt } from "../../actions/preorders/orders/params.ts";
+import { PERIOD_RULE, dateOrTimestamp, lowerBound, lowerInstant, upperBound, upperInstant } from "../../core/period.ts";
 
 /**
  * The preorder reports as SQL: one query per report and granularity, every value a parameter,
@@ -36,7 +37,7 @@ export const reportBody = z
     page: positiveJsonInt().optional(),
     per_page: positiveJsonInt(MAX_PER_PAGE).optional(),
   })
-  .refine((b) => !b.from || !b.to || lowerInstant(b.from).getTime() < upperInstantExclusive(b.to).getTime(), {
+  .refine((b) => !b.from || !b.to || lowerInstant(b.from).getTime() < upperInstant(b.to).getTime(), {
     path: ["to"],
     message: "must not be before from",
     // Only once both bounds are valid: an invalid one is reported by its own field (and has no instant).
@@ -46,7 +47,7 @@ export type ReportBody = z.output<typeof reportBody>;
 
 /** What /help says of the body, beside its JSON Schema. */
 export const REPORT_BODY_HELP =
-  "Body (all optional): from, to (ISO 8601 dates or timestamps; inclusive; UTC; a date covers its whole day; on the order's creation time), offer_id and offer_ids (up to 100, combined), product_id and variant_id (numbers or gids), market_id (one of the shop's markets), currency (ISO 4217, e.g. USD), granularity (none: one row per record, the default; day, week (ISO weeks from Monday), month: one row per period), metrics (any of orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding; default all; orders only with a granularity), include_deposits and include_balances (default true; false drops those metrics), page (from 1) and per_page (1 to 1000): one page of rows instead of all of them. Amounts are in the order's currency, two decimals; timestamps ISO 8601 UTC.";
+  `Body (all optional): from, to (${PERIOD_RULE}; on the order's creation time), offer_id and offer_ids (up to 100, combined), product_id and variant_id (numbers or gids), market_id (one of the shop's markets), currency (ISO 4217, e.g. USD), granularity (none: one row per record, the default; day, week (ISO weeks from Monday), month: one row per period), metrics (any of orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding; default all; orders only with a granularity), include_deposits and include_balances (default true; false drops those metrics), page (from 1) and per_page (1 to 1000): one page of rows instead of all of them. Amounts are in the order's currency, two decimals; timestamps ISO 8601 UTC.`;
 
 export interface ReportQuery {
   sql: string;
@@ -97,7 +98,7 @@ function filters(body: ReportBody, p: Params, shopId: string, lineAlias: string 
   const where = [`o.shop_id = ${p.add(shopId)}`];
   const from = lowerBound(body.from);
   if (from) where.push(`o.platform_created_at >= ${p.add(from)}`);
-  const to = upperBoundExclusive(body.to);
+  const to = upperBound(body.to);
   if (to) where.push(`o.platform_created_at < ${p.add(to)}`);
   if (body.currency) where.push(`o.currency = ${p.add(body.currency)}`);
   if (body.market_id) where.push(`o.market_id = ${p.add(platformGid("Market", body.market_id))}`);

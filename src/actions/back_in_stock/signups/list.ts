@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { SIGNUP_CHANNELS, SIGNUP_STATUSES, type SignupRow, loadSignup, presentSignup, productIdSchema, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
-import { Filters, cursorSchema, encodeCursor, perPage, periodEnd, periodStart } from "../../../back_in_stock/signups/query.ts";
+import { Filters, cursorSchema, encodeCursor, perPage } from "../../../back_in_stock/signups/query.ts";
+import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
 
 const MAX_PER_PAGE = 250;
 
@@ -9,7 +10,7 @@ export const listSignups = defineAction({
   name: "back_in_stock.signups.list",
   method: "GET",
   path: "/back_in_stock/signups",
-  description: `Signups, newest first, as { signups, next_cursor }. Filters (all optional, combined with and): variant_id and product_id (numeric id or gid), status (${SIGNUP_STATUSES.join(", ")}), channel (email, sms), contact (an e-mail address or E.164 number), created_from (inclusive) and created_to (exclusive; a bare date YYYY-MM-DD includes that whole day, UTC), ISO 8601. Paging by cursor: per_page (1-${MAX_PER_PAGE}, default 50); pass next_cursor as cursor for the next page; next_cursor is null on the last page. A cursor stays valid while signups are added.`,
+  description: `Signups, newest first, as { signups, next_cursor }. Filters (all optional, combined with and): variant_id and product_id (numeric id or gid), status (${SIGNUP_STATUSES.join(", ")}), channel (email, sms), contact (an e-mail address or E.164 number), created_from and created_to (${PERIOD_RULE}). Paging by cursor: per_page (1-${MAX_PER_PAGE}, default 50); pass next_cursor as cursor for the next page; next_cursor is null on the last page. A cursor stays valid while signups are added.`,
   kind: "read",
   input: z.strictObject({
     variant_id: variantIdSchema.optional(),

@@ -2,14 +2,15 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { platformId } from "../../../core/params.ts";
 import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, presentOrder } from "../../../preorders/orders/model.ts";
-import { dateOrTimestamp, lowerBound, offerId, positiveInt, upperBoundExclusive } from "./params.ts";
+import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound } from "../../../core/period.ts";
+import { offerId, positiveInt } from "./params.ts";
 
 export const listOrders = defineAction({
   name: "preorders.orders.list",
   method: "GET",
   path: "/preorders/orders",
   description:
-    "Preorder orders (platform orders with at least one line item on a selling plan), newest first, paged with page (from 1) and per_page (1 to 250, default 50). Filters: status (placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded; derived from the order's facts), offer_id, variant_id (a number or gid), created_from and created_to (ISO 8601 dates or timestamps, inclusive, UTC), email (the customer's, any case). Answers { orders, page, per_page, total }.",
+    `Preorder orders (platform orders with at least one line item on a selling plan), newest first, paged with page (from 1) and per_page (1 to 250, default 50). Filters: status (placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded; derived from the order's facts), offer_id, variant_id (a number or gid), created_from and created_to (${PERIOD_RULE}), email (the customer's, any case). Answers { orders, page, per_page, total }.`,
   kind: "read",
   input: z.strictObject({
     status: z.enum(ORDER_STATUSES).optional(),
@@ -33,7 +34,7 @@ export const listOrders = defineAction({
     if (input.variant_id) add((p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.variant_id = ${p})`, input.variant_id);
     const from = lowerBound(input.created_from);
     if (from) add((p) => `o.platform_created_at >= ${p}`, from);
-    const to = upperBoundExclusive(input.created_to);
+    const to = upperBound(input.created_to);
     if (to) add((p) => `o.platform_created_at < ${p}`, to);
     if (input.email) add((p) => `o.email = lower(${p})`, input.email);
     const filter = where.join(" and ");
