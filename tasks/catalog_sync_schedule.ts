@@ -1,18 +1,17 @@
-import type { Task } from "graphile-worker";
 import { z } from "zod";
 import { connectedShops, enqueueCatalogSync } from "../src/catalog/schedule.ts";
-import type { ServiceTaskDeps } from "./deps.ts";
-
-const payload = z.object({ mode: z.enum(["full", "incremental"]) }).partial();
+import { defineTask } from "../src/core/tasks.ts";
 
 /** Crontab: queues a sync for every connected shop (coalesced per shop). */
-export default function catalogSyncSchedule(deps: ServiceTaskDeps): Task {
-  return async (raw) => {
-    const mode = payload.parse(raw ?? {}).mode ?? "incremental";
+export default defineTask({
+  name: "catalog_sync_schedule",
+  payload: z.object({ mode: z.enum(["full", "incremental"]) }).partial().nullish(),
+  async run(ctx, payload) {
+    const mode = payload?.mode ?? "incremental";
     let queued = 0;
-    for (const shopId of await connectedShops(deps.pool)) {
-      if (await enqueueCatalogSync(deps.pool, shopId, mode)) queued += 1;
+    for (const shopId of await connectedShops(ctx.pool)) {
+      if (await enqueueCatalogSync(ctx.pool, shopId, mode)) queued += 1;
     }
-    deps.log.info({ mode, queued }, "catalog syncs scheduled");
-  };
-}
+    ctx.log.info({ mode, queued }, "catalog syncs scheduled");
+  },
+});

@@ -1,11 +1,13 @@
-import type { Task } from "graphile-worker";
-import type { TaskDeps } from "../src/core/job-task.ts";
+import { z } from "zod";
+import { defineTask } from "../src/core/tasks.ts";
 import { reapDeadWorkers } from "../src/runtime/worker-reaper.ts";
 
 /** Crontab: frees the jobs of workers whose heartbeat stopped (see src/runtime/worker-reaper.ts). */
-export default function workerReap(deps: TaskDeps): Task {
-  return async () => {
-    const reaped = await reapDeadWorkers(deps.pool, deps.config.WORKER_DEAD_AFTER_SECONDS);
-    if (reaped.workerIds.length > 0) deps.log.warn(reaped, "freed the jobs of dead workers");
-  };
-}
+export default defineTask({
+  name: "worker_reap",
+  payload: z.unknown(),
+  async run(ctx) {
+    const reaped = await reapDeadWorkers(ctx.pool, ctx.config.WORKER_DEAD_AFTER_SECONDS);
+    if (reaped.workerIds.length > 0) ctx.log.warn(reaped, "freed the jobs of dead workers");
+  },
+});

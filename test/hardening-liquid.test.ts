@@ -1,6 +1,6 @@
 import { Liquid } from "liquidjs";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ALERT_TASKS } from "../src/back_in_stock/alerts/deps.ts";
+import { sendTask } from "../src/back_in_stock/alerts/deps.ts";
 import { claimStage, sendLedgerRows } from "../src/back_in_stock/alerts/ledger.ts";
 import type { Channels, ChannelSender, OutboundMessage } from "../src/channels/index.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
@@ -127,7 +127,7 @@ describe("a template beyond the limits at send time (written straight to the dat
       [ledgerIds],
     );
     const { rows: jobs } = await env.app.pool.query("select 1 from graphile_worker.jobs where key = any($1::text[])", [
-      ledgerIds.map((id) => `${ALERT_TASKS.send}:${id}`),
+      ledgerIds.map((id) => `${sendTask.name}:${id}`),
     ]);
     return { ledger, log, queuedRetries: jobs.length };
   }

@@ -6,8 +6,8 @@ import { help } from "../src/actions/discovery/help.ts";
 import { getJob } from "../src/actions/jobs/get.ts";
 import { defineAction } from "../src/core/action.ts";
 import { conflict } from "../src/core/errors.ts";
-import { jobTask } from "../src/core/job-task.ts";
-import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
+import { defineJobTask } from "../src/core/job-task.ts";
+import { type JobRow, declareJobTask, enqueueJob } from "../src/core/jobs.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { api, testConfig } from "./helpers/app.ts";
@@ -25,7 +25,7 @@ const enqueueThenMaybeRefuse = defineAction({
   async: true,
   input: z.strictObject({ kind: z.string(), refuse: z.boolean().default(false), max_attempts: z.int().default(5) }),
   async handler(ctx, { input }) {
-    const handle = await enqueueJob(ctx.db, { shopId: ctx.shopId, kind: input.kind, maxAttempts: input.max_attempts });
+    const handle = await enqueueJob(ctx.db, { shopId: ctx.shopId, task: declareJobTask({ name: input.kind }), maxAttempts: input.max_attempts });
     if (input.refuse) throw conflict("refused after enqueuing");
     return handle;
   },
@@ -77,15 +77,21 @@ describe("a job that throws", () => {
     runner = await startWorker(deps, {
       pollInterval: 100,
       crontab: "",
-      extraTasks: {
-        "test.database_fails": jobTask(deps, async (ctx) => {
-          await ctx.pool.query("select 1 / 0 as secret_column from jobs");
+      extraTasks: [
+        defineJobTask({
+          name: "test.database_fails",
+          async run(ctx) {
+            await ctx.pool.query("select 1 / 0 as secret_column from jobs");
+          },
         }),
-        "test.always_fails": jobTask(deps, async () => {
-          calls += 1;
-          throw new Error(`provider down (call ${calls})`);
+        defineJobTask({
+          name: "test.always_fails",
+          async run() {
+            calls += 1;
+            throw new Error(`provider down (call ${calls})`);
+          },
         }),
-      },
+      ],
     });
   });
 

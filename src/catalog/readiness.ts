@@ -1,7 +1,7 @@
 import type { Db } from "../core/db.ts";
 import { conflict } from "../core/errors.ts";
 import { jobHandle } from "../core/jobs.ts";
-import { CATALOG_SYNC_KIND } from "./schedule.ts";
+import { catalogSyncTask } from "./schedule.ts";
 
 /**
  * How far a shop's catalog mirror is, from facts already in the database: the platform connection
@@ -114,7 +114,7 @@ export async function catalogReadiness(db: Db, shopId: string): Promise<{ platfo
   const { rows: jobs } = await db.query<JobFacts>(
     `select id, status, processed, errors, created_at, started_at, finished_at from jobs
      where shop_id = $1 and kind = $2 order by created_at desc, id desc limit 1`,
-    [shopId, CATALOG_SYNC_KIND],
+    [shopId, catalogSyncTask.name],
   );
   const { rows: counts } = await db.query<Record<"variants" | "products" | "collections" | "locations" | "markets", number>>(
     `select (select count(*) from variants where shop_id = $1)::int as variants,

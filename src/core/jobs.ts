@@ -1,5 +1,8 @@
-import type { Db } from "./db.ts";
+import pg from "pg";
+import { z } from "zod";
+import { type Db, withTransaction } from "./db.ts";
 import { V2_BASE_PATH } from "./manifest.ts";
+import { type TaskRef, declareTask, enqueue } from "./tasks.ts";
 
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
 export const TERMINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
@@ -26,10 +29,20 @@ export interface JobHandle {
   status_url: string;
 }
 
-export interface EnqueueOptions {
+/** The graphile-worker payload of every application job: the row's id (its own payload is on the row). */
+export const jobTaskPayload = z.object({ job_id: z.uuid() });
+
+export type JobTaskRef = TaskRef<typeof jobTaskPayload>;
+
+/** An application job's task, for those that queue it (its run: defineJobTask, src/core/job-task.ts). */
+export function declareJobTask(ref: { name: string }): JobTaskRef {
+  return declareTask({ name: ref.name, payload: jobTaskPayload });
+}
+
+export interface EnqueueJobOptions {
   shopId: string | null;
-  /** Also the graphile-worker task identifier that runs it. */
-  kind: string;
+  /** Its name is the row's kind. */
+  task: JobTaskRef;
   payload?: Record<string, unknown>;
   total?: number | null;
   maxAttempts?: number;
@@ -44,23 +57,20 @@ export function jobKey(jobId: string): string {
 }
 
 /**
- * Records the job and queues its work in graphile-worker in one statement. Run it on the client of
- * the write's transaction: a rollback then takes both away, a commit keeps both.
+ * Records the job and queues its work in graphile-worker in one transaction. Run it on the client
+ * of the write's transaction: a rollback then takes both away, a commit keeps both (given a pool,
+ * it opens a transaction of its own).
  */
-export async function enqueueJob(db: Db, options: EnqueueOptions): Promise<JobHandle> {
+export async function enqueueJob(db: Db, options: EnqueueJobOptions): Promise<JobHandle> {
+  if (db instanceof pg.Pool) return withTransaction(db, (client) => enqueueJob(client, options));
+  const maxAttempts = options.maxAttempts ?? 5;
   const { rows } = await db.query<{ id: string }>(
-    `with job as (
-       insert into jobs (shop_id, kind, payload, total, max_attempts)
-       values ($1, $2, $3, $4, $5)
-       returning id
-     )
-     select job.id, (graphile_worker.add_job($2, json_build_object('job_id', job.id),
-                     max_attempts := $5, job_key := 'job:' || job.id)).id as worker_job_id
-     from job`,
-    [options.shopId, options.kind, JSON.stringify(options.payload ?? {}), options.total ?? null, options.maxAttempts ?? 5],
+    `insert into jobs (shop_id, kind, payload, total, max_attempts) values ($1, $2, $3, $4, $5) returning id`,
+    [options.shopId, options.task.name, JSON.stringify(options.payload ?? {}), options.total ?? null, maxAttempts],
   );
   const row = rows[0];
   if (!row) throw new Error("job insert returned no row");
+  await enqueue(db, options.task, { job_id: row.id }, { maxAttempts, jobKey: jobKey(row.id) });
   return jobHandle(row.id);
 }
 
@@ -74,10 +84,8 @@ export async function retryJob(db: Db, jobId: string): Promise<JobRow | undefine
   );
   const job = rows[0];
   if (!job) return undefined;
-  await db.query(
-    `select graphile_worker.add_job($1, json_build_object('job_id', $2::uuid), max_attempts := $3, job_key := $4)`,
-    [job.kind, job.id, job.max_attempts, jobKey(job.id)],
-  );
+  // The row's kind is its task's name; a kind no worker runs stays queued, as it was.
+  await enqueue(db, declareJobTask({ name: job.kind }), { job_id: job.id }, { maxAttempts: job.max_attempts, jobKey: jobKey(job.id) });
   return job;
 }
 

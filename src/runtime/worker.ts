@@ -1,17 +1,18 @@
 import { EventEmitter } from "node:events";
-import { type Runner, type TaskList, type WorkerEvents, parseCrontab, run } from "graphile-worker";
-import { CRONTAB, taskList } from "../../tasks/index.ts";
-import type { ServiceTaskDeps } from "../../tasks/deps.ts";
+import { type Runner, type WorkerEvents, parseCrontab, run } from "graphile-worker";
+import { CRONTAB, TASKS } from "../../tasks/index.ts";
 import { createChannels } from "../channels/index.ts";
+import { TaskRegistry } from "../core/task-registry.ts";
+import type { AnyTaskDefinition, TaskDeps } from "../core/tasks.ts";
 import { workerLogger } from "../logger.ts";
 import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
 
 /** The service's task deps; without channels the worker makes its own from the configuration. */
-export type WorkerDeps = Omit<ServiceTaskDeps, "channels"> & Partial<Pick<ServiceTaskDeps, "channels">>;
+export type WorkerDeps = Omit<TaskDeps, "channels"> & Partial<Pick<TaskDeps, "channels">>;
 
 export interface WorkerOptions {
-  /** Extra tasks (tests); merged over the service's own. */
-  extraTasks?: TaskList;
+  /** Extra tasks (tests), registered beside the service's own (a name of theirs fails fast). */
+  extraTasks?: readonly AnyTaskDefinition[];
   crontab?: string;
   pollInterval?: number;
 }
@@ -21,10 +22,12 @@ export interface WorkerOptions {
  * caller's to handle (see runtime/shutdown.ts), so HTTP and the worker stop in one order.
  */
 export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}): Promise<Runner> {
+  // First: a duplicate task name fails before anything is opened.
+  const registry = new TaskRegistry([...TASKS, ...(options.extraTasks ?? [])]);
   // Channels not given (tests, benchmarks) are the worker's own: created here, closed by stop().
   const channels = given.channels ?? createChannels(given.config, given.log);
   const closeOwnChannels = () => (channels === given.channels ? Promise.resolve() : channels.close());
-  const deps: ServiceTaskDeps = { ...given, channels };
+  const deps: TaskDeps = { ...given, channels };
   // graphile-worker 0.18 locks jobs under its pool's id, which only the pool:create event tells.
   // Each pool beats while it lives, so the worker_reap cron task can tell a dead one's locks.
   const events: WorkerEvents = new EventEmitter();
@@ -45,7 +48,7 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
     pollInterval: options.pollInterval ?? 2000,
     logger: workerLogger(deps.log),
     events,
-    taskList: { ...taskList(deps), ...options.extraTasks },
+    taskList: registry.taskList(deps),
     parsedCronItems: parseCrontab(options.crontab ?? CRONTAB),
     // Unbatched completions are fire-and-forget, so a shutdown could close the pool before a
     // finished job is marked complete (it would run again). Batchers are drained on shutdown.

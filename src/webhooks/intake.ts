@@ -1,8 +1,11 @@
 import type pg from "pg";
+import { z } from "zod";
 import { withTransaction } from "../core/db.ts";
+import { declareTask, enqueue } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
 
-export const WEBHOOK_TASK = "platform_webhook";
+/** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff. */
+export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
 
 export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";
 
@@ -45,10 +48,8 @@ export async function acceptWebhook(
     );
     const inserted = rows[0];
     if (!inserted) return "duplicate";
-    await db.query("select graphile_worker.add_job($1, json_build_object('delivery_id', $2::bigint), max_attempts := 10)", [
-      WEBHOOK_TASK,
-      inserted.id,
-    ]);
+    // bigint arrives as a string; the ids stay far below 2^53.
+    await enqueue(db, webhookTask, { delivery_id: Number(inserted.id) }, { maxAttempts: 10 });
     return "accepted";
   });
 }

@@ -1,9 +1,5 @@
-import type { Task } from "graphile-worker";
-import { runBulkDelete } from "../../src/actions/back_in_stock/signups/bulk-delete.ts";
-import { jobTask } from "../../src/core/job-task.ts";
-import type { ServiceTaskDeps } from "../deps.ts";
+import { bulkDeleteTask, runBulkDelete } from "../../src/actions/back_in_stock/signups/bulk-delete.ts";
+import { defineJobTask } from "../../src/core/job-task.ts";
 
 /** Application job `bis_signups_bulk_delete`: deletes signups, one outcome per id. */
-export default function signupsBulkDelete(deps: ServiceTaskDeps): Task {
-  return jobTask(deps, runBulkDelete);
-}
+export default defineJobTask({ name: bulkDeleteTask.name, run: runBulkDelete });

@@ -1,15 +1,9 @@
-import type { TaskList } from "graphile-worker";
-import type { ServiceTaskDeps } from "../deps.ts";
+import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
 import { preorderOfferTasks } from "./offers.ts";
 import { preorderOrderTasks } from "./orders.ts";
 
-/** This area's tasks, by graphile-worker task identifier (merged in tasks/index.ts). */
-export function preordersTasks(deps: ServiceTaskDeps): TaskList {
-  return {
-    ...preorderOrderTasks(deps),
-    ...preorderOfferTasks(deps),
-  };
-}
+/** This area's tasks (merged in tasks/index.ts). */
+export const preordersTasks: readonly AnyTaskDefinition[] = [...preorderOrderTasks, ...preorderOfferTasks];
 
 /** This area's crontab lines (appended to tasks/index.ts's CRONTAB). */
 export const PREORDERS_CRONTAB = "";

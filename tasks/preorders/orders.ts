@@ -1,19 +1,16 @@
-import type { TaskList } from "graphile-worker";
-import { BULK_CANCEL_KIND, BULK_RELEASE_KIND, BULK_SET_TAGS_KIND, runBulkCancel, runBulkRelease, runBulkSetTags } from "../../src/actions/preorders/orders/bulk.ts";
-import { CHARGE_BALANCE_KIND, runChargeBalance } from "../../src/actions/preorders/orders/charge-balance.ts";
-import { REPORT_EXPORT_KIND, runReportExport } from "../../src/actions/preorders/reports/export.ts";
-import { RECALCULATE_COUNTS_KIND, runRecalculateCounts } from "../../src/actions/preorders/orders/recalculate-counts.ts";
-import { jobTask } from "../../src/core/job-task.ts";
-import type { ServiceTaskDeps } from "../deps.ts";
+import { bulkCancelTask, bulkReleaseTask, bulkSetTagsTask, runBulkCancel, runBulkRelease, runBulkSetTags } from "../../src/actions/preorders/orders/bulk.ts";
+import { chargeBalanceTask, runChargeBalance } from "../../src/actions/preorders/orders/charge-balance.ts";
+import { reportExportTask, runReportExport } from "../../src/actions/preorders/reports/export.ts";
+import { recalculateCountsTask, runRecalculateCounts } from "../../src/actions/preorders/orders/recalculate-counts.ts";
+import { defineJobTask } from "../../src/core/job-task.ts";
+import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
 
 /** Jobs of preorder orders, counts and report exports: thin wrappers over src/actions/preorders/orders. */
-export function preorderOrderTasks(deps: ServiceTaskDeps): TaskList {
-  return {
-    [BULK_RELEASE_KIND]: jobTask(deps, runBulkRelease),
-    [BULK_CANCEL_KIND]: jobTask(deps, runBulkCancel),
-    [BULK_SET_TAGS_KIND]: jobTask(deps, (ctx) => runBulkSetTags(ctx, deps.platform)),
-    [CHARGE_BALANCE_KIND]: jobTask(deps, (ctx) => runChargeBalance(ctx, deps.platform)),
-    [RECALCULATE_COUNTS_KIND]: jobTask(deps, runRecalculateCounts),
-    [REPORT_EXPORT_KIND]: jobTask(deps, runReportExport),
-  };
-}
+export const preorderOrderTasks: readonly AnyTaskDefinition[] = [
+  defineJobTask({ name: bulkReleaseTask.name, run: runBulkRelease }),
+  defineJobTask({ name: bulkCancelTask.name, run: runBulkCancel }),
+  defineJobTask({ name: bulkSetTagsTask.name, run: (ctx) => runBulkSetTags(ctx, ctx.platform) }),
+  defineJobTask({ name: chargeBalanceTask.name, run: (ctx) => runChargeBalance(ctx, ctx.platform) }),
+  defineJobTask({ name: recalculateCountsTask.name, run: runRecalculateCounts }),
+  defineJobTask({ name: reportExportTask.name, run: runReportExport }),
+];

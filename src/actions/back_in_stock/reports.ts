@@ -3,7 +3,7 @@ import { defineAction } from "../../core/action.ts";
 import { invalidField } from "../../core/errors.ts";
 import { PERIOD_RULE } from "../../core/period.ts";
 import type { JobContext } from "../../core/job-task.ts";
-import { enqueueJob } from "../../core/jobs.ts";
+import { declareJobTask, enqueueJob } from "../../core/jobs.ts";
 import { saveCsvExport } from "../../exports/store.ts";
 import {
   GRANULARITIES,
@@ -18,7 +18,7 @@ import {
   summaryReport,
 } from "../../back_in_stock/reports/report-queries.ts";
 
-export const REPORT_EXPORT_KIND = "bis_report_export";
+export const reportExportTask = declareJobTask({ name: "bis_report_export" });
 
 const FILTERS = `Filters, all optional: from and to (${PERIOD_RULE}); variant_id and product_id (numeric id or gid); channel (email, sms).`;
 const SERIES =
@@ -113,7 +113,7 @@ export const exportReportAction = defineAction({
     const payload = Object.fromEntries(
       Object.entries(filters).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]),
     );
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: REPORT_EXPORT_KIND, payload: { report, filters: payload } });
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: reportExportTask, payload: { report, filters: payload } });
   },
 });
 
@@ -123,7 +123,7 @@ const exportPayload = z.object({ report: z.enum(REPORTS), filters: z.record(z.st
 export async function runReportExport(ctx: JobContext): Promise<Record<string, unknown>> {
   const { report, filters } = exportPayload.parse(ctx.job.payload);
   const shopId = ctx.job.shop_id;
-  if (!shopId) throw new Error(`${REPORT_EXPORT_KIND} job without a shop`);
+  if (!shopId) throw new Error(`${reportExportTask.name} job without a shop`);
   const table = await reportTable(ctx.pool, shopId, report satisfies ReportName, filters);
   const stamp = ctx.job.created_at.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
   const saved = await saveCsvExport(ctx.pool, {

@@ -1,6 +1,9 @@
 import type pg from "pg";
+import { z } from "zod";
 import type { Channels } from "../../channels/index.ts";
 import type { Config } from "../../config.ts";
+import { declareJobTask } from "../../core/jobs.ts";
+import { declareTask } from "../../core/tasks.ts";
 import type { Log } from "../../logger.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
 
@@ -14,16 +17,21 @@ export interface AlertDeps {
   channels: Channels;
 }
 
-/** Task identifiers of the alert pipeline (graphile-worker). */
-export const ALERT_TASKS = {
-  run: "bis_alert_run",
-  send: "bis_send",
-  thankYou: "bis_send_thank_you",
-  reminders: "bis_reminder_scan",
-  inventoryCheck: "bis_inventory_check",
-  recover: "bis_alert_recover",
-  bulkNotify: "bis_bulk_notify",
-} as const;
+// The alert pipeline's tasks that src/ queues (their runs: tasks/back_in_stock/alerts.ts).
+
+/** One batch of a variant's alert run; the next batch is its own job, at its time. */
+export const alertRunTask = declareTask({
+  name: "bis_alert_run",
+  payload: z.object({ shop_id: z.uuid(), variant_id: z.string().min(1), trigger: z.string().optional() }),
+});
+/** One claimed message (job key `bis_send:<ledger id>`). */
+export const sendTask = declareTask({ name: "bis_send", payload: z.object({ ledger_id: z.uuid() }) });
+/** The thank-you message of a new signup (job key `bis_send_thank_you:<signup id>`). */
+export const thankYouTask = declareTask({ name: "bis_send_thank_you", payload: z.object({ signup_id: z.uuid() }) });
+/** A sweep of what a killed worker left half-sent; `grace_seconds` (default 60) spares what is still fresh. */
+export const alertRecoverTask = declareTask({ name: "bis_alert_recover", payload: z.object({ grace_seconds: z.number().min(0).optional() }).nullish() });
+/** Application job: a merchant's notify-all. */
+export const bulkNotifyTask = declareJobTask({ name: "bis_bulk_notify" });
 
 /** Attempts per message (the first send and its retries) before it is logged `failed`. */
 export const MAX_SEND_ATTEMPTS = 5;

@@ -2,9 +2,10 @@ import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
 import { publicUrl } from "../../channels/public-url.ts";
 import { type Db, rollbackFailed } from "../../core/db.ts";
+import { enqueue } from "../../core/tasks.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
-import { ALERT_TASKS, type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds } from "./deps.ts";
+import { type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds, sendTask } from "./deps.ts";
 import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
 
 /**
@@ -93,10 +94,11 @@ export async function claimBlocked(db: Db, shopId: string, signupIds: readonly s
 
 /** Queues the send of one claimed row as its own job (on-demand sends, and retries). */
 export async function queueSend(db: Db, ledgerId: string, options: { delaySeconds?: number; maxAttempts?: number } = {}): Promise<void> {
-  await db.query(
-    `select graphile_worker.add_job($1, json_build_object('ledger_id', $2::uuid), job_key := $1 || ':' || $2,
-       run_at := now() + make_interval(secs => $3), max_attempts := $4)`,
-    [ALERT_TASKS.send, ledgerId, options.delaySeconds ?? 0, options.maxAttempts ?? MAX_SEND_ATTEMPTS],
+  await enqueue(
+    db,
+    sendTask,
+    { ledger_id: ledgerId },
+    { jobKey: `${sendTask.name}:${ledgerId}`, delaySeconds: options.delaySeconds ?? 0, maxAttempts: options.maxAttempts ?? MAX_SEND_ATTEMPTS },
   );
 }
 

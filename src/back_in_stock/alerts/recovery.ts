@@ -1,5 +1,6 @@
 import type { Db } from "../../core/db.ts";
-import { ALERT_TASKS, type AlertDeps } from "./deps.ts";
+import { enqueue } from "../../core/tasks.ts";
+import { type AlertDeps, alertRecoverTask, sendTask } from "./deps.ts";
 import { type SendSummary, SendContexts, addSummary, emptySummary, sendLedgerRows } from "./ledger.ts";
 import { CHUNK_SIZE, recoverRuns } from "./runs.ts";
 
@@ -26,7 +27,7 @@ export async function recoverAlerts(deps: AlertDeps, options: { graceSeconds?: n
          and not exists (select 1 from graphile_worker.jobs j where j.key = $4 || ':' || l.id and j.attempts < j.max_attempts)
        order by l.created_at, l.id
        limit $5`,
-      [options.graceSeconds ?? 60, after?.created_at ?? null, after?.id ?? null, ALERT_TASKS.send, PAGE],
+      [options.graceSeconds ?? 60, after?.created_at ?? null, after?.id ?? null, sendTask.name, PAGE],
     );
     if (rows.length === 0) break;
     for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
@@ -42,5 +43,5 @@ export async function recoverAlerts(deps: AlertDeps, options: { graceSeconds?: n
 
 /** Queues one recovery sweep now (a worker that starts: what a killed one left is picked up at once). */
 export async function enqueueAlertRecovery(db: Db): Promise<void> {
-  await db.query("select graphile_worker.add_job($1, json_build_object('grace_seconds', 0), job_key := $1, max_attempts := 3)", [ALERT_TASKS.recover]);
+  await enqueue(db, alertRecoverTask, { grace_seconds: 0 }, { jobKey: alertRecoverTask.name, maxAttempts: 3 });
 }

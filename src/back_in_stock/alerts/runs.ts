@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
+import { enqueue } from "../../core/tasks.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
-import { ALERT_TASKS, type AlertDeps } from "./deps.ts";
+import { type AlertDeps, alertRunTask, sendTask } from "./deps.ts";
 import { type SendSummary, SendContexts, addSummary, emptySummary, sendLedgerRows } from "./ledger.ts";
 import { stageSwitches } from "../templates/render.ts";
 import { batchStock, itemStocks, mirrorStock } from "./stock.ts";
@@ -32,7 +33,7 @@ export interface AlertRunPayload {
 }
 
 export function alertRunKey(shopId: string, variantId: string): string {
-  return `${ALERT_TASKS.run}:${shopId}:${variantId}`;
+  return `${alertRunTask.name}:${shopId}:${variantId}`;
 }
 
 /**
@@ -41,19 +42,16 @@ export function alertRunKey(shopId: string, variantId: string): string {
  * that is running when it arrives re-checks when it is done (the run's next_batch_at holds).
  */
 export async function requestAlertRun(db: Db, shopId: string, variantId: string, trigger: RunTrigger): Promise<void> {
-  await db.query(
-    `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'variant_id', $3::text, 'trigger', $4::text),
-       job_key := $5, job_key_mode := 'preserve_run_at', max_attempts := 10)`,
-    [ALERT_TASKS.run, shopId, variantId, trigger, alertRunKey(shopId, variantId)],
+  await enqueue(
+    db,
+    alertRunTask,
+    { shop_id: shopId, variant_id: variantId, trigger },
+    { jobKey: alertRunKey(shopId, variantId), jobKeyMode: "preserve_run_at", maxAttempts: 10 },
   );
 }
 
 async function scheduleBatch(db: Db, shopId: string, variantId: string, runAt: Date, trigger: string): Promise<void> {
-  await db.query(
-    `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'variant_id', $3::text, 'trigger', $4::text),
-       job_key := $5, run_at := $6, max_attempts := 10)`,
-    [ALERT_TASKS.run, shopId, variantId, trigger, alertRunKey(shopId, variantId), runAt],
-  );
+  await enqueue(db, alertRunTask, { shop_id: shopId, variant_id: variantId, trigger }, { jobKey: alertRunKey(shopId, variantId), runAt, maxAttempts: 10 });
 }
 
 interface Eligibility {
@@ -137,7 +135,7 @@ async function resendOrphans(deps: AlertDeps, shopId: string, variantId: string,
     `select l.id from bis_ledger l join bis_signups s on s.id = l.signup_id
      where l.shop_id = $1 and l.status = 'pending' and l.stage = 'initial' and s.variant_id = $2
        and not exists (select 1 from graphile_worker.jobs j where j.key = $3 || ':' || l.id and j.attempts < j.max_attempts)`,
-    [shopId, variantId, ALERT_TASKS.send],
+    [shopId, variantId, sendTask.name],
   );
   const summary = emptySummary();
   for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
@@ -380,7 +378,7 @@ export async function recoverRuns(pool: pg.Pool): Promise<number> {
        and not exists (
          select 1 from graphile_worker.jobs j
          where j.key = $1 || ':' || r.shop_id || ':' || r.variant_id and j.locked_at is null and j.attempts < j.max_attempts)`,
-    [ALERT_TASKS.run],
+    [alertRunTask.name],
   );
   let recovered = 0;
   for (const run of rows) {

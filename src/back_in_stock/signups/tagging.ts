@@ -1,9 +1,14 @@
 import type pg from "pg";
+import { z } from "zod";
+import { declareTask } from "../../core/tasks.ts";
 import type { Log } from "../../logger.ts";
 import { PlatformError } from "../../platform/errors.ts";
 import { addCustomerTags } from "../../platform/operations/customers.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
 import { loadBackInStockSettings } from "../settings/settings-store.ts";
+
+/** The customer tag of a new signup (job key `bis_tag_customer:<signup id>`; its run: tasks/back_in_stock/tag_customer.ts). */
+export const tagCustomerTask = declareTask({ name: "bis_tag_customer", payload: z.object({ signup_id: z.uuid() }) });
 
 export interface TaggingDeps {
   pool: pg.Pool;

@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { Db } from "../../core/db.ts";
-import { type JobHandle, enqueueJob, jobHandle } from "../../core/jobs.ts";
+import { type JobHandle, declareJobTask, enqueueJob, jobHandle } from "../../core/jobs.ts";
+import { declareTask, enqueue } from "../../core/tasks.ts";
 
 /**
  * What a committed change to an offer sets in motion, enqueued in the write's own transaction
@@ -8,10 +10,10 @@ import { type JobHandle, enqueueJob, jobHandle } from "../../core/jobs.ts";
  * so that the model can import it.
  */
 
-/** graphile-worker task that syncs one offer to the platform (payload `{ shop_id, offer_id }`). */
-export const OFFER_SYNC_TASK = "preorders_offer_sync";
+/** graphile-worker task that syncs one offer to the platform (its run: tasks/preorders/offers.ts). */
+export const offerSyncTask = declareTask({ name: "preorders_offer_sync", payload: z.object({ shop_id: z.uuid(), offer_id: z.uuid() }) });
 /** Application job (jobs table, GET /jobs/{id}) that resolves an all or collection source into variants. */
-export const OFFER_RESOLVE_KIND = "preorders_offer_resolve_variants";
+export const offerResolveTask = declareJobTask({ name: "preorders_offer_resolve_variants" });
 /** Attempts of one sync before graphile-worker gives up (its backoff: e^attempt seconds). */
 export const OFFER_SYNC_MAX_ATTEMPTS = 10;
 
@@ -24,11 +26,8 @@ export const offerSyncKey = (offerId: string): string => `offer_sync:${offerId}`
  * queues the next one, which waits for it).
  */
 export async function enqueueOfferSync(db: Db, shopId: string, offerId: string, delaySeconds = 0): Promise<void> {
-  await db.query(
-    `select graphile_worker.add_job($1, json_build_object('shop_id', $2::uuid, 'offer_id', $3::uuid),
-       queue_name := $4, run_at := now() + make_interval(secs => $6), max_attempts := $5, job_key := $4)`,
-    [OFFER_SYNC_TASK, shopId, offerId, offerSyncKey(offerId), OFFER_SYNC_MAX_ATTEMPTS, delaySeconds],
-  );
+  const key = offerSyncKey(offerId);
+  await enqueue(db, offerSyncTask, { shop_id: shopId, offer_id: offerId }, { queueName: key, jobKey: key, delaySeconds, maxAttempts: OFFER_SYNC_MAX_ATTEMPTS });
 }
 
 export interface SourceRow {
@@ -58,7 +57,7 @@ export async function enqueueOfferResolution(db: Db, shopId: string, offerId: st
     [offerId],
   );
   const queued = rows[0]?.job_id;
-  const handle = queued ? jobHandle(queued) : await enqueueJob(db, { shopId, kind: OFFER_RESOLVE_KIND, payload: { offer_id: offerId }, maxAttempts: 5 });
+  const handle = queued ? jobHandle(queued) : await enqueueJob(db, { shopId, task: offerResolveTask, payload: { offer_id: offerId }, maxAttempts: 5 });
   await db.query(
     `insert into preorder_offer_resolutions (offer_id, shop_id, source_key, job_id) values ($1, $2, $3, $4)
      on conflict (offer_id) do update set source_key = excluded.source_key, job_id = excluded.job_id, updated_at = now()`,

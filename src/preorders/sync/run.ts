@@ -1,5 +1,4 @@
 import type pg from "pg";
-import { z } from "zod";
 import type { Log } from "../../logger.ts";
 import type { PlatformRequester } from "../../platform/client.ts";
 import {
@@ -31,8 +30,6 @@ import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroup
 
 /** How long a sync waiting for a resolution of the offer's variants waits at most before it runs anyway. */
 export const DEFERRED_SYNC_DELAY_SECONDS = 60;
-
-export const offerSyncPayload = z.object({ shop_id: z.uuid(), offer_id: z.uuid() });
 
 export interface OfferSyncDeps {
   pool: pg.Pool;

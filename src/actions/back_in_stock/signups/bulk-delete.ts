@@ -2,10 +2,10 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
-import { enqueueJob } from "../../../core/jobs.ts";
+import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { isUuid } from "../../../core/params.ts";
 
-export const BULK_DELETE_KIND = "bis_signups_bulk_delete";
+export const bulkDeleteTask = declareJobTask({ name: "bis_signups_bulk_delete" });
 export const BULK_DELETE_MAX = 1000;
 
 const payload = z.object({ ids: z.array(z.string()) });
@@ -22,7 +22,7 @@ export const bulkDeleteSignups = defineAction({
   }),
   async handler(ctx, { input }) {
     const ids = [...new Set(input.ids)];
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: BULK_DELETE_KIND, payload: { ids }, total: ids.length });
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: bulkDeleteTask, payload: { ids }, total: ids.length });
   },
 });
 
@@ -35,7 +35,7 @@ export async function runBulkDelete(ctx: JobContext): Promise<unknown> {
   if (ctx.job.result !== null && ctx.job.result !== undefined) return ctx.job.result;
   const { ids } = payload.parse(ctx.job.payload);
   const shopId = ctx.job.shop_id;
-  if (!shopId) throw new Error(`${BULK_DELETE_KIND} job without a shop`);
+  if (!shopId) throw new Error(`${bulkDeleteTask.name} job without a shop`);
   const result = await withTransaction(ctx.pool, async (db) => {
     const { rows } = await db.query<{ id: string }>("delete from bis_signups where shop_id = $1 and id = any($2::uuid[]) returning id", [
       shopId,

@@ -6,7 +6,7 @@ import type { Channel } from "../../../back_in_stock/templates/default-templates
 import { variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { isUuid } from "../../../core/params.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
-import { ALERT_TASKS, type AlertDeps } from "../../../back_in_stock/alerts/deps.ts";
+import { type AlertDeps, bulkNotifyTask } from "../../../back_in_stock/alerts/deps.ts";
 import { SendContexts, addSummary, blockedReason, claimStage, emptySummary, logRefusal, sendLedgerRows } from "../../../back_in_stock/alerts/ledger.ts";
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
 import { CHUNK_SIZE } from "../../../back_in_stock/alerts/runs.ts";
@@ -35,7 +35,7 @@ export const bulkNotifySignups = defineAction({
     const ids = input.ids ? [...new Set(input.ids)] : undefined;
     return enqueueJob(ctx.db, {
       shopId: ctx.shopId,
-      kind: ALERT_TASKS.bulkNotify,
+      task: bulkNotifyTask,
       payload: ids ? { ids } : { variant_id: input.variant_id },
       total: ids?.length ?? null,
       maxAttempts: 3,
@@ -56,7 +56,7 @@ interface Candidate {
 export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknown> {
   const { ids, variant_id: variantId } = payload.parse(ctx.job.payload);
   const shopId = ctx.job.shop_id;
-  if (!shopId) throw new Error(`${ALERT_TASKS.bulkNotify} job without a shop`);
+  if (!shopId) throw new Error(`${bulkNotifyTask.name} job without a shop`);
   const [settings, switches] = await Promise.all([loadBackInStockSettings(ctx.pool, shopId), stageSwitches(ctx.pool, shopId)]);
   const contexts = new SendContexts(ctx);
   const counts = { requested: 0, not_found: 0, already_notified: 0, blocked: 0 };

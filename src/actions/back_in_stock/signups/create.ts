@@ -7,11 +7,9 @@ import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../../../back_in_stock/templates/default-templates.ts";
 import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
-
-/** graphile-worker task that adds the shop's customer tag on the platform (tasks/back_in_stock/tag_customer.ts). */
-export const TAG_CUSTOMER_TASK = "bis_tag_customer";
-/** graphile-worker task that sends the signup_thank_you stage; implemented by the alert pipeline. */
-export const SEND_THANK_YOU_TASK = "bis_send_thank_you";
+import { tagCustomerTask } from "../../../back_in_stock/signups/tagging.ts";
+import { thankYouTask } from "../../../back_in_stock/alerts/deps.ts";
+import { type TaskRef, enqueue } from "../../../core/tasks.ts";
 
 export const E164 = /^\+[1-9]\d{1,14}$/;
 
@@ -34,11 +32,8 @@ const input = z.strictObject({
 });
 
 /** Queues a graphile-worker job on the write's transaction, coalesced per signup. */
-async function queueSignupTask(db: Db, task: string, signupId: string): Promise<void> {
-  await db.query("select graphile_worker.add_job($1, json_build_object('signup_id', $2::uuid), max_attempts := 10, job_key := $1 || ':' || $2)", [
-    task,
-    signupId,
-  ]);
+async function queueSignupTask(db: Db, task: TaskRef<typeof tagCustomerTask.payload>, signupId: string): Promise<void> {
+  await enqueue(db, task, { signup_id: signupId }, { maxAttempts: 10, jobKey: `${task.name}:${signupId}` });
 }
 
 async function stageEnabled(db: Db, shopId: string, stage: "signup_thank_you"): Promise<boolean> {
@@ -118,10 +113,10 @@ export const createSignup = defineAction({
     if (!row) throw new Error("signup upsert returned no row");
 
     if ((fresh || resumed || customerAdded) && settings.tagging.enabled && row.customer_id && row.status !== "unsubscribed") {
-      await queueSignupTask(ctx.db, TAG_CUSTOMER_TASK, row.id);
+      await queueSignupTask(ctx.db, tagCustomerTask, row.id);
     }
     if ((fresh || resumed) && (await stageEnabled(ctx.db, ctx.shopId, "signup_thank_you"))) {
-      await queueSignupTask(ctx.db, SEND_THANK_YOU_TASK, row.id);
+      await queueSignupTask(ctx.db, thankYouTask, row.id);
     }
     return presentSignup(row);
   },

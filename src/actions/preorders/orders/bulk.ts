@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
-import { enqueueJob } from "../../../core/jobs.ts";
+import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { PlatformError } from "../../../platform/errors.ts";
 import { chunk, unique } from "../../../platform/operations/chunk.ts";
 import { addTags, removeTags } from "../../../platform/operations/tags.ts";
@@ -11,9 +11,9 @@ import { markCancelled } from "./cancel.ts";
 import { BULK_ORDER_CAP, type Decision, type OrderRow, cancelDecision, findOrders, releaseDecision } from "../../../preorders/orders/model.ts";
 import { markReleased } from "./release.ts";
 
-export const BULK_RELEASE_KIND = "preorders_orders_bulk_release";
-export const BULK_CANCEL_KIND = "preorders_orders_bulk_cancel";
-export const BULK_SET_TAGS_KIND = "preorders_orders_bulk_set_tags";
+export const bulkReleaseTask = declareJobTask({ name: "preorders_orders_bulk_release" });
+export const bulkCancelTask = declareJobTask({ name: "preorders_orders_bulk_cancel" });
+export const bulkSetTagsTask = declareJobTask({ name: "preorders_orders_bulk_set_tags" });
 
 /** Orders handled per transaction (release, cancel) and per progress report. */
 const BATCH = 200;
@@ -45,7 +45,7 @@ export const bulkRelease = defineAction({
   input: z.strictObject({ order_ids: orderIds, force: z.boolean().default(false) }),
   async handler(ctx, { input }) {
     const ids = unique(input.order_ids);
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: BULK_RELEASE_KIND, payload: { order_ids: ids, force: input.force }, total: ids.length });
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: bulkReleaseTask, payload: { order_ids: ids, force: input.force }, total: ids.length });
   },
 });
 
@@ -59,7 +59,7 @@ export const bulkCancel = defineAction({
   input: z.strictObject({ order_ids: orderIds }),
   async handler(ctx, { input }) {
     const ids = unique(input.order_ids);
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: BULK_CANCEL_KIND, payload: { order_ids: ids }, total: ids.length });
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: bulkCancelTask, payload: { order_ids: ids }, total: ids.length });
   },
 });
 
@@ -77,7 +77,7 @@ export const bulkSetTags = defineAction({
     const ids = unique(input.order_ids);
     return enqueueJob(ctx.db, {
       shopId: ctx.shopId,
-      kind: BULK_SET_TAGS_KIND,
+      task: bulkSetTagsTask,
       payload: { order_ids: ids, add: unique(input.add), remove: unique(input.remove) },
       total: ids.length,
     });

@@ -3,13 +3,13 @@ import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import { conflict } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
-import { enqueueJob } from "../../../core/jobs.ts";
+import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { type Order, getOrder } from "../../../platform/operations/orders.ts";
 import type { PlatformRuntime } from "../../../platform/runtime.ts";
 import { applyPreorderOrder } from "../../../preorders/orders/ingest.ts";
 import { chargeDecision, loadOrder } from "../../../preorders/orders/model.ts";
 
-export const CHARGE_BALANCE_KIND = "preorders_order_charge_balance";
+export const chargeBalanceTask = declareJobTask({ name: "preorders_order_charge_balance" });
 
 export const chargeBalance = defineAction({
   name: "preorders.orders.charge_balance",
@@ -26,7 +26,7 @@ export const chargeBalance = defineAction({
     const decision = chargeDecision(order);
     if (decision.outcome !== "apply") throw conflict(decision.reason);
     await ctx.db.query("update preorder_orders set balance_requested_at = now(), updated_at = now() where id = $1", [order.id]);
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: CHARGE_BALANCE_KIND, payload: { order_id: order.id }, total: 1 });
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: chargeBalanceTask, payload: { order_id: order.id }, total: 1 });
   },
 });
 

@@ -2,12 +2,12 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
-import { enqueueJob } from "../../../core/jobs.ts";
+import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { platformId } from "../../../core/params.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
 import { refreshVariantCounts } from "../../../preorders/orders/counts.ts";
 
-export const RECALCULATE_COUNTS_KIND = "preorders_recalculate_preorder_counts";
+export const recalculateCountsTask = declareJobTask({ name: "preorders_recalculate_preorder_counts" });
 export const RECALCULATE_CAP = 5000;
 
 export const bulkRecalculatePreorderCounts = defineAction({
@@ -20,7 +20,7 @@ export const bulkRecalculatePreorderCounts = defineAction({
   input: z.strictObject({ variant_ids: z.array(platformId("ProductVariant")).min(1).max(RECALCULATE_CAP) }),
   async handler(ctx, { input }) {
     const ids = unique(input.variant_ids);
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: RECALCULATE_COUNTS_KIND, payload: { variant_ids: ids }, total: ids.length });
+    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: recalculateCountsTask, payload: { variant_ids: ids }, total: ids.length });
   },
 });
 

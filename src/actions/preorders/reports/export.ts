@@ -5,13 +5,13 @@ import { type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { invalidField } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
-import { enqueueJob } from "../../../core/jobs.ts";
+import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { platformGid } from "../../../core/params.ts";
 import type { ExportProcessData, ExportProcessMessage } from "../../../preorders/reports/export-process.ts";
 import { CSV_CONTENT_TYPE, exportDownloadPath } from "../../../exports/store.ts";
 import { REPORT_BODY_HELP, REPORTS, type ReportBody, type ReportName, reportBody, reportQuery } from "../../../preorders/reports/query.ts";
 
-export const REPORT_EXPORT_KIND = "preorders_report_export";
+export const reportExportTask = declareJobTask({ name: "preorders_report_export" });
 
 const DESCRIPTIONS: Record<ReportName, string> = {
   by_offer:
@@ -36,7 +36,7 @@ function exportAction(report: ReportName): AnyAction {
     input: reportBody,
     async handler(ctx, { input }) {
       if (input.market_id) await checkMarket(ctx.db, ctx.shopId, input.market_id);
-      return enqueueJob(ctx.db, { shopId: ctx.shopId, kind: REPORT_EXPORT_KIND, payload: { report, body: input }, maxAttempts: 3 });
+      return enqueueJob(ctx.db, { shopId: ctx.shopId, task: reportExportTask, payload: { report, body: input }, maxAttempts: 3 });
     },
   });
 }

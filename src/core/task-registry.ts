@@ -1,0 +1,52 @@
+import type { JobHelpers, Task, TaskList } from "graphile-worker";
+import type { AnyTaskDefinition, TaskContext, TaskDeps } from "./tasks.ts";
+
+/** Every task the worker runs, by name; beside the action registry (registry.ts). */
+export class TaskRegistry {
+  readonly tasks: readonly AnyTaskDefinition[];
+  private readonly byName = new Map<string, AnyTaskDefinition>();
+
+  /** Fails fast on a duplicate or malformed name: one identifier, one run. */
+  constructor(tasks: readonly AnyTaskDefinition[]) {
+    this.tasks = tasks;
+    for (const task of tasks) {
+      if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(task.name)) throw new Error(`Invalid task name: ${task.name}`);
+      if (this.byName.has(task.name)) throw new Error(`Duplicate task name: ${task.name}`);
+      this.byName.set(task.name, task);
+    }
+  }
+
+  get(name: string): AnyTaskDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  /** graphile-worker's task list: each task behind the one wrapper below. */
+  taskList(deps: TaskDeps): TaskList {
+    return Object.fromEntries(this.tasks.map((task) => [task.name, wrap(task, deps)]));
+  }
+}
+
+/**
+ * The one policy for a payload the task's schema refuses: it can never succeed, so it is logged
+ * at error (job id, task, attempt, issues) and the job finishes without a retry.
+ */
+function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
+  return async (raw: unknown, helpers: JobHelpers) => {
+    const parsed = task.payload.safeParse(raw);
+    if (!parsed.success) {
+      deps.log.error(
+        { workerJobId: helpers.job.id, task: task.name, attempt: helpers.job.attempts, issues: parsed.error.issues },
+        "discarding job: payload refused by the task's schema",
+      );
+      return;
+    }
+    const ctx: TaskContext = {
+      ...deps,
+      workerJobId: helpers.job.id,
+      attempt: helpers.job.attempts,
+      maxAttempts: helpers.job.max_attempts,
+      signal: helpers.abortSignal,
+    };
+    await task.run(ctx, parsed.data);
+  };
+}

@@ -1,0 +1,103 @@
+import type pg from "pg";
+import { z } from "zod";
+import type { Channels } from "../channels/index.ts";
+import type { Config } from "../config.ts";
+import type { Log } from "../logger.ts";
+import type { PlatformRuntime } from "../platform/runtime.ts";
+import type { Db } from "./db.ts";
+
+/** What every task may use: built once per worker process (src/runtime/worker.ts). */
+export interface TaskDeps {
+  pool: pg.Pool;
+  log: Log;
+  config: Config;
+  platform: PlatformRuntime;
+  /** The process's senders (one SMTP pool). */
+  channels: Channels;
+}
+
+/** One run of a task: the deps and what graphile-worker says of this attempt. */
+export interface TaskContext extends TaskDeps {
+  /** graphile-worker's id of the job being run (its logs and tables use it). */
+  workerJobId: string;
+  /** 1 for the first run, counting retries. */
+  attempt: number;
+  maxAttempts: number;
+  /** Fires when the worker shuts down and the job should stop early. */
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * What enqueuing needs of a task: its graphile-worker identifier and its payload's schema. Code in
+ * src/ that queues a task holds this, not the run: a run imports the pipeline, which often queues
+ * the task itself, and the reference must not pull that cycle in.
+ */
+export interface TaskRef<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly payload: S;
+}
+
+export interface TaskDefinition<S extends z.ZodType = z.ZodType> extends TaskRef<S> {
+  /** A throw is retried with graphile-worker's backoff until the job's max attempts. */
+  run(ctx: TaskContext, payload: z.output<S>): Promise<unknown>;
+}
+
+export type AnyTaskDefinition = TaskDefinition;
+
+/** A task's identifier and payload, for those that queue it (the run is defined in tasks/). */
+export function declareTask<S extends z.ZodType>(ref: TaskRef<S>): TaskRef<S> {
+  return Object.freeze({ name: ref.name, payload: ref.payload });
+}
+
+/** A task the worker runs: registered in tasks/index.ts. */
+export function defineTask<S extends z.ZodType>(definition: TaskDefinition<S>): TaskDefinition<S> {
+  return definition;
+}
+
+export interface EnqueueOptions {
+  jobKey?: string;
+  /** graphile-worker's default (25) when unset. */
+  maxAttempts?: number;
+  runAt?: Date;
+  /** Run this long after the database's now() (the transaction's start), when `runAt` is unset. */
+  delaySeconds?: number;
+  priority?: number;
+  queueName?: string;
+  jobKeyMode?: "replace" | "preserve_run_at" | "unsafe_dedupe";
+}
+
+/**
+ * Queues the task with graphile-worker's `add_job` on `db`: on the write's transaction client, a
+ * rollback takes the job away and a commit keeps it. A payload its schema refuses is a
+ * programming error and throws before anything is written. Answers graphile-worker's job id.
+ */
+export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<string> {
+  const parsed = task.payload.safeParse(payload);
+  if (!parsed.success) throw new Error(`enqueue ${task.name}: payload refused by the task's schema: ${z.prettifyError(parsed.error)}`);
+  const { rows } = await db.query<{ id: string }>(
+    `select (graphile_worker.add_job(
+       identifier => $1::text,
+       payload => $2::json,
+       queue_name => $3::text,
+       run_at => coalesce($4::timestamptz, now() + make_interval(secs => $5::float8)),
+       max_attempts => $6::int,
+       job_key => $7::text,
+       priority => $8::int,
+       job_key_mode => $9::text
+     )).id`,
+    [
+      task.name,
+      JSON.stringify(parsed.data ?? {}),
+      options.queueName ?? null,
+      options.runAt ?? null,
+      options.delaySeconds ?? null,
+      options.maxAttempts ?? null,
+      options.jobKey ?? null,
+      options.priority ?? null,
+      options.jobKeyMode ?? null,
+    ],
+  );
+  const id = rows[0]?.id;
+  if (id === undefined) throw new Error("add_job returned no row");
+  return id;
+}
