@@ -396,7 +396,7 @@ describe("offers: tenant isolation", () => {
       expect(await offerCall(env.app, otherKey, method, offer.id, suffix, body), `${method} ${suffix}`).toMatchObject(notFound);
     }
     const list = (await api(env.app, "GET", "/preorders/offers", { key: otherKey })).body as { offers: Json[]; total: number };
-    expect(list).toEqual({ offers: [], page: 1, per_page: 50, total: 0 });
+    expect(list).toEqual({ offers: [], page: 1, per_page: 50, total: 0, next_cursor: null });
     const mine = await offerCall(env.app, env.key, "GET", offer.id);
     expect(mine.body).toMatchObject({ name: "Mine", status: "draft", shipping: { display: { shipping_text: "Ships as soon as it is available." } } });
   });

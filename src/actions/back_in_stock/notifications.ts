@@ -3,11 +3,11 @@ import { defineAction } from "../../core/action.ts";
 import { uuid } from "../../core/schemas.ts";
 import { STAGES } from "../../back_in_stock/templates/default-templates.ts";
 import { SIGNUP_CHANNELS, variantIdSchema } from "../../back_in_stock/signups/model.ts";
-import { Filters, cursorSchema, encodeCursor, perPage } from "../../back_in_stock/signups/query.ts";
+import { Filters } from "../../back_in_stock/signups/query.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../core/period.ts";
 
 export const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
-const MAX_PER_PAGE = 250;
 
 interface NotificationRow {
   id: string;
@@ -30,7 +30,7 @@ export const listNotifications = defineAction({
   name: "back_in_stock.notifications.list",
   method: "GET",
   path: "/back_in_stock/notifications",
-  description: `The notifications log, newest first, as { notifications, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). Paging: per_page (1-${MAX_PER_PAGE}, default 50) and cursor (the previous page's next_cursor; null on the last page).`,
+  description: `The notifications log, newest first, as { notifications, page, per_page, total, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). ${PAGING_RULE}.`,
   kind: "read",
   input: z.strictObject({
     signup_id: uuid("signup").optional(),
@@ -40,9 +40,8 @@ export const listNotifications = defineAction({
     stage: z.enum(STAGES).optional(),
     from: periodStart.optional(),
     to: periodEnd.optional(),
-    per_page: perPage(MAX_PER_PAGE, 50),
-    cursor: cursorSchema(z.tuple([z.iso.datetime(), z.string().regex(/^\d{1,19}$/)])).optional(),
-  }),
+    ...pagingParams(z.tuple([z.iso.datetime(), z.string().regex(/^\d{1,19}$/)])),
+  }).superRefine(pageOrCursor),
   async handler(ctx, { input }) {
     const where = new Filters([ctx.shopId])
       .add("n.shop_id = $1")
@@ -53,8 +52,9 @@ export const listNotifications = defineAction({
       .when(input.stage, (p) => `n.stage = ${p}`)
       .when(input.from, (p) => `n.created_at >= ${p}`)
       .when(input.to, (p) => `n.created_at < ${p}`);
-    if (input.cursor) where.add(`(n.created_at, n.id) < (${where.param(input.cursor[0])}::timestamptz, ${where.param(input.cursor[1])}::bigint)`);
-    const limit = where.param(input.per_page + 1);
+    const p = paging(input);
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from bis_notifications n where ${where.sql()}`, where.params);
+    if (p.after) where.add(`(n.created_at, n.id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::bigint)`);
     const { rows } = await ctx.db.query<NotificationRow>(
       `select n.id::text as id, n.signup_id, n.ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
               n.error, n.provider_message_id, n.delivery_status, n.created_at,
@@ -62,28 +62,23 @@ export const listNotifications = defineAction({
        from bis_notifications n left join bis_signups s on s.id = n.signup_id
        where ${where.sql()}
        order by n.created_at desc, n.id desc
-       limit ${limit}`,
+       limit ${where.param(p.limit)} offset ${where.param(p.offset)}`,
       where.params,
     );
-    const page = rows.slice(0, input.per_page);
-    const last = page.at(-1);
-    return {
-      notifications: page.map((n) => ({
-        id: n.id,
-        signup_id: n.signup_id,
-        message_id: n.ledger_id,
-        variant_id: n.variant_id,
-        stage: n.stage,
-        channel: n.channel,
-        recipient: n.contact,
-        status: n.status,
-        blocked_reason: n.blocked_reason,
-        error: n.error,
-        provider_message_id: n.provider_message_id,
-        delivery_status: n.delivery_status,
-        created_at: n.created_at.toISOString(),
-      })),
-      next_cursor: rows.length > input.per_page && last ? encodeCursor([last.cursor_at, last.id]) : null,
-    };
+    return pageAnswer("notifications", p, rows, counted[0]?.n ?? 0, (n) => [n.cursor_at, n.id], (n) => ({
+      id: n.id,
+      signup_id: n.signup_id,
+      message_id: n.ledger_id,
+      variant_id: n.variant_id,
+      stage: n.stage,
+      channel: n.channel,
+      recipient: n.contact,
+      status: n.status,
+      blocked_reason: n.blocked_reason,
+      error: n.error,
+      provider_message_id: n.provider_message_id,
+      delivery_status: n.delivery_status,
+      created_at: n.created_at.toISOString(),
+    }));
   },
 });

@@ -4,7 +4,7 @@ import { type ActionContext, type AnyAction, defineAction } from "../../../core/
 import type { Db } from "../../../core/db.ts";
 import { ApiError, type Issue, notFound, unprocessable } from "../../../core/errors.ts";
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
-import { queryInt } from "../../../core/params.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
 import { notBlank } from "../../../core/schemas.ts";
 import { advancedGroup } from "./advanced.ts";
 import { checkoutGroup } from "./checkout.ts";
@@ -218,45 +218,35 @@ export const createOfferAction = defineAction({
 
 // ---- list, get, rename, delete ----
 
-export const MAX_PER_PAGE = 250;
-
 export const listOffersAction = defineAction({
   name: "preorders.offers.list",
   method: "GET",
   path: OFFERS_PATH,
-  description: `The shop's offers, newest first, paged: page (from 1), per_page (1 to ${MAX_PER_PAGE}, default 50), status (draft, active or disabled). Answers { offers: [full offer, ...], page, per_page, total }. Deleted offers are not listed.`,
+  description: `The shop's offers, newest first, filtered by status (draft, active or disabled). Answers { offers: [full offer, ...], page, per_page, total, next_cursor }. ${PAGING_RULE}. Deleted offers are not listed.`,
   kind: "read",
-  input: z.strictObject({
-    page: queryInt(1, 1_000_000).optional(),
-    per_page: queryInt(1, MAX_PER_PAGE).optional(),
-    status: z.enum(OFFER_STATUSES).optional(),
-  }),
+  input: z
+    .strictObject({
+      ...pagingParams(z.tuple([z.iso.datetime(), z.uuid()])),
+      status: z.enum(OFFER_STATUSES).optional(),
+    })
+    .superRefine(pageOrCursor),
   async handler(ctx, { input }) {
-    const page = input.page ?? 1;
-    const perPage = input.per_page ?? 50;
-    const status = input.status ?? null;
-    const { rows } = await ctx.db.query<OfferRow & { total: number }>(
-      `select ${OFFER_COLUMNS}, (count(*) over ())::int as total from preorder_offers
-       where shop_id = $1 and deleted_at is null and ($2::text is null or status = $2)
+    const p = paging(input);
+    const values: unknown[] = [ctx.shopId, input.status ?? null];
+    const filter = "shop_id = $1 and deleted_at is null and ($2::text is null or status = $2)";
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_offers where ${filter}`, values);
+    const after = p.after ? ` and (created_at, id) < ($${String(values.push(p.after[0]))}::timestamptz, $${String(values.push(p.after[1]))}::uuid)` : "";
+    const { rows } = await ctx.db.query<OfferRow & { cursor_at: string }>(
+      `select ${OFFER_COLUMNS}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at from preorder_offers
+       where ${filter}${after}
        order by created_at desc, id desc
-       limit $3 offset $4`,
-      [ctx.shopId, status, perPage, (page - 1) * perPage],
+       limit ${String(p.limit)} offset ${String(p.offset)}`,
+      values,
     );
-    let total = rows[0]?.total;
-    if (total === undefined) {
-      const counted = await ctx.db.query<{ total: number }>(
-        "select count(*)::int as total from preorder_offers where shop_id = $1 and deleted_at is null and ($2::text is null or status = $2)",
-        [ctx.shopId, status],
-      );
-      total = counted.rows[0]?.total ?? 0;
-    }
     const stats = await variantStats(ctx.db, rows.map((r) => r.id));
-    return {
-      offers: rows.map(({ total: _total, ...row }) => presentOffer(row, stats.get(row.id))),
-      page,
-      per_page: perPage,
-      total,
-    };
+    return pageAnswer("offers", p, rows, counted[0]?.n ?? 0, (row) => [row.cursor_at, row.id], ({ cursor_at: _cursor, ...row }) =>
+      presentOffer(row, stats.get(row.id)),
+    );
   },
 });
 

@@ -3,25 +3,26 @@ import { defineAction } from "../../../core/action.ts";
 import { platformId } from "../../../core/params.ts";
 import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, presentOrder } from "../../../preorders/orders/model.ts";
 import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound } from "../../../core/period.ts";
-import { offerId, positiveInt } from "./params.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
+import { offerId } from "./params.ts";
 
 export const listOrders = defineAction({
   name: "preorders.orders.list",
   method: "GET",
   path: "/preorders/orders",
-  description:
-    `Preorder orders (platform orders with at least one line item on a selling plan), newest first, paged with page (from 1) and per_page (1 to 250, default 50). Filters: status (placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded; derived from the order's facts), offer_id, variant_id (a number or gid), created_from and created_to (${PERIOD_RULE}), email (the customer's, any case). Answers { orders, page, per_page, total }.`,
+  description: `Preorder orders (platform orders with at least one line item on a selling plan), newest first. Filters: status (placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded; derived from the order's facts), offer_id, variant_id (a number or gid), created_from and created_to (${PERIOD_RULE}), email (the customer's, any case). Answers { orders, page, per_page, total, next_cursor }. ${PAGING_RULE}.`,
   kind: "read",
-  input: z.strictObject({
-    status: z.enum(ORDER_STATUSES).optional(),
-    offer_id: offerId.optional(),
-    variant_id: platformId("ProductVariant").optional(),
-    created_from: dateOrTimestamp.optional(),
-    created_to: dateOrTimestamp.optional(),
-    email: z.string().min(1).max(320).optional(),
-    page: positiveInt().default(1),
-    per_page: positiveInt(250).default(50),
-  }),
+  input: z
+    .strictObject({
+      status: z.enum(ORDER_STATUSES).optional(),
+      offer_id: offerId.optional(),
+      variant_id: platformId("ProductVariant").optional(),
+      created_from: dateOrTimestamp.optional(),
+      created_to: dateOrTimestamp.optional(),
+      email: z.string().min(1).max(320).optional(),
+      ...pagingParams(z.tuple([z.iso.datetime(), z.uuid()])),
+    })
+    .superRefine(pageOrCursor),
   async handler(ctx, { input }) {
     const values: unknown[] = [ctx.shopId];
     const where = ["o.shop_id = $1"];
@@ -37,19 +38,16 @@ export const listOrders = defineAction({
     const to = upperBound(input.created_to);
     if (to) add((p) => `o.platform_created_at < ${p}`, to);
     if (input.email) add((p) => `o.email = lower(${p})`, input.email);
-    const filter = where.join(" and ");
-    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_orders o where ${filter}`, values);
-    const { rows } = await ctx.db.query<OrderRow & { lines: LineRow[] }>(
-      `select o.*, ${LINES_JSON} as lines from preorder_orders o where ${filter}
+    const p = paging(input);
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_orders o where ${where.join(" and ")}`, values);
+    if (p.after) where.push(`(o.platform_created_at, o.id) < ($${String(values.push(p.after[0]))}::timestamptz, $${String(values.push(p.after[1]))}::uuid)`);
+    const { rows } = await ctx.db.query<OrderRow & { lines: LineRow[]; cursor_at: string }>(
+      `select o.*, ${LINES_JSON} as lines, to_char(o.platform_created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+       from preorder_orders o where ${where.join(" and ")}
        order by o.platform_created_at desc, o.id desc
-       limit ${input.per_page} offset ${(input.page - 1) * input.per_page}`,
+       limit ${String(p.limit)} offset ${String(p.offset)}`,
       values,
     );
-    return {
-      orders: rows.map(({ lines, ...order }) => presentOrder(order, lines)),
-      page: input.page,
-      per_page: input.per_page,
-      total: counted[0]?.n ?? 0,
-    };
+    return pageAnswer("orders", p, rows, counted[0]?.n ?? 0, (row) => [row.cursor_at, row.id], ({ lines, cursor_at: _cursor, ...order }) => presentOrder(order, lines));
   },
 });

@@ -8,15 +8,6 @@ export const positiveJsonInt = (max?: number) => {
   return max === undefined ? base : base.max(max);
 };
 
-/** A positive integer, from a query string (text, hence coerced). */
-export const positiveInt = (max?: number) => {
-  const base = z.coerce
-    .number({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) })
-    .int({ error: "must be an integer" })
-    .min(1);
-  return max === undefined ? base : base.max(max);
-};
-
 export const ISO_4217 = z
   .string({ error: "must be an ISO 4217 currency code" })
   .regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code")

@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { queryInt } from "../../../core/params.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
 import { OFFERS_PATH, findOffer, offerParams } from "../offers/model.ts";
-
-export const VARIANTS_MAX_PER_PAGE = 250;
-const DEFAULT_PER_PAGE = 50;
 
 interface VariantListRow {
   legacy_id: string;
@@ -16,7 +13,6 @@ interface VariantListRow {
   product_title: string | null;
   inventory_policy: string | null;
   available: number | null;
-  total: number;
 }
 
 /** GET /preorders/offers/{id}/variants: what `variants.url` of the offer points to. */
@@ -24,26 +20,23 @@ export const listOfferVariants = defineAction({
   name: "preorders.offers.variants.list",
   method: "GET",
   path: `${OFFERS_PATH}/{id}/variants`,
-  description: `The variants the offer applies to (the list its variants.url points to), by numeric id, paged: page (from 1), per_page (1 to ${VARIANTS_MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}). Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at }], page, per_page, total }. For an all or collection source the list is what the last resolution found.`,
+  description: `The variants the offer applies to (the list its variants.url points to), by numeric id. Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at }], page, per_page, total, next_cursor }. ${PAGING_RULE}. For an all or collection source the list is what the last resolution found.`,
   kind: "read",
   params: offerParams,
-  input: z.strictObject({
-    page: queryInt(1, 1_000_000).optional(),
-    per_page: queryInt(1, VARIANTS_MAX_PER_PAGE).optional(),
-  }),
+  input: z.strictObject(pagingParams(z.tuple([z.string().regex(/^\d{1,19}$/), z.string().max(200)]))).superRefine(pageOrCursor),
   async handler(ctx, { params, input }) {
     const offer = await findOffer(ctx.db, ctx.shopId, params.id);
-    const page = input.page ?? 1;
-    const perPage = input.per_page ?? DEFAULT_PER_PAGE;
+    const p = paging(input);
+    const { rows: counted } = await ctx.db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offer.id]);
     const { rows } = await ctx.db.query<VariantListRow>(
       `with page as (
-         select o.variant_id, o.legacy_id, o.added_at, count(*) over () as total
+         select o.variant_id, o.legacy_id, o.added_at
          from preorder_offer_variants o
-         where o.offer_id = $1
+         where o.offer_id = $1 and ($5::bigint is null or (o.legacy_id, o.variant_id) > ($5::bigint, $6::text))
          order by o.legacy_id, o.variant_id
          limit $3 offset $4
        )
-       select page.legacy_id::text, page.variant_id, page.added_at, page.total::int,
+       select page.legacy_id::text, page.variant_id, page.added_at,
               v.title, v.sku, v.product_id, p.title as product_title, v.inventory_policy,
               case when v.id is null then null else
                 (select coalesce(sum(l.available), 0)::int
@@ -55,29 +48,19 @@ export const listOfferVariants = defineAction({
        left join variants v on v.shop_id = $2 and v.id = page.variant_id
        left join products p on p.shop_id = $2 and p.id = v.product_id
        order by page.legacy_id, page.variant_id`,
-      [offer.id, ctx.shopId, perPage, (page - 1) * perPage],
+      [offer.id, ctx.shopId, p.limit, p.offset, p.after?.[0] ?? null, p.after?.[1] ?? null],
     );
-    let total = rows[0]?.total;
-    if (total === undefined) {
-      const counted = await ctx.db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offer.id]);
-      total = counted.rows[0]?.n ?? 0;
-    }
-    return {
-      variants: rows.map((r) => ({
-        id: Number(r.legacy_id),
-        gid: r.variant_id,
-        title: r.title,
-        sku: r.sku,
-        product_id: r.product_id,
-        product_title: r.product_title,
-        inventory_policy: r.inventory_policy,
-        inventory_available: r.available,
-        in_catalog: r.title !== null,
-        added_at: r.added_at.toISOString(),
-      })),
-      page,
-      per_page: perPage,
-      total,
-    };
+    return pageAnswer("variants", p, rows, counted[0]?.n ?? 0, (r) => [r.legacy_id, r.variant_id], (r) => ({
+      id: Number(r.legacy_id),
+      gid: r.variant_id,
+      title: r.title,
+      sku: r.sku,
+      product_id: r.product_id,
+      product_title: r.product_title,
+      inventory_policy: r.inventory_policy,
+      inventory_available: r.available,
+      in_catalog: r.title !== null,
+      added_at: r.added_at.toISOString(),
+    }));
   },
 });

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { queryInt } from "./params.ts";
+
+/**
+ * One paging behaviour for every list: `per_page` (1 to 250, default 50), and either `page` (from
+ * 1: offset paging) or `cursor` (the previous page's `next_cursor`: keyset paging, stable while
+ * items are added). Every list answers `{ <items>, page, per_page, total, next_cursor }`: `page`
+ * is null on a cursor page, `total` counts every item the filters match, and `next_cursor` is null
+ * on the last page.
+ */
+
+export const MAX_PER_PAGE = 250;
+export const DEFAULT_PER_PAGE = 50;
+const MAX_PAGE = 1_000_000;
+
+/** How descriptions say it, the same way in every list. */
+export const PAGING_RULE = `Paging: per_page (1 to ${String(MAX_PER_PAGE)}, default ${String(DEFAULT_PER_PAGE)}) and either page (from 1) or cursor (the previous answer's next_cursor, which stays valid while items are added; null on the last page); the answer carries page (null with a cursor), per_page, total and next_cursor`;
+
+/** Opaque keyset cursor: the sort key of the last item of the previous page. */
+export function encodeCursor(values: readonly (string | number)[]): string {
+  return Buffer.from(JSON.stringify(values)).toString("base64url");
+}
+
+/** A cursor query parameter, decoded into the list's sort key (`shape`). */
+export function cursorParam<T extends z.ZodType>(shape: T) {
+  return z
+    .string()
+    .transform((value, ctx): z.output<T> => {
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(Buffer.from(value, "base64url").toString("utf8"));
+      } catch {
+        decoded = undefined;
+      }
+      const parsed = shape.safeParse(decoded);
+      if (!parsed.success) {
+        ctx.addIssue({ code: "custom", message: "must be the next_cursor of a previous page", input: value });
+        return z.NEVER;
+      }
+      return parsed.data;
+    })
+    .describe("next_cursor of the previous page");
+}
+
+/** The paging fields of a list's query, with the list's cursor (its sort key). */
+export function pagingParams<T extends z.ZodType>(cursorKey: T) {
+  return {
+    page: queryInt(1, MAX_PAGE).optional(),
+    per_page: queryInt(1, MAX_PER_PAGE).optional(),
+    cursor: cursorParam(cursorKey).optional(),
+  };
+}
+
+/** A page and a cursor contradict each other: refused rather than one silently winning. */
+export function pageOrCursor(value: { page?: unknown; cursor?: unknown }, ctx: z.RefinementCtx): void {
+  if (value.page !== undefined && value.cursor !== undefined) ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not allowed with page" });
+}
+
+export interface Paging<C> {
+  /** null on a cursor page. */
+  page: number | null;
+  perPage: number;
+  offset: number;
+  /** The sort key to continue after (keyset), when a cursor was given. */
+  after: C | undefined;
+  /** Rows to fetch: one more than a page, to know whether another follows. */
+  limit: number;
+}
+
+export function paging<C>(input: { page?: number | undefined; per_page?: number | undefined; cursor?: C | undefined }): Paging<C> {
+  const perPage = input.per_page ?? DEFAULT_PER_PAGE;
+  if (input.cursor !== undefined) return { page: null, perPage, offset: 0, after: input.cursor, limit: perPage + 1 };
+  const page = input.page ?? 1;
+  return { page, perPage, offset: (page - 1) * perPage, after: undefined, limit: perPage + 1 };
+}
+
+/** The answer of a list from the rows fetched with `paging.limit`: items, page, per_page, total, next_cursor. */
+export function pageAnswer<R, K extends string>(
+  key: K,
+  p: Paging<unknown>,
+  rows: readonly R[],
+  total: number,
+  sortKey: (row: R) => readonly (string | number)[],
+  present: (row: R) => unknown,
+): Record<K, unknown[]> & { page: number | null; per_page: number; total: number; next_cursor: string | null } {
+  const items = rows.slice(0, p.perPage);
+  const last = items.at(-1);
+  return {
+    [key]: items.map(present),
+    page: p.page,
+    per_page: p.perPage,
+    total,
+    next_cursor: rows.length > p.perPage && last !== undefined ? encodeCursor(sortKey(last)) : null,
+  } as Record<K, unknown[]> & { page: number | null; per_page: number; total: number; next_cursor: string | null };
+}
