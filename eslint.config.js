@@ -40,11 +40,4 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // The offer groups advanced, payments and shipping constrain each other (deposits need the
-    // platform selling plan, a split into orders detaches it); their references run inside
-    // functions, after all three modules load. To be split into one group-definitions module.
-    files: ["src/actions/preorders/offers/advanced.ts", "src/actions/preorders/offers/payments.ts", "src/actions/preorders/offers/shipping.ts"],
-    rules: { "import-x/no-cycle": "off" },
-  },
 );

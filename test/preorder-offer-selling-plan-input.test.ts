@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { inventorySchema } from "../src/actions/preorders/offers/inventory.ts";
-import { paymentsSchema } from "../src/actions/preorders/offers/payments.ts";
-import { shippingSchema } from "../src/actions/preorders/offers/shipping.ts";
+import { paymentsSchema, shippingSchema } from "../src/actions/preorders/offers/plan-groups.ts";
 import {
   type OfferForPlatform,
   sellingPlanGroupInputFromOffer,

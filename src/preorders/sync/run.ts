@@ -12,11 +12,9 @@ import {
   updateSellingPlanGroup,
 } from "../../platform/operations/selling-plans.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
-import { advancedGroup } from "../../actions/preorders/offers/advanced.ts";
 import { inventoryGroup } from "../../actions/preorders/offers/inventory.ts";
 import { OFFER_COLUMNS, type OfferRow, OfferState } from "../../actions/preorders/offers/model.ts";
-import { paymentsGroup } from "../../actions/preorders/offers/payments.ts";
-import { shippingGroup } from "../../actions/preorders/offers/shipping.ts";
+import { advancedGroup, paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 

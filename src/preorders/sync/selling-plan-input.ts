@@ -6,8 +6,7 @@ import type {
   SellingPlanPricingPolicyInput,
 } from "../../platform/operations/selling-plans.ts";
 import type { Inventory } from "../../actions/preorders/offers/inventory.ts";
-import type { Payments, PaymentOption } from "../../actions/preorders/offers/payments.ts";
-import type { Shipping } from "../../actions/preorders/offers/shipping.ts";
+import type { PaymentOption, Payments, Shipping } from "../../actions/preorders/offers/plan-groups.ts";
 
 /**
  * An offer as the platform sees it: one selling plan group (the offer) holding one plan of

@@ -1,57 +1,8 @@
-import { fieldIssue } from "../../../core/errors.ts";
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
-import { LIMITS, type OfferState, changeGroup, defineGroup, groupAction, groupGetAction, groupPatchAction, groupPath, markOfferChanged, offerParams, presentGroup, requiredLabel } from "./model.ts";
-import { disableDeposits } from "./payments.ts";
-import { shippingGroup } from "./shipping.ts";
-
-export const BUTTON_TEXT_STATES = ["before_launch", "after_launch", "out_of_stock"] as const;
-
-/** Platform selling plan attachment, custom CSS, and the button's text per display state. */
-export const advancedSchema = z.strictObject({
-  // true: the offer is a selling plan group on the platform (deposits and partial payments need it)
-  use_platform_selling_plan: z.boolean().default(true),
-  custom_css: z.string().max(LIMITS.css).default(""),
-  // null: the button shows widget.button.text in that state
-  button_text_overrides: z
-    .strictObject({
-      before_launch: requiredLabel.nullable().default(null),
-      after_launch: requiredLabel.nullable().default(null),
-      out_of_stock: requiredLabel.nullable().default(null),
-    })
-    .prefault({}),
-});
-
-export type Advanced = z.output<typeof advancedSchema>;
-
-function splitIsOrders(offer: OfferState): boolean {
-  return offer.get(shippingGroup).fulfillment.split.type === "orders";
-}
-
-export const advancedGroup = defineGroup({
-  key: "advanced",
-  schema: advancedSchema,
-  normalize(next, _patch, offer) {
-    // Without the platform's selling plan there are no deposits or partial payments.
-    if (!next.use_platform_selling_plan) disableDeposits(offer);
-    return [];
-  },
-  rules(value, env) {
-    if (value.use_platform_selling_plan && splitIsOrders(env.offer)) {
-      return [fieldIssue("use_platform_selling_plan", "cannot be true while shipping.fulfillment.split.type is orders; turn that split off first")];
-    }
-    return [];
-  },
-});
-
-/** Turns the platform selling plan off (split into orders needs that), with what depends on it. */
-export function detachPlatformSellingPlan(offer: OfferState): void {
-  offer.modify(advancedGroup, (value) => {
-    value.use_platform_selling_plan = false;
-  });
-  disableDeposits(offer);
-}
+import { changeGroup, groupAction, groupGetAction, groupPatchAction, groupPath, markOfferChanged, offerParams, presentGroup, requiredLabel } from "./model.ts";
+import { BUTTON_TEXT_STATES, advancedGroup, splitIsOrders } from "./plan-groups.ts";
 
 export const attachToPlatformSellingPlan = defineAction({
   name: "preorders.offers.advanced.attach_to_platform_selling_plan",

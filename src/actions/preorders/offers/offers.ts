@@ -6,7 +6,6 @@ import { ApiError, type Issue, notFound, unprocessable } from "../../../core/err
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
 import { notBlank } from "../../../core/schemas.ts";
-import { advancedGroup } from "./advanced.ts";
 import { checkoutGroup } from "./checkout.ts";
 import { countdownGroup } from "./countdown.ts";
 import { isPlainObject } from "../../../core/deep-partial.ts";
@@ -32,7 +31,6 @@ import {
   presentGroup,
   saveSettings,
 } from "./model.ts";
-import { paymentsGroup } from "./payments.ts";
 import {
   type ResolvedVariant,
   type VariantStats,
@@ -43,7 +41,7 @@ import {
   variantRefs,
   variantStats,
 } from "./products.ts";
-import { shippingGroup } from "./shipping.ts";
+import { advancedGroup, paymentsGroup, shippingGroup } from "./plan-groups.ts";
 import { translationsGroup } from "./translations.ts";
 import { widgetGroup } from "./widget.ts";
 

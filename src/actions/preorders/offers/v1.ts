@@ -5,13 +5,11 @@ import { hexColor, isoTimestamp, notBlank } from "../../../core/schemas.ts";
 import type { DeepPartial } from "../../../core/deep-partial.ts";
 import { type GroupKey, type OfferRow, OfferState, label, longText, platformTag, requiredLabel } from "./model.ts";
 import { type ProductsCreate, createOffer } from "./offers.ts";
-import { type Payments, type PaymentOption, paymentsGroup } from "./payments.ts";
-import { advancedGroup } from "./advanced.ts";
+import { type PaymentOption, type Payments, advancedGroup, paymentsGroup, shippingGroup } from "./plan-groups.ts";
 import { checkoutGroup } from "./checkout.ts";
 import { inventoryGroup } from "./inventory.ts";
 import { limitsGroup } from "./limits.ts";
 import { marketsGroup } from "./markets.ts";
-import { shippingGroup } from "./shipping.ts";
 import { variantRefs } from "./products.ts";
 import { widgetGroup } from "./widget.ts";
 

@@ -3,7 +3,7 @@ import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type ActionContext, defineAction } from "../../../core/action.ts";
 import { platformId, queryList } from "../../../core/params.ts";
 import { type VariantInventory, getInventoryLevels } from "../../../platform/operations/inventory.ts";
-import { advancedGroup } from "../offers/advanced.ts";
+import { advancedGroup } from "../offers/plan-groups.ts";
 import { inventoryGroup } from "../offers/inventory.ts";
 import { limitsGroup } from "../offers/limits.ts";
 import { marketsGroup } from "../offers/markets.ts";
