@@ -42,8 +42,7 @@ async function appJob(id: string): Promise<JobRow> {
 
 /**
  * The service's worker process (test/fixtures/slow-job-worker.ts) with small heartbeat thresholds;
- * resolves once it is ready. Jobs are queued only after that: the fixture's slow task fails
- * when it runs before the fixture has finished starting.
+ * resolves once it is ready (its signal handlers installed).
  */
 async function startWorkerProcess(slowJobMs: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {

@@ -157,13 +157,16 @@ describe("SIGTERM during a running job", () => {
     const { job_id: jobId } = answer.body as { job_id: string };
     const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
       env: { ...process.env, DATABASE_URL: env.db.url, LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent", SLOW_JOB_MS: "1500" },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "pipe", "inherit"],
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // Its signal handlers are installed once it says so; the job may be running before that.
+    const ready = new Promise<void>((resolve) => child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("worker ready") && resolve()));
     await waitFor("the slow job to start", async () => {
       const job = await jobRow(jobId);
       return job?.status === "running" && job.processed === 1 ? job : undefined;
     });
+    await ready;
     child.kill("SIGTERM");
     const code = await exited;
     expect(code).toBe(0);
