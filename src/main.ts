@@ -11,15 +11,19 @@ const all = !values.web && !values.worker;
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
 
+// Signals are taken from the start: a SIGTERM while the service is still starting (migrations
+// waiting on another process's lock, the worker already claiming jobs) waits for the start to
+// finish, then stops it gracefully, instead of killing the process mid-job.
+const starting = startService(config, log, {
+  web: all || Boolean(values.web),
+  worker: all || Boolean(values.worker),
+  migrate: all,
+  demo: all,
+});
+stopOnSignals(async () => (await starting).stop(), config, log);
 try {
-  const service = await startService(config, log, {
-    web: all || Boolean(values.web),
-    worker: all || Boolean(values.worker),
-    migrate: all,
-    demo: all,
-  });
-  stopOnSignals(service.stop, config, log);
+  await starting;
 } catch (error) {
   log.fatal({ err: error }, "failed to start");
-  process.exitCode = 1;
+  process.exit(1);
 }

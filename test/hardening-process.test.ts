@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createShopWithKey } from "./helpers/app.ts";
+import { MIGRATION_LOCK_ID } from "../src/db/migrate.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -133,6 +134,40 @@ describe("SIGTERM to the npm script's pid", () => {
     leftovers.push(...tree.map((p) => p.pid));
     expect(tree.some((p) => p.cmd.includes("src/main.ts --worker"))).toBe(true);
     expect(tree.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
+  });
+});
+
+describe("SIGTERM while the service is still starting", () => {
+  it("waits for the start to finish, then stops gracefully (exit 0), instead of dying mid-start", async () => {
+    // Hold the migrations' advisory lock: `npm start` waits in migrate(), inside startService.
+    const admin = new pg.Client({ connectionString: env.db.url });
+    await admin.connect();
+    try {
+      await admin.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+      const extra = { PORT: String(await freePort()), PLATFORM_EMULATOR_PORT: String(await freePort()), LOG_LEVEL: "info" };
+      const child = spawn(process.execPath, ["src/main.ts"], { env: serviceEnv(extra), stdio: ["ignore", "pipe", "ignore"] });
+      const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+      const output: string[] = [];
+      createInterface({ input: child.stdout }).on("line", (line) => output.push(line));
+      try {
+        await waitFor("the start to wait for the migration lock", async () => {
+          const { rows } = await admin.query<{ n: number }>(
+            `select count(*)::int as n from pg_locks
+             where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+          );
+          return (rows[0]?.n ?? 0) > 0 ? true : undefined;
+        });
+        child.kill("SIGTERM");
+        // Let the start go on; the signal's stop runs once it has finished.
+        await admin.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);
+        expect(await exited).toEqual([0, null]);
+        expect(output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      }
+    } finally {
+      await admin.end();
+    }
   });
 });
 

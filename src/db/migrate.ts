@@ -7,7 +7,7 @@ import { type Log, workerLogger } from "../logger.ts";
 
 const SQL_DIR = fileURLToPath(new URL("../../sql/", import.meta.url));
 /** Any constant unique to this application; every migrating process waits on it. */
-const MIGRATION_LOCK_ID = 7_215_300_001;
+export const MIGRATION_LOCK_ID = 7_215_300_001;
 
 export interface Migration {
   id: number;
