@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { rollbackFailed } from "../core/db.ts";
-import type { ExportRecord, SaveExportOptions } from "./store.ts";
+import type { ExportRecord, SaveExportOptions } from "./records.ts";
 
 /**
  * Large exports, written as they are produced: the file's bytes go to `export_chunks` (about

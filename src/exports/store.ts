@@ -6,6 +6,9 @@ import type { Db } from "../core/db.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import { isUuid } from "../core/params.ts";
 import { ChunkedExportWriter } from "./chunks.ts";
+import type { ExportRecord, SaveExportOptions } from "./records.ts";
+
+export type { ExportRecord, SaveExportOptions } from "./records.ts";
 
 /**
  * Export files of any area, stored in PostgreSQL (`exports`) so every web process can serve
@@ -15,17 +18,7 @@ import { ChunkedExportWriter } from "./chunks.ts";
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
-/** An export as stored, without its bytes. */
-export interface ExportRecord {
-  id: string;
-  shop_id: string;
-  job_id: string | null;
-  filename: string;
-  content_type: string;
-  byte_size: number;
-  created_at: Date;
-}
-
+/** An export as stored, with the path that downloads it. */
 export interface ExportInfo extends ExportRecord {
   /** Relative to the host: `/api/v2/external/exports/{id}`. */
   download_path: string;
@@ -33,15 +26,6 @@ export interface ExportInfo extends ExportRecord {
 
 export interface ExportFile extends ExportInfo {
   bytes: Buffer;
-}
-
-export interface SaveExportOptions {
-  shopId: string;
-  /** The producing job; a retry of that job replaces its file of the same name. */
-  jobId?: string | null;
-  filename: string;
-  contentType: string;
-  body: Buffer | string;
 }
 
 /** The v2 path that downloads an export (what an export job puts in its result). */
