@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { scanReminders } from "../src/back_in_stock/alerts/reminders.ts";
 import { alertRunKey, checkInventory } from "../src/back_in_stock/alerts/runs.ts";
 import { verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
-import { signWebhook } from "../src/platform/webhooks.ts";
 import { CRONTAB } from "../tasks/index.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
@@ -13,6 +12,7 @@ import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { header } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
 const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
 
@@ -64,24 +64,8 @@ async function addSignups(shop: Shop, variant: number, specs: SignupSpec[]): Pro
 }
 
 async function webhook(shop: Shop, topic: string, payload: unknown): Promise<void> {
-  const body = JSON.stringify(payload);
-  const response = await fetch(`${env.app.origin}/webhooks/platform/${topic}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-platform-topic": topic,
-      "x-platform-shop-domain": shop.domain,
-      "x-platform-webhook-id": randomUUID(),
-      "x-platform-triggered-at": new Date().toISOString(),
-      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
-    },
-    body,
-  });
-  expect(response.status).toBe(200);
-  await waitFor("the webhook to be processed", async () => {
-    const { rows } = await env.app.pool.query("select 1 from webhook_deliveries where shop_id = $1 and processed_at is null", [shop.shopId]);
-    return rows.length === 0 ? true : undefined;
-  });
+  await deliverWebhook(env.app.origin, topic, payload, shop.domain);
+  await webhooksProcessed(env.app.pool, shop.shopId);
 }
 
 let clock = 0;

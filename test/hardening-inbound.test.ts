@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +10,7 @@ import { createShopWithKey } from "./helpers/app.ts";
 import { seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { type Delivery, postDelivery, signedDelivery } from "./helpers/webhook-delivery.ts";
 
 /**
  * Inbound endpoints under attack: replayed or re-addressed platform webhooks, bodies PostgreSQL
@@ -33,33 +33,8 @@ beforeAll(async () => {
   await seedVariants(env.app.pool, shopA, [{ n: 301, product: 30, productTitle: TRICKY_TITLE, title: "M" }]);
 });
 
-interface Delivery {
-  topic: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-function delivery(topic: string, payload: unknown, overrides: Record<string, string> = {}): Delivery {
-  const body = Buffer.from(JSON.stringify(payload));
-  return {
-    topic,
-    body,
-    headers: {
-      "content-type": "application/json",
-      "x-platform-topic": topic,
-      "x-platform-shop-domain": DOMAIN_A,
-      "x-platform-webhook-id": randomUUID(),
-      "x-platform-triggered-at": new Date().toISOString(),
-      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
-      ...overrides,
-    },
-  };
-}
-
-async function send(d: Delivery): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${env.app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
-  return { status: response.status, body: await response.json() };
-}
+const delivery = (topic: string, payload: unknown, overrides: Record<string, string> = {}): Delivery => signedDelivery(topic, payload, DOMAIN_A, overrides);
+const send = (d: Delivery): Promise<{ status: number; body: unknown }> => postDelivery(env.app.origin, d);
 
 let nextOrder = 7000;
 /** A fresh order payload of shop A with a customer: what a replay would carry into another shop. */

@@ -4,11 +4,10 @@ import { preorderCountsForVariants, storedVariantCounts } from "../src/preorders
 import { relinkOfferOrderLines } from "../src/preorders/orders/ingest.ts";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
 import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
-import { signWebhook } from "../src/platform/webhooks.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
-import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
 const env = useTestEnv({
   shop: "Orders Shop",
@@ -95,30 +94,10 @@ function orderPayload(spec: OrderSpec = {}) {
   };
 }
 
-async function deliver(topic: string, payload: unknown, shopDomain = domain): Promise<void> {
-  const body = JSON.stringify(payload);
-  const response = await fetch(`${env.app.origin}/webhooks/platform/${topic}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-platform-topic": topic,
-      "x-platform-shop-domain": shopDomain,
-      "x-platform-webhook-id": randomUUID(),
-      "x-platform-triggered-at": new Date().toISOString(),
-      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
-    },
-    body,
-  });
-  expect(response.status).toBe(200);
-}
+const deliver = (topic: string, payload: unknown, shopDomain = domain): Promise<void> => deliverWebhook(env.app.origin, topic, payload, shopDomain);
 
 /** Every recorded delivery processed by the worker. */
-async function processed(): Promise<void> {
-  await waitFor("every webhook delivery processed", async () => {
-    const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
-    return rows[0]?.n === 0 ? true : undefined;
-  });
-}
+const processed = (): Promise<void> => webhooksProcessed(env.app.pool);
 
 /** Delivers in order (each processed before the next) and answers the preorder order's id. */
 async function place(topic: string, payload: ReturnType<typeof orderPayload>, shopDomain = domain): Promise<string> {

@@ -1,10 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signWebhook } from "../src/platform/webhooks.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
-import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
 const env = useTestEnv({ shop: "Reports Shop", worker: true });
 let otherKey: string;
@@ -45,29 +43,8 @@ function order(id: number, createdAt: string, lines: Line[], money: { financial:
   };
 }
 
-async function deliver(topic: string, payload: unknown): Promise<void> {
-  const body = JSON.stringify(payload);
-  const response = await fetch(`${env.app.origin}/webhooks/platform/${topic}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-platform-topic": topic,
-      "x-platform-shop-domain": DOMAIN,
-      "x-platform-webhook-id": randomUUID(),
-      "x-platform-triggered-at": new Date().toISOString(),
-      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
-    },
-    body,
-  });
-  expect(response.status).toBe(200);
-}
-
-async function processed(): Promise<void> {
-  await waitFor("every webhook delivery processed", async () => {
-    const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where processed_at is null");
-    return rows[0]?.n === 0 ? true : undefined;
-  });
-}
+const deliver = (topic: string, payload: unknown): Promise<void> => deliverWebhook(env.app.origin, topic, payload, DOMAIN);
+const processed = (): Promise<void> => webhooksProcessed(env.app.pool);
 
 interface ExportJob {
   status: string;

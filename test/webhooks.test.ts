@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signWebhook } from "../src/platform/webhooks.ts";
-import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { type Delivery, postDelivery, signedDelivery } from "./helpers/webhook-delivery.ts";
 
 const DOMAIN = "webhooks-test.platform.local";
 const env = useTestEnv({ worker: true });
@@ -12,33 +11,8 @@ beforeAll(async () => {
   await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [env.shopId, DOMAIN]);
 });
 
-interface Delivery {
-  topic: string;
-  body: string;
-  headers: Record<string, string>;
-}
-
-function delivery(topic: string, payload: unknown, overrides: Record<string, string> = {}): Delivery {
-  const body = JSON.stringify(payload);
-  return {
-    topic,
-    body,
-    headers: {
-      "content-type": "application/json",
-      "x-platform-topic": topic,
-      "x-platform-shop-domain": DOMAIN,
-      "x-platform-webhook-id": randomUUID(),
-      "x-platform-triggered-at": new Date().toISOString(),
-      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
-      ...overrides,
-    },
-  };
-}
-
-async function send(d: Delivery): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${env.app.origin}/webhooks/platform/${d.topic}`, { method: "POST", headers: d.headers, body: d.body });
-  return { status: response.status, body: await response.json() };
-}
+const delivery = (topic: string, payload: unknown, overrides: Record<string, string> = {}): Delivery => signedDelivery(topic, payload, DOMAIN, overrides);
+const send = (d: Delivery): Promise<{ status: number; body: unknown }> => postDelivery(env.app.origin, d);
 
 async function count(sql: string, values: unknown[] = []): Promise<number> {
   const { rows } = await env.app.pool.query<{ n: number }>(`select count(*)::int as n from (${sql}) t`, values);
@@ -60,7 +34,7 @@ describe("platform webhooks", () => {
     delete unsigned.headers["x-platform-hmac-sha256"];
     expect((await send(unsigned)).status).toBe(401);
     const tampered = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"));
-    tampered.body = tampered.body.replace('"available":3', '"available":300');
+    tampered.body = tampered.body.toString().replace('"available":3', '"available":300');
     expect((await send(tampered)).status).toBe(401);
     expect(await count("select 1 from webhook_deliveries")).toBe(0);
   });
