@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { queryInt } from "./params.ts";
+import { EARLIEST_INSTANT, LATEST_INSTANT } from "./period.ts";
+import { unstorable } from "./text-input.ts";
 
 /**
  * One paging behaviour for every list: `per_page` (1 to 250, default 50), and either `page` (from
@@ -20,6 +22,29 @@ export const PAGING_RULE = `Paging: per_page (1 to ${String(MAX_PER_PAGE)}, defa
 export function encodeCursor(values: readonly (string | number)[]): string {
   return Buffer.from(JSON.stringify(values)).toString("base64url");
 }
+
+const INT8_MAX = 2n ** 63n - 1n;
+
+/**
+ * The parts a cursor's sort key is made of, each refused unless PostgreSQL can take it as the
+ * column's type: a cursor is client input like any other (decoded from base64url, so the
+ * dispatcher's text check never saw its content).
+ */
+export const cursorPart = {
+  timestamp: z.iso.datetime().refine((v) => {
+    const at = Date.parse(v);
+    return at >= EARLIEST_INSTANT && at <= LATEST_INSTANT;
+  }),
+  uuid: z.uuid(),
+  bigint: z
+    .string()
+    .regex(/^\d{1,19}$/)
+    .refine((v) => BigInt(v) <= INT8_MAX),
+  text: z
+    .string()
+    .max(200)
+    .refine((v) => !unstorable(v)),
+};
 
 /** A cursor query parameter, decoded into the list's sort key (`shape`). */
 export function cursorParam<T extends z.ZodType>(shape: T) {

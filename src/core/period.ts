@@ -12,7 +12,10 @@ export const PERIOD_RULE = "ISO 8601 dates or timestamps, UTC; from is inclusive
 const MESSAGE = "must be an ISO 8601 date or timestamp";
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 // PostgreSQL has no year 0: an instant before this would fail the query rather than match nothing.
-const EARLIEST = Date.parse("0001-01-01T00:00:00Z");
+/** The instants PostgreSQL's timestamptz and JavaScript's ISO 8601 both write the same way. */
+export const EARLIEST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+export const LATEST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+const EARLIEST = EARLIEST_INSTANT;
 
 const isDate = (value: string): boolean => DATE.test(value);
 

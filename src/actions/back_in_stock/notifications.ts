@@ -4,7 +4,7 @@ import { uuid } from "../../core/schemas.ts";
 import { STAGES } from "../../back_in_stock/templates/default-templates.ts";
 import { SIGNUP_CHANNELS, variantIdSchema } from "../../back_in_stock/signups/model.ts";
 import { Filters } from "../../back_in_stock/signups/query.ts";
-import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../core/paging.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../core/period.ts";
 
 export const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
@@ -40,7 +40,7 @@ export const listNotifications = defineAction({
     stage: z.enum(STAGES).optional(),
     from: periodStart.optional(),
     to: periodEnd.optional(),
-    ...pagingParams(z.tuple([z.iso.datetime(), z.string().regex(/^\d{1,19}$/)])),
+    ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.bigint])),
   }).superRefine(pageOrCursor),
   async handler(ctx, { input }) {
     const where = new Filters([ctx.shopId])

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { SIGNUP_CHANNELS, SIGNUP_STATUSES, type SignupRow, loadSignup, presentSignup, productIdSchema, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { Filters } from "../../../back_in_stock/signups/query.ts";
-import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
 
 export const listSignups = defineAction({
@@ -19,7 +19,7 @@ export const listSignups = defineAction({
     contact: z.string().trim().min(1).max(254).optional(),
     created_from: periodStart.optional(),
     created_to: periodEnd.optional(),
-    ...pagingParams(z.tuple([z.iso.datetime(), z.uuid()])),
+    ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.uuid])),
   }).superRefine(pageOrCursor),
   async handler(ctx, { input }) {
     const where = new Filters([ctx.shopId])

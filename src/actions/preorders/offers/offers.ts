@@ -4,7 +4,7 @@ import { type ActionContext, type AnyAction, defineAction } from "../../../core/
 import type { Db } from "../../../core/db.ts";
 import { ApiError, type Issue, notFound, unprocessable } from "../../../core/errors.ts";
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
-import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { notBlank } from "../../../core/schemas.ts";
 import { checkoutGroup } from "./checkout.ts";
 import { countdownGroup } from "./countdown.ts";
@@ -224,7 +224,7 @@ export const listOffersAction = defineAction({
   kind: "read",
   input: z
     .strictObject({
-      ...pagingParams(z.tuple([z.iso.datetime(), z.uuid()])),
+      ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.uuid])),
       status: z.enum(OFFER_STATUSES).optional(),
     })
     .superRefine(pageOrCursor),

@@ -3,7 +3,7 @@ import { defineAction } from "../../../core/action.ts";
 import { platformId } from "../../../core/params.ts";
 import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, presentOrder } from "../../../preorders/orders/model.ts";
 import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound } from "../../../core/period.ts";
-import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { offerId } from "./params.ts";
 
 export const listOrders = defineAction({
@@ -20,7 +20,7 @@ export const listOrders = defineAction({
       created_from: dateOrTimestamp.optional(),
       created_to: dateOrTimestamp.optional(),
       email: z.string().min(1).max(320).optional(),
-      ...pagingParams(z.tuple([z.iso.datetime(), z.uuid()])),
+      ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.uuid])),
     })
     .superRefine(pageOrCursor),
   async handler(ctx, { input }) {

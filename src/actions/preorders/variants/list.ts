@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
-import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { OFFERS_PATH, findOffer, offerParams } from "../offers/model.ts";
 
 interface VariantListRow {
@@ -23,7 +23,7 @@ export const listOfferVariants = defineAction({
   description: `The variants the offer applies to (the list its variants.url points to), by numeric id. Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at }], page, per_page, total, next_cursor }. ${PAGING_RULE}. For an all or collection source the list is what the last resolution found.`,
   kind: "read",
   params: offerParams,
-  input: z.strictObject(pagingParams(z.tuple([z.string().regex(/^\d{1,19}$/), z.string().max(200)]))).superRefine(pageOrCursor),
+  input: z.strictObject(pagingParams(z.tuple([cursorPart.bigint, cursorPart.text]))).superRefine(pageOrCursor),
   async handler(ctx, { params, input }) {
     const offer = await findOffer(ctx.db, ctx.shopId, params.id);
     const p = paging(input);
