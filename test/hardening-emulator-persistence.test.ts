@@ -148,6 +148,23 @@ describe("emulator state across restarts", () => {
     expect(reader.store.sellingPlanGroups.get(numeric(created.groupId))?.name).toBe("Saved early");
   });
 
+  it("after a crash that lost the last save, hands out none of the ids given since that save", async () => {
+    const file = await stateFile();
+    const e = await start({ stateFile: file, saveDelayMs: 10 });
+    await createGroup(e, "Saved");
+    await waitFor("the snapshot to hold the group", async () => ((await readFile(file, "utf8").catch(() => "")).includes('"Saved"') ? true : undefined));
+    const beforeCrash = await readFile(file, "utf8");
+    const lost = await createGroup(e, "Lost in the crash");
+    await stop(e);
+    // What a SIGKILL within the save delay leaves: the file as it was before the last group.
+    await writeFile(file, beforeCrash);
+    const restarted = await start({ stateFile: file });
+    expect(restarted.store.sellingPlanGroups.get(numeric(lost.groupId))).toBeUndefined();
+    const next = await createGroup(restarted, "After the crash");
+    expect(numeric(next.groupId)).toBeGreaterThan(numeric(lost.groupId));
+    expect(numeric(next.planId)).toBeGreaterThan(numeric(lost.planId));
+  });
+
   it("refuses to start from a file it cannot read rather than seeding over it (that would reuse its ids)", async () => {
     const file = await stateFile();
     await writeFile(file, '{"format":"something else"}');

@@ -105,6 +105,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 }
 
+/** Far more ids than the emulator creates between two saves (a save follows a change within 500 ms). */
+const RESTORE_ID_GAP = 10_000;
+
 /**
  * The store: from the state file when there is one, else seeded (and, with a state file, saved at
  * once, so an unwritable path fails the start rather than a later save).
@@ -130,6 +133,8 @@ async function openStore(options: EmulatorOptions, log: EmulatorLog): Promise<{ 
       });
     }
     ({ store, seed: grewFrom } = restored);
+    // Ids handed out after the last save, before a crash, are never handed out again.
+    store.skipIds(RESTORE_ID_GAP);
     if (!isDeepStrictEqual(restored.seed, seed)) {
       log.warn({ file, saved: restored.seed, requested: seed }, "platform emulator state kept; its seed options differ from the requested ones (move the file away to reseed)");
     }

@@ -98,6 +98,17 @@ export class Store {
     this.#nextPlan = nextId(ID_BASE.SellingPlan, saved?.nextPlan, this.sellingPlans.keys());
   }
 
+  /**
+   * Skips `count` ids of each created kind. A restored store does this once: the file is written
+   * shortly after a change, so a crash can lose the last ids handed out, and they must not be
+   * handed out again (an offer still names them).
+   */
+  skipIds(count: number): void {
+    this.#nextLineItem += count;
+    this.#nextGroup += count;
+    this.#nextPlan += count;
+  }
+
   /** The clock and counters, for a snapshot of the state. */
   counters(): StoreCounters {
     return { lastTime: this.#lastTime, nextLineItem: this.#nextLineItem, nextGroup: this.#nextGroup, nextPlan: this.#nextPlan };
