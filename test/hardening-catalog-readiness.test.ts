@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogSyncTask, enqueueCatalogSync } from "../src/catalog/schedule.ts";
+import { CATALOG_SYNC_FAILED } from "../src/catalog/readiness.ts";
 import { type ApiAnswer, api, createShopWithKey } from "./helpers/app.ts";
 import { seedSignups } from "./helpers/bis-seed.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -144,8 +145,9 @@ describe("a connected shop before its first full sync", () => {
     );
     const state = await setup(key);
     expect(state.catalog).toMatchObject({ status: "failed", last_full_sync_at: null, sync_job: { status: "failed", last_error: "platform answered 401" } });
+    // Nothing is in progress: the refusal says the sync failed, and where to look.
     const answer = await signup(key, UNKNOWN_VARIANT);
-    expect([answer.status, answer.body]).toEqual([409, IN_PROGRESS]);
+    expect([answer.status, answer.body]).toEqual([409, { errors: [CATALOG_SYNC_FAILED] }]);
   });
 });
 

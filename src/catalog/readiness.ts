@@ -14,6 +14,8 @@ import { catalogSyncTask } from "./schedule.ts";
  */
 
 export const CATALOG_SYNC_IN_PROGRESS = "catalog sync in progress";
+/** The same refusal when the latest attempt at that first sync failed: "in progress" would mislead. */
+export const CATALOG_SYNC_FAILED = "catalog sync failed; it is retried by the nightly full sync or a restart (see GET /account/setup)";
 
 export const CATALOG_STATUSES = ["not_started", "syncing", "ready", "failed"] as const;
 export type CatalogStatus = (typeof CATALOG_STATUSES)[number];
@@ -68,9 +70,18 @@ export async function catalogPending(db: Db, shopId: string): Promise<boolean> {
   return row !== undefined && row.connected && row.last_full_sync_at === null;
 }
 
-/** 409 `catalog sync in progress` while the mirror cannot yet tell an unknown id from one not mirrored yet. */
+/**
+ * 409 `catalog sync in progress` while the mirror cannot yet tell an unknown id from one not
+ * mirrored yet (`catalog sync failed; ...` when the latest attempt failed).
+ */
 export async function assertCatalogMirrored(db: Db, shopId: string): Promise<void> {
-  if (await catalogPending(db, shopId)) throw conflict(CATALOG_SYNC_IN_PROGRESS);
+  if (!(await catalogPending(db, shopId))) return;
+  const { rows } = await db.query<{ status: string }>(
+    "select status from jobs where shop_id = $1 and kind = $2 order by created_at desc, id desc limit 1",
+    [shopId, catalogSyncTask.name],
+  );
+  const status = rows[0]?.status;
+  throw conflict(status === "failed" || status === "cancelled" ? CATALOG_SYNC_FAILED : CATALOG_SYNC_IN_PROGRESS);
 }
 
 interface JobFacts {
