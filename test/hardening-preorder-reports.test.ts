@@ -107,7 +107,7 @@ describe("report export bodies", () => {
     // Half a second inside the day of from: not before it.
     expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01", to: "2026-10-01T00:00:00.499Z" } })).status).toBe(202);
     const backwards = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01T00:00:00.500Z", to: "2026-10-01T00:00:00.499Z" } });
-    expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must not be before from"] } });
+    expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must be after from"] } });
     expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: 2, per_page: 10 } })).status).toBe(202);
   });
 });

@@ -234,7 +234,7 @@ describe("report exports", () => {
       ]) as unknown,
     });
     const backwards = await api(env.app, "POST", "/preorders/reports/balance_collection/export", { key: env.key, body: { from: "2026-10-02", to: "2026-10-01" } });
-    expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must not be before from"] } });
+    expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must be after from"] } });
     const market = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "999" } });
     expect(market).toMatchObject({ status: 422, body: { errors: ["market_id must be one of the shop's markets"] } });
     expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "1" } })).status).toBe(202);

@@ -39,7 +39,7 @@ export const reportBody = z
   })
   .refine((b) => !b.from || !b.to || lowerInstant(b.from).getTime() < upperInstant(b.to).getTime(), {
     path: ["to"],
-    message: "must not be before from",
+    message: "must be after from",
     // Only once both bounds are valid: an invalid one is reported by its own field (and has no instant).
     when: (payload) => payload.issues.every((issue) => issue.path?.[0] !== "from" && issue.path?.[0] !== "to"),
   });
