@@ -306,6 +306,12 @@ describe("CSV export", () => {
     ]);
   });
 
+  it("exports with the widest bounds (to 9999-12-31: its end is in year 10000)", async () => {
+    const { job, csv } = await exported({ report: "summary", from: "0001-01-01", to: "9999-12-31" });
+    expect(job.status).toBe("completed");
+    expect(csv.split("\n")[0]).toContain("signups");
+  });
+
   it("validates the export request before queueing anything", async () => {
     const before = await env.app.pool.query("select count(*)::int as n from jobs where kind = 'bis_report_export'");
     const cases: [Record<string, unknown>, string[]][] = [

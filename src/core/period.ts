@@ -37,7 +37,9 @@ export function upperInstant(value: string): Date {
   if (!isDate(value)) return new Date(value);
   const next = new Date(`${value}T00:00:00Z`);
   next.setUTCDate(next.getUTCDate() + 1);
-  return next;
+  // The end of 9999-12-31 is in year 10000, which neither ISO 8601's four-digit years nor a job
+  // payload re-read with dateOrTimestamp can carry: end a millisecond before it instead.
+  return new Date(Math.min(next.getTime(), LATEST_INSTANT));
 }
 
 /**
