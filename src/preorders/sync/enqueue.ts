@@ -27,7 +27,15 @@ export const offerSyncKey = (offerId: string): string => `offer_sync:${offerId}`
  */
 export async function enqueueOfferSync(db: Db, shopId: string, offerId: string, delaySeconds = 0): Promise<void> {
   const key = offerSyncKey(offerId);
-  await enqueue(db, offerSyncTask, { shop_id: shopId, offer_id: offerId }, { queueName: key, jobKey: key, delaySeconds, maxAttempts: OFFER_SYNC_MAX_ATTEMPTS });
+  await enqueue(db, offerSyncTask, { shop_id: shopId, offer_id: offerId }, {
+    queueName: key,
+    jobKey: key,
+    delaySeconds,
+    maxAttempts: OFFER_SYNC_MAX_ATTEMPTS,
+    // A later sync never pushes back one already waiting (a resolution's end queues it at once,
+    // and a sync deferred meanwhile must not postpone it by its delay).
+    ...(delaySeconds > 0 ? { jobKeyMode: "preserve_run_at" as const } : {}),
+  });
 }
 
 export interface SourceRow {
