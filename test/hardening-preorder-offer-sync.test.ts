@@ -71,10 +71,12 @@ describe("a draft offer stays off the platform until it is enabled", () => {
     const draft = await waitSynced(env, id);
     expect(draft.platform_selling_plan_group_id).toBeNull();
     expect(platformGroupNames()).not.toContain(name);
-    expect(((await call("GET", id)).body as { status: string; sync: Json }).sync).toMatchObject({ status: "synced", platform_selling_plan_group_id: null });
+    // Nothing is on the platform: the offer does not claim to be synced there.
+    expect(((await call("GET", id)).body as { status: string; sync: Json }).sync).toMatchObject({ status: "draft", platform_selling_plan_group_id: null });
 
     expect((await call("POST", id, "/enable")).status).toBe(202);
     const active = await waitSynced(env, id);
+    expect(((await call("GET", id)).body as { sync: Json }).sync).toMatchObject({ status: "synced" });
     expect(active.platform_selling_plan_group_id).toMatch(/^gid:\/\/platform\/SellingPlanGroup\/\d+$/);
     const client = await env.platform.clientFor(env.app.pool, env.shopId);
     expect((await getSellingPlanGroup(client, active.platform_selling_plan_group_id ?? ""))?.name).toBe(name);

@@ -87,7 +87,8 @@ export function presentOffer(row: OfferRow, stats: VariantStats | undefined): Re
     translations: groups.translations,
     advanced: groups.advanced,
     sync: {
-      status: row.sync_status,
+      // A draft's sync records its revision and sends nothing: "synced" would claim a group it has not.
+      status: row.status === "draft" && row.sync_status === "synced" ? "draft" : row.sync_status,
       last_error: row.sync_last_error,
       last_event: row.sync_last_event,
       platform_selling_plan_group_id: row.platform_selling_plan_group_id,
@@ -198,7 +199,7 @@ export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Pr
 }
 
 const OFFER_SHAPE =
-  "id, name, internal_name, status (draft, active, disabled), created_at, updated_at, variants (count, url of the variant list), products, widget, shipping, payments, limits, checkout, inventory, markets, countdown, integrations, translations, advanced, and sync (status pending, synced or failed; last_error; last_event, the last thing a sync did that needs telling, e.g. a selling plan group the platform lost was created again; platform_selling_plan_group_id)";
+  "id, name, internal_name, status (draft, active, disabled), created_at, updated_at, variants (count, url of the variant list), products, widget, shipping, payments, limits, checkout, inventory, markets, countdown, integrations, translations, advanced, and sync (status pending, synced, failed, or draft: nothing is on the platform while the offer is a draft; last_error; last_event, the last thing a sync did that needs telling, e.g. a selling plan group the platform lost was created again; platform_selling_plan_group_id)";
 
 export const createOfferAction = defineAction({
   name: "preorders.offers.create",
