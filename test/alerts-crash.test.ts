@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHUNKS_IN_FLIGHT, CHUNK_SIZE, requestAlertRun } from "../src/back_in_stock/alerts/runs.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { type WorkerProcess, startWorkerProcess } from "./helpers/worker-process.ts";
 
 const SIGNUPS = 5000;
 const env = useTestEnv({ app: false, shop: false, smtp: { keepRaw: false }, dataDir: true });
@@ -15,27 +16,18 @@ afterAll(async () => {
 });
 
 /** The service's worker as a child process; resolves once it is running. */
-async function startWorkerProcess(): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ["test/fixtures/alerts-worker.ts"], {
-    env: {
-      ...process.env,
+function startWorker(): Promise<WorkerProcess> {
+  return startWorkerProcess(
+    "test/fixtures/alerts-worker.ts",
+    {
       DATABASE_URL: env.db.url,
       SMTP_URL: env.sink.url,
       DATA_DIR: env.dataDir,
       LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent",
       PLATFORM_API_SECRET: "alerts-crash-test-secret-0123456789",
     },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("worker ready")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
-  });
-  return { child, exited };
+    children,
+  );
 }
 
 async function scalar(sql: string, values: unknown[]): Promise<number> {
@@ -61,7 +53,7 @@ describe("a worker killed in the middle of an alert run", () => {
     await env.pool.query("update inventory_levels set available = 1000, seen_at = now() where shop_id = $1", [shopId]);
     await requestAlertRun(env.pool, shopId, variantGid(1), "inventory_webhook");
 
-    const first = await startWorkerProcess();
+    const first = await startWorker();
     await waitFor("a third of the run to reach the sink", async () => (env.sink.messages.length >= SIGNUPS / 3 ? true : undefined), 60_000);
     first.child.kill("SIGKILL");
     expect(await first.exited).toBeNull();
@@ -71,7 +63,7 @@ describe("a worker killed in the middle of an alert run", () => {
     const sentAtKill = await scalar("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId]);
     expect(receivedAtKill).toBeLessThan(SIGNUPS);
 
-    const second = await startWorkerProcess();
+    const second = await startWorker();
     await waitFor(
       "every signup to be alerted",
       async () => ((await scalar("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId])) === SIGNUPS ? true : undefined),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogSyncTask, enqueueCatalogSync } from "../src/catalog/schedule.ts";
-import { CATALOG_SYNC_FAILED } from "../src/catalog/readiness.ts";
+import { CATALOG_SYNC_FAILED, type CatalogReadiness, type PlatformConnectionState } from "../src/catalog/readiness.ts";
 import { type ApiAnswer, api, createShopWithKey } from "./helpers/app.ts";
 import { seedSignups } from "./helpers/bis-seed.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -36,18 +36,8 @@ async function connectedShop(name: string, domain: string): Promise<{ shopId: st
 }
 
 interface Setup {
-  platform: { connected: boolean; domain: string | null };
-  catalog: {
-    status: string;
-    last_synced_at: string | null;
-    last_full_sync_at: string | null;
-    variants_mirrored: number;
-    products_mirrored: number;
-    collections_mirrored: number;
-    locations_mirrored: number;
-    markets_mirrored: number;
-    sync_job: { job_id: string; status_url: string; status: string; processed: number; last_error: string | null } | null;
-  };
+  platform: PlatformConnectionState;
+  catalog: CatalogReadiness;
 }
 
 async function setup(key: string): Promise<Setup> {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { type JobRow, declareJobTask, enqueueJob } from "../src/core/jobs.ts";
@@ -6,6 +6,7 @@ import { reapDeadWorkers } from "../src/runtime/worker-reaper.ts";
 import { slowJobTask } from "./fixtures/slow-job.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { type WorkerProcess, startWorkerProcess } from "./helpers/worker-process.ts";
 
 // Small thresholds so a dead worker is noticed in seconds, not the default minute.
 const HEARTBEAT_SECONDS = 1;
@@ -44,32 +45,23 @@ async function appJob(id: string): Promise<JobRow> {
  * The service's worker process (test/fixtures/slow-job-worker.ts) with small heartbeat thresholds;
  * resolves once it is ready (its signal handlers installed).
  */
-async function startWorkerProcess(slowJobMs: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
-    env: {
-      ...process.env,
+function startWorker(slowJobMs: number): Promise<WorkerProcess> {
+  return startWorkerProcess(
+    "test/fixtures/slow-job-worker.ts",
+    {
       DATABASE_URL: env.db.url,
       LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent",
       SLOW_JOB_MS: String(slowJobMs),
       WORKER_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
       WORKER_DEAD_AFTER_SECONDS: String(DEAD_AFTER_SECONDS),
     },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("worker ready")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
-  });
-  return { child, exited };
+    children,
+  );
 }
 
 describe("a worker killed while it runs a job", () => {
   it("its job is unlocked once its heartbeat is older than the threshold, then completed by another worker", { timeout: 90_000 }, async () => {
-    const first = await startWorkerProcess(600_000);
+    const first = await startWorker(600_000);
     const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: slowJobTask, maxAttempts: 3 });
     await waitFor("the slow job to start", async () => {
       const job = await appJob(jobId);
@@ -81,7 +73,7 @@ describe("a worker killed while it runs a job", () => {
     expect(await first.exited).toBeNull();
     expect((await workerJob(jobId))?.locked_by).toBe(deadLock);
 
-    const second = await startWorkerProcess(100);
+    const second = await startWorker(100);
     // The reaper runs as the worker_reap task (each minute from the crontab); queued here instead,
     // over and over, until the dead worker's silence passes the threshold and its job is freed.
     await waitFor(
