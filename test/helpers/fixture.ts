@@ -51,7 +51,7 @@ export interface TestEnvOptions {
 }
 
 export interface WorkerFixtureOptions {
-  /** The worker's own pool of this size; by default it shares the app's pool. */
+  /** Size of the worker's own pool (default WORKER_CONCURRENCY x 3 + 5, as the service requires). */
   poolSize?: number;
   /** graphile-worker's poll interval (default 100 ms). */
   pollInterval?: number;
@@ -75,7 +75,7 @@ export interface TestEnv {
   emulator: Emulator;
   /** The running worker (started by `worker` or `startWorker`). */
   worker: Runner;
-  /** The worker's pool: its own (`poolSize`) or `pool`. */
+  /** The worker's own pool (while it runs; `pool` otherwise). */
   workerPool: pg.Pool;
   /** The worker's senders (e-mail through the sink with `smtp`), built on first use. */
   channels: Channels;
@@ -182,8 +182,11 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     };
     const startWorkerNow = async (workerOptions: WorkerFixtureOptions = {}) => {
       if (runner) return;
-      if (workerOptions.poolSize !== undefined) runnerPool = quietPool(db.url, workerOptions.poolSize);
-      runner = await startWorker({ pool: runnerPool ?? pool, log, config, platform, channels: channelsNow() }, { pollInterval: workerOptions.pollInterval ?? 100, crontab: "" });
+      // Its own pool, sized as the service's configuration requires (WORKER_CONCURRENCY x 3 + 5): a
+      // job may hold a transaction's connection and take another (progress, enqueue), so five
+      // jobs on the app's 5 connections could wait on each other forever.
+      runnerPool = quietPool(db.url, workerOptions.poolSize ?? config.WORKER_CONCURRENCY * 3 + 5);
+      runner = await startWorker({ pool: runnerPool, log, config, platform, channels: channelsNow() }, { pollInterval: workerOptions.pollInterval ?? 100, crontab: "" });
     };
     cleanups.push(stopWorker);
     if (options.worker) await startWorkerNow(options.worker === true ? {} : options.worker);
