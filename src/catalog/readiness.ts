@@ -76,11 +76,7 @@ export async function catalogPending(db: Db, shopId: string): Promise<boolean> {
  */
 export async function assertCatalogMirrored(db: Db, shopId: string): Promise<void> {
   if (!(await catalogPending(db, shopId))) return;
-  const { rows } = await db.query<{ status: string }>(
-    "select status from jobs where shop_id = $1 and kind = $2 order by created_at desc, id desc limit 1",
-    [shopId, catalogSyncTask.name],
-  );
-  const status = rows[0]?.status;
+  const status = (await latestSyncJob(db, shopId))?.status;
   throw conflict(status === "failed" || status === "cancelled" ? CATALOG_SYNC_FAILED : CATALOG_SYNC_IN_PROGRESS);
 }
 
@@ -92,6 +88,16 @@ interface JobFacts {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+}
+
+/** The shop's latest catalog_sync job: only it tells where the mirror stands (an older failure retried since is history). */
+async function latestSyncJob(db: Db, shopId: string): Promise<JobFacts | undefined> {
+  const { rows } = await db.query<JobFacts>(
+    `select id, status, processed, errors, created_at, started_at, finished_at from jobs
+     where shop_id = $1 and kind = $2 order by created_at desc, id desc limit 1`,
+    [shopId, catalogSyncTask.name],
+  );
+  return rows[0];
 }
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
@@ -121,12 +127,6 @@ function statusOf(state: StateRow | undefined, job: JobFacts | undefined): Catal
 export async function catalogReadiness(db: Db, shopId: string): Promise<{ platform: PlatformConnectionState; catalog: CatalogReadiness }> {
   const { rows: states } = await db.query<StateRow>(connectionState, [shopId]);
   const state = states[0];
-  // Only the latest job tells where the mirror stands; an older failure retried since is history.
-  const { rows: jobs } = await db.query<JobFacts>(
-    `select id, status, processed, errors, created_at, started_at, finished_at from jobs
-     where shop_id = $1 and kind = $2 order by created_at desc, id desc limit 1`,
-    [shopId, catalogSyncTask.name],
-  );
   const { rows: counts } = await db.query<Record<"variants" | "products" | "collections" | "locations" | "markets", number>>(
     `select (select count(*) from variants where shop_id = $1)::int as variants,
             (select count(*) from products where shop_id = $1)::int as products,
@@ -135,7 +135,7 @@ export async function catalogReadiness(db: Db, shopId: string): Promise<{ platfo
             (select count(*) from markets where shop_id = $1)::int as markets`,
     [shopId],
   );
-  const job = jobs[0];
+  const job = await latestSyncJob(db, shopId);
   return {
     platform: { connected: state?.connected ?? false, domain: state?.domain ?? null },
     catalog: {
