@@ -54,6 +54,8 @@ const envSchema = z.object({
   TWILIO_FROM: z.string().min(1).optional(),
   /** The Twilio API's base instead of https://api.twilio.com (a local fake in tests). */
   TWILIO_API_URL: z.url().optional(),
+  /** Check every action's answer against its output schema (a 500 when it does not match): on in tests. */
+  CHECK_RESPONSES: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
   PUBLIC_URL: z.url().optional(),
 }).refine((env) => env.WORKER_DEAD_AFTER_SECONDS > 2 * env.WORKER_HEARTBEAT_SECONDS, {

@@ -40,7 +40,7 @@ describe("GET /help", () => {
     expect(m.actions.map((a) => a.name).sort()).toEqual(ACTIONS.map((a) => a.name).sort());
     for (const entry of m.actions) {
       expect(Object.keys(entry).sort()).toEqual(
-        ["aliases", "async", "cost", "description", "method", "name", "path", "path_params", "request_schema"].sort(),
+        ["aliases", "async", "cost", "description", "method", "name", "notes", "path", "path_params", "request_schema", "response_schema"].sort(),
       );
       expect(entry.description.length).toBeGreaterThan(10);
       expect(entry.path.startsWith("/")).toBe(true);
@@ -53,7 +53,7 @@ describe("GET /help", () => {
   it("gives cost by kind, path params and aliases", async () => {
     const m = await manifest("/help");
     const byName = new Map(m.actions.map((a) => [a.name, a]));
-    expect(byName.get("account.languages.get")).toMatchObject({ method: "GET", path: "/account/languages", cost: 1, path_params: [], aliases: [], async: false });
+    expect(byName.get("account.languages.get")).toMatchObject({ method: "GET", path: "/account/languages", cost: 1, path_params: [], async: false });
     expect(byName.get("account.languages.update")).toMatchObject({ method: "PATCH", cost: 2 });
     expect(byName.get("back_in_stock.templates.get")).toMatchObject({
       path: "/back_in_stock/templates/{stage}/{locale}",

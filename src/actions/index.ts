@@ -1,5 +1,11 @@
 import type { AnyAction } from "../core/action.ts";
 import { Registry } from "../core/registry.ts";
+import { ACCOUNT_ACTIONS } from "./account/index.ts";
+import { ACCOUNT_HELP_DOCS_ACTIONS } from "./account/help-docs/index.ts";
+import { ACCOUNT_INTEGRATIONS_ACTIONS } from "./account/integrations/index.ts";
+import { BACK_IN_STOCK_ACTIONS } from "./back_in_stock/index.ts";
+import { PREORDERS_OFFER_SCHEDULE_ACTIONS } from "./preorders/offers/schedule/index.ts";
+import { PREORDERS_SHOP_ACTIONS } from "./preorders/shop/index.ts";
 import { getLanguages, patchLanguages } from "./account/languages.ts";
 import { listLocations } from "./account/locations.ts";
 import { listMarkets } from "./account/markets.ts";
@@ -24,12 +30,18 @@ export const ACTIONS: readonly AnyAction[] = [
   listLocations,
   listMarkets,
   getSetup,
+  ...ACCOUNT_ACTIONS,
+  ...ACCOUNT_HELP_DOCS_ACTIONS,
+  ...ACCOUNT_INTEGRATIONS_ACTIONS,
   getTemplate,
   patchTemplate,
   ...BACK_IN_STOCK_SIGNUPS_ACTIONS,
   notifySignup,
   bulkNotifySignups,
+  ...BACK_IN_STOCK_ACTIONS,
   ...PREORDERS_OFFERS_ACTIONS,
+  ...PREORDERS_OFFER_SCHEDULE_ACTIONS,
+  ...PREORDERS_SHOP_ACTIONS,
   ...PREORDERS_ORDERS_ACTIONS,
   ...PREORDERS_VARIANTS_ACTIONS,
 ];

@@ -32,9 +32,20 @@ export interface ActionDefinition<P extends ObjectSchema, I extends z.ZodType> {
   method: HttpMethod;
   /** Relative to the v2 prefix, `{param}` placeholders. */
   path: string;
-  /** Other paths (same method) that reach this action. */
+  /**
+   * Natural-language phrases an agent or a developer might say for this action
+   * ("turn on preorders for an offer"): lower case, unique across the registry. Not routes.
+   */
   aliases?: string[];
   description: string;
+  /** Rules and caveats beyond the description, one sentence each: shown in /help and the docs. */
+  notes?: string[];
+  /**
+   * What a success answers (the JSON body, as sent). Async actions answer a job handle
+   * (`jobHandleOutput`). Rendered in /help, OpenAPI responses and MCP `outputSchema`; the
+   * dispatcher checks answers against it when CHECK_RESPONSES is on (every test run).
+   */
+  output?: z.ZodType;
   kind: ActionKind;
   /** True when the action answers a job handle. */
   async?: boolean;

@@ -66,6 +66,18 @@ function validate(action: AnyAction, params: Record<string, string>, input: unkn
   return { params: parsedParams, input: parsedInput };
 }
 
+/** An answer that its action's output schema does not describe is a defect: a 500 (tests turn this on). */
+function checkResponse(action: AnyAction, payload: unknown): void {
+  if (!action.output) return;
+  // The wire form: Dates become ISO strings, undefined fields vanish.
+  const wire: unknown = payload === undefined ? undefined : JSON.parse(JSON.stringify(payload));
+  const result = action.output.safeParse(wire);
+  if (!result.success) {
+    const where = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new Error(`The answer of ${action.name} does not match its output schema: ${where}`);
+  }
+}
+
 export interface DispatcherDeps {
   registry: Registry;
   pool: pg.Pool;
@@ -145,6 +157,7 @@ export class Dispatcher {
       if (disposition) headers["content-disposition"] = disposition;
       return { status, payload: payload.body };
     }
+    if (config.CHECK_RESPONSES) checkResponse(action, payload);
     return { status, payload };
   }
 

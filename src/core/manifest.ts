@@ -10,8 +10,11 @@ export interface ManifestEntry {
   path: string;
   description: string;
   aliases: string[];
+  notes: string[];
   path_params: string[];
   request_schema: unknown;
+  /** JSON Schema of a success's body; null where the action declares none. */
+  response_schema: unknown;
   cost: number;
   async: boolean;
 }
@@ -27,6 +30,13 @@ function requestSchema(action: AnyAction): unknown {
   return schema;
 }
 
+/** JSON Schema of what a success answers, from the action's output schema. */
+export function responseSchema(action: AnyAction): unknown {
+  if (!action.output) return null;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(action.output, { io: "output", unrepresentable: "any" });
+  return schema;
+}
+
 export function manifestEntry(action: AnyAction): ManifestEntry {
   return {
     name: action.name,
@@ -34,8 +44,10 @@ export function manifestEntry(action: AnyAction): ManifestEntry {
     path: action.path,
     description: action.description,
     aliases: action.aliases ?? [],
+    notes: action.notes ?? [],
     path_params: pathParams(action.path),
     request_schema: requestSchema(action),
+    response_schema: responseSchema(action),
     cost: COST[action.kind],
     async: action.async ?? false,
   };
@@ -59,7 +71,7 @@ export class Manifest {
     return {
       version: API_VERSION,
       base_path: V2_BASE_PATH,
-      actions: this.entries.filter((e) => underPrefix(e.path, prefix) || e.aliases.some((a) => underPrefix(a, prefix))),
+      actions: this.entries.filter((e) => underPrefix(e.path, prefix)),
     };
   }
 }

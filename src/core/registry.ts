@@ -12,7 +12,7 @@ interface CompiledRoute {
 export interface RouteMatch {
   action: AnyAction;
   params: Record<string, string>;
-  /** The path or alias that matched. */
+  /** The path that matched. */
   template: string;
 }
 
@@ -54,26 +54,34 @@ function positionalOrder(a: CompiledRoute, b: CompiledRoute): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** Words of lower-case letters, digits, `_`, `-` and `'`, separated by single spaces: "turn on preorders for an offer". */
+const ALIAS_PHRASE = /^[a-z0-9][a-z0-9_'-]*( [a-z0-9][a-z0-9_'-]*)+$/;
+
 export class Registry {
   readonly actions: readonly AnyAction[];
   private readonly byName = new Map<string, AnyAction>();
   private readonly routes: CompiledRoute[] = [];
 
-  /** Fails fast on a duplicate name, or a path or alias that another route already answers. */
+  /** Fails fast on a duplicate name, a path that another route already answers, or an alias phrase another action uses. */
   constructor(actions: readonly AnyAction[]) {
     this.actions = actions;
     const shapes = new Map<string, string>();
+    const phrases = new Map<string, string>();
     for (const action of actions) {
       if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(action.name)) throw new Error(`Invalid action name: ${action.name}`);
       if (this.byName.has(action.name)) throw new Error(`Duplicate action name: ${action.name}`);
       this.byName.set(action.name, action);
-      for (const template of [action.path, ...(action.aliases ?? [])]) {
-        const route = compile(action, template);
-        const key = shapeKey(route);
-        const owner = shapes.get(key);
-        if (owner) throw new Error(`Duplicate route ${key}: ${owner} and ${action.name}`);
-        shapes.set(key, action.name);
-        this.routes.push(route);
+      const route = compile(action, action.path);
+      const key = shapeKey(route);
+      const owner = shapes.get(key);
+      if (owner) throw new Error(`Duplicate route ${key}: ${owner} and ${action.name}`);
+      shapes.set(key, action.name);
+      this.routes.push(route);
+      for (const phrase of action.aliases ?? []) {
+        if (!ALIAS_PHRASE.test(phrase)) throw new Error(`Action ${action.name}: alias must be a lower-case phrase of words: ${JSON.stringify(phrase)}`);
+        const taken = phrases.get(phrase);
+        if (taken) throw new Error(`Duplicate alias "${phrase}": ${taken} and ${action.name}`);
+        phrases.set(phrase, action.name);
       }
     }
     // Most literal segments first, so `/offers/export` wins over `/offers/{id}`; on a tie the

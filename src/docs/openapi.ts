@@ -8,6 +8,12 @@ interface JsonSchemaObject {
 
 const ERROR_RESPONSE = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Errors" } } } };
 
+/** A success that is not a JSON object (an export's file) is described by its schema's contentMediaType. */
+function contentType(schema: unknown): string {
+  const media = (schema as { contentMediaType?: unknown } | null)?.contentMediaType;
+  return typeof media === "string" ? media : "application/json";
+}
+
 /** OpenAPI 3.1 for the v2 actions, rendered from the registry and the same zod schemas. */
 export function openApiDocument(actions: readonly AnyAction[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -22,31 +28,30 @@ export function openApiDocument(actions: readonly AnyAction[]): Record<string, u
       }
     }
     const success = action.kind === "read" ? "200" : "202";
-    for (const path of [entry.path, ...entry.aliases]) {
-      paths[path] ??= {};
-      paths[path][action.method.toLowerCase()] = {
-        operationId: path === entry.path ? entry.name : `${entry.name}.alias`,
-        summary: entry.name,
-        description: entry.description,
-        "x-cost": entry.cost,
-        "x-async": entry.async,
-        parameters,
-        ...(isQuery ? {} : { requestBody: { required: action.method === "PATCH", content: { "application/json": { schema } } } }),
-        responses: {
-          [success]: {
-            description: entry.async ? "Job handle" : action.kind === "read" ? "The resource" : "The committed resource",
-            content: { "application/json": { schema: entry.async ? { $ref: "#/components/schemas/JobHandle" } : { type: "object" } } },
-          },
-          "400": ERROR_RESPONSE,
-          "401": ERROR_RESPONSE,
-          "404": ERROR_RESPONSE,
-          "409": ERROR_RESPONSE,
-          "422": ERROR_RESPONSE,
-          "429": ERROR_RESPONSE,
-          "500": ERROR_RESPONSE,
+    const operations = (paths[entry.path] ??= {});
+    operations[action.method.toLowerCase()] = {
+      operationId: entry.name,
+      summary: entry.name,
+      description: entry.notes.length > 0 ? `${entry.description}\n\n${entry.notes.map((n) => `- ${n}`).join("\n")}` : entry.description,
+      "x-aliases": entry.aliases,
+      "x-cost": entry.cost,
+      "x-async": entry.async,
+      parameters,
+      ...(isQuery ? {} : { requestBody: { required: action.method === "PATCH", content: { "application/json": { schema } } } }),
+      responses: {
+        [success]: {
+          description: entry.async ? "Job handle" : action.kind === "read" ? "The resource" : "The committed resource",
+          content: { [contentType(entry.response_schema)]: { schema: entry.response_schema ?? { type: "object" } } },
         },
-      };
-    }
+        "400": ERROR_RESPONSE,
+        "401": ERROR_RESPONSE,
+        "404": ERROR_RESPONSE,
+        "409": ERROR_RESPONSE,
+        "422": ERROR_RESPONSE,
+        "429": ERROR_RESPONSE,
+        "500": ERROR_RESPONSE,
+      },
+    };
   }
   return {
     openapi: "3.1.0",

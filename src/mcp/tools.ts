@@ -25,6 +25,16 @@ function inputSchema(action: AnyAction): Tool["inputSchema"] {
   };
 }
 
+/**
+ * MCP's outputSchema must describe an object: declared for actions whose answer is a JSON
+ * object (structuredContent carries it), left out for the rest (an export's CSV text).
+ */
+function outputSchema(action: AnyAction): Tool["outputSchema"] {
+  const schema = manifestEntry(action).response_schema as { type?: unknown } | null;
+  if (schema?.type !== "object") return undefined;
+  return schema as Tool["outputSchema"];
+}
+
 export interface ToolCatalog {
   tools: Tool[];
   byName: Map<string, AnyAction>;
@@ -39,11 +49,13 @@ export function toolCatalog(actions: readonly AnyAction[]): ToolCatalog {
     const taken = byName.get(name);
     if (taken) throw new Error(`Actions ${taken.name} and ${action.name} map to one MCP tool name ${name}`);
     byName.set(name, action);
+    const output = outputSchema(action);
     tools.push({
       name,
       title: `${action.method} ${action.path}`,
-      description: action.description,
+      description: action.notes?.length ? `${action.description}\n${action.notes.map((n) => `- ${n}`).join("\n")}` : action.description,
       inputSchema: inputSchema(action),
+      ...(output ? { outputSchema: output } : {}),
       annotations: {
         readOnlyHint: action.kind === "read",
         destructiveHint: action.method === "DELETE" || /(^|\.)(delete|bulk_delete|cancel|bulk_cancel|revoke)$/.test(action.name),

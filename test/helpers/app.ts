@@ -23,7 +23,7 @@ export interface TestApp {
 }
 
 export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): Config {
-  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", PORT: "0", ...overrides });
+  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", PORT: "0", CHECK_RESPONSES: "true", ...overrides });
 }
 
 /**

@@ -1,0 +1,4 @@
+import type { AnyAction } from "../../../core/action.ts";
+
+/** Help articles: search and read. */
+export const ACCOUNT_HELP_DOCS_ACTIONS: readonly AnyAction[] = [];

@@ -1,0 +1,4 @@
+import type { AnyAction } from "../../../core/action.ts";
+
+/** Account integrations (e-mail providers, platform customers, pixel, flow triggers). */
+export const ACCOUNT_INTEGRATIONS_ACTIONS: readonly AnyAction[] = [];
