@@ -193,6 +193,8 @@ interface Result {
   provider_message_id?: string;
   error?: string;
   blocked_reason?: BlockedReason;
+  /** The rendered e-mail subject, kept in the notifications log. */
+  subject?: string;
 }
 
 /** Messages handed to a channel at once: e-mail queues in the SMTP pool, text messages are HTTP calls. */
@@ -276,13 +278,14 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       }
       try {
         const sent = await channels.get(row.channel).send(message);
-        if (sent.accepted) results.push({ id: row.id, outcome: "sent", attempted: true, provider_message_id: sent.providerMessageId });
-        else results.push({ id: row.id, outcome: "failed", attempted: true, provider_message_id: sent.providerMessageId, error: "The provider accepted no recipient" });
+        const subject = message.subject;
+        if (sent.accepted) results.push({ id: row.id, outcome: "sent", attempted: true, provider_message_id: sent.providerMessageId, subject });
+        else results.push({ id: row.id, outcome: "failed", attempted: true, provider_message_id: sent.providerMessageId, error: "The provider accepted no recipient", subject });
       } catch (error) {
         const retryable = isChannelError(error) ? error.retryable : true;
         const text = error instanceof Error ? error.message : String(error);
         const again = retryable && !lastAttempt && row.attempts + 1 < MAX_SEND_ATTEMPTS;
-        results.push({ id: row.id, outcome: again ? "retry" : "failed", attempted: true, error: text });
+        results.push({ id: row.id, outcome: again ? "retry" : "failed", attempted: true, error: text, subject: message.subject });
       }
     };
     await Promise.all(
@@ -329,7 +332,7 @@ async function markResults(db: Db, results: readonly Result[]): Promise<void> {
   await db.query(
     `with r as (
        select * from jsonb_to_recordset($1::jsonb)
-         as r(id uuid, outcome text, attempted boolean, provider_message_id text, error text, blocked_reason text)
+         as r(id uuid, outcome text, attempted boolean, provider_message_id text, error text, blocked_reason text, subject text)
      ), marked as (
        update bis_ledger l set
          status = case when r.outcome = 'retry' then 'pending' else r.outcome end,
@@ -338,11 +341,11 @@ async function markResults(db: Db, results: readonly Result[]): Promise<void> {
          provider_message_id = coalesce(r.provider_message_id, l.provider_message_id),
          sent_at = case when r.outcome = 'sent' then now() else l.sent_at end
        from r where l.id = r.id
-       returning l.id, l.shop_id, l.signup_id, l.stage, l.sent_at, r.outcome, r.provider_message_id, r.error, r.blocked_reason
+       returning l.id, l.shop_id, l.signup_id, l.stage, l.sent_at, r.outcome, r.provider_message_id, r.error, r.blocked_reason, r.subject
      ), logged as (
-       insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status, blocked_reason, error, provider_message_id)
+       insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status, blocked_reason, error, provider_message_id, subject)
        select m.shop_id, m.signup_id, m.id, s.variant_id, m.stage, s.channel, m.outcome, m.blocked_reason,
-              case when m.outcome = 'failed' then m.error end, m.provider_message_id
+              case when m.outcome = 'failed' then m.error end, m.provider_message_id, m.subject
        from marked m join bis_signups s on s.id = m.signup_id
        where m.outcome <> 'retry'
      )
