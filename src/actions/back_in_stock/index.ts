@@ -1,4 +1,6 @@
 import type { AnyAction } from "../../core/action.ts";
+import { getNotification } from "./notifications.ts";
+import { BACK_IN_STOCK_SETTINGS_GROUP_ACTIONS } from "./settings.ts";
 
 /** Back in stock: orders, products, notifications, settings by group. */
-export const BACK_IN_STOCK_ACTIONS: readonly AnyAction[] = [];
+export const BACK_IN_STOCK_ACTIONS: readonly AnyAction[] = [getNotification, ...BACK_IN_STOCK_SETTINGS_GROUP_ACTIONS];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { deepPartialStrict, mergeDeep } from "../../core/deep-partial.ts";
-import { issueText, unprocessable } from "../../core/errors.ts";
+import { ApiError, issueText, unprocessable } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";
 
 /**
@@ -95,4 +95,28 @@ export async function updateBackInStockSettings(db: Db, shopId: string, patch: J
   if (!parsed.success) throw unprocessable(formatIssues(parsed.error.issues));
   await db.query("update bis_settings set settings = $2, updated_at = now() where shop_id = $1", [shopId, JSON.stringify(stored)]);
   return parsed.data;
+}
+
+/** The groups of the settings document, each with its own GET and PATCH. */
+export const BACK_IN_STOCK_SETTINGS_GROUPS = ["channels", "delivery", "compliance", "tagging", "attribution"] as const;
+export type BackInStockSettingsGroup = (typeof BACK_IN_STOCK_SETTINGS_GROUPS)[number];
+
+/** A group's schema (its part of the whole document). */
+export function settingsGroupSchema(group: BackInStockSettingsGroup) {
+  return backInStockSettingsSchema.shape[group];
+}
+
+/**
+ * Applies a deep-partial patch of one group, validated on the merged whole like the full PATCH
+ * (cross-field rules included). A 422 names the fields as the group's body does (`sms.enabled`),
+ * and a field of another group that a cross-field rule names keeps its full path.
+ */
+export async function updateBackInStockSettingsGroup(db: Db, shopId: string, group: BackInStockSettingsGroup, patch: Json): Promise<BackInStockSettings> {
+  try {
+    return await updateBackInStockSettings(db, shopId, { [group]: patch });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "UNPROCESSABLE") throw error;
+    const prefix = `${group}.`;
+    throw unprocessable(error.issues.map((i) => (i.path === group ? { ...i, path: "" } : i.path.startsWith(prefix) ? { ...i, path: i.path.slice(prefix.length) } : i)));
+  }
 }
