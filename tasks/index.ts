@@ -5,6 +5,8 @@ import catalogSyncSchedule from "./catalog_sync_schedule.ts";
 import maintenancePrune from "./maintenance_prune.ts";
 import platformWebhook from "./platform_webhook.ts";
 import { PREORDERS_CRONTAB, preordersTasks } from "./preorders/index.ts";
+import { preorderScheduleTasks } from "./preorders/schedule.ts";
+import { preorderShopTasks } from "./preorders/shop.ts";
 import workerReap from "./worker_reap.ts";
 
 /** Every task the worker runs (src/core/task-registry.ts refuses a name given twice). */
@@ -16,6 +18,8 @@ export const TASKS: readonly AnyTaskDefinition[] = [
   workerReap,
   ...backInStockTasks,
   ...preordersTasks,
+  ...preorderScheduleTasks,
+  ...preorderShopTasks,
 ];
 
 /** graphile-worker crontab: schedules are claimed through PostgreSQL, so any number of workers may run it. */

@@ -43,7 +43,10 @@ import {
 } from "./products.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "./plan-groups.ts";
 import { translationsGroup } from "./translations.ts";
+import { offerDeletedOutput, offerOutput, offerPageOutput } from "./outputs.ts";
 import { widgetGroup } from "./widget.ts";
+import { clearSchedule } from "../../../preorders/offers/schedule.ts";
+import { setOfferStatus } from "../../../preorders/offers/status.ts";
 
 /** The twelve capability groups minus products (columns, see products.ts), in the spec's order. */
 export const OFFER_GROUPS: readonly AnyGroup[] = [
@@ -206,6 +209,13 @@ export const createOfferAction = defineAction({
   method: "POST",
   path: OFFERS_PATH,
   description: `Creates a preorder offer (status draft; enable it with POST /preorders/offers/{id}/enable). A draft is not put on the store platform: its selling plan group is created when it is enabled. Body: name (required), internal_name (defaults to name), products (source all, custom or collection; variant_ids for custom; collection_id for collection; exclusion_tag, excluded_variant_ids), and any capability group's deep-partial settings as its PATCH takes them (widget, shipping, payments, ...), checked by the same rules. Not idempotent. Answers the full offer: ${OFFER_SHAPE}.`,
+  aliases: ["create a preorder offer", "set up preorders for products", "start a new preorder campaign"],
+  notes: [
+    "A new offer is a draft: nothing is on the store platform until it is enabled.",
+    "Not idempotent: sending the same body twice creates two offers.",
+    "Group settings given here are checked by the same rules as each group's PATCH (422 with group.field paths).",
+  ],
+  output: offerOutput,
   kind: "write",
   input: createInput,
   async handler(ctx, { input }) {
@@ -222,6 +232,8 @@ export const listOffersAction = defineAction({
   method: "GET",
   path: OFFERS_PATH,
   description: `The shop's offers, newest first, filtered by status (draft, active or disabled). Answers { offers: [full offer, ...], page, per_page, total, next_cursor }. ${PAGING_RULE}. Deleted offers are not listed.`,
+  aliases: ["list preorder offers", "show all preorder offers", "find active preorder offers"],
+  output: offerPageOutput,
   kind: "read",
   input: z
     .strictObject({
@@ -254,6 +266,8 @@ export const getOfferAction = defineAction({
   method: "GET",
   path: `${OFFERS_PATH}/{id}`,
   description: `One offer in full: ${OFFER_SHAPE}. 404 for a deleted offer or another shop's.`,
+  aliases: ["show a preorder offer", "read a preorder offer in full", "get preorder offer details"],
+  output: offerOutput,
   kind: "read",
   params: offerParams,
   input: z.strictObject({}),
@@ -268,6 +282,9 @@ export const updateOfferAction = defineAction({
   path: `${OFFERS_PATH}/{id}`,
   description:
     "Renames an offer: name (shown to customers), internal_name (for the merchant). Settings are edited per capability (PATCH /preorders/offers/{id}/<capability>), status by enable and disable. Answers the full offer.",
+  aliases: ["rename a preorder offer", "change the internal name of a preorder offer"],
+  notes: ["Settings change by each capability's PATCH, the status by enable and disable."],
+  output: offerOutput,
   kind: "write",
   params: offerParams,
   input: z.strictObject({ name: notBlank(label).optional(), internal_name: label.optional() }),
@@ -289,6 +306,9 @@ export const deleteOfferAction = defineAction({
   path: `${OFFERS_PATH}/{id}`,
   description:
     "Deletes an offer (soft: kept for orders and reports, removed from the platform by its sync). Afterwards every offer path answers 404 for it. Answers { id, deleted_at }.",
+  aliases: ["delete a preorder offer", "remove a preorder offer"],
+  notes: ["Soft delete: the offer is kept for orders and reports, but every offer path answers 404 for it afterwards."],
+  output: offerDeletedOutput,
   kind: "write",
   params: offerParams,
   input: z.strictObject({}),
@@ -300,6 +320,7 @@ export const deleteOfferAction = defineAction({
     );
     const deleted = rows[0];
     if (!deleted) throw notFound(OFFER_RESOURCE, params.id);
+    await clearSchedule(ctx.db, ctx.shopId, row.id);
     await markOfferChanged(ctx.db, ctx.shopId, row.id);
     return { id: row.id, deleted_at: deleted.deleted_at.toISOString() };
   },
@@ -307,22 +328,22 @@ export const deleteOfferAction = defineAction({
 
 // ---- lifecycle ----
 
-function lifecycleAction(action: "enable" | "disable", target: OfferStatus, description: string): AnyAction {
+function lifecycleAction(action: "enable" | "disable", target: OfferStatus, description: string, aliases: string[]): AnyAction {
   return defineAction({
     name: `preorders.offers.${action}`,
     method: "POST",
     path: `${OFFERS_PATH}/{id}/${action}`,
     description,
+    aliases,
+    notes: [`Idempotent: an offer already ${target} is answered as it is, unchanged.`],
+    output: offerOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({}),
     async handler(ctx, { params }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
       // Idempotent: an offer already in the target state is answered as it is, untouched.
-      if (row.status !== target) {
-        await ctx.db.query("update preorder_offers set status = $3 where shop_id = $1 and id = $2", [ctx.shopId, row.id, target]);
-        await markOfferChanged(ctx.db, ctx.shopId, row.id);
-      }
+      await setOfferStatus(ctx.db, ctx.shopId, row, target);
       return loadOfferView(ctx.db, ctx.shopId, row.id);
     },
   });
@@ -338,10 +359,12 @@ export const OFFER_ACTIONS: readonly AnyAction[] = [
     "enable",
     "active",
     "Enables the offer (status active): its preorder button shows on the storefront, and an offer enabled for the first time gets its selling plan group on the store platform (a draft has none). Idempotent: enabling an active offer changes nothing and answers it as it is. Answers the full offer.",
+    ["enable a preorder offer", "turn on preorders for an offer", "publish a preorder offer"],
   ),
   lifecycleAction(
     "disable",
     "disabled",
     "Disables the offer (status disabled): its preorder button no longer shows; its selling plan group stays on the store platform. Idempotent: disabling a disabled offer changes nothing and answers it as it is. Answers the full offer.",
+    ["disable a preorder offer", "turn off preorders for an offer", "pause a preorder offer"],
   ),
 ];

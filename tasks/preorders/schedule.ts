@@ -1,0 +1,13 @@
+import { offerScheduleTask, runScheduleEdge } from "../../src/preorders/offers/schedule.ts";
+import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
+
+/** graphile-worker task `preorders_offer_schedule`: enables or disables an offer at its scheduled time (a throw is retried with backoff). */
+const offerSchedule = defineTask({
+  ...offerScheduleTask,
+  async run(ctx, payload) {
+    const outcome = await runScheduleEdge(ctx.pool, payload);
+    ctx.log.info({ shopId: payload.shop_id, offerId: payload.offer_id, edge: payload.edge, ...outcome }, "offer schedule");
+  },
+});
+
+export const preorderScheduleTasks: readonly AnyTaskDefinition[] = [offerSchedule];
