@@ -5,6 +5,7 @@ import { conflict } from "../../../core/errors.ts";
 import { hexColor } from "../../../core/schemas.ts";
 import { sets } from "../../../core/deep-partial.ts";
 import { atLeastOne, cssLength, defineGroup, groupAction, groupGetAction, groupPatchAction, label, timestamp } from "./model.ts";
+import { countdownOutput } from "./outputs.ts";
 
 export const COUNTDOWN_MODES = ["to_schedule_end", "to_custom_date"] as const;
 export const COUNTDOWN_STYLES = ["inline", "banner", "boxed"] as const;
@@ -50,6 +51,7 @@ export type Countdown = z.output<typeof countdownSchema>;
 export const countdownGroup = defineGroup({
   key: "countdown",
   schema: countdownSchema,
+  output: countdownOutput,
   normalize(next, patch) {
     if (next.mode !== "to_custom_date" && next.custom_end_date !== null) {
       if (sets(patch, "custom_end_date")) return [fieldIssue("custom_end_date", "is not allowed unless mode is to_custom_date")];
@@ -69,13 +71,22 @@ export const COUNTDOWN_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
     countdownGroup,
     "The offer's countdown configuration: enabled, mode (to_schedule_end or to_custom_date), format (units such as dd:hh:mm:ss), text, custom_end_date (to_custom_date only) and style (type inline, banner or boxed; text_color, background_color, border_radius).",
+    { aliases: ["show the preorder countdown", "read the preorder countdown timer settings"] },
   ),
   groupPatchAction(
     countdownGroup,
     "Changes the countdown: enabled, mode, format, text, custom_end_date, style. custom_end_date is only kept in to_custom_date mode (another mode clears it), and an enabled to_custom_date countdown needs one.",
+    {
+      aliases: ["update the preorder countdown", "turn on the preorder countdown timer"],
+      notes: [
+        "custom_end_date is kept only in to_custom_date mode; another mode clears it.",
+        "An enabled to_custom_date countdown needs a custom_end_date.",
+      ],
+    },
   ),
   groupAction(countdownGroup, {
     action: "set_style",
+    aliases: ["set the preorder countdown style", "change the preorder countdown colors"],
     description:
       "Sets the countdown's look: type (inline, banner or boxed), text_color and background_color (hex), border_radius (CSS length such as 4px); at least one. Answers the countdown group.",
     input: z
@@ -90,6 +101,8 @@ export const COUNTDOWN_ACTIONS: readonly AnyAction[] = [
   }),
   groupAction(countdownGroup, {
     action: "set_custom_end_date",
+    aliases: ["set the preorder countdown end date", "count down to a custom date"],
+    notes: ["Refused (409) unless the countdown's mode is to_custom_date: switch the mode by PATCH first."],
     description:
       "Sets the date a to_custom_date countdown runs to (date: ISO 8601 timestamp). 409 unless the countdown's mode is to_custom_date (switch it by PATCH first). Answers the countdown group.",
     input: z.strictObject({ date: timestamp }),

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { sets } from "../../../core/deep-partial.ts";
 import { defineGroup, groupGetAction, groupPatchAction, integer, label } from "./model.ts";
+import { limitsOutput } from "./outputs.ts";
 
 const count = integer().min(0);
 
@@ -25,6 +26,7 @@ export type Limits = z.output<typeof limitsSchema>;
 export const limitsGroup = defineGroup({
   key: "limits",
   schema: limitsSchema,
+  output: limitsOutput,
   rules(value, { patch }) {
     const violations: Issue[] = [];
     const { min, max } = value.per_order;
@@ -52,9 +54,14 @@ export const LIMITS_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
     limitsGroup,
     "The offer's quantity limits: per_order (min, max), per_customer (max), total (max, current_count: units preordered so far) and display (show_remaining, quantity_limit_text). A null max is no limit.",
+    { aliases: ["show the preorder quantity limits", "how many units are left to preorder"] },
   ),
   groupPatchAction(
     limitsGroup,
     "Changes quantity limits: per_order.min and max, per_customer.max, total.max (integers >= 0, or null for no limit on a max), display. per_order.min must be at most per_order.max and per_customer.max. total.current_count is kept by the service and cannot be set.",
+    {
+      aliases: ["update the preorder quantity limits", "limit preorders per customer", "cap the total number of preorders"],
+      notes: ["per_order.min must be at most per_order.max and per_customer.max.", "total.current_count is kept by the service and cannot be set."],
+    },
   ),
 ];

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { isPlainObject } from "../../../core/deep-partial.ts";
 import { defineGroup, groupGetAction, groupPatchAction } from "./model.ts";
+import { marketsOutput } from "./outputs.ts";
 
 /** Where the offer applies: everywhere (enabled false), in every market, or in the markets listed. */
 export const marketsSchema = z.strictObject({
@@ -21,6 +22,7 @@ function sentIds(patch: unknown): string[] | undefined {
 export const marketsGroup = defineGroup({
   key: "markets",
   schema: marketsSchema,
+  output: marketsOutput,
   normalize(next, patch) {
     next.market_ids = [...new Set(next.market_ids)];
     if (next.applies_to_all_markets && next.market_ids.length > 0) {
@@ -52,9 +54,18 @@ export const MARKETS_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
     marketsGroup,
     "The offer's markets: enabled (false: the offer applies everywhere), applies_to_all_markets, and market_ids (ids from GET /account/markets) when it applies only to those.",
+    { aliases: ["show the preorder offer markets", "in which markets does a preorder apply"] },
   ),
   groupPatchAction(
     marketsGroup,
     "Changes where the offer applies: enabled, applies_to_all_markets, market_ids (replaced whole; each must be a market of the shop). enabled with applies_to_all_markets false needs at least one market id; applies_to_all_markets true clears market_ids.",
+    {
+      aliases: ["limit a preorder offer to some markets", "update the preorder offer markets"],
+      notes: [
+        "enabled true with applies_to_all_markets false needs at least one market id.",
+        "applies_to_all_markets true clears market_ids.",
+        "Each market id must be a market of the shop (GET /account/markets).",
+      ],
+    },
   ),
 ];

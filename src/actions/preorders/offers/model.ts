@@ -122,6 +122,8 @@ export interface GroupDef<T extends Record<string, unknown>> {
   rules?(value: T, env: RuleEnv): Issue[] | Promise<Issue[]>;
   /** The GET shape, when it adds derived fields to the stored value. */
   present?(value: T, row: OfferRow): Record<string, unknown>;
+  /** What its GET, PATCH and named POSTs answer, on the wire (outputs.ts): the `output` of those actions. */
+  output?: z.ZodType;
 }
 
 // Group definitions are generic in their value type; a list of them is typed by this.
@@ -136,6 +138,7 @@ export function defineGroup<S extends z.ZodObject>(def: {
   normalize?: (next: z.output<S>, patch: DeepPartial<z.output<S>>, offer: OfferState) => Issue[];
   rules?: (value: z.output<S>, env: RuleEnv) => Issue[] | Promise<Issue[]>;
   present?: (value: z.output<S>, row: OfferRow) => Record<string, unknown>;
+  output?: z.ZodType;
 }): GroupDef<z.output<S>> {
   const omitted = Object.fromEntries((def.readOnly ?? []).map((k) => [k, true]));
   const editable = def.readOnly?.length ? (def.schema as z.ZodObject).omit(omitted as never) : def.schema;
@@ -147,6 +150,7 @@ export function defineGroup<S extends z.ZodObject>(def: {
     ...(def.normalize ? { normalize: def.normalize } : {}),
     ...(def.rules ? { rules: def.rules } : {}),
     ...(def.present ? { present: def.present } : {}),
+    ...(def.output ? { output: def.output } : {}),
   };
 }
 
@@ -263,12 +267,27 @@ export async function changeGroup<T extends Record<string, unknown>>(
 
 export const groupPath = (group: GroupKey | "products", action?: string): string => `${OFFERS_PATH}/{id}/${group}${action ? `/${action}` : ""}`;
 
-export function groupGetAction<T extends Record<string, unknown>>(group: GroupDef<T>, description: string): AnyAction {
+/** What an action adds for agents and the docs: its natural-language aliases and its rules (action.ts). */
+export interface ActionMeta {
+  aliases?: string[];
+  notes?: string[];
+}
+
+function metaOf(meta: ActionMeta | undefined, output: z.ZodType | undefined): Pick<AnyAction, "aliases" | "notes" | "output"> {
+  return {
+    ...(meta?.aliases ? { aliases: meta.aliases } : {}),
+    ...(meta?.notes ? { notes: meta.notes } : {}),
+    ...(output ? { output } : {}),
+  };
+}
+
+export function groupGetAction<T extends Record<string, unknown>>(group: GroupDef<T>, description: string, meta?: ActionMeta): AnyAction {
   return defineAction({
     name: `preorders.offers.${group.key}.get`,
     method: "GET",
     path: groupPath(group.key),
     description,
+    ...metaOf(meta, group.output),
     kind: "read",
     params: offerParams,
     input: z.strictObject({}),
@@ -279,12 +298,13 @@ export function groupGetAction<T extends Record<string, unknown>>(group: GroupDe
   });
 }
 
-export function groupPatchAction<T extends Record<string, unknown>>(group: GroupDef<T>, description: string): AnyAction {
+export function groupPatchAction<T extends Record<string, unknown>>(group: GroupDef<T>, description: string, meta?: ActionMeta): AnyAction {
   return defineAction({
     name: `preorders.offers.${group.key}.update`,
     method: "PATCH",
     path: groupPath(group.key),
     description: `${description} Deep partial: only the fields sent change; the merged result is validated as a whole (422, one message per field). Answers the group as committed.`,
+    ...metaOf(meta, group.output),
     kind: "write",
     params: offerParams,
     input: group.patch,
@@ -306,9 +326,11 @@ export function groupPatchAction<T extends Record<string, unknown>>(group: Group
  */
 export function groupAction<T extends Record<string, unknown>, I extends z.ZodType<Record<string, unknown>>>(
   group: GroupDef<T>,
-  spec: {
+  spec: ActionMeta & {
     action: string;
     description: string;
+    /** What it answers when `respond` gives another shape than the group's. */
+    output?: z.ZodType;
     input: I;
     precheck?: (offer: OfferState, input: z.output<I>) => void;
     patch: (input: z.output<I>, current: T, offer: OfferState) => DeepPartial<T>;
@@ -320,6 +342,7 @@ export function groupAction<T extends Record<string, unknown>, I extends z.ZodTy
     method: "POST",
     path: groupPath(group.key, spec.action),
     description: spec.description,
+    ...metaOf(spec, spec.output ?? group.output),
     kind: "write",
     params: offerParams,
     input: spec.input,

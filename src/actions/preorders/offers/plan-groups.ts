@@ -2,6 +2,7 @@ import { z } from "zod";
 import { sets } from "../../../core/deep-partial.ts";
 import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { LIMITS, type OfferState, defineGroup, integer, label, longText, platformTag, requiredLabel, timestamp } from "./model.ts";
+import { advancedOutput, paymentsOutput, shippingOutput } from "./outputs.ts";
 
 // The advanced, payments and shipping groups constrain each other (deposits need the platform
 // selling plan, a split into orders detaches it), so they are defined together: their action
@@ -33,6 +34,7 @@ export function splitIsOrders(offer: OfferState): boolean {
 export const advancedGroup = defineGroup({
   key: "advanced",
   schema: advancedSchema,
+  output: advancedOutput,
   normalize(next, _patch, offer) {
     // Without the platform's selling plan there are no deposits or partial payments.
     if (!next.use_platform_selling_plan) disableDeposits(offer);
@@ -122,6 +124,7 @@ export function paymentMode(options: readonly PaymentOption[]): string {
 export const paymentsGroup = defineGroup({
   key: "payments",
   schema: paymentsSchema,
+  output: paymentsOutput,
   // Options are edited by their own actions (payments rule 3); the mode follows from them.
   readOnly: ["options"],
   normalize(next, patch) {
@@ -242,6 +245,7 @@ export type Shipping = z.output<typeof shippingSchema>;
 export const shippingGroup = defineGroup({
   key: "shipping",
   schema: shippingSchema,
+  output: shippingOutput,
   normalize(next, patch, offer) {
     const violations: Issue[] = [];
     const split = patch.fulfillment?.split;

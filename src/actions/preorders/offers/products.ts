@@ -5,6 +5,7 @@ import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, conflict, invalidField, unprocessable } from "../../../core/errors.ts";
 import { requestOfferResolution } from "../../../preorders/sync/enqueue.ts";
 import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, markOfferChanged, offerParams, requiredLabel } from "./model.ts";
+import { productsOutput, productsWithJobOutput } from "./outputs.ts";
 
 /**
  * Which variants an offer applies to. The source and its parameters are columns of the offer;
@@ -18,16 +19,8 @@ import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, markOf
 
 export const VARIANT_SAMPLE_SIZE = 10;
 
-/** The GET shape of the products group. */
-export const productsSchema = z.strictObject({
-  source: z.enum(["all", "custom", "collection"]),
-  custom: z.strictObject({ variant_ids_sample: z.array(z.int()) }),
-  collection: z.strictObject({ id: z.string().nullable() }),
-  exclusion_tag: z.string().nullable(),
-  excluded_variant_ids: z.array(z.string()),
-});
-
-export type Products = z.output<typeof productsSchema>;
+/** The GET shape of the products group (outputs.ts). */
+export type Products = z.output<typeof productsOutput>;
 
 export interface VariantStats {
   count: number;
@@ -191,6 +184,8 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     method: "GET",
     path: groupPath("products"),
     description: `The variants the offer applies to: ${PRODUCTS_SHAPE}. The full list is GET /preorders/offers/{id}/variants.`,
+    aliases: ["show which products a preorder offer applies to", "read the preorder offer product source"],
+    output: productsOutput,
     kind: "read",
     params: offerParams,
     input: z.strictObject({}),
@@ -204,6 +199,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products"),
     description:
       "Changes what an all or collection source leaves out: exclusion_tag (products with this tag are excluded; null for none) and excluded_variant_ids (replaced whole, at most 1000). The source itself changes with set_source_to_all, set_source_to_custom and set_source_to_collection. Answers the products group.",
+    aliases: ["exclude products from a preorder offer", "set the preorder exclusion tag"],
+    notes: ["Only what an all or collection source leaves out changes here; the source changes by set_source_to_all, set_source_to_custom and set_source_to_collection."],
+    output: productsOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
@@ -223,6 +221,13 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products", "set_source_to_all"),
     description:
       "Applies the offer to every variant of the catalog: confirm must be true (422 otherwise); exclusion_tag (products carrying it are left out) and excluded_variant_ids (array of string) are stored as given (absent: none). The variants are resolved over the whole catalog mirror by a job, every time (its total: the catalog variants considered; processed: those resolved, in or out; its result: considered, added, removed and the offer's variants). Answers the products group with that job's handle (job_id, status_url).",
+    aliases: ["apply a preorder offer to all products", "put the whole catalog on preorder"],
+    notes: [
+      "confirm must be true: the offer then applies to every variant of the catalog.",
+      "The variants are resolved by a job over the whole catalog every time; poll its status_url.",
+      "Refused (409) until the shop's first catalog sync has completed.",
+    ],
+    output: productsWithJobOutput,
     kind: "write",
     async: true,
     params: offerParams,
@@ -249,6 +254,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products", "set_source_to_custom"),
     description:
       "Applies the offer to the variants listed, replacing its variants: variant_ids (numeric platform ids or global ids, at most 1000; each must be a variant of the shop; [] for none). Then add_variants and remove_variants edit the list. Answers the products group.",
+    aliases: ["apply a preorder offer to chosen variants", "replace the variants of a preorder offer"],
+    notes: ["Replaces the offer's variants; [] leaves it with none."],
+    output: productsOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ variant_ids: variantRefs }),
@@ -274,6 +282,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products", "add_variants"),
     description:
       "Adds variants to a custom offer: variant_ids (numeric platform ids or global ids, 1 to 1000; each must be a variant of the shop; ones already in the offer are ignored). 409 when the offer's source is not custom. Answers the products group.",
+    aliases: ["add variants to a preorder offer", "put more variants on preorder"],
+    notes: ["Refused (409) unless the offer's products source is custom."],
+    output: productsOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ variant_ids: variantRefs.min(1) }),
@@ -291,6 +302,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products", "remove_variants"),
     description:
       "Removes variants from a custom offer: variant_ids (numeric platform ids or global ids, 1 to 1000; ones not in the offer are ignored). 409 when the offer's source is not custom. Answers the products group.",
+    aliases: ["remove variants from a preorder offer", "take variants off preorder"],
+    notes: ["Refused (409) unless the offer's products source is custom."],
+    output: productsOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ variant_ids: variantRefs.min(1) }),
@@ -312,6 +326,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products", "set_source_to_collection"),
     description:
       "Applies the offer to the variants of a collection: collection_id (a collection of the shop); exclusion_tag and excluded_variant_ids as for set_source_to_all (absent: none). The variants are resolved asynchronously. Answers the products group.",
+    aliases: ["apply a preorder offer to a collection", "put a collection on preorder"],
+    notes: ["The variants are resolved by a background job after the answer.", "Refused (409) until the shop's first catalog sync has completed."],
+    output: productsOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ collection_id: z.string().min(1).max(255), exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
@@ -335,6 +352,9 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     path: groupPath("products", "set_collection"),
     description:
       "Changes the collection of a collection offer: collection_id (a collection of the shop). 409 when the offer is not a collection offer (use set_source_to_collection). Answers the products group.",
+    aliases: ["change the collection of a preorder offer", "switch a preorder offer to another collection"],
+    notes: ["Refused (409) when the offer is not a collection offer: use set_source_to_collection."],
+    output: productsOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ collection_id: z.string().min(1).max(255) }),

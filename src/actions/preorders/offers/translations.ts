@@ -4,6 +4,7 @@ import type { AnyAction } from "../../../core/action.ts";
 import { locale } from "../../../core/schemas.ts";
 import { isPlainObject, sets } from "../../../core/deep-partial.ts";
 import { defineGroup, groupGetAction, groupPatchAction, longText } from "./model.ts";
+import { translationsOutput } from "./outputs.ts";
 
 /** The offer's texts that can be translated, by their path in the offer. */
 export const TRANSLATABLE_FIELDS = [
@@ -36,6 +37,7 @@ export type Translations = z.output<typeof translationsSchema>;
 export const translationsGroup = defineGroup({
   key: "translations",
   schema: translationsSchema,
+  output: translationsOutput,
   normalize(next, patch) {
     next.locales = [...new Set(next.locales)];
     next.fields = [...new Set(next.fields)];
@@ -79,9 +81,18 @@ export const TRANSLATIONS_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
     translationsGroup,
     "The offer's translations: default_locale (language of its own texts), locales (translated into), fields (translated field paths such as widget.button.text) and translations (locale -> field path -> text).",
+    { aliases: ["show the preorder offer translations", "read the translated preorder texts"] },
   ),
   groupPatchAction(
     translationsGroup,
     `Changes translations: default_locale, locales and fields (each replaced whole), translations (merged per locale and field; null removes one). fields are paths among: ${TRANSLATABLE_FIELDS.join(", ")}. A translation's locale must be in locales and its field in fields; locales must not include default_locale. Dropping a locale or field drops its translations.`,
+    {
+      aliases: ["translate the preorder button text", "update the preorder offer translations", "add a language to a preorder offer"],
+      notes: [
+        "A translation's locale must be in locales and its field in fields.",
+        "locales must not include default_locale.",
+        "Dropping a locale or a field drops its translations; null in translations removes one.",
+      ],
+    },
   ),
 ];
