@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertCatalogMirrored } from "../../../../catalog/readiness.ts";
 import { defineAction } from "../../../../core/action.ts";
 import type { Db } from "../../../../core/db.ts";
 import { notFound } from "../../../../core/errors.ts";
@@ -147,6 +148,7 @@ export const offerLookup = defineAction({
     }),
   output: offerLookupOutput,
   async handler(ctx, { input }) {
+    await assertCatalogMirrored(ctx.db, ctx.shopId);
     let variants: VariantRow[];
     if (input.variant_id !== undefined) {
       const { rows } = await ctx.db.query<VariantRow>(`${VARIANT_SELECT} where v.shop_id = $1 and v.id = $2`, [ctx.shopId, input.variant_id]);
