@@ -28,6 +28,7 @@ export function toMailOptions(message: OutboundMessage, defaultFrom: string): Se
     subject: message.subject ?? "",
     text: message.text,
     ...(message.html === undefined ? {} : { html: message.html }),
+    ...(message.replyTo === undefined ? {} : { replyTo: message.replyTo }),
     messageId: emailMessageId(message.id, from),
     headers: { ...message.headers },
   };

@@ -18,6 +18,8 @@ export interface OutboundMessage {
   text: string;
   /** Overrides the configured sender (EMAIL_FROM or TWILIO_FROM). */
   from?: string;
+  /** E-mail only: the Reply-To address. */
+  replyTo?: string;
   /** Extra e-mail headers, e.g. List-Unsubscribe. */
   headers?: Record<string, string>;
 }

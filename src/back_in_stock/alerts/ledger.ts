@@ -7,6 +7,8 @@ import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds, sendTask } from "./deps.ts";
 import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
+import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
+import { releaseReservations, reserveSends } from "../../account/plans.ts";
 
 /**
  * THE LEDGER. One row per signup and stage, ever (unique (signup_id, stage)): a message is
@@ -22,6 +24,8 @@ import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
  */
 
 export type BlockedReason = "unsubscribed" | "channel_disabled" | "template_disabled" | "opt_in_missing" | "out_of_stock";
+/** What a send may also end blocked by, found only at send time: the plan's monthly quota is used up (src/account/plans.ts). */
+export type SendBlockedReason = BlockedReason | "plan_limit";
 
 export interface SignupFacts {
   status: string;
@@ -106,6 +110,8 @@ interface ShopContext {
   settings: BackInStockSettings;
   switches: Record<Stage, boolean>;
   renderer: Renderer;
+  /** The shop's sender identity and e-mail layout (src/account/messaging.ts). */
+  account: AccountMessaging;
 }
 
 /**
@@ -137,7 +143,8 @@ export class SendContexts {
     const switches = await stageSwitches(db, shopId);
     const shop = await loadShopInfo(db, shopId);
     const renderer = new Renderer(shop, { publicBaseUrl: publicUrl(config), unsubscribeSecret: platform.webhookSecret, emailFrom: config.EMAIL_FROM });
-    return { settings, switches, renderer };
+    const account = await loadAccountMessaging(db, shopId, { emailFrom: config.EMAIL_FROM, shopUrl: shop.url });
+    return { settings, switches, renderer, account };
   }
 }
 
@@ -192,7 +199,7 @@ interface Result {
   attempted: boolean;
   provider_message_id?: string;
   error?: string;
-  blocked_reason?: BlockedReason;
+  blocked_reason?: SendBlockedReason;
   /** The rendered e-mail subject, kept in the notifications log. */
   subject?: string;
 }
@@ -244,13 +251,22 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       [ledgerIds],
     );
     summary.skipped = ledgerIds.length - rows.length;
-    const toSend: { row: PendingRow; renderer: Renderer }[] = [];
+    let toSend: { row: PendingRow; renderer: Renderer; account: AccountMessaging }[] = [];
     for (const row of rows) {
       const context = await contexts.get(row.shop_id, client);
       const reason = blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, context.settings, context.switches);
       if (reason) results.push({ id: row.id, outcome: "blocked", attempted: false, blocked_reason: reason });
-      else toSend.push({ row, renderer: context.renderer });
+      else toSend.push({ row, renderer: context.renderer, account: context.account });
     }
+    // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts):
+    // what does not fit ends blocked (plan_limit), never sent.
+    const admitted = new Set<string>();
+    for (const shopId of new Set(toSend.map((t) => t.row.shop_id))) {
+      const ids = toSend.filter((t) => t.row.shop_id === shopId).map((t) => t.row.id);
+      for (const id of await reserveSends(deps.pool, shopId, ids)) admitted.add(id);
+    }
+    for (const t of toSend) if (!admitted.has(t.row.id)) results.push({ id: t.row.id, outcome: "blocked", attempted: false, blocked_reason: "plan_limit" });
+    toSend = toSend.filter((t) => admitted.has(t.row.id));
     const recipient = (row: PendingRow) => ({
       ledgerId: row.id,
       signupId: row.signup_id,
@@ -268,10 +284,10 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       );
     }
     const lastAttempt = policy.mode === "throw" && policy.lastAttempt;
-    const sendOne = async ({ row, renderer }: { row: PendingRow; renderer: Renderer }) => {
+    const sendOne = async ({ row, renderer, account }: { row: PendingRow; renderer: Renderer; account: AccountMessaging }) => {
       let message: OutboundMessage;
       try {
-        message = renderer.render(recipient(row));
+        message = dressMessage(renderer.render(recipient(row)), account);
       } catch (error) {
         results.push({ id: row.id, outcome: "failed", attempted: false, error: `Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });
         return;
@@ -298,6 +314,8 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       ),
     );
     await markResults(client, results);
+    // Final outcomes give their quota reservation back (a sent one now counts as sent); a retry keeps it.
+    await releaseReservations(client, results.filter((r) => r.outcome !== "retry").map((r) => r.id));
     const retries = results.filter((r) => r.outcome === "retry");
     if (policy.mode === "job" && retries.length > 0) {
       // The first retry waits like graphile-worker's own first backoff; the job then has the attempts left.

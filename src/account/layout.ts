@@ -1,0 +1,150 @@
+import { z } from "zod";
+import type { OutboundMessage } from "../channels/index.ts";
+import type { Db } from "../core/db.ts";
+import { type Issue, fieldIssue } from "../core/errors.ts";
+import { hexColor } from "../core/schemas.ts";
+import { htmlToText } from "../back_in_stock/templates/render.ts";
+import { TEMPLATE_LIMITS, templateEngine, templateFailure, templateProblem } from "../back_in_stock/templates/template-rendering.ts";
+import { accountDocument, loadDocument } from "./documents.ts";
+import { loadAccountSettings } from "./settings.ts";
+
+/**
+ * The shared e-mail layout: a Liquid HTML document around every e-mail's body, `{{ content }}`
+ * standing where the body goes. Rendered by the same engine, with the same limits, as the
+ * back-in-stock templates (template-rendering.ts). Its variables are the shop's only (content,
+ * shop.name, shop.url, layout.*), so it renders once per shop and sender, not once per message:
+ * the body is put in place of a marker afterwards, so `{{ content }}` needs no `| raw`.
+ *
+ * Use from any e-mail sender (back-in-stock alerts, preorder notifications):
+ *   const layout = await loadEmailLayout(db, shopId);     // a PreparedLayout, or null when disabled
+ *   message = wrapInLayout(message, layout);
+ */
+
+export const LAYOUT_VARIABLES = [
+  "content",
+  "shop.name",
+  "shop.url",
+  "layout.logo_url",
+  "layout.header_text",
+  "layout.footer_text",
+  "layout.colors.background",
+  "layout.colors.body_background",
+  "layout.colors.text",
+  "layout.colors.accent",
+] as const;
+
+export const DEFAULT_LAYOUT_HTML = `<!DOCTYPE html>
+<html>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>
+<body style="margin:0;padding:0;background:{{ layout.colors.background }}">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:{{ layout.colors.background }}">
+<tr><td align="center" style="padding:24px 12px">
+<table role="presentation" width="600" cellpadding="0" cellspacing="0" style="max-width:600px;background:{{ layout.colors.body_background }};color:{{ layout.colors.text }};font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5">
+<tr><td style="padding:20px 24px;border-bottom:3px solid {{ layout.colors.accent }}">{% if layout.logo_url %}<img src="{{ layout.logo_url }}" alt="{{ shop.name }}" style="max-height:48px">{% else %}<strong>{{ shop.name }}</strong>{% endif %}{% if layout.header_text %}<div>{{ layout.header_text }}</div>{% endif %}</td></tr>
+<tr><td style="padding:24px">{{ content }}</td></tr>
+<tr><td style="padding:16px 24px;font-size:12px;color:#777">{% if layout.footer_text %}{{ layout.footer_text }}{% else %}{{ shop.name }}{% endif %}</td></tr>
+</table>
+</td></tr>
+</table>
+</body>
+</html>`;
+
+const httpsUrl = z
+  .string({ error: "must be a URL" })
+  .max(2_000)
+  .regex(/^https?:\/\/[^\s"'<>]+$/, "must be an http or https URL");
+
+export const emailLayoutSchema = z.strictObject({
+  enabled: z.boolean().describe("Wrap e-mails in the layout; false sends each e-mail's body as it renders"),
+  html: z
+    .string({ error: "must be a string" })
+    .max(TEMPLATE_LIMITS.parseLength)
+    .describe(`Liquid HTML; {{ content }} exactly once, where the message's body goes. Variables: ${LAYOUT_VARIABLES.join(", ")}`),
+  logo_url: httpsUrl.nullable().describe("layout.logo_url: an image shown in the header; null: the store name"),
+  header_text: z.string().max(500).describe("layout.header_text: a line under the logo (may be empty)"),
+  footer_text: z.string().max(2_000).describe("layout.footer_text: the footer line; empty: the store name"),
+  colors: z.strictObject({
+    background: hexColor,
+    body_background: hexColor,
+    text: hexColor,
+    accent: hexColor,
+  }),
+});
+
+export type EmailLayout = z.output<typeof emailLayoutSchema>;
+
+export const DEFAULT_EMAIL_LAYOUT: EmailLayout = {
+  enabled: true,
+  html: DEFAULT_LAYOUT_HTML,
+  logo_url: null,
+  header_text: "",
+  footer_text: "",
+  colors: { background: "#f4f4f5", body_background: "#ffffff", text: "#222222", accent: "#222222" },
+};
+
+export const emailLayoutDocument = accountDocument("email_layout", emailLayoutSchema, DEFAULT_EMAIL_LAYOUT);
+
+/** Stands for the body while the layout renders: no character the html engine escapes. */
+const CONTENT_MARKER = "LAYOUTCONTENT7f3a9c2e51d04b8b";
+
+export interface LayoutShop {
+  name: string;
+  url: string;
+}
+
+/** A layout rendered for one shop: what comes before and after the body. */
+export interface PreparedLayout {
+  before: string;
+  after: string;
+}
+
+function variables(layout: EmailLayout, shop: LayoutShop): Record<string, unknown> {
+  return {
+    content: CONTENT_MARKER,
+    shop,
+    layout: { logo_url: layout.logo_url ?? "", header_text: layout.header_text, footer_text: layout.footer_text, colors: layout.colors },
+  };
+}
+
+const ONE_CONTENT = "must place {{ content }} exactly once";
+
+/** Renders the layout for a shop; throws an Error naming the rule it broke. */
+export function prepareLayout(layout: EmailLayout, shop: LayoutShop): PreparedLayout {
+  let out: string;
+  try {
+    out = templateEngine("html").parseAndRenderSync(layout.html, variables(layout, shop)) as string;
+  } catch (error) {
+    throw new Error(templateFailure("the e-mail layout's html", error), { cause: error });
+  }
+  const parts = out.split(CONTENT_MARKER);
+  if (parts.length !== 2) throw new Error(`the e-mail layout's html ${ONE_CONTENT}`);
+  return { before: parts[0] ?? "", after: parts[1] ?? "" };
+}
+
+/** The 422 issues of a layout about to be saved: its html must render (limits included) and hold {{ content }} once. */
+export function layoutIssues(layout: EmailLayout, shop: LayoutShop): Issue[] {
+  const problem = templateProblem("html", layout.html, "html");
+  if (problem) return [problem];
+  try {
+    const out = templateEngine("html").parseAndRenderSync(layout.html, variables(layout, shop)) as string;
+    if (out.split(CONTENT_MARKER).length !== 2) return [fieldIssue("html", ONE_CONTENT)];
+  } catch (error) {
+    return [fieldIssue("html", templateFailure("", error).trim())];
+  }
+  return [];
+}
+
+/** The shop's layout, rendered; null when it is switched off. Throws when a stored layout no longer renders. */
+export async function loadEmailLayout(db: Db, shopId: string, shopUrl: string): Promise<PreparedLayout | null> {
+  const layout = await loadDocument(db, shopId, emailLayoutDocument);
+  if (!layout.enabled) return null;
+  const settings = await loadAccountSettings(db, shopId);
+  return prepareLayout(layout, { name: settings.store_name, url: shopUrl });
+}
+
+/** Wraps an e-mail's html body in the layout (text part re-derived from the whole); other messages pass. */
+export function wrapInLayout(message: OutboundMessage, layout: PreparedLayout | null): OutboundMessage {
+  if (!layout || message.channel !== "email" || message.html === undefined) return message;
+  const html = `${layout.before}${message.html}${layout.after}`;
+  return { ...message, html, text: htmlToText(html) };
+}

@@ -1,0 +1,35 @@
+import type { OutboundMessage } from "../channels/index.ts";
+import type { Db } from "../core/db.ts";
+import { type PreparedLayout, loadEmailLayout, wrapInLayout } from "./layout.ts";
+import { type SenderIdentity, applySenderIdentity, loadSenderIdentity } from "./sending.ts";
+
+/**
+ * Everything the Account area adds to an outgoing message of a shop, loaded once per shop and
+ * applied per message: the sender identity (sending.ts) and the e-mail layout (layout.ts).
+ *
+ *   const account = await loadAccountMessaging(db, shopId, { emailFrom: config.EMAIL_FROM, shopUrl });
+ *   message = dressMessage(renderedMessage, account);   // throws when the stored layout cannot render
+ */
+export interface AccountMessaging {
+  identity: SenderIdentity;
+  /** null: layout off; an Error: the stored layout no longer renders (each e-mail then fails with it). */
+  layout: PreparedLayout | null | Error;
+}
+
+export async function loadAccountMessaging(db: Db, shopId: string, options: { emailFrom: string; shopUrl: string }): Promise<AccountMessaging> {
+  const identity = await loadSenderIdentity(db, shopId, options.emailFrom);
+  let layout: PreparedLayout | null | Error;
+  try {
+    layout = await loadEmailLayout(db, shopId, options.shopUrl);
+  } catch (error) {
+    layout = error instanceof Error ? error : new Error(String(error));
+  }
+  return { identity, layout };
+}
+
+/** The rendered message as the shop sends it: wrapped in the layout (e-mail), from the shop's sender. */
+export function dressMessage(message: OutboundMessage, account: AccountMessaging): OutboundMessage {
+  if (account.layout instanceof Error && message.channel === "email") throw account.layout;
+  const layout = account.layout instanceof Error ? null : account.layout;
+  return applySenderIdentity(wrapInLayout(message, layout), account.identity);
+}

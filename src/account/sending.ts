@@ -1,0 +1,79 @@
+import { z } from "zod";
+import type { OutboundMessage } from "../channels/index.ts";
+import type { Db } from "../core/db.ts";
+import { accountDocument, loadDocument } from "./documents.ts";
+import { emailAddress, loadAccountSettings } from "./settings.ts";
+
+/**
+ * Who the shop's messages come from: the From name and address and the Reply-To of e-mails, the
+ * sender of text messages. Unset fields fall back: the name to the shop's store name, the address
+ * to the address of EMAIL_FROM (the operator's sending domain), Reply-To to the settings'
+ * contact_email (or none), the SMS sender to TWILIO_FROM.
+ *
+ * Use from any channel user (back-in-stock alerts, preorder notifications):
+ *   const identity = await loadSenderIdentity(db, shopId, config.EMAIL_FROM);
+ *   message = applySenderIdentity(message, identity);
+ */
+
+/** E.164 (a number) or an alphanumeric sender id: 1-11 letters, digits or spaces, at least one letter. */
+const SMS_SENDER = /^(?:\+[1-9]\d{6,14}|(?=[A-Za-z0-9 ]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9 ]{0,10})$/;
+export const SMS_SENDER_RULE = "must be an E.164 number (+15551234567) or an alphanumeric sender id of 1 to 11 letters, digits or spaces with at least one letter";
+
+export const sendingSchema = z.strictObject({
+  sender_name: z
+    .string({ error: "must be a string" })
+    .min(1)
+    .max(100)
+    .regex(/^[^\r\n\t"<>\\]*$/, "must not contain line breaks, tabs, quotes, backslashes or angle brackets")
+    .regex(/\S/, "must not be blank")
+    .nullable()
+    .describe("From name of e-mails; null: the store name"),
+  sender_email: emailAddress.nullable().describe("From address of e-mails; null: the address of the service's EMAIL_FROM"),
+  reply_to: emailAddress.nullable().describe("Reply-To of e-mails; null: the settings' contact_email, or none"),
+  sms_sender: z
+    .string({ error: "must be a string" })
+    .regex(SMS_SENDER, SMS_SENDER_RULE)
+    .nullable()
+    .describe("Sender of text messages: an E.164 number or an alphanumeric sender id; null: the service's TWILIO_FROM"),
+});
+
+export type Sending = z.output<typeof sendingSchema>;
+
+export const DEFAULT_SENDING: Sending = { sender_name: null, sender_email: null, reply_to: null, sms_sender: null };
+
+export const sendingDocument = accountDocument("sending", sendingSchema, DEFAULT_SENDING);
+
+/** The address part of `Name <address>` (or the whole text when it is a bare address). */
+export function addressOf(from: string): string {
+  return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+}
+
+/** What a message of the shop is sent as, resolved. */
+export interface SenderIdentity {
+  /** `"Name" <address>`. */
+  emailFrom: string;
+  replyTo: string | null;
+  /** null: the channel's configured sender. */
+  smsFrom: string | null;
+}
+
+/** The shop's sender identity, resolved over the fallbacks (`emailFrom`: the service's EMAIL_FROM). */
+export async function loadSenderIdentity(db: Db, shopId: string, emailFrom: string): Promise<SenderIdentity> {
+  const sending = await loadDocument(db, shopId, sendingDocument);
+  const settings = await loadAccountSettings(db, shopId);
+  const name = (sending.sender_name ?? settings.store_name).replace(/["\\\r\n]/g, "");
+  const address = sending.sender_email ?? addressOf(emailFrom);
+  return {
+    emailFrom: `"${name}" <${address}>`,
+    replyTo: sending.reply_to ?? settings.contact_email,
+    smsFrom: sending.sms_sender,
+  };
+}
+
+/** The message as the shop sends it: From and Reply-To on e-mails, the sender on text messages. */
+export function applySenderIdentity(message: OutboundMessage, identity: SenderIdentity): OutboundMessage {
+  if (message.channel === "email") {
+    return { ...message, from: identity.emailFrom, ...(identity.replyTo ? { replyTo: identity.replyTo } : {}) };
+  }
+  return identity.smsFrom ? { ...message, from: identity.smsFrom } : message;
+}

@@ -1,0 +1,131 @@
+import type { Db } from "../core/db.ts";
+import { type CatalogReadiness, type PlatformConnectionState, catalogReadiness } from "../catalog/readiness.ts";
+import { loadBackInStockSettings } from "../back_in_stock/settings/settings-store.ts";
+import { stageSwitches } from "../back_in_stock/templates/render.ts";
+
+/**
+ * The onboarding checklist of GET /account/setup, computed from facts already in the database on
+ * every read (nothing is stored): each step is done or not because of what the shop has.
+ */
+
+export interface SetupStep {
+  key: string;
+  title: string;
+  done: boolean;
+  detail: string;
+}
+
+export interface Setup {
+  platform: PlatformConnectionState;
+  catalog: CatalogReadiness;
+  steps: SetupStep[];
+  completed: number;
+  total: number;
+}
+
+export const SETUP_STEP_KEYS = [
+  "platform_connected",
+  "catalog_mirrored",
+  "offer_created",
+  "offer_live",
+  "back_in_stock_channels",
+  "template_customized",
+  "sending_configured",
+] as const;
+
+interface Facts {
+  offers: number;
+  live_offers: number;
+  enabled_offers: number;
+  bis_templates: number;
+  layout_customized: boolean;
+  sending_set: boolean;
+  contact_email_set: boolean;
+}
+
+function catalogDetail(catalog: CatalogReadiness): string {
+  switch (catalog.status) {
+    case "ready":
+      return `${catalog.variants_mirrored} variants of ${catalog.products_mirrored} products mirrored`;
+    case "syncing":
+      return `the first full sync is running: ${catalog.sync_job?.processed ?? 0} variants so far`;
+    case "failed":
+      return `the first full sync failed${catalog.sync_job?.last_error ? `: ${catalog.sync_job.last_error}` : ""}; it is retried`;
+    default:
+      return "no catalog sync has run yet";
+  }
+}
+
+export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
+  const { platform, catalog } = await catalogReadiness(db, shopId);
+  const { rows } = await db.query<Facts>(
+    `select (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null)::int as offers,
+            (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null and status = 'active' and sync_status = 'synced')::int as live_offers,
+            (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null and status = 'active')::int as enabled_offers,
+            (select count(*) from bis_templates where shop_id = $1)::int as bis_templates,
+            coalesce((select email_layout <> '{}'::jsonb from account_settings where shop_id = $1), false) as layout_customized,
+            coalesce((select exists (select 1 from jsonb_each(sending) where value <> 'null'::jsonb) from account_settings where shop_id = $1), false) as sending_set,
+            coalesce((select settings ? 'contact_email' and settings->'contact_email' <> 'null'::jsonb from account_settings where shop_id = $1), false) as contact_email_set`,
+    [shopId],
+  );
+  const facts = rows[0];
+  if (!facts) throw new Error("setup facts query returned no row");
+  const settings = await loadBackInStockSettings(db, shopId);
+  const switches = await stageSwitches(db, shopId);
+  const channels = (["email", "sms"] as const).filter((c) => settings.channels[c].enabled);
+
+  const steps: SetupStep[] = [
+    {
+      key: "platform_connected",
+      title: "Connect the store platform",
+      done: platform.connected,
+      detail: platform.connected ? `connected to ${platform.domain ?? "the store"}` : "the app is not connected to the store platform",
+    },
+    { key: "catalog_mirrored", title: "Mirror the catalog", done: catalog.status === "ready", detail: catalogDetail(catalog) },
+    {
+      key: "offer_created",
+      title: "Create a preorder offer",
+      done: facts.offers > 0,
+      detail: facts.offers > 0 ? `${facts.offers} offer${facts.offers === 1 ? "" : "s"}` : "no preorder offer yet (POST /preorders/offers)",
+    },
+    {
+      key: "offer_live",
+      title: "Enable an offer and sync it to the store",
+      done: facts.live_offers > 0,
+      detail:
+        facts.live_offers > 0
+          ? `${facts.live_offers} active offer${facts.live_offers === 1 ? "" : "s"} synced`
+          : facts.enabled_offers > 0
+            ? "an offer is enabled but not synced to the store platform yet"
+            : "no offer is enabled (POST /preorders/offers/{id}/enable)",
+    },
+    {
+      key: "back_in_stock_channels",
+      title: "Turn on back-in-stock alerts",
+      done: channels.length > 0 && switches.initial,
+      detail: !switches.initial
+        ? "the initial alert stage is switched off"
+        : channels.length > 0
+          ? `alerts go out by ${channels.join(" and ")}`
+          : "both channels are switched off in the back-in-stock settings",
+    },
+    {
+      key: "template_customized",
+      title: "Customize a message template or the e-mail layout",
+      done: facts.bis_templates > 0 || facts.layout_customized,
+      detail:
+        facts.bis_templates > 0 || facts.layout_customized
+          ? [facts.bis_templates > 0 ? `${facts.bis_templates} customized template${facts.bis_templates === 1 ? "" : "s"}` : "", facts.layout_customized ? "customized e-mail layout" : ""]
+              .filter(Boolean)
+              .join(", ")
+          : "the shipped templates and layout are in use",
+    },
+    {
+      key: "sending_configured",
+      title: "Set who messages come from",
+      done: facts.sending_set || facts.contact_email_set,
+      detail: facts.sending_set || facts.contact_email_set ? "sender settings saved" : "messages use the store name and the service's sending address (PATCH /account/sending)",
+    },
+  ];
+  return { platform, catalog, steps, completed: steps.filter((s) => s.done).length, total: steps.length };
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { defineAction } from "../../core/action.ts";
+import { SMS_SENDER_RULE, sendingDocument, sendingSchema } from "../../account/sending.ts";
+import { loadDocument, updateDocument } from "../../account/documents.ts";
+
+const FIELDS =
+  "sender_name (From name of e-mails; null: the store name), sender_email (From address; null: the service's sending address), reply_to (Reply-To of e-mails; null: the settings' contact_email, or none) and sms_sender (sender of text messages: an E.164 number or an alphanumeric sender id; null: the service's configured number)";
+
+export const getSending = defineAction({
+  name: "account.sending.get",
+  method: "GET",
+  path: "/account/sending",
+  description: `Who the shop's messages come from: ${FIELDS}. Back-in-stock e-mails and text messages use them.`,
+  aliases: ["show the sender name and address", "read the e-mail sending settings"],
+  kind: "read",
+  input: z.strictObject({}),
+  output: sendingSchema,
+  async handler(ctx) {
+    return loadDocument(ctx.db, ctx.shopId, sendingDocument);
+  },
+});
+
+export const patchSending = defineAction({
+  name: "account.sending.update",
+  method: "PATCH",
+  path: "/account/sending",
+  description: `Changes who the shop's messages come from (partial: only the keys sent change; null resets a field to its fallback). ${FIELDS}. Answers the complete sending settings.`,
+  notes: [
+    "E-mail addresses are one plain address each (no display name): 422 '<field> must be an e-mail address' otherwise.",
+    `sms_sender ${SMS_SENDER_RULE}.`,
+    "sender_email must be an address the e-mail provider lets the service send from (a verified domain), or messages may be refused or marked as spam.",
+  ],
+  aliases: ["change the sender name", "set the reply to address", "set the sms sender id"],
+  kind: "write",
+  input: sendingDocument.patchSchema,
+  output: sendingSchema,
+  async handler(ctx, { input }) {
+    return updateDocument(ctx.db, ctx.shopId, sendingDocument, input);
+  },
+});
