@@ -2,6 +2,7 @@ import type { AnyAction } from "../../../core/action.ts";
 import { bulkDeleteSignups } from "./bulk-delete.ts";
 import { copilot } from "../copilot.ts";
 import { createSignup } from "./create.ts";
+import { deleteSignup } from "./delete.ts";
 import { getSignup, listSignups } from "./list.ts";
 import { listNotifications } from "../notifications.ts";
 import {
@@ -21,6 +22,7 @@ export const BACK_IN_STOCK_SIGNUPS_ACTIONS: readonly AnyAction[] = [
   createSignup,
   listSignups,
   getSignup,
+  deleteSignup,
   bulkDeleteSignups,
   transferSignup,
   unsubscribeSignupAction,

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { timestampOutput } from "../../../core/outputs.ts";
+import { SIGNUP_CHANNELS, SIGNUP_STATUSES } from "../../../back_in_stock/signups/model.ts";
+
+/** What `presentSignup` (src/back_in_stock/signups/model.ts) answers: the output schema of every signup action. */
+export const signupOutput = z.strictObject({
+  id: z.string().describe("the signup's id (uuid)"),
+  variant_id: z.string().describe("gid of the variant waited for"),
+  product_id: z.string().nullable(),
+  channel: z.enum(SIGNUP_CHANNELS),
+  email: z.string().nullable().describe("for channel email"),
+  phone: z.string().nullable().describe("for channel sms, E.164"),
+  locale: z.string(),
+  consent: z.boolean(),
+  customer_id: z.string().nullable().describe("gid of the platform customer, when known"),
+  first_name: z.string().nullable(),
+  status: z.enum(SIGNUP_STATUSES),
+  created_at: timestampOutput,
+  notified_at: timestampOutput.nullable().describe("when its initial alert was claimed"),
+  converted_at: timestampOutput.nullable().describe("when the converting order was placed"),
+  converted_order_id: z.string().nullable(),
+  unsubscribed_at: timestampOutput.nullable(),
+  updated_at: timestampOutput,
+});
