@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { platformGid } from "../../core/params.ts";
 import { refreshVariantCounts } from "./counts.ts";
+import { onOrderApplied } from "./lifecycle.ts";
+import type { OrderStatus } from "./model.ts";
 
 /**
  * Builds the preorder order model from the platform's order webhooks (orders/create, paid,
@@ -29,6 +31,8 @@ const orderSchema = z.object({
   admin_graphql_api_id: z.string().optional(),
   name: z.string().nullish(),
   email: z.string().nullish(),
+  phone: z.string().nullish(),
+  customer_locale: z.string().nullish(),
   created_at: z.string(),
   updated_at: z.string(),
   cancelled_at: z.string().nullish(),
@@ -38,7 +42,7 @@ const orderSchema = z.object({
   total_price: money,
   total_outstanding: money.nullish(),
   tags: z.union([z.string(), z.array(z.string())]).nullish(),
-  customer: z.object({ id: id.nullish(), email: z.string().nullish() }).nullish(),
+  customer: z.object({ id: id.nullish(), email: z.string().nullish(), phone: z.string().nullish() }).nullish(),
   line_items: z.array(lineSchema).default([]),
 });
 
@@ -77,16 +81,25 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   }
   const order = orderSchema.parse(payload);
   const outstanding = order.total_outstanding ?? "0.00";
+  const { rows: previous } = await db.query<{ status: OrderStatus }>(
+    "select status from preorder_orders where shop_id = $1 and platform_order_id = $2",
+    [shopId, platformOrderId],
+  );
+  const statusBefore = previous[0]?.status ?? null;
+  // The tags this service applied stay in `tags` even when a description older than its push arrives.
   const { rows } = await db.query<{ id: string }>(
     `insert into preorder_orders (shop_id, platform_order_id, name, email, customer_id, currency, total_price, total_outstanding,
-       balance_amount, financial_status, fulfillment_status, tags, platform_cancelled_at, platform_created_at, platform_updated_at)
-     values ($1, $2, $3, lower($4), $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14)
+       balance_amount, financial_status, fulfillment_status, tags, platform_cancelled_at, platform_created_at, platform_updated_at,
+       phone, locale)
+     values ($1, $2, $3, lower($4), $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      on conflict (shop_id, platform_order_id) do update set
        name = excluded.name, email = excluded.email, customer_id = excluded.customer_id, currency = excluded.currency,
        total_price = excluded.total_price, total_outstanding = excluded.total_outstanding,
        balance_amount = greatest(preorder_orders.balance_amount, excluded.balance_amount),
-       financial_status = excluded.financial_status, fulfillment_status = excluded.fulfillment_status, tags = excluded.tags,
-       platform_cancelled_at = excluded.platform_cancelled_at, platform_updated_at = excluded.platform_updated_at, updated_at = now()
+       financial_status = excluded.financial_status, fulfillment_status = excluded.fulfillment_status,
+       tags = excluded.tags || array(select t from unnest(preorder_orders.app_tags) t where t <> all(excluded.tags)),
+       platform_cancelled_at = excluded.platform_cancelled_at, platform_updated_at = excluded.platform_updated_at,
+       phone = coalesce(excluded.phone, preorder_orders.phone), locale = coalesce(excluded.locale, preorder_orders.locale), updated_at = now()
      where preorder_orders.platform_updated_at <= excluded.platform_updated_at
      returning id`,
     [
@@ -104,6 +117,8 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
       order.cancelled_at ?? null,
       order.created_at,
       order.updated_at,
+      order.phone ?? order.customer?.phone ?? null,
+      localeOf(order.customer_locale),
     ],
   );
   const applied = rows[0];
@@ -148,6 +163,15 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   const variants = new Set(before.map((r) => r.variant_id));
   for (const line of lines) if (line.selling_plan_id && line.variant_id) variants.add(line.variant_id);
   await refreshVariantCounts(db, shopId, [...variants]);
+  await onOrderApplied(db, shopId, applied.id, statusBefore);
+}
+
+/** The customer's locale as templates are keyed (`fr`, `pt-BR`), or null when the platform sent none usable. */
+function localeOf(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const [language, region] = value.replace("_", "-").split("-");
+  if (!language || !/^[a-z]{2,3}$/i.test(language)) return null;
+  return region && /^[a-z0-9]{2,8}$/i.test(region) ? `${language.toLowerCase()}-${region.toUpperCase()}` : language.toLowerCase();
 }
 
 /**

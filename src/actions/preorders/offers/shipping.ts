@@ -3,9 +3,11 @@ import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { groupAction, groupGetAction, groupPatchAction, integer, longText, platformTag, requiredLabel, timestamp } from "./model.ts";
 import { shippingGroup } from "./plan-groups.ts";
+import { notifyOnDeliveryChange } from "../../../preorders/notifications/delivery-change.ts";
 
 const days = integer().min(0).nullable();
 
+// Writes that change the delivery queue the shipping_date_change notification (same transaction).
 export const SHIPPING_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
     shippingGroup,
@@ -88,4 +90,4 @@ export const SHIPPING_ACTIONS: readonly AnyAction[] = [
     input: z.strictObject({ gateway: requiredLabel.nullable() }),
     patch: (input) => ({ fulfillment: { split: { transaction_gateway: input.gateway } } }),
   }),
-];
+].map(notifyOnDeliveryChange);

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { declareTask } from "../../core/tasks.ts";
+
+// Tasks of shop-wide preorder work that src/ queues (their runs: tasks/preorders/shop.ts).
+
+const delivery = z.object({ type: z.string(), date: z.string().nullable(), days: z.number().nullable() });
+export type DeliverySnapshot = z.output<typeof delivery>;
+
+/** One claimed notification (job key `preorders_notification_send:<id>`). */
+export const notificationSendTask = declareTask({ name: "preorders_notification_send", payload: z.object({ notification_id: z.uuid() }) });
+
+/** An offer's delivery changed: tell the customers of its open orders (one job per change). */
+export const shippingDateChangeTask = declareTask({
+  name: "preorders_shipping_date_change",
+  payload: z.object({ shop_id: z.uuid(), offer_id: z.uuid(), change_id: z.uuid(), previous: delivery, current: delivery }),
+});
+
+/** The balance_due message of an order, at its time (job key `preorders_balance_due:<order id>`). */
+export const balanceDueTask = declareTask({ name: "preorders_balance_due", payload: z.object({ shop_id: z.uuid(), order_id: z.uuid() }) });
+
+/** The automatic balance charge of an order (job key `preorders_auto_collect:<order id>`). */
+export const autoCollectTask = declareTask({
+  name: "preorders_auto_collect",
+  payload: z.object({ shop_id: z.uuid(), order_id: z.uuid(), trigger: z.enum(["due_date", "on_fulfillment"]) }),
+});
+
+/** The app's tags of an order pushed to the platform order (job key `preorders_order_tags:<order id>`). */
+export const orderTagsTask = declareTask({ name: "preorders_order_tags", payload: z.object({ shop_id: z.uuid(), order_id: z.uuid() }) });
+
+/** One developer webhook event delivered to the shop's endpoint (job key `preorders_developer_webhook:<event id>`). */
+export const developerWebhookTask = declareTask({ name: "preorders_developer_webhook", payload: z.object({ event_id: z.uuid() }) });
+
+/** Attempts of a notification send before it is logged failed. */
+export const MAX_NOTIFICATION_ATTEMPTS = 5;
+/** Attempts of a webhook delivery (graphile-worker's backoff: about 20 minutes in all). */
+export const MAX_WEBHOOK_ATTEMPTS = 8;

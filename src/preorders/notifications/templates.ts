@@ -1,0 +1,163 @@
+import { z } from "zod";
+import type { Db } from "../../core/db.ts";
+
+/**
+ * Notifications to preorder customers, by stage, channel and locale: the shipped defaults (en, fr,
+ * de, es), a merchant's texts (preorder_templates) and each stage's switch (preorder_stage_settings).
+ * Texts are Liquid, rendered with the back-in-stock engines and their limits.
+ */
+
+export const NOTIFICATION_STAGES = ["confirmation", "shipping_date_change", "balance_due"] as const;
+export type NotificationStage = (typeof NOTIFICATION_STAGES)[number];
+export const NOTIFICATION_CHANNELS = ["email", "sms"] as const;
+export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+
+export const stageSchema = z.enum(NOTIFICATION_STAGES);
+
+export const DEFAULT_STAGE_ENABLED: Record<NotificationStage, boolean> = { confirmation: true, shipping_date_change: true, balance_due: true };
+
+interface ShippedTemplate {
+  email: { subject: string; body: string };
+  sms: { body: string };
+}
+
+/** How each locale says when the order ships, from delivery.date and delivery.days. */
+const WHEN: Record<string, string> = {
+  en: "{% if delivery.date != blank %}on {{ delivery.date }}{% elsif delivery.days %}within {{ delivery.days }} days{% else %}as soon as possible{% endif %}",
+  fr: "{% if delivery.date != blank %}le {{ delivery.date }}{% elsif delivery.days %}sous {{ delivery.days }} jours{% else %}dès que possible{% endif %}",
+  de: "{% if delivery.date != blank %}am {{ delivery.date }}{% elsif delivery.days %}innerhalb von {{ delivery.days }} Tagen{% else %}so bald wie möglich{% endif %}",
+  es: "{% if delivery.date != blank %}el {{ delivery.date }}{% elsif delivery.days %}en {{ delivery.days }} días{% else %}lo antes posible{% endif %}",
+};
+const before = (when: string) => when.replaceAll("delivery.", "previous_delivery.");
+
+function shipped(locale: "en" | "fr" | "de" | "es"): Record<NotificationStage, ShippedTemplate> {
+  const when = WHEN[locale] ?? "";
+  const texts = {
+    en: {
+      confirmation: ["Your preorder {{ order.name }} is confirmed", `Thank you for your preorder {{ order.name }} at {{ shop.name }}. {{ offer.name }} ships ${when}.`, "A balance of {{ balance.amount }} {{ order.currency }} is due on {{ balance.due_date }}."],
+      shipping_date_change: ["New shipping date for your preorder {{ order.name }}", `{{ offer.name }} in your preorder {{ order.name }} now ships ${when} (before: ${before(when)}).`],
+      balance_due: ["The balance of your preorder {{ order.name }} is due", "The remaining balance of {{ balance.amount }} {{ order.currency }} for your preorder {{ order.name }} is due on {{ balance.due_date }}.", "We will charge it automatically with your saved payment method."],
+    },
+    fr: {
+      confirmation: ["Votre précommande {{ order.name }} est confirmée", `Merci pour votre précommande {{ order.name }} chez {{ shop.name }}. {{ offer.name }} sera expédié ${when}.`, "Un solde de {{ balance.amount }} {{ order.currency }} est dû le {{ balance.due_date }}."],
+      shipping_date_change: ["Nouvelle date d'expédition pour votre précommande {{ order.name }}", `{{ offer.name }} de votre précommande {{ order.name }} sera expédié ${when} (avant : ${before(when)}).`],
+      balance_due: ["Le solde de votre précommande {{ order.name }} est dû", "Le solde de {{ balance.amount }} {{ order.currency }} de votre précommande {{ order.name }} est dû le {{ balance.due_date }}.", "Nous le débiterons automatiquement avec votre moyen de paiement enregistré."],
+    },
+    de: {
+      confirmation: ["Ihre Vorbestellung {{ order.name }} ist bestätigt", `Danke für Ihre Vorbestellung {{ order.name }} bei {{ shop.name }}. {{ offer.name }} wird ${when} versandt.`, "Ein Restbetrag von {{ balance.amount }} {{ order.currency }} ist am {{ balance.due_date }} fällig."],
+      shipping_date_change: ["Neues Versanddatum für Ihre Vorbestellung {{ order.name }}", `{{ offer.name }} aus Ihrer Vorbestellung {{ order.name }} wird jetzt ${when} versandt (vorher: ${before(when)}).`],
+      balance_due: ["Der Restbetrag Ihrer Vorbestellung {{ order.name }} ist fällig", "Der Restbetrag von {{ balance.amount }} {{ order.currency }} für Ihre Vorbestellung {{ order.name }} ist am {{ balance.due_date }} fällig.", "Wir buchen ihn automatisch über Ihre gespeicherte Zahlungsart ab."],
+    },
+    es: {
+      confirmation: ["Tu reserva {{ order.name }} está confirmada", `Gracias por tu reserva {{ order.name }} en {{ shop.name }}. {{ offer.name }} se enviará ${when}.`, "Quedan {{ balance.amount }} {{ order.currency }} por pagar el {{ balance.due_date }}."],
+      shipping_date_change: ["Nueva fecha de envío de tu reserva {{ order.name }}", `{{ offer.name }} de tu reserva {{ order.name }} se enviará ${when} (antes: ${before(when)}).`],
+      balance_due: ["El saldo de tu reserva {{ order.name }} vence", "El saldo de {{ balance.amount }} {{ order.currency }} de tu reserva {{ order.name }} vence el {{ balance.due_date }}.", "Lo cobraremos automáticamente con tu método de pago guardado."],
+    },
+  }[locale];
+  const conf = texts.confirmation;
+  const change = texts.shipping_date_change;
+  const due = texts.balance_due;
+  return {
+    confirmation: {
+      email: { subject: conf[0] ?? "", body: `<p>${conf[1] ?? ""}</p>{% if balance.amount != blank %}<p>${conf[2] ?? ""}</p>{% endif %}` },
+      sms: { body: `{{ shop.name }}: ${conf[1] ?? ""}` },
+    },
+    shipping_date_change: {
+      email: { subject: change[0] ?? "", body: `<p>${change[1] ?? ""}</p>` },
+      sms: { body: `{{ shop.name }}: ${change[1] ?? ""}` },
+    },
+    balance_due: {
+      email: { subject: due[0] ?? "", body: `<p>${due[1] ?? ""}</p>{% if balance.auto_collect %}<p>${due[2] ?? ""}</p>{% endif %}` },
+      sms: { body: `{{ shop.name }}: ${due[1] ?? ""}{% if balance.auto_collect %} ${due[2] ?? ""}{% endif %}` },
+    },
+  };
+}
+
+export const SHIPPED_LOCALES = ["en", "fr", "de", "es"] as const;
+const SHIPPED: Record<string, Record<NotificationStage, ShippedTemplate>> = Object.fromEntries(SHIPPED_LOCALES.map((l) => [l, shipped(l)]));
+
+export function shippedTemplate(stage: NotificationStage, locale: string): ShippedTemplate | undefined {
+  return SHIPPED[locale]?.[stage];
+}
+
+/** Where a locale's text comes from, in order: the locale, its language, the shop's default locale, then en. */
+export function candidateLocales(requested: string, shopDefault: string): string[] {
+  return [...new Set([requested, requested.split("-")[0] ?? requested, shopDefault, "en"])];
+}
+
+/** The variables every preorder notification template can use. */
+export const NOTIFICATION_VARIABLES = [
+  "shop.name",
+  "shop.url",
+  "customer.email",
+  "customer.phone",
+  "order.name",
+  "order.currency",
+  "order.total_price",
+  "order.status",
+  "offer.name",
+  "delivery.type",
+  "delivery.date",
+  "delivery.days",
+  "previous_delivery.type",
+  "previous_delivery.date",
+  "previous_delivery.days",
+  "balance.amount",
+  "balance.due_date",
+  "balance.auto_collect",
+] as const;
+
+export const SAMPLE_NOTIFICATION_VARIABLES = {
+  shop: { name: "Sample Store", url: "https://sample-store.example" },
+  customer: { email: "alex@example.com", phone: "+15555550123" },
+  order: { name: "#1001", currency: "USD", total_price: "120.00", status: "awaiting_balance" },
+  offer: { name: "Spring drop" },
+  delivery: { type: "on_date", date: "2026-12-01", days: null },
+  previous_delivery: { type: "asap", date: "", days: 14 },
+  balance: { amount: "60.00", due_date: "2026-11-20", auto_collect: true },
+};
+
+export interface TemplateText {
+  subject: string;
+  body: string;
+}
+
+export interface StoredTemplate {
+  locale: string;
+  channel: NotificationChannel;
+  subject: string | null;
+  body: string;
+}
+
+/** The merchant's texts of a stage, every locale and channel. */
+export async function storedTemplates(db: Db, shopId: string, stage: NotificationStage): Promise<StoredTemplate[]> {
+  const { rows } = await db.query<StoredTemplate>("select locale, channel, subject, body from preorder_templates where shop_id = $1 and stage = $2", [shopId, stage]);
+  return rows;
+}
+
+/** Whether each stage is on for the shop. */
+export async function stageSwitches(db: Db, shopId: string): Promise<Record<NotificationStage, boolean>> {
+  const { rows } = await db.query<{ stage: NotificationStage; enabled: boolean }>("select stage, enabled from preorder_stage_settings where shop_id = $1", [shopId]);
+  const switches = { ...DEFAULT_STAGE_ENABLED };
+  for (const row of rows) switches[row.stage] = row.enabled;
+  return switches;
+}
+
+/** The text a message of the stage, channel and locale uses: the first candidate locale with a merchant's text or a shipped default. */
+export function chooseTemplate(
+  stage: NotificationStage,
+  channel: NotificationChannel,
+  locale: string,
+  shopDefault: string,
+  stored: readonly StoredTemplate[],
+): TemplateText & { locale: string } {
+  const candidates = candidateLocales(locale, shopDefault);
+  const shippedSubject = candidates.map((c) => shippedTemplate(stage, c)?.email.subject).find((s) => s !== undefined) ?? "";
+  for (const candidate of candidates) {
+    const own = stored.find((t) => t.locale === candidate && t.channel === channel);
+    if (own) return { subject: own.subject ?? shippedSubject, body: own.body, locale: candidate };
+    const shippedText = shippedTemplate(stage, candidate);
+    if (shippedText) return channel === "email" ? { ...shippedText.email, locale: candidate } : { subject: "", body: shippedText.sms.body, locale: candidate };
+  }
+  throw new Error(`no ${stage} template for ${channel}`);
+}

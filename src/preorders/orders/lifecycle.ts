@@ -1,0 +1,134 @@
+import type { Db } from "../../core/db.ts";
+import { enqueue } from "../../core/tasks.ts";
+import { checkoutGroup } from "../../actions/preorders/offers/checkout.ts";
+import { paymentsGroup } from "../../actions/preorders/offers/plan-groups.ts";
+import { claimNotifications } from "../notifications/ledger.ts";
+import { autoCollectTask, balanceDueTask, orderTagsTask } from "../notifications/task-refs.ts";
+import { loadPreorderSettings } from "../settings/settings.ts";
+import type { WebhookTopic } from "../settings/developer.ts";
+import { recordWebhookEvent } from "../settings/webhook-events.ts";
+import type { OrderStatus } from "./model.ts";
+
+/**
+ * What a preorder order's arrival or change sets off, in the transaction that applied it
+ * (src/preorders/orders/ingest.ts): the app's order tags (stored, and pushed to the platform by a
+ * job), the confirmation message, the balance's due date with its auto-collect charge and
+ * balance_due message (jobs at their time), the charge on fulfillment, and developer webhook
+ * events. Every job is keyed per order, so applying the same order again queues nothing twice.
+ */
+
+interface AppliedOrder {
+  id: string;
+  status: OrderStatus;
+  total_outstanding: string;
+  platform_created_at: Date;
+  tags: string[];
+  app_tags: string[];
+  balance_due_at: Date | null;
+  auto_collect: string | null;
+  name: string | null;
+  platform_order_id: string;
+  email: string | null;
+  currency: string;
+  total_price: string;
+}
+
+interface OfferFacts {
+  id: string;
+  settings: Record<string, unknown>;
+}
+
+const DAY_MS = 86_400_000;
+const ORDER_TAG_ATTEMPTS = 10;
+
+/** `before`: the order's status before this change, or null when the order is new. */
+export async function onOrderApplied(db: Db, shopId: string, orderId: string, before: OrderStatus | null): Promise<void> {
+  const { rows } = await db.query<AppliedOrder>(
+    `select id, status, total_outstanding::text, platform_created_at, tags, app_tags, balance_due_at, auto_collect, name, platform_order_id,
+            email, currency, total_price::text
+     from preorder_orders where id = $1`,
+    [orderId],
+  );
+  const order = rows[0];
+  if (!order) return;
+  const { rows: offers } = await db.query<OfferFacts>(
+    `select po.id, po.settings from preorder_offers po
+     where po.id in (select l.offer_id from preorder_order_lines l where l.order_id = $1 and l.offer_id is not null)
+     order by (select min(l.platform_line_id) from preorder_order_lines l where l.order_id = $1 and l.offer_id = po.id)`,
+    [orderId],
+  );
+  const settings = await loadPreorderSettings(db, shopId);
+  const live = order.status !== "cancelled" && order.status !== "refunded";
+
+  await applyOrderTags(db, shopId, order, offers, settings.orders.tags);
+  if (before === null && live) await claimNotifications(db, { shopId, stage: "confirmation", eventKey: "" }, [order.id], offers[0]?.id ?? null);
+  if (live) await scheduleBalance(db, shopId, order, offers, settings.notifications.balance_due.days_before);
+  if (order.status === "fulfilled" && before !== "fulfilled" && order.auto_collect === "on_fulfillment" && Number(order.total_outstanding) > 0) {
+    await enqueue(db, autoCollectTask, { shop_id: shopId, order_id: order.id, trigger: "on_fulfillment" }, { jobKey: `${autoCollectTask.name}:${order.id}` });
+  }
+  await webhookEvents(db, shopId, order, before, offers);
+}
+
+/** Offers' checkout.order_tags and the shop's orders.tags that the order does not carry yet: stored, and pushed by a job. */
+async function applyOrderTags(db: Db, shopId: string, order: AppliedOrder, offers: readonly OfferFacts[], shopTags: readonly string[]): Promise<void> {
+  const wanted = new Set<string>(shopTags);
+  for (const offer of offers) for (const tag of checkoutGroup.schema.parse(offer.settings.checkout ?? {}).order_tags.tags) wanted.add(tag);
+  const missing = [...wanted].filter((tag) => !order.app_tags.includes(tag));
+  if (missing.length === 0) return;
+  await db.query(
+    `update preorder_orders set app_tags = app_tags || $2::text[],
+       tags = tags || array(select t from unnest($2::text[]) t where t <> all(tags)), updated_at = now()
+     where id = $1`,
+    [order.id, missing],
+  );
+  await enqueue(db, orderTagsTask, { shop_id: shopId, order_id: order.id }, { jobKey: `${orderTagsTask.name}:${order.id}`, maxAttempts: ORDER_TAG_ATTEMPTS });
+}
+
+/**
+ * The first time an order shows a balance: its due date from the (first) offer's
+ * payments.remaining_balance.due, how it is auto-collected, the charge at the due date when
+ * auto_collect is on, and the balance_due message `days_before` it.
+ */
+async function scheduleBalance(db: Db, shopId: string, order: AppliedOrder, offers: readonly OfferFacts[], daysBefore: number): Promise<void> {
+  if (order.balance_due_at !== null || Number(order.total_outstanding) <= 0) return;
+  const offer = offers[0];
+  if (!offer) return;
+  const { remaining_balance: balance } = paymentsGroup.schema.parse(offer.settings.payments ?? {});
+  const due =
+    balance.due.type === "on_date" && balance.due.date !== null
+      ? new Date(balance.due.date)
+      : new Date(order.platform_created_at.getTime() + (balance.due.days ?? 0) * DAY_MS);
+  const mode = balance.auto_collect ? "due_date" : balance.auto_collect_on_fulfillment ? "on_fulfillment" : null;
+  await db.query("update preorder_orders set balance_due_at = $2, auto_collect = $3, updated_at = now() where id = $1", [order.id, due, mode]);
+  if (mode === "due_date") {
+    await enqueue(db, autoCollectTask, { shop_id: shopId, order_id: order.id, trigger: "due_date" }, { jobKey: `${autoCollectTask.name}:${order.id}`, runAt: due });
+  }
+  await enqueue(db, balanceDueTask, { shop_id: shopId, order_id: order.id }, { jobKey: `${balanceDueTask.name}:${order.id}`, runAt: new Date(due.getTime() - daysBefore * DAY_MS) });
+}
+
+function transitions(before: OrderStatus | null, now: OrderStatus): WebhookTopic[] {
+  const topics: WebhookTopic[] = [];
+  if (before === null) topics.push("preorder_order.created");
+  if (now === "balance_collected" && before !== "balance_collected" && before !== null) topics.push("preorder_order.balance_collected");
+  if (now === "fulfilled" && before !== "fulfilled") topics.push("preorder_order.fulfilled");
+  if (now === "cancelled" && before !== "cancelled") topics.push("preorder_order.cancelled");
+  return topics;
+}
+
+async function webhookEvents(db: Db, shopId: string, order: AppliedOrder, before: OrderStatus | null, offers: readonly OfferFacts[]): Promise<void> {
+  const topics = transitions(before, order.status);
+  if (topics.length === 0) return;
+  const data = {
+    order_id: order.id,
+    platform_order_id: order.platform_order_id,
+    name: order.name,
+    status: order.status,
+    previous_status: before,
+    email: order.email,
+    currency: order.currency,
+    total_price: order.total_price,
+    total_outstanding: order.total_outstanding,
+    offer_ids: offers.map((o) => o.id),
+  };
+  for (const topic of topics) await recordWebhookEvent(db, shopId, topic, order.id, data);
+}

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import type { Db } from "../../core/db.ts";
+import { deepPartialStrict } from "../../core/deep-partial.ts";
+import { loadDocument, updateDocument } from "./store.ts";
+
+/**
+ * Shop-wide preorder settings. Each one is read by something:
+ * - orders.tags: ingestion adds them to every preorder order (beside its offers' checkout.order_tags);
+ * - orders.auto_collect_enabled: the auto-collect job charges only while it is true (checked at run time);
+ * - notifications.email / notifications.sms: the notification sender blocks a channel that is off;
+ * - notifications.balance_due.days_before: when the balance_due message goes out;
+ * - storefront.*: served to the storefront script by GET /preorders/developer_settings/storefront_config.
+ */
+
+/** A platform tag: no commas (the platform joins tags with them), at most 40 characters. */
+const orderTag = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .regex(/^[^,]+$/, "must not contain a comma");
+
+const enabledSwitch = z.strictObject({ enabled: z.boolean() });
+
+export const preorderSettingsSchema = z.strictObject({
+  orders: z.strictObject({
+    tags: z.array(orderTag).max(50).describe("Tags added to every ingested preorder order (and pushed to the platform order), beside its offers' checkout.order_tags"),
+    auto_collect_enabled: z
+      .boolean()
+      .describe("Shop-wide switch of automatic balance collection: false stops every scheduled auto-collect charge (offers keep their own setting)"),
+  }),
+  notifications: z.strictObject({
+    email: enabledSwitch.describe("E-mail notifications to preorder customers"),
+    sms: enabledSwitch.describe("Text messages to preorder customers whose order has a phone number"),
+    balance_due: z.strictObject({
+      days_before: z.int().min(0).max(60).describe("Days before the balance is due (or auto-collected) that the balance_due message goes out"),
+    }),
+  }),
+  storefront: z.strictObject({
+    show_badge_on_collection_pages: z.boolean().describe("Show the preorder badge on product cards of collection pages"),
+    show_badge_on_product_pages: z.boolean().describe("Show the preorder badge on product pages"),
+    hide_dynamic_checkout_buttons: z.boolean().describe("Hide the platform's buy-now buttons on preorder products (they skip the preorder terms)"),
+  }),
+});
+
+export type PreorderSettings = z.output<typeof preorderSettingsSchema>;
+
+export const DEFAULT_PREORDER_SETTINGS: PreorderSettings = {
+  orders: { tags: [], auto_collect_enabled: true },
+  notifications: { email: { enabled: true }, sms: { enabled: false }, balance_due: { days_before: 3 } },
+  storefront: { show_badge_on_collection_pages: true, show_badge_on_product_pages: true, hide_dynamic_checkout_buttons: true },
+};
+
+export const preorderSettingsPatchSchema = deepPartialStrict(preorderSettingsSchema) as z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+
+export function loadPreorderSettings(db: Db, shopId: string): Promise<PreorderSettings> {
+  return loadDocument(db, shopId, "settings", preorderSettingsSchema, DEFAULT_PREORDER_SETTINGS);
+}
+
+export function updatePreorderSettings(db: Db, shopId: string, patch: Record<string, unknown>): Promise<PreorderSettings> {
+  return updateDocument(db, shopId, "settings", preorderSettingsSchema, DEFAULT_PREORDER_SETTINGS, patch);
+}

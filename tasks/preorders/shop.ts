@@ -1,0 +1,23 @@
+import { runShippingDateChange } from "../../src/preorders/notifications/delivery-change.ts";
+import { sendNotification } from "../../src/preorders/notifications/ledger.ts";
+import {
+  autoCollectTask,
+  balanceDueTask,
+  developerWebhookTask,
+  notificationSendTask,
+  orderTagsTask,
+  shippingDateChangeTask,
+} from "../../src/preorders/notifications/task-refs.ts";
+import { runAutoCollect, runBalanceDue, runOrderTags } from "../../src/preorders/orders/balance-jobs.ts";
+import { deliverWebhookEvent } from "../../src/preorders/settings/webhook-events.ts";
+import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
+
+/** Shop-wide preorder work: notifications to customers, order tags, auto-collect, developer webhooks (thin: each calls into src/). */
+export const preorderShopTasks: readonly AnyTaskDefinition[] = [
+  defineTask({ ...notificationSendTask, run: (ctx, p) => sendNotification(ctx, p.notification_id) }),
+  defineTask({ ...shippingDateChangeTask, run: (ctx, p) => runShippingDateChange(ctx, p) }),
+  defineTask({ ...balanceDueTask, run: (ctx, p) => runBalanceDue(ctx, p) }),
+  defineTask({ ...autoCollectTask, run: (ctx, p) => runAutoCollect(ctx, p) }),
+  defineTask({ ...orderTagsTask, run: (ctx, p) => runOrderTags(ctx, p) }),
+  defineTask({ ...developerWebhookTask, run: (ctx, p) => deliverWebhookEvent(ctx, p.event_id) }),
+];
