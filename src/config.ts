@@ -43,6 +43,12 @@ const envSchema = z.object({
   WEBHOOK_MAX_AGE_SECONDS: positiveInt.default(DEFAULT_WEBHOOK_MAX_AGE_SECONDS),
   PLATFORM_EMULATOR_PORT: port.default(3001),
   PLATFORM_TIMEOUT_MS: positiveInt.default(30_000),
+  /** The e-mail providers' API bases (src/providers); all unset: the provider emulator on PROVIDER_EMULATOR_PORT. */
+  EMAIL_PROVIDER_1_URL: z.url().optional(),
+  EMAIL_PROVIDER_2_URL: z.url().optional(),
+  EMAIL_PROVIDER_3_URL: z.url().optional(),
+  PROVIDER_EMULATOR_PORT: port.default(3002),
+  PROVIDER_TIMEOUT_MS: positiveInt.default(10_000),
   /** Channels (src/channels): pooled SMTP when set, else .eml files in DATA_DIR/outbox. */
   SMTP_URL: z.string().min(1).optional(),
   SMTP_POOL_SIZE: positiveInt.default(5),

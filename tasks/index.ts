@@ -5,6 +5,7 @@ import catalogSyncSchedule from "./catalog_sync_schedule.ts";
 import maintenancePrune from "./maintenance_prune.ts";
 import platformWebhook from "./platform_webhook.ts";
 import { PREORDERS_CRONTAB, preordersTasks } from "./preorders/index.ts";
+import { providerTasks } from "./providers/index.ts";
 import { preorderScheduleTasks } from "./preorders/schedule.ts";
 import { preorderShopTasks } from "./preorders/shop.ts";
 import workerReap from "./worker_reap.ts";
@@ -20,6 +21,7 @@ export const TASKS: readonly AnyTaskDefinition[] = [
   ...preordersTasks,
   ...preorderScheduleTasks,
   ...preorderShopTasks,
+  ...providerTasks,
 ];
 
 /** graphile-worker crontab: schedules are claimed through PostgreSQL, so any number of workers may run it. */

@@ -14,6 +14,7 @@ import type { PlatformRuntime } from "../platform/runtime.ts";
 import { type Database, createPool, resolveDatabase } from "./database.ts";
 import { connectDemoShop, ensureDemoShop } from "./demo.ts";
 import { createPlatformRuntime } from "./platform.ts";
+import { startDemoProviders } from "./providers.ts";
 import { type ServiceServices, createServices } from "./services.ts";
 import { type WorkerOptions, startWorker } from "./worker.ts";
 
@@ -90,6 +91,8 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     if (options.demo) {
       const close = await connectDemoShop(pool, platform, config, log, url);
       if (close) closers.push(close);
+      const closeProviders = await startDemoProviders(pool, platform, config, log);
+      if (closeProviders) closers.push(closeProviders);
     }
     if (options.worker) {
       runner = await startWorker({ pool, log, config, platform, channels: services.channels() }, options.worker_options);

@@ -1,10 +1,12 @@
 import { tagCustomerTask, tagSignupCustomer } from "../../src/back_in_stock/signups/tagging.ts";
 import { defineTask } from "../../src/core/tasks.ts";
+import { trackPlatformTag } from "../../src/providers/sync/run.ts";
 
 /** `bis_tag_customer` {signup_id}: the customer tag on the platform at signup; retried with backoff. */
 export default defineTask({
   ...tagCustomerTask,
   async run(ctx, { signup_id: signupId }) {
-    await tagSignupCustomer(ctx, signupId);
+    // Recorded as the signup's commerce_platform sync (signup_syncs), visible in its sync field.
+    await trackPlatformTag({ pool: ctx.pool, attempt: ctx.attempt, maxAttempts: ctx.maxAttempts }, signupId, () => tagSignupCustomer(ctx, signupId));
   },
 });

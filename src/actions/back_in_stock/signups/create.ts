@@ -5,11 +5,12 @@ import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../../../back_in_stock/templates/default-templates.ts";
-import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, presentSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
+import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
-import { tagCustomerTask } from "../../../back_in_stock/signups/tagging.ts";
 import { thankYouTask } from "../../../back_in_stock/alerts/deps.ts";
-import { type TaskRef, enqueue } from "../../../core/tasks.ts";
+import { enqueue } from "../../../core/tasks.ts";
+import { enqueueSignupSync } from "../../../providers/sync/enqueue.ts";
+import { presentSignupsWithSync, signupWithSyncOutput } from "./list.ts";
 
 export const E164 = /^\+[1-9]\d{1,14}$/;
 
@@ -31,9 +32,9 @@ const input = z.strictObject({
   customer_id: customerIdSchema.optional().describe("The platform customer, when known: tagged when tagging is on"),
 });
 
-/** Queues a graphile-worker job on the write's transaction, coalesced per signup. */
-async function queueSignupTask(db: Db, task: TaskRef<typeof tagCustomerTask.payload>, signupId: string): Promise<void> {
-  await enqueue(db, task, { signup_id: signupId }, { maxAttempts: 10, jobKey: `${task.name}:${signupId}` });
+/** Queues the signup_thank_you message on the write's transaction, coalesced per signup. */
+async function queueThankYou(db: Db, signupId: string): Promise<void> {
+  await enqueue(db, thankYouTask, { signup_id: signupId }, { maxAttempts: 10, jobKey: `${thankYouTask.name}:${signupId}` });
 }
 
 async function stageEnabled(db: Db, shopId: string, stage: "signup_thank_you"): Promise<boolean> {
@@ -48,8 +49,15 @@ export const createSignup = defineAction({
   description:
     "Signs a customer up for a variant's back-in-stock alert. variant_id: the numeric id or the gid; it must be a mirrored variant of this shop (422 `variant_id must be a variant of this shop`); the gid is stored. channel: email (needs email, validated and lower-cased) or sms (needs phone in E.164, +[1-9] and up to 15 digits; spaces, dots, dashes and brackets are dropped first); the channel must be on in the settings. locale defaults to the shop's default_locale. consent must be true when compliance.opt_in_required is on. " +
     "The same shop, variant, channel and contact is the same signup: a repeat answers that signup (no duplicate), filling in first_name, customer_id and locale when given and recording consent: true; a repeat with consent: true resumes an unsubscribed signup (status waiting, or notified/converted if it had already been alerted or bought: each stage is sent at most once, ever); without consent it stays unsubscribed. " +
-    "A new or resumed signup queues, in the same transaction, the customer tag on the platform (when tagging is on and customer_id is known) and the signup_thank_you message (when that stage is enabled). Answers 202 with the signup.",
+    "A new or resumed signup queues, in the same transaction, its sync to every e-mail provider whose sync is on (GET /account/integrations; e-mail signups only), the customer tag on the platform (when tagging is on and customer_id is known) and the signup_thank_you message (when that stage is enabled). Answers 202 with the signup and its sync state.",
+  aliases: ["sign a customer up for a back in stock alert", "add a back in stock signup", "notify me when a variant is back in stock"],
+  notes: [
+    "Repeating a signup never creates a duplicate: it answers the existing one.",
+    "Each sync target (email_provider_1..3, commerce_platform) is one background job retried with backoff for about four days, so a provider outage loses no signup; its state is the signup's sync field.",
+    "A text-message signup is not sent to the e-mail providers.",
+  ],
   kind: "write",
+  output: signupWithSyncOutput,
   input,
   async handler(ctx, { input: body }) {
     const settings = await loadBackInStockSettings(ctx.db, ctx.shopId);
@@ -112,12 +120,13 @@ export const createSignup = defineAction({
     }
     if (!row) throw new Error("signup upsert returned no row");
 
-    if ((fresh || resumed || customerAdded) && settings.tagging.enabled && row.customer_id && row.status !== "unsubscribed") {
-      await queueSignupTask(ctx.db, tagCustomerTask, row.id);
+    if (row.status !== "unsubscribed") {
+      await enqueueSignupSync(ctx.db, row, { providers: fresh || resumed, platformTag: fresh || resumed || customerAdded });
     }
     if ((fresh || resumed) && (await stageEnabled(ctx.db, ctx.shopId, "signup_thank_you"))) {
-      await queueSignupTask(ctx.db, thankYouTask, row.id);
+      await queueThankYou(ctx.db, row.id);
     }
-    return presentSignup(row);
+    const [answer] = await presentSignupsWithSync(ctx.db, [row]);
+    return answer;
   },
 });

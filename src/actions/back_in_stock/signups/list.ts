@@ -4,13 +4,31 @@ import { SIGNUP_CHANNELS, SIGNUP_STATUSES, type SignupRow, loadSignup, presentSi
 import { Filters } from "../../../back_in_stock/signups/query.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
+import { pageOutput } from "../../../core/outputs.ts";
+import { signupOutput } from "./output.ts";
+import type { Db } from "../../../core/db.ts";
+import { loadSignupSyncs, signupSyncOutput } from "../../../providers/sync/model.ts";
+
+/** A signup with its sync to the e-mail providers and the platform customer (signups create, list and get). */
+export const signupWithSyncOutput = signupOutput.extend({ sync: signupSyncOutput });
+
+/** Signups in their public shape, each with its `sync` (one query for all of them). */
+export async function presentSignupsWithSync(db: Db, rows: readonly SignupRow[]): Promise<Record<string, unknown>[]> {
+  const syncs = await loadSignupSyncs(db, rows.map((r) => r.id));
+  return rows.map((row) => ({ ...presentSignup(row), sync: syncs.get(row.id) ?? {} }));
+}
 
 export const listSignups = defineAction({
   name: "back_in_stock.signups.list",
   method: "GET",
   path: "/back_in_stock/signups",
   description: `Signups, newest first, as { signups, page, per_page, total, next_cursor }. Filters (all optional, combined with and): variant_id and product_id (numeric id or gid), status (${SIGNUP_STATUSES.join(", ")}), channel (email, sms), contact (an e-mail address or E.164 number), created_from and created_to (${PERIOD_RULE}). ${PAGING_RULE}.`,
+  aliases: ["list back in stock signups", "find signups for a variant", "search waiting customers by contact"],
+  notes: [
+    "Each signup carries sync: its state per target it was sent to (e-mail providers with sync on, the platform customer's tag), pending while retrying, synced, failed or skipped.",
+  ],
   kind: "read",
+  output: pageOutput("signups", signupWithSyncOutput),
   input: z.strictObject({
     variant_id: variantIdSchema.optional(),
     product_id: productIdSchema.optional(),
@@ -41,7 +59,8 @@ export const listSignups = defineAction({
        limit ${where.param(p.limit)} offset ${where.param(p.offset)}`,
       where.params,
     );
-    return pageAnswer("signups", p, rows, counted[0]?.n ?? 0, (row) => [row.cursor_at, row.id], presentSignup);
+    const presented = new Map((await presentSignupsWithSync(ctx.db, rows)).map((s) => [s.id, s]));
+    return pageAnswer("signups", p, rows, counted[0]?.n ?? 0, (row) => [row.cursor_at, row.id], (row) => presented.get(row.id) ?? presentSignup(row));
   },
 });
 
@@ -50,11 +69,14 @@ export const getSignup = defineAction({
   method: "GET",
   path: "/back_in_stock/signups/{id}",
   description:
-    "One signup: id, variant_id, product_id, channel, email or phone, locale, consent, customer_id, first_name, status (waiting, notified, converted, unsubscribed), created_at, notified_at, converted_at, converted_order_id, unsubscribed_at, updated_at. 404 `Back-in-stock signup not found: <id>` for an unknown id or another shop's.",
+    "One signup: id, variant_id, product_id, channel, email or phone, locale, consent, customer_id, first_name, status (waiting, notified, converted, unsubscribed), created_at, notified_at, converted_at, converted_order_id, unsubscribed_at, updated_at, and sync (per target: status pending, synced, failed or skipped; attempts; last_error; synced_at). 404 `Back-in-stock signup not found: <id>` for an unknown id or another shop's.",
+  aliases: ["show one back in stock signup", "check whether a signup reached the email provider"],
   kind: "read",
+  output: signupWithSyncOutput,
   params: z.object({ id: z.string() }),
   input: z.strictObject({}),
   async handler(ctx, { params }) {
-    return presentSignup(await loadSignup(ctx.db, ctx.shopId, params.id));
+    const [signup] = await presentSignupsWithSync(ctx.db, [await loadSignup(ctx.db, ctx.shopId, params.id)]);
+    return signup;
   },
 });
