@@ -273,3 +273,71 @@ export const offerOutput = z
 export const offerPageOutput = pageOutput("offers", offerOutput);
 
 export const offerDeletedOutput = z.strictObject({ id: z.string(), deleted_at: timestampOutput });
+
+// ---- legacy v1 ----
+
+const v1Timestamp = timestampOutput.nullable();
+
+/** What v1's POST /preorders answers (201): the created plan in v1's field names, read back from the offer. */
+export const sellingPlanV1Output = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    internal_name: z.string(),
+    enabled: z.boolean(),
+    billing_type: z.enum(["time_after_checkout", "exact_time"]),
+    billing_time: v1Timestamp,
+    billing_interval_days: z.int().nullable(),
+    billing_checkout_charge_type: z.enum(["percentage"]),
+    billing_checkout_charge_percentage: z.number(),
+    billing_title: z.string().nullable(),
+    billing_description: z.string().nullable(),
+    pricing_type: z.enum(["no_discount", "percentage", "fixed_amount"]),
+    pricing_percentage: z.number().nullable(),
+    pricing_fixed_amount: z.number().nullable(),
+    auto_collect_remaining_payment: z.boolean(),
+    show_partial_payment_first: z.boolean(),
+    delivery_type: z.enum(["asap", "exact_time"]),
+    delivery_time: v1Timestamp,
+    delivery_interval_days: z.int().nullable(),
+    shipping_text: z.string(),
+    line_item_properties_enabled: z.boolean(),
+    split_orders_enabled: z.boolean(),
+    split_fulfillments_enabled: z.boolean(),
+    hold_fulfillments_enabled: z.boolean(),
+    split_orders_per_variant: z.boolean(),
+    hold_reason_note: z.string(),
+    preorder_button_text: z.string(),
+    preorder_button_text_color: hexColor.nullable(),
+    preorder_button_background_color: hexColor.nullable(),
+    preorder_badge_enabled: z.boolean(),
+    preorder_badge_text: z.string(),
+    preorder_badge_text_color: hexColor,
+    preorder_badge_background_color: hexColor,
+    product_variants_source: z.enum(["all", "custom", "collection"]),
+    collection_id: z.string().nullable(),
+    markets_enabled: z.boolean(),
+    market_ids: z.array(z.string()),
+    require_preorder_acknowledgement: z.boolean(),
+    terms_text: z.string(),
+    allow_mixed_cart: z.boolean(),
+    mixed_cart_error_message: z.string(),
+    order_tags: z.array(z.string()),
+    quantity_limit_text: z.string(),
+    min_quantity_per_order: z.int(),
+    max_quantity_per_order: z.int().nullable(),
+    inventory_reservation: z.enum(["on_sale", "on_fulfillment"]),
+    inventory_provider: z.enum(["platform", "app"]),
+    use_platform_selling_plan: z.boolean(),
+    selling_plan_product_variants_count: z.int().min(0),
+    platform_selling_plan_id: z.string().nullable(),
+    platform_selling_plan_group_id: z.string().nullable(),
+    shop_id: z.string(),
+    created_at: timestampOutput,
+    updated_at: timestampOutput,
+    ongoing_job: z.boolean(),
+    platform_variant_ids: z.array(z.int()),
+    market_id: z.string().nullable(),
+    deleted_at: v1Timestamp,
+  })
+  .describe("The created selling plan, in v1's fields");

@@ -12,6 +12,7 @@ import { limitsGroup } from "./limits.ts";
 import { marketsGroup } from "./markets.ts";
 import { variantRefs } from "./products.ts";
 import { widgetGroup } from "./widget.ts";
+import { sellingPlanV1Output } from "./outputs.ts";
 
 /**
  * Legacy v1: `POST /api/v1/external/preorders` with `{ "selling_plan": {...} }` creates the same
@@ -321,6 +322,7 @@ export const createSellingPlanV1 = defineAction({
   path: "/preorders",
   description:
     "Legacy v1: creates a preorder offer (a selling plan) from { selling_plan: {...} }; only the fields set are applied, the rest take defaults. Answers the created plan in v1's fields.",
+  output: sellingPlanV1Output,
   kind: "write",
   input: z.strictObject({ selling_plan: sellingPlanSchema }),
   async handler(ctx, { input }) {
