@@ -45,8 +45,8 @@ export interface ReportTable {
   rows: Record<string, unknown>[];
 }
 
-const money = (value: string | number | null): number => Math.round(Number(value ?? 0) * 100) / 100;
-const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
+export const money = (value: string | number | null): number => Math.round(Number(value ?? 0) * 100) / 100;
+export const rate = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 
 /** Signups of the shop matching variant, product and channel (alias s). */
 function signupFilters(input: CommonInput, params: unknown[] = []): Filters {
@@ -62,12 +62,20 @@ function signupFilters(input: CommonInput, params: unknown[] = []): Filters {
  * orders and variants: the line totals (price x quantity) of that variant's lines in the
  * converting order, from the stored platform order; cancelled orders count nothing.
  */
+/** The stored platform order `o` of an order id (a gid, or the platform's number) of `conv`: shop $1. */
+export const ORDER_OF = (conv: string): string => `o.shop_id = $1 and o.id in (${conv}.order_id, 'gid://platform/Order/' || ${conv}.order_id)`;
+/** The line items `li` of the stored order `o` (none when it is absent or has none). */
+export const ORDER_LINE_ITEMS = `jsonb_array_elements(case when jsonb_typeof(o.payload->'line_items') = 'array' then o.payload->'line_items' else '[]'::jsonb end) li`;
+/** Whether the line `li` is of the variant (a gid), which the REST payload names by its number. */
+export const LINE_OF_VARIANT = (variant: string): string => `li->>'variant_id' in (${variant}, regexp_replace(${variant}, '^.*/', ''))`;
+/** The stored order `o` is not cancelled. */
+export const ORDER_NOT_CANCELLED = `coalesce(o.payload->>'cancelled_at', '') = ''`;
 const ORDER_LINES = `
-  join platform_orders o on o.shop_id = $1 and o.id in (conv.order_id, 'gid://platform/Order/' || conv.order_id)
-  cross join lateral jsonb_array_elements(case when jsonb_typeof(o.payload->'line_items') = 'array' then o.payload->'line_items' else '[]'::jsonb end) li
-  where coalesce(o.payload->>'cancelled_at', '') = ''
-    and li->>'variant_id' in (conv.variant_id, regexp_replace(conv.variant_id, '^.*/', ''))`;
-const LINE_TOTAL = `(li->>'price')::numeric * (li->>'quantity')::numeric`;
+  join platform_orders o on ${ORDER_OF("conv")}
+  cross join lateral ${ORDER_LINE_ITEMS}
+  where ${ORDER_NOT_CANCELLED}
+    and ${LINE_OF_VARIANT("conv.variant_id")}`;
+export const LINE_TOTAL = `(li->>'price')::numeric * (li->>'quantity')::numeric`;
 
 export interface Summary {
   signups: number;
