@@ -1,0 +1,111 @@
+import { expect } from "vitest";
+import type pg from "pg";
+import { api } from "./app.ts";
+import type { TestEnv } from "./fixture.ts";
+import { deliverWebhook, webhooksProcessed } from "./webhook-delivery.ts";
+import { waitFor } from "./wait.ts";
+
+/**
+ * Helpers of the shop-wide preorder tests (settings, notifications, order tags, auto-collect):
+ * offers written straight into the table with the settings a test needs, and orders placed
+ * through signed platform webhooks processed by the worker.
+ */
+
+let nextOrder = 50_000 + Math.floor(Math.random() * 1000) * 100;
+let nextPlan = 900 + Math.floor(Math.random() * 1000) * 10;
+
+/** Gives the shop a platform domain, so webhooks find it. */
+export async function useDomain(pool: pg.Pool, shopId: string, domain: string): Promise<void> {
+  await pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
+}
+
+/** An offer on its own selling plan (as its sync records it), with the given capability groups; answers its id and plan. */
+export async function insertOffer(pool: pg.Pool, shopId: string, settings: Record<string, unknown> = {}, name = "Spring drop"): Promise<{ id: string; plan: number }> {
+  const plan = nextPlan++;
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into preorder_offers (shop_id, name, internal_name, status, settings, platform_selling_plan_id)
+     values ($1, $2, $2, 'active', $3, $4) returning id`,
+    [shopId, name, JSON.stringify(settings), `gid://platform/SellingPlan/${plan}`],
+  );
+  return { id: rows[0]?.id ?? "", plan };
+}
+
+export interface OrderSpec {
+  id?: number;
+  plan: number;
+  email?: string | null;
+  phone?: string | null;
+  locale?: string;
+  created_at?: string;
+  updated_at?: string;
+  cancelled_at?: string | null;
+  financial_status?: string;
+  fulfillment_status?: string | null;
+  total_outstanding?: string;
+  tags?: string;
+}
+
+export function orderPayload(spec: OrderSpec): Record<string, unknown> & { id: number; admin_graphql_api_id: string } {
+  const id = spec.id ?? nextOrder++;
+  return {
+    id,
+    admin_graphql_api_id: `gid://platform/Order/${id}`,
+    name: `#${id}`,
+    email: spec.email === undefined ? `buyer-${id}@example.com` : spec.email,
+    phone: spec.phone ?? null,
+    customer_locale: spec.locale ?? "en",
+    created_at: spec.created_at ?? new Date().toISOString(),
+    updated_at: spec.updated_at ?? spec.created_at ?? new Date().toISOString(),
+    cancelled_at: spec.cancelled_at ?? null,
+    financial_status: spec.financial_status ?? "paid",
+    fulfillment_status: spec.fulfillment_status ?? null,
+    currency: "USD",
+    total_price: "100.00",
+    total_outstanding: spec.total_outstanding ?? "0.00",
+    tags: spec.tags ?? "",
+    customer: null,
+    line_items: [{ id: id * 10, variant_id: 101, product_id: 900, quantity: 1, price: "100.00", selling_plan_allocation: { selling_plan_id: spec.plan } }],
+  };
+}
+
+/** Delivers the order webhook, waits until the worker processed it, and answers the preorder order's id. */
+export async function placeOrder(env: TestEnv, domain: string, topic: string, payload: { admin_graphql_api_id: string }): Promise<string> {
+  await deliverWebhook(env.app.origin, topic, payload, domain);
+  await webhooksProcessed(env.app.pool);
+  const { rows } = await env.app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
+  const id = rows[0]?.id;
+  if (!id) throw new Error("the order is not a preorder order");
+  return id;
+}
+
+export interface NotificationBody {
+  id: string;
+  message_id: string;
+  order_id: string;
+  offer_id: string | null;
+  stage: string;
+  channel: string;
+  recipient: string | null;
+  locale: string;
+  status: string;
+  blocked_reason: string | null;
+  error: string | null;
+  attempts: number;
+  sent_at: string | null;
+}
+
+/** The order's notifications of a stage once none is pending any more. */
+export async function settledNotifications(env: TestEnv, orderId: string, stage: string, count = 1): Promise<NotificationBody[]> {
+  return waitFor(`${count} ${stage} notification(s) of order ${orderId} decided`, async () => {
+    const answer = await api(env.app, "GET", `/preorders/notifications?order_id=${orderId}&stage=${stage}`, { key: env.key });
+    expect(answer.status).toBe(200);
+    const list = (answer.body as { notifications: NotificationBody[] }).notifications;
+    return list.length >= count && list.every((n) => n.status !== "pending") ? list : undefined;
+  });
+}
+
+/** A raw message's quoted-printable text, decoded (soft line breaks joined, =XX bytes read as UTF-8). */
+export function decoded(raw: string | undefined): string {
+  const joined = (raw ?? "").replace(/=\r?\n/g, "");
+  return Buffer.from(joined.replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), "latin1").toString("utf8");
+}
