@@ -85,18 +85,18 @@ export interface IntegrationTargets {
 
 /** Where a new signup of this shop is synced: the providers with sync on, and the platform tag. */
 export async function loadSyncTargets(db: Db, shopId: string): Promise<IntegrationTargets> {
-  const [connections, settings] = await Promise.all([loadConnections(db, shopId), loadBackInStockSettings(db, shopId)]);
+  // One after the other: `db` may be a transaction's client, which runs one query at a time.
+  const connections = await loadConnections(db, shopId);
+  const settings = await loadBackInStockSettings(db, shopId);
   return { connections, tagging: settings.tagging };
 }
 
 /** The snapshot of GET /account/integrations. */
 export async function integrationsSnapshot(db: Db, config: Pick<Config, "TWILIO_ACCOUNT_SID" | "TWILIO_AUTH_TOKEN">, shopId: string): Promise<IntegrationsSnapshot> {
-  const [connections, switches, settings, shop] = await Promise.all([
-    loadConnections(db, shopId),
-    loadSwitches(db, shopId),
-    loadBackInStockSettings(db, shopId),
-    db.query<{ connected: boolean }>("select platform_graphql_url is not null as connected from shops where id = $1", [shopId]),
-  ]);
+  const connections = await loadConnections(db, shopId);
+  const switches = await loadSwitches(db, shopId);
+  const settings = await loadBackInStockSettings(db, shopId);
+  const shop = await db.query<{ connected: boolean }>("select platform_graphql_url is not null as connected from shops where id = $1", [shopId]);
   const base = (row: ConnectionRow) => ({ connected: isConnected(row), verified: isVerified(row), sync_enabled: row.sync_enabled, list_id: row.list_id });
   const targets: IntegrationsSnapshot["signup_sync_targets"] = [];
   for (const row of Object.values(connections)) if (syncsTo(row)) targets.push(row.provider);
