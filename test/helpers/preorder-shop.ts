@@ -109,3 +109,73 @@ export function decoded(raw: string | undefined): string {
   const joined = (raw ?? "").replace(/=\r?\n/g, "");
   return Buffer.from(joined.replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), "latin1").toString("utf8");
 }
+
+/** A selling plan group on the emulator for its `index`-th seeded variant; answers the plan's gid and the variant's id. */
+export async function emulatorPlan(env: TestEnv, index: number): Promise<{ planGid: string; variantId: number }> {
+  const { createSellingPlanGroup } = await import("../../src/platform/operations/selling-plans.ts");
+  const client = await env.platform.clientFor(env.app.pool, env.shopId);
+  const variant = env.emulator.store.variants[index];
+  if (!variant) throw new Error("no seeded variant");
+  const group = await createSellingPlanGroup(
+    client,
+    {
+      name: `Preorder ${index}`,
+      merchantCode: `preorder-shop-test-${index}`,
+      options: ["Preorder"],
+      sellingPlansToCreate: [
+        {
+          name: "Deposit 50%",
+          options: ["Deposit"],
+          category: "PRE_ORDER",
+          billingPolicy: { fixed: { checkoutCharge: { type: "PERCENTAGE", value: { percentage: 50 } }, remainingBalanceChargeTrigger: "EXACT_TIME", remainingBalanceChargeExactTime: "2027-03-01T00:00:00Z" } },
+          deliveryPolicy: { fixed: { fulfillmentTrigger: "ASAP" } },
+        },
+      ],
+    } as never,
+    [`gid://platform/ProductVariant/${variant.id}`],
+  );
+  const planGid = group.sellingPlans.nodes[0]?.id;
+  if (!planGid) throw new Error("no plan");
+  return { planGid, variantId: variant.id };
+}
+
+/** An offer row on an emulator selling plan (as its sync records it). */
+export async function insertOfferOnPlan(pool: pg.Pool, shopId: string, planGid: string, settings: Record<string, unknown>): Promise<string> {
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into preorder_offers (shop_id, name, internal_name, status, settings, platform_selling_plan_id) values ($1, 'Emulated', 'Emulated', 'active', $2, $3) returning id`,
+    [shopId, JSON.stringify(settings), planGid],
+  );
+  return rows[0]?.id ?? "";
+}
+
+/** Places an order on the emulator (its webhooks reach the app); waits until processed; answers both ids. */
+export async function emulatorOrder(env: TestEnv, body: Record<string, unknown>): Promise<{ orderId: string; platform: { id: number; admin_graphql_api_id: string } }> {
+  const created = await fetch(`${env.emulator.origin}/admin/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(created.status).toBe(201);
+  const { order } = (await created.json()) as { order: { id: number; admin_graphql_api_id: string } };
+  await env.emulator.webhooksSettled();
+  await webhooksProcessed(env.app.pool);
+  const { rows } = await env.app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [order.admin_graphql_api_id]);
+  const orderId = rows[0]?.id;
+  if (!orderId) throw new Error("the emulator's order did not arrive");
+  return { orderId, platform: order };
+}
+
+/** Sends an emulator order event (cancel, fulfill, pay) and waits until the app processed its webhook. */
+export async function emulatorOrderEvent(env: TestEnv, platformId: number, event: "cancel" | "fulfill" | "pay"): Promise<void> {
+  const answer = await fetch(`${env.emulator.origin}/admin/orders/${platformId}/${event}`, { method: "POST" });
+  expect(answer.status).toBe(200);
+  await env.emulator.webhooksSettled();
+  await webhooksProcessed(env.app.pool);
+}
+
+/** graphile-worker's job under `key`, if any (queued or retrying). */
+export async function workerJob(pool: pg.Pool, key: string): Promise<{ run_at: Date; attempts: number; last_error: string | null } | undefined> {
+  const { rows } = await pool.query<{ run_at: Date; attempts: number; last_error: string | null }>("select run_at, attempts, last_error from graphile_worker.jobs where key = $1", [key]);
+  return rows[0];
+}
+
+/** Brings a waiting job forward to now. */
+export async function runNow(pool: pg.Pool, key: string): Promise<void> {
+  await pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [key]);
+}
