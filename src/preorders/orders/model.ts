@@ -33,6 +33,9 @@ export interface OrderRow {
   released_at: Date | null;
   cancelled_at: Date | null;
   balance_requested_at: Date | null;
+  /** Refunds recorded by the app (sql/061): the amount so far, and when everything paid was refunded. */
+  refunded_amount: string;
+  refunded_at: Date | null;
   created_at: Date;
   updated_at: Date;
   status: OrderStatus;
@@ -83,6 +86,8 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     cancelled_at: iso(order.cancelled_at ?? order.platform_cancelled_at),
     cancelled_by: order.platform_cancelled_at ? "platform" : order.cancelled_at ? "app" : null,
     balance_collection_requested_at: iso(order.balance_requested_at),
+    refunded_amount: order.refunded_amount,
+    refunded_at: iso(order.refunded_at),
     created_at: order.platform_created_at.toISOString(),
     updated_at: (order.updated_at > order.platform_updated_at ? order.updated_at : order.platform_updated_at).toISOString(),
   };

@@ -85,7 +85,7 @@ export function chosenMetrics(body: ReportBody): Metric[] {
   );
 }
 
-class Params {
+export class Params {
   readonly values: unknown[] = [];
   add(value: unknown): string {
     this.values.push(value);
@@ -94,7 +94,7 @@ class Params {
 }
 
 /** Filters on orders `o` (and, for line-level filters, a line `l` or an exists over lines). */
-function filters(body: ReportBody, p: Params, shopId: string, lineAlias: string | null): string[] {
+export function filters(body: ReportBody, p: Params, shopId: string, lineAlias: string | null): string[] {
   const where = [`o.shop_id = ${p.add(shopId)}`];
   const from = lowerBound(body.from);
   if (from) where.push(`o.platform_created_at >= ${p.add(from)}`);
@@ -122,7 +122,7 @@ function paging(body: ReportBody): string {
 }
 
 /** Amount expressions per metric: `share` apportions an order's amounts to one of its lines. */
-function metricExpressions(share: string, units: string, gross: string): Record<Metric, string> {
+export function metricExpressions(share: string, units: string, gross: string): Record<Metric, string> {
   return {
     orders: "count(distinct o.id)",
     units,
@@ -138,7 +138,7 @@ function metricExpressions(share: string, units: string, gross: string): Record<
  * Per-period sums count live orders only: a cancelled or refunded order sold nothing (as for the
  * preorder counts), so it adds no order, unit or amount. Per-record rows still list it with its status.
  */
-const LIVE_ORDER = "o.status not in ('cancelled', 'refunded')";
+export const LIVE_ORDER = "o.status not in ('cancelled', 'refunded')";
 
 function periodStart(granularity: ReportBody["granularity"]): string {
   return `to_char(date_trunc('${granularity}', o.platform_created_at at time zone 'UTC'), 'YYYY-MM-DD')`;

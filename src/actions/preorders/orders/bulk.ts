@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jobHandleOutput } from "../../../core/outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
@@ -27,7 +28,7 @@ export interface Outcome {
 }
 
 const orderIds = z.array(z.string().min(1).max(100)).min(1).max(BULK_ORDER_CAP);
-const tagList = z.array(z.string().trim().min(1).max(255)).max(250);
+export const tagList = z.array(z.string().trim().min(1).max(255)).max(250);
 
 function summary(outcomes: readonly Outcome[]): Record<string, unknown> {
   const counts: Record<string, number> = {};
@@ -40,6 +41,9 @@ export const bulkRelease = defineAction({
   method: "POST",
   path: "/preorders/orders/bulk_release",
   description: `Releases up to ${BULK_ORDER_CAP} preorder orders in one job (a job handle; each submission is a new job). The job's result has one outcome per order id: released, skipped (already released or fulfilled) or refused (not found, cancelled, refunded, or an unpaid balance without force: true), with the reason.`,
+  aliases: ["release many preorder orders at once", "bulk release preorder orders"],
+  notes: ["At most 1000 order ids; repeated ids count once.", "Each submission is a new job: not idempotent, but releasing twice skips the orders already released."],
+  output: jobHandleOutput,
   kind: "write",
   async: true,
   input: z.strictObject({ order_ids: orderIds, force: z.boolean().default(false) }),
@@ -54,6 +58,9 @@ export const bulkCancel = defineAction({
   method: "POST",
   path: "/preorders/orders/bulk_cancel",
   description: `Cancels up to ${BULK_ORDER_CAP} preorder orders in the app in one job (as /preorders/orders/{id}/cancel does one). The job's result has one outcome per order id: cancelled, skipped (already cancelled) or refused (not found, or already fulfilled), with the reason.`,
+  aliases: ["cancel many preorder orders at once", "bulk cancel preorder orders"],
+  notes: ["At most 1000 order ids; repeated ids count once.", "The platform orders are not cancelled: cancel them on the platform too."],
+  output: jobHandleOutput,
   kind: "write",
   async: true,
   input: z.strictObject({ order_ids: orderIds }),
@@ -68,6 +75,9 @@ export const bulkSetTags = defineAction({
   method: "POST",
   path: "/preorders/orders/bulk_set_tags",
   description: `Adds and/or removes tags on up to ${BULK_ORDER_CAP} preorder orders on the platform (tagsAdd / tagsRemove: other tags stay), in one job. add and remove: arrays of at most 250 tags, at least one of them non-empty. The job's result has one outcome per order id: tagged, skipped (its tags already are as asked) or refused (not found, or the platform refused it), with the reason.`,
+  aliases: ["tag many preorder orders at once", "bulk add or remove tags on preorder orders"],
+  notes: ["At most 1000 order ids; add and remove take at most 250 tags each.", "Tags set by the merchant or other apps stay: only the given tags are added or removed."],
+  output: jobHandleOutput,
   kind: "write",
   async: true,
   input: z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { conflict } from "../../../core/errors.ts";
@@ -24,6 +25,9 @@ export const cancelOrder = defineAction({
   path: "/preorders/orders/{id}/cancel",
   description:
     "Cancels a preorder order in the app: it stops counting toward preorder counts and limits and can no longer be released or charged (status cancelled). 409 when the order is already fulfilled. Idempotent on a cancelled order. The platform order itself is not cancelled (the platform API used has no order cancellation); cancel it on the platform too.",
+  aliases: ["cancel a preorder order", "stop counting a preorder order"],
+  notes: ["The platform order is not cancelled: cancel it on the platform too."],
+  output: orderOutput,
   kind: "write",
   params: z.object({ id: z.string() }),
   input: z.strictObject({}),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import { loadOrder, presentOrder } from "../../../preorders/orders/model.ts";
 
@@ -8,6 +9,9 @@ export const getOrder = defineAction({
   path: "/preorders/orders/{id}",
   description:
     "One preorder order: its derived status, amounts (total, outstanding, deposit paid, balance), tags, offers, line items (preorder ones carry their selling plan and offer), and when it was released, cancelled or had its balance collection requested.",
+  aliases: ["show a preorder order", "read one preorder order"],
+  notes: ["404 for an unknown id or another shop's order."],
+  output: orderOutput,
   kind: "read",
   params: z.object({ id: z.string() }),
   input: z.strictObject({}),

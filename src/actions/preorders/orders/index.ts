@@ -7,6 +7,9 @@ import { listOrders } from "./list.ts";
 import { bulkRecalculatePreorderCounts } from "./recalculate-counts.ts";
 import { releaseOrder } from "./release.ts";
 import { exportBalanceCollection, exportByOffer } from "../reports/export.ts";
+import { REPORT_READ_ACTIONS } from "../reports/reads.ts";
+import { refundOrder } from "./refund.ts";
+import { addOrderTags, removeOrderTags, setOrderTags } from "./tags.ts";
 
 /** Actions of this part of the API (orders, preorder counts, report exports); the registry lists them from here (src/actions/index.ts). */
 export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
@@ -21,4 +24,9 @@ export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
   bulkRecalculatePreorderCounts,
   exportBalanceCollection,
   exportByOffer,
+  refundOrder,
+  setOrderTags,
+  addOrderTags,
+  removeOrderTags,
+  ...REPORT_READ_ACTIONS,
 ];

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { pageOutput } from "../../../core/outputs.ts";
+import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import { platformId } from "../../../core/params.ts";
 import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, presentOrder } from "../../../preorders/orders/model.ts";
@@ -11,6 +13,9 @@ export const listOrders = defineAction({
   method: "GET",
   path: "/preorders/orders",
   description: `Preorder orders (platform orders with at least one line item on a selling plan), newest first. Filters: status (placed, awaiting_balance, balance_collected, released, fulfilled, cancelled, refunded; derived from the order's facts), offer_id, variant_id (a number or gid), created_from and created_to (${PERIOD_RULE}), email (the customer's, any case). Answers { orders, page, per_page, total, next_cursor }. ${PAGING_RULE}.`,
+  aliases: ["list preorder orders", "find preorder orders by status", "search preorder orders by customer email"],
+  notes: ["created_from and created_to read the order's creation time on the platform."],
+  output: pageOutput("orders", orderOutput),
   kind: "read",
   input: z
     .strictObject({

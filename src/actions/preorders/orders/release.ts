@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { conflict } from "../../../core/errors.ts";
@@ -19,6 +20,9 @@ export const releaseOrder = defineAction({
   path: "/preorders/orders/{id}/release",
   description:
     "Releases a preorder order for fulfilment (records released_at; the status becomes released). 409 when the order is cancelled or refunded, and while a balance is unpaid unless the body carries force: true. Idempotent: an order already released (or fulfilled) is answered as it is.",
+  aliases: ["release a preorder order for fulfillment", "mark a preorder order ready to ship"],
+  notes: ["The platform's Admin subset used has no fulfillment-hold release: the release is recorded in the app (released_at)."],
+  output: orderOutput,
   kind: "write",
   params: z.object({ id: z.string() }),
   input: z.strictObject({ force: z.boolean().default(false) }),

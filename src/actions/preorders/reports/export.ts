@@ -4,6 +4,7 @@ import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { invalidField } from "../../../core/errors.ts";
+import { jobHandleOutput } from "../../../core/outputs.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { platformGid } from "../../../core/params.ts";
@@ -20,7 +21,12 @@ const DESCRIPTIONS: Record<ReportName, string> = {
     "Exports the balance collection report as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). It covers the orders that had a balance left after their deposit: with granularity none one row per order (status, customer, currency, when collection was requested, the chosen metrics), with day, week or month one row per period and currency, summing the orders neither cancelled nor refunded.",
 };
 
-async function checkMarket(db: Db, shopId: string, marketId: string): Promise<void> {
+const ALIASES: Record<ReportName, string[]> = {
+  by_offer: ["export the preorder report by offer as csv", "download preorder sales by offer"],
+  balance_collection: ["export the balance collection report as csv", "download the preorder balances report"],
+};
+
+export async function checkMarket(db: Db, shopId: string, marketId: string): Promise<void> {
   const { rowCount } = await db.query("select 1 from markets where shop_id = $1 and id = $2", [shopId, platformGid("Market", marketId)]);
   if ((rowCount ?? 0) === 0) throw invalidField("market_id", "must be one of the shop's markets");
 }
@@ -31,6 +37,12 @@ function exportAction(report: ReportName): AnyAction {
     method: "POST",
     path: `/preorders/reports/${report}/export`,
     description: `${DESCRIPTIONS[report]} ${REPORT_BODY_HELP}`,
+    aliases: ALIASES[report],
+    notes: [
+      "The body's period and filters are the same as the JSON report reads take (GET /preorders/reports/summary, revenue, by_date, by_variant, customers), and their numbers agree.",
+      "Each request is a new job (an export is not deduplicated); the download is kept for the exports' retention.",
+    ],
+    output: jobHandleOutput,
     kind: "write",
     async: true,
     input: reportBody,
