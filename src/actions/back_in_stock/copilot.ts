@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
+import { timestampOutput } from "../../core/outputs.ts";
 import { productIdSchema } from "../../back_in_stock/signups/model.ts";
 import { Filters } from "../../back_in_stock/signups/query.ts";
 
@@ -57,6 +58,39 @@ function reason(row: CopilotRow): string {
 
 export const copilot = defineAction({
   name: "back_in_stock.copilot.get",
+  aliases: ["which products should i restock first", "back in stock restock recommendations", "ask the back in stock copilot"],
+  notes: [
+    "Computed on each call from the shop's signups, alert history and catalog mirror; nothing is stored or sent.",
+    "A variant whose stock already covers its expected sales is not recommended.",
+  ],
+  output: z.strictObject({
+    generated_at: timestampOutput,
+    scoring: z.string().describe("how the score is computed, in words"),
+    recommendations: z.array(
+      z.strictObject({
+        rank: z.int().min(1),
+        variant_id: z.string(),
+        product_id: z.string(),
+        product_title: z.string().nullable(),
+        variant_title: z.string(),
+        sku: z.string().nullable(),
+        price: z.number(),
+        available: z.int().nullable().describe("units in the catalog mirror, summed over locations; null when unknown"),
+        waiting: z.int().min(0),
+        signups_7d: z.int().min(0),
+        signups_30d: z.int().min(0),
+        trend: z.number().describe("recent signups per day over the 30-day rate, within 0.5-2"),
+        demand_value: z.number().describe("price x waiting"),
+        conversion_rate: z.number().min(0).max(1),
+        conversion_rate_source: z.enum(["variant", "product", "shop", "default"]),
+        expected_sales: z.number().min(0),
+        unmet_sales: z.number().min(0),
+        expected_revenue: z.number().min(0),
+        score: z.number().min(0),
+        reason: z.string().describe("a plain-language explanation"),
+      }),
+    ),
+  }),
   method: "GET",
   path: "/back_in_stock/copilot",
   description: `Restock recommendations computed from this shop's data: which variants to restock first and why, as { generated_at, scoring, recommendations: [{ rank, variant_id, product_id, product_title, variant_title, sku, price, available, waiting, signups_7d, signups_30d, trend, demand_value (price x waiting), conversion_rate, conversion_rate_source, expected_sales, unmet_sales, expected_revenue, score, reason }] }, reason being a plain-language explanation. ${SCORING} Options: limit (1-50, default 10), product_id (only that product's variants).`,

@@ -3,6 +3,7 @@ import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
 import { type Issue, unprocessable } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
+import { SIGNUP_CHANNELS } from "../../back_in_stock/signups/model.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "../../back_in_stock/templates/default-templates.ts";
 import { TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type TemplateKind, templateProblem } from "../../back_in_stock/templates/template-rendering.ts";
 
@@ -64,8 +65,27 @@ async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: str
   };
 }
 
+const sourceOutput = {
+  customized: z.boolean().describe("true: the shop's own text for this locale; false: a shipped default"),
+  default_locale: z.string().nullable().describe("the locale of the shipped default shown; null when customized"),
+};
+
+const templateOutput = z.strictObject({
+  stage: z.enum(STAGES),
+  locale: z.string(),
+  enabled: z.boolean().describe("the stage's on/off switch (for every locale)"),
+  email: z.strictObject({ subject: z.string(), body: z.string().describe("Liquid, HTML"), ...sourceOutput }),
+  sms: z.strictObject({ body: z.string().describe("Liquid, plain text"), ...sourceOutput }),
+  variables: z.array(z.string()).describe("the variables a template may use"),
+});
+
+const TEMPLATE_NOTES = [`A message is rendered for the signup's stage, channel (${SIGNUP_CHANNELS.join(", ")}) and locale, falling back to the shop's default locale, then to en.`];
+
 export const getTemplate = defineAction({
   name: "back_in_stock.templates.get",
+  aliases: ["show the back in stock e-mail template", "read the back in stock alert text", "is the back in stock reminder enabled"],
+  notes: TEMPLATE_NOTES,
+  output: templateOutput,
   method: "GET",
   path: "/back_in_stock/templates/{stage}/{locale}",
   description:
@@ -82,6 +102,9 @@ const templateSource = (max: number) => notBlank(z.string().max(max));
 
 export const patchTemplate = defineAction({
   name: "back_in_stock.templates.update",
+  aliases: ["edit the back in stock e-mail template", "change the back in stock sms text", "turn the back in stock reminder on or off"],
+  notes: [...TEMPLATE_NOTES, "enabled switches the stage for every locale and channel; the texts change only for the locale in the path."],
+  output: templateOutput,
   method: "PATCH",
   path: "/back_in_stock/templates/{stage}/{locale}",
   description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422. Variables: ${TEMPLATE_VARIABLES.join(", ")}.`,

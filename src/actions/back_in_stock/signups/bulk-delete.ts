@@ -4,6 +4,7 @@ import { withTransaction } from "../../../core/db.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
 import { isUuid } from "../../../core/params.ts";
+import { jobHandleOutput } from "../../../core/outputs.ts";
 
 export const bulkDeleteTask = declareJobTask({ name: "bis_signups_bulk_delete" });
 export const BULK_DELETE_MAX = 1000;
@@ -12,6 +13,9 @@ const payload = z.object({ ids: z.array(z.string()) });
 
 export const bulkDeleteSignups = defineAction({
   name: "back_in_stock.signups.bulk_delete",
+  aliases: ["delete many back in stock signups", "clear back in stock signups in bulk"],
+  notes: ["One signup: DELETE /back_in_stock/signups/{id} answers at once.", "Nothing is sent to a deleted signup afterwards, even by an alert run under way."],
+  output: jobHandleOutput,
   method: "POST",
   path: "/back_in_stock/signups/bulk_delete",
   description: `Deletes signups in a background job: ids (array of signup ids, 1-${BULK_DELETE_MAX}; more is 422). Answers a job handle; each submission is a new job. The job's result has deleted and not_found counts and items: one { id, outcome } per distinct id in the order given, outcome deleted or not_found (unknown, malformed or another shop's id). A deleted signup's ledger goes with it; its notifications stay in the log without the signup.`,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { JobContext } from "../../../core/job-task.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
+import { jobHandleOutput } from "../../../core/outputs.ts";
 import type { Channel } from "../../../back_in_stock/templates/default-templates.ts";
 import { variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { isUuid } from "../../../core/params.ts";
@@ -17,6 +18,9 @@ const payload = z.object({ ids: z.array(z.string()).optional(), variant_id: z.st
 
 export const bulkNotifySignups = defineAction({
   name: "back_in_stock.signups.bulk_notify",
+  aliases: ["alert every waiting customer of a variant now", "send back in stock alerts to many signups"],
+  notes: ["Each signup gets its initial alert at most once, ever: a repeated bulk_notify sends nothing to those already alerted."],
+  output: jobHandleOutput,
   method: "POST",
   path: "/back_in_stock/signups/bulk_notify",
   description: `Sends the back-in-stock alert (stage initial) now, on demand, in a background job, to either ids (signup ids, 1-${BULK_NOTIFY_MAX}) or every waiting signup of variant_id (numeric id or gid), oldest first; one of the two. No batching and no stock check: the merchant's call. The ledger holds: a signup that already had its initial alert is skipped (already_notified); one that may not be sent to (unsubscribed, channel off, stage off, consent missing) is refused and logged as blocked. Answers a job handle; the job's result counts requested, not_found, already_notified, blocked, sent, failed and retrying (retryable failures still being retried: their outcome lands in the notifications log).`,

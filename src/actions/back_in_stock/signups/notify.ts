@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
+import { SIGNUP_CHANNELS } from "../../../back_in_stock/signups/model.ts";
 import { SIGNUP_RESOURCE, loadSignup } from "../../../back_in_stock/signups/model.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
 import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend } from "../../../back_in_stock/alerts/ledger.ts";
@@ -16,6 +17,15 @@ export const REFUSAL_TEXT: Record<BlockedReason, string> = {
 
 export const notifySignup = defineAction({
   name: "back_in_stock.signups.notify",
+  aliases: ["send a back in stock alert to one customer now", "notify a back in stock signup"],
+  notes: ["The send itself runs in the background; GET /back_in_stock/notifications?signup_id=<id> shows its outcome."],
+  output: z.strictObject({
+    message_id: z.string().describe("the ledger row the message id derives from"),
+    signup_id: z.string(),
+    stage: z.literal("initial"),
+    channel: z.enum(SIGNUP_CHANNELS),
+    status: z.literal("pending").describe("queued for sending"),
+  }),
   method: "POST",
   path: "/back_in_stock/signups/{id}/notify",
   description:

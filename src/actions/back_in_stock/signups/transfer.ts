@@ -2,10 +2,14 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { conflict, unprocessable } from "../../../core/errors.ts";
+import { signupOutput } from "./output.ts";
 import { type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, findVariant, loadSignup, presentSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 
 export const transferSignup = defineAction({
   name: "back_in_stock.signups.transfer",
+  aliases: ["move a back in stock signup to another variant", "switch the variant a customer waits for"],
+  notes: ["The signup keeps its place in the queue of the new variant (its created_at)."],
+  output: signupOutput,
   method: "POST",
   path: "/back_in_stock/signups/{id}/transfer",
   description:

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { type SignupRow, loadSignup, presentSignup } from "../../../back_in_stock/signups/model.ts";
+import { signupOutput } from "./output.ts";
 
 /**
  * Unsubscribes a signup (of the given shop, or of any shop when shopId is null: the signed link
@@ -21,6 +22,9 @@ export async function unsubscribeSignup(db: Db, shopId: string | null, signupId:
 
 export const unsubscribeSignupAction = defineAction({
   name: "back_in_stock.signups.unsubscribe",
+  aliases: ["unsubscribe a back in stock signup", "stop back in stock messages to a customer"],
+  notes: ["The signup is kept (for reports); DELETE /back_in_stock/signups/{id} removes it."],
+  output: signupOutput,
   method: "POST",
   path: "/back_in_stock/signups/{id}/unsubscribe",
   description:
