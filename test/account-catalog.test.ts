@@ -154,8 +154,9 @@ describe("GET /account/setup", () => {
       back_in_stock_channels: true,
       template_customized: false,
       sending_configured: false,
+      integrations_connected: false,
     });
-    expect(s).toMatchObject({ completed: 1, total: 7, catalog: { status: "not_started" } });
+    expect(s).toMatchObject({ completed: 1, total: 8, catalog: { status: "not_started" } });
     expect(s.steps.find((step) => step.key === "catalog_mirrored")?.detail).toBe("no catalog sync has run yet");
   });
 
@@ -165,6 +166,11 @@ describe("GET /account/setup", () => {
     expect(before.steps.find((s) => s.key === "catalog_mirrored")?.detail).toBe(`${before.catalog.variants_mirrored} variants of 3 products mirrored`);
 
     const offer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Setup Offer" } });
+    // A provider connection as PATCH /account/integrations leaves it (its credential sealed).
+    await env.app.pool.query(
+      "insert into integration_connections (shop_id, provider, credential, connected_at) values ($1, 'email_provider_2', '\\x00'::bytea, now())",
+      [env.shopId],
+    );
     expect(offer.status).toBe(202);
     expect(await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { footer_text: "Our shop" } })).toMatchObject({ status: 202 });
     expect(await api(env.app, "PATCH", "/account/sending", { key: env.key, body: { reply_to: "care@setup.example" } })).toMatchObject({ status: 202 });
@@ -181,8 +187,10 @@ describe("GET /account/setup", () => {
       back_in_stock_channels: false,
       template_customized: true,
       sending_configured: true,
+      integrations_connected: true,
     });
-    expect(after.completed).toBe(5);
+    expect(after.completed).toBe(6);
+    expect(after.steps.find((s) => s.key === "integrations_connected")?.detail).toBe("connected: email_provider_2");
     expect(after.steps.find((s) => s.key === "offer_live")?.detail).toBe("no offer is enabled (POST /preorders/offers/{id}/enable)");
     expect(after.steps.find((s) => s.key === "back_in_stock_channels")?.detail).toBe("both channels are switched off in the back-in-stock settings");
   });

@@ -31,6 +31,7 @@ export const SETUP_STEP_KEYS = [
   "back_in_stock_channels",
   "template_customized",
   "sending_configured",
+  "integrations_connected",
 ] as const;
 
 interface Facts {
@@ -41,6 +42,7 @@ interface Facts {
   layout_customized: boolean;
   sending_set: boolean;
   contact_email_set: boolean;
+  integrations: string[];
 }
 
 function catalogDetail(catalog: CatalogReadiness): string {
@@ -65,7 +67,8 @@ export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
             (select count(*) from bis_templates where shop_id = $1)::int as bis_templates,
             coalesce((select email_layout <> '{}'::jsonb from account_settings where shop_id = $1), false) as layout_customized,
             coalesce((select exists (select 1 from jsonb_each(sending) where value <> 'null'::jsonb) from account_settings where shop_id = $1), false) as sending_set,
-            coalesce((select settings ? 'contact_email' and settings->'contact_email' <> 'null'::jsonb from account_settings where shop_id = $1), false) as contact_email_set`,
+            coalesce((select settings ? 'contact_email' and settings->'contact_email' <> 'null'::jsonb from account_settings where shop_id = $1), false) as contact_email_set,
+            array(select provider from integration_connections where shop_id = $1 and credential is not null order by provider) as integrations`,
     [shopId],
   );
   const facts = rows[0];
@@ -125,6 +128,12 @@ export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
       title: "Set who messages come from",
       done: facts.sending_set || facts.contact_email_set,
       detail: facts.sending_set || facts.contact_email_set ? "sender settings saved" : "messages use the store name and the service's sending address (PATCH /account/sending)",
+    },
+    {
+      key: "integrations_connected",
+      title: "Connect an e-mail marketing provider",
+      done: facts.integrations.length > 0,
+      detail: facts.integrations.length > 0 ? `connected: ${facts.integrations.join(", ")}` : "no e-mail provider connected (PATCH /account/integrations)",
     },
   ];
   return { platform, catalog, steps, completed: steps.filter((s) => s.done).length, total: steps.length };
