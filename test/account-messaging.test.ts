@@ -127,12 +127,14 @@ describe("account sending", () => {
 
     // Back to the fallbacks: the store name, the service's address, the settings' contact e-mail.
     await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: null, sender_email: null, reply_to: null, sms_sender: null } });
-    await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { contact_email: "hello@sender.example" } });
+    await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { contact_email: "hello@sender.example", store_name: "Sender Renamed" } });
     await notify(shop, "second@example.com");
     const second = env.sink.to("second@example.com")[0];
     if (!second) throw new Error("no message");
-    expect(header(second.raw, "From")).toMatch(/^"?Sender Shop"? <no-reply@localhost>$/);
+    expect(header(second.raw, "From")).toMatch(/^"?Sender Renamed"? <no-reply@localhost>$/);
     expect(header(second.raw, "Reply-To")).toBe("hello@sender.example");
+    // The store name is the templates' shop.name.
+    expect(htmlPart(second.raw)).toContain("is back in stock at Sender Renamed.");
   });
 });
 
