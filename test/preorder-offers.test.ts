@@ -419,6 +419,10 @@ const OFFER_ACTIONS = [
   "POST /preorders/offers/{id}/enable",
   "POST /preorders/offers/{id}/disable",
   "GET /preorders/offers/{id}/variants",
+  "GET /preorders/offers/{id}/schedule",
+  "POST /preorders/offers/{id}/schedule",
+  "POST /preorders/offers/{id}/unschedule",
+  "POST /preorders/offers/{id}/restore",
   ...["widget", "shipping", "payments", "limits", "checkout", "inventory", "products", "markets", "countdown", "integrations", "translations", "advanced"].flatMap(
     (group) => [`GET /preorders/offers/{id}/${group}`, `PATCH /preorders/offers/{id}/${group}`],
   ),

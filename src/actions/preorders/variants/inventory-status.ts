@@ -7,7 +7,7 @@ import { advancedGroup } from "../offers/plan-groups.ts";
 import { inventoryGroup } from "../offers/inventory.ts";
 import { limitsGroup } from "../offers/limits.ts";
 import { marketsGroup } from "../offers/markets.ts";
-import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
+import { OFFER_COLUMNS, OFFER_STATUSES, type OfferRow, OfferState } from "../offers/model.ts";
 
 /**
  * GET /preorders/products/inventory_status: live inventory of up to 250 variants from the platform
@@ -190,11 +190,47 @@ export function diagnose(
   return { reasons, notes };
 }
 
+const reasonOutput = z.strictObject({ code: z.string(), message: z.string() });
+
+const inventoryStatusOutput = z.strictObject({
+  inventory_source: z.enum(["platform", "mirror"]).describe("where the quantities come from"),
+  warnings: z.array(z.string()),
+  variants: z.array(
+    z.strictObject({
+      variant_id: z.number(),
+      gid: z.string(),
+      title: z.string().nullable(),
+      product_title: z.string().nullable(),
+      found: z.boolean(),
+      tracked: z.boolean().nullable(),
+      inventory_policy: z.string().nullable(),
+      available: z.int().nullable().describe("sum over active locations"),
+      locations: z.array(z.strictObject({ location_id: z.string(), name: z.string().nullable(), available: z.int(), active: z.boolean() })),
+      offers: z.array(
+        z.strictObject({
+          offer_id: z.uuid(),
+          name: z.string(),
+          status: z.enum(OFFER_STATUSES),
+          preorder_button: z.boolean().describe("true when no reason blocks the button"),
+          reasons: z.array(reasonOutput),
+          notes: z.array(reasonOutput),
+        }),
+      ),
+    }),
+  ),
+});
+
 export const inventoryStatus = defineAction({
   name: "preorders.products.inventory_status",
   method: "GET",
   path: "/preorders/products/inventory_status",
   description: `Live inventory of variants and whether each offer's preorder button may show for them. Query: variant_ids (required; numeric ids or gids, comma-separated or repeated, at most ${INVENTORY_STATUS_MAX_VARIANTS}), market_id (optional: check the offers' markets for that market), offer_id (optional: also diagnose that offer when it does not apply to a variant). Makes a live platform call and may be slow; without a platform connection, or when the call fails, quantities come from the catalog mirror (inventory_source mirror, with a warning). Answers { inventory_source, warnings, variants: [{ variant_id, gid, title, product_title, found, tracked, inventory_policy, available (sum over active locations), locations: [{ location_id, name, available, active }], offers: [{ offer_id, name, status, preorder_button, reasons: [{ code, message }], notes: [{ code, message }] }] }] }. The offers listed for a variant are those containing it, every all or collection offer, and offer_id. Reason codes: offer_draft, offer_disabled, variant_not_in_offer, market_excluded, in_stock (the regular add-to-cart button shows while stock remains), variant_not_found, continue_selling_off, total_limit_reached, selling_plan_not_synced; preorder_button is true when there is none. Notes do not block: markets_restricted, inventory_policy_deny, sync_pending, sync_failed.`,
+  aliases: ["why is the preorder button not showing", "check live inventory of variants", "diagnose preorder button visibility"],
+  notes: [
+    "Makes a live platform call and may be slow; without one it answers from the catalog mirror with a warning.",
+    "preorder_button is true when no reason blocks it; notes never block.",
+  ],
+  output: inventoryStatusOutput,
   kind: "read",
   input: z.strictObject({
     variant_ids: variantIdsParam,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOutput, timestampOutput } from "../../../core/outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { OFFERS_PATH, findOffer, offerParams } from "../offers/model.ts";
@@ -15,12 +16,28 @@ interface VariantListRow {
   available: number | null;
 }
 
+const offerVariantItem = z.strictObject({
+  id: z.int().describe("the platform's numeric id"),
+  gid: z.string(),
+  title: z.string().nullable(),
+  sku: z.string().nullable(),
+  product_id: z.string().nullable(),
+  product_title: z.string().nullable(),
+  inventory_policy: z.string().nullable(),
+  inventory_available: z.int().nullable().describe("sum over active locations, from the catalog mirror; null once the platform deleted the variant"),
+  in_catalog: z.boolean(),
+  added_at: timestampOutput,
+});
+
 /** GET /preorders/offers/{id}/variants: what `variants.url` of the offer points to. */
 export const listOfferVariants = defineAction({
   name: "preorders.offers.variants.list",
   method: "GET",
   path: `${OFFERS_PATH}/{id}/variants`,
   description: `The variants the offer applies to (the list its variants.url points to), by numeric id. Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at }], page, per_page, total, next_cursor }. ${PAGING_RULE}. For an all or collection source the list is what the last resolution found.`,
+  aliases: ["list the variants of a preorder offer", "which variants are in this offer"],
+  notes: ["For an all or collection source the list is what the last resolution found; GET /preorders/offer_lookup matches against the mirror now."],
+  output: pageOutput("variants", offerVariantItem),
   kind: "read",
   params: offerParams,
   input: z.strictObject(pagingParams(z.tuple([cursorPart.bigint, cursorPart.text]))).superRefine(pageOrCursor),
