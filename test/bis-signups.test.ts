@@ -85,6 +85,8 @@ describe("POST /back_in_stock/signups", () => {
       converted_order_id: null,
       unsubscribed_at: null,
       updated_at: expect.any(String) as unknown,
+      // No provider sync and no tagging is on in this shop.
+      sync: {},
     });
   });
 
