@@ -1,3 +1,5 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { type HelpArticle, parseArticle, readArticles } from "../src/help_docs/articles.ts";
 import { syncHelpArticles } from "../src/help_docs/load.ts";
@@ -162,5 +164,39 @@ describe("loading the articles", () => {
     // back to the shipped files
     expect(await syncHelpArticles(env.pool, articles)).toBe(3);
     expect((await search("zebracorn")).results).toEqual([]);
+  });
+});
+
+describe("help docs through MCP", () => {
+  it("searches with a JSON number as limit and answers the results as structured content", async () => {
+    const client = new Client({ name: "test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), {
+      requestInit: { headers: { "x-auth-token": env.key } },
+    });
+    await client.connect(transport);
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === "account_help_docs_get");
+      expect(tool?.outputSchema).toMatchObject({ type: "object" });
+      const found = await client.callTool({ name: "account_help_docs_get", arguments: { query: "unsubscribe link", limit: 2 } });
+      expect(found.isError).toBeFalsy();
+      const structured = found.structuredContent as SearchAnswer;
+      expect(structured.results).toHaveLength(2);
+      expect(structured.results[0]?.url).toBe("unsubscribe");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers a refused limit as a tool error with the API's message", async () => {
+    // A client that has not listed the tools: one that has validates an error's structuredContent
+    // ({ status, errors, issues }) against the tool's outputSchema too, and throws (reported).
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "x-auth-token": env.key } } }));
+    try {
+      const refused = await client.callTool({ name: "account_help_docs_get", arguments: { query: "jobs", limit: 0 } });
+      expect(refused).toMatchObject({ isError: true, content: [{ type: "text", text: "422: limit must be at least 1" }] });
+    } finally {
+      await client.close();
+    }
   });
 });

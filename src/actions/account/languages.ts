@@ -4,6 +4,14 @@ import type { Db } from "../../core/db.ts";
 import { conflict } from "../../core/errors.ts";
 import { locale } from "../../core/schemas.ts";
 
+const languagesOutput = z.strictObject({
+  default_locale: z.string().describe("language of alerts and the signup widget"),
+  app_locale: z.string().describe("language of the merchant dashboard"),
+  multi_language_enabled: z.boolean(),
+  product_translations_enabled: z.boolean().describe("use the platform's translated product titles"),
+  published_locales: z.array(z.string()).optional().describe("locales published on the store platform; present only while multi_language_enabled"),
+});
+
 interface LanguagesRow {
   default_locale: string;
   app_locale: string;
@@ -43,6 +51,8 @@ export const getLanguages = defineAction({
   path: "/account/languages",
   description:
     "Language settings: default_locale (language of alerts and the signup widget), app_locale (dashboard language), multi_language_enabled, product_translations_enabled and, when multi-language is on, the locales published on the store platform.",
+  aliases: ["read the language settings", "which languages does the store use"],
+  output: languagesOutput,
   kind: "read",
   input: z.strictObject({}),
   async handler(ctx) {
@@ -56,6 +66,13 @@ export const patchLanguages = defineAction({
   path: "/account/languages",
   description:
     "Changes language settings. app_locale changes only the merchant dashboard. multi_language_enabled: false also turns product_translations_enabled off. product_translations_enabled: true needs the read_translations access on the store platform and fails (409) until it is granted.",
+  notes: [
+    "Only the fields sent change; the answer is the whole language settings after the change.",
+    "product_translations_enabled: true is 409 while multi-language is (or becomes) off, and until the read_translations access is granted.",
+    "default_locale and published_locales are not edited here: they come from the store platform.",
+  ],
+  aliases: ["change the dashboard language", "turn on multi language support", "enable translated product titles"],
+  output: languagesOutput,
   kind: "write",
   input: z.strictObject({
     app_locale: locale.optional(),

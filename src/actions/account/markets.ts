@@ -17,6 +17,24 @@ export const listMarkets = defineAction({
   path: "/account/markets",
   description:
     "The store's markets: only active ones unless include_inactive=true; whether the store sells to multiple markets; each market's countries and location_ids (the store locations linked to it).",
+  notes: [
+    "multiple_markets counts active markets only, also with include_inactive=true.",
+    "The primary market comes first, then by name.",
+  ],
+  aliases: ["list the store markets", "which countries does the store sell to"],
+  output: z.strictObject({
+    multiple_markets: z.boolean().describe("true when more than one market is active"),
+    markets: z.array(
+      z.strictObject({
+        id: z.string().describe("the platform's market id (gid); offers restricted to markets use it"),
+        name: z.string(),
+        active: z.boolean(),
+        primary: z.boolean(),
+        countries: z.array(z.string()).describe("country codes of the market"),
+        location_ids: z.array(z.string()).describe("ids of the store locations linked to the market"),
+      }),
+    ),
+  }),
   kind: "read",
   input: z.strictObject({ include_inactive: queryBoolean.optional() }),
   async handler(ctx, { input }) {
