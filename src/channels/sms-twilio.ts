@@ -16,6 +16,7 @@ export interface TwilioSmsOptions {
 }
 
 const NOT_ACCEPTED = new Set(["failed", "undelivered", "canceled"]);
+const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 
 /** Text messages through the twilio client's Messages API. */
 export function createTwilioSmsSender(options: TwilioSmsOptions): ChannelSender {
@@ -28,7 +29,8 @@ export function createTwilioSmsSender(options: TwilioSmsOptions): ChannelSender 
     channel: "sms",
     async send(message: OutboundMessage): Promise<SendResult> {
       const fields = toSmsFields(message, options.from);
-      const sender = fields.from.startsWith("MG") ? { messagingServiceSid: fields.from } : { from: fields.from };
+      // A Messaging Service SID is MG and 32 hex digits: an alphanumeric sender id such as "MG Shoes" is a sender.
+      const sender = MESSAGING_SERVICE_SID.test(fields.from) ? { messagingServiceSid: fields.from } : { from: fields.from };
       const statusCallback = options.statusCallbackUrl ? `${options.statusCallbackUrl}?ref=${encodeURIComponent(message.id)}` : undefined;
       try {
         const created = await client.messages.create({ to: fields.to, body: fields.body, ...sender, ...(statusCallback ? { statusCallback } : {}) });
