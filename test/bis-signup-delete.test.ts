@@ -86,6 +86,41 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
     expect(await count("select 1 from bis_signups where id = $1", [id])).toBe(1);
   });
 
+  it("waits for a send under way (its ledger row locked until marked) instead of deadlocking with it", async () => {
+    const [id] = await addSignups(env.shopId, 802, ["inflight@example.com"]);
+    const { rows } = await env.app.pool.query<{ id: string }>(
+      "insert into bis_ledger (shop_id, signup_id, stage) values ($1, $2, 'initial') returning id",
+      [env.shopId, id],
+    );
+    const ledgerId = rows[0]?.id;
+    // A sender as sendLedgerRows runs one: the row locked from before the send until the mark commits.
+    const sender = await env.app.pool.connect();
+    try {
+      await sender.query("begin");
+      await sender.query("select id from bis_ledger where id = $1 for update", [ledgerId]);
+      const deleting = api(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
+      await waitFor("the delete to wait for the send", async () => {
+        const { rows: waiting } = await env.app.pool.query(
+          "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%bis_%'",
+        );
+        return waiting.length > 0 ? true : undefined;
+      });
+      // The mark: its log entry names the signup, a foreign key check on the signup's row.
+      await sender.query(
+        "insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status) values ($1, $2, $3, $4, 'initial', 'email', 'sent')",
+        [env.shopId, id, ledgerId, variantGid(802)],
+      );
+      await sender.query("update bis_ledger set status = 'sent', sent_at = now() where id = $1", [ledgerId]);
+      await sender.query("commit");
+      const answer = await deleting;
+      expect(answer.status).toBe(202);
+    } finally {
+      sender.release();
+    }
+    expect(await count("select 1 from bis_ledger where id = $1", [ledgerId])).toBe(0);
+    expect(await count("select 1 from bis_notifications where ledger_id is null and signup_id is null and variant_id = $1 and status = 'sent'", [variantGid(802)])).toBe(1);
+  });
+
   it("a signup deleted while an alert run is under way is skipped by its next batch, and its reminder never goes out", async () => {
     const shop = await createShopWithKey(env.app.pool, "Run delete shop");
     const settings = await api(env.app, "PATCH", "/back_in_stock/settings", {

@@ -41,10 +41,15 @@ export async function runBulkDelete(ctx: JobContext): Promise<unknown> {
   const shopId = ctx.job.shop_id;
   if (!shopId) throw new Error(`${bulkDeleteTask.name} job without a shop`);
   const result = await withTransaction(ctx.pool, async (db) => {
-    const { rows } = await db.query<{ id: string }>("delete from bis_signups where shop_id = $1 and id = any($2::uuid[]) returning id", [
-      shopId,
-      ids.filter(isUuid),
-    ]);
+    const valid = ids.filter(isUuid);
+    // Their messages first (as DELETE /back_in_stock/signups/{id} does): a send under way holds
+    // its ledger row until its mark, which checks the signup; locking the signups first could deadlock.
+    await db.query(
+      `select l.id from bis_ledger l join bis_signups s on s.id = l.signup_id
+       where s.shop_id = $1 and s.id = any($2::uuid[]) order by l.id for update of l`,
+      [shopId, valid],
+    );
+    const { rows } = await db.query<{ id: string }>("delete from bis_signups where shop_id = $1 and id = any($2::uuid[]) returning id", [shopId, valid]);
     const deleted = new Set(rows.map((r) => r.id.toLowerCase()));
     const items = ids.map((id) => ({ id, outcome: deleted.has(id.toLowerCase()) ? "deleted" : "not_found" }));
     const outcome = { deleted: deleted.size, not_found: ids.length - deleted.size, items };

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { timestampOutput } from "../../../core/outputs.ts";
-import { type SignupRow, loadSignup, presentSignup } from "../../../back_in_stock/signups/model.ts";
+import { notFound } from "../../../core/errors.ts";
+import { SIGNUP_RESOURCE, type SignupRow, loadSignup, presentSignup } from "../../../back_in_stock/signups/model.ts";
 import { signupOutput } from "./output.ts";
 
 /**
@@ -32,13 +33,19 @@ export const deleteSignup = defineAction({
     signup: signupOutput.describe("the signup as it was just before the delete"),
   }),
   async handler(ctx, { params }) {
-    const signup = await loadSignup(ctx.db, ctx.shopId, params.id, true);
+    const signup = await loadSignup(ctx.db, ctx.shopId, params.id);
+    // Its messages first, the signup after: a sender holds a message's ledger row from before the
+    // send until it is marked, and marking checks the signup's foreign keys, so locking the signup
+    // first could deadlock with a send under way. This waits for that send; later senders skip
+    // the rows (skip locked) and then find them gone.
+    await ctx.db.query("select id from bis_ledger where signup_id = $1 order by id for update", [signup.id]);
     const { rows } = await ctx.db.query<SignupRow & { deleted_at: Date }>(
       "delete from bis_signups where id = $1 and shop_id = $2 returning *, now() as deleted_at",
       [signup.id, ctx.shopId],
     );
     const row = rows[0];
-    if (!row) throw new Error("signup delete returned no row");
+    // Deleted by another request meanwhile.
+    if (!row) throw notFound(SIGNUP_RESOURCE, params.id);
     return { id: row.id, deleted_at: row.deleted_at.toISOString(), signup: presentSignup(row) };
   },
 });
