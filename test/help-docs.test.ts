@@ -10,6 +10,7 @@ const env = useTestEnv();
 
 interface SearchAnswer {
   query: string;
+  match: "all" | "any";
   results: { title: string; url: string; summary: string; snippet: string; score: number }[];
 }
 
@@ -49,6 +50,11 @@ describe("shipped help articles", () => {
       body: "# Head\n\nSome **bold** `code` [link](http://x)",
       plainBody: "Head\n\nSome bold code link",
     });
+    // a first heading that repeats the title is not indexed (nor cut into snippets) twice
+    expect(parseArticle("a.md", "---\ntitle: A title\nurl: a\nsummary: S\nkeywords: k\n---\n# A title\n\nText | cell |\n")).toMatchObject({
+      body: "# A title\n\nText | cell |",
+      plainBody: "Text; cell",
+    });
   });
 });
 
@@ -70,9 +76,10 @@ describe("GET /account/help_docs", () => {
 
   it("ranks the article whose title matches the query first, with a snippet marking the term", async () => {
     const answer = await search("rate limits");
-    expect(answer.query).toBe("rate limits");
+    expect(answer).toMatchObject({ query: "rate limits", match: "all" });
     expect(answer.results[0]).toMatchObject({ url: "rate-limits", title: "Rate limits" });
     expect(answer.results[0]?.snippet).toMatch(/\*\*(rate|limit)s?\*\*/i);
+    for (const result of answer.results) expect(result.snippet).not.toMatch(/\n|\s{2}/);
     const scores = answer.results.map((r) => r.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     for (const score of scores) expect(score).toBeGreaterThan(0);
@@ -102,7 +109,18 @@ describe("GET /account/help_docs", () => {
   });
 
   it("answers an empty list when nothing matches", async () => {
-    expect(await search("xylophonequartz")).toEqual({ query: "xylophonequartz", results: [] });
+    expect(await search("xylophonequartz")).toEqual({ query: "xylophonequartz", match: "all", results: [] });
+    expect(await search('"xylophonequartz deposit"')).toEqual({ query: '"xylophonequartz deposit"', match: "all", results: [] });
+  });
+
+  it("matches any word of a plain-words query when no article has them all", async () => {
+    const all = await search("deposit percent");
+    expect(all.match).toBe("all");
+    expect(all.results[0]?.url).toBe("offer-payments-and-deposits");
+    const any = await search("xylophonequartz deposits");
+    expect(any.match).toBe("any");
+    expect(any.results[0]?.url).toBe("offer-payments-and-deposits");
+    expect(any.results[0]?.snippet).toContain("**deposit");
   });
 
   it("refuses a query of common words only, which has nothing to search for (422)", async () => {

@@ -32,9 +32,15 @@ export interface HelpArticle {
   keywords: string[];
   /** The Markdown after the front matter. */
   body: string;
-  /** The body without Markdown syntax: what full-text search indexes and snippets are cut from. */
+  /**
+   * The body without Markdown syntax (and without a first heading that repeats the title): what
+   * full-text search indexes and snippets are cut from.
+   */
   plainBody: string;
-  /** sha256 of the file: the loader replaces an article only when it changed. */
+  /**
+   * sha256 of what is stored (the fields and the derived plain text), so the loader replaces an
+   * article when its file changed or when the way it is indexed changed.
+   */
   contentHash: string;
 }
 
@@ -68,15 +74,12 @@ export function parseArticle(fileName: string, text: string): HelpArticle {
   if (keywords.length === 0) fail("keywords must list at least one keyword");
   const body = rest.trim();
   if (body === "") fail("the body is empty");
-  return {
-    url,
-    title: fields.get("title") ?? "",
-    summary: fields.get("summary") ?? "",
-    keywords,
-    body,
-    plainBody: plainText(body),
-    contentHash: createHash("sha256").update(normalized).digest("hex"),
-  };
+  const title = fields.get("title") ?? "";
+  // A first heading that repeats the title is the title: indexed (weight A) and shown once.
+  const heading = /^#\s+(.*)\n/.exec(body);
+  const searchable = heading?.[1]?.trim() === title ? body.slice(heading[0].length) : body;
+  const stored = { url, title, summary: fields.get("summary") ?? "", keywords, body, plainBody: plainText(searchable) };
+  return { ...stored, contentHash: createHash("sha256").update(JSON.stringify(stored)).digest("hex") };
 }
 
 /**

@@ -51,7 +51,20 @@ export async function searchArticles(db: Db, query: string, limit: number): Prom
      order by rank_cd desc, url`,
     [query, limit],
   );
-  return rows;
+  // A snippet is a preview on one line: the body's line breaks and indentation are noise there.
+  return rows.map((row) => ({ ...row, snippet: row.snippet.replace(/\s+/g, " ").trim() }));
+}
+
+/**
+ * The query with its words joined by `or`, for a second try when nothing matched every word
+ * (an agent's question in plain words rarely has all its words in one article). Undefined when
+ * the query has one word, or uses the web-search operators ("phrases", -exclusions, or), which
+ * say precisely what to match.
+ */
+export function anyWordQuery(query: string): string | undefined {
+  if (/"/.test(query) || /(^|\s)-\S/.test(query) || /(^|\s)or(\s|$)/i.test(query)) return undefined;
+  const words = query.split(/\s+/).filter((w) => w !== "");
+  return words.length > 1 ? words.join(" or ") : undefined;
 }
 
 export interface ArticleRow {

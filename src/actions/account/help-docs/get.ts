@@ -4,7 +4,7 @@ import { invalidField, notFound } from "../../../core/errors.ts";
 import { timestampOutput } from "../../../core/outputs.ts";
 import { notBlank } from "../../../core/schemas.ts";
 import { ensureHelpArticles } from "../../../help_docs/load.ts";
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, listArticles, readArticle, searchArticles, searchable } from "../../../help_docs/search.ts";
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, anyWordQuery, listArticles, readArticle, searchArticles, searchable } from "../../../help_docs/search.ts";
 
 /**
  * An integer from the query string (digits) or, through MCP, a JSON number: agents send numbers.
@@ -18,6 +18,9 @@ const searchLimit = z.preprocess(
 const searchOutput = z
   .strictObject({
     query: z.string().describe("the query as given"),
+    match: z
+      .enum(["all", "any"])
+      .describe("all: the results match every word of the query; any: nothing matched every word, so these match some of them"),
     results: z.array(
       z.strictObject({
         title: z.string(),
@@ -56,6 +59,7 @@ export const getHelpDocs = defineAction({
   notes: [
     "Search first, then read the matching article by url: search snippets are previews only.",
     "query and url cannot be combined, and limit is only allowed with query (422).",
+    "Results match every word of the query (match: all); when no article has them all, a query of plain words is tried again matching any of them (match: any).",
     "A query of common words only (such as \"how do i\") has nothing to search for and answers 422; a query that matches nothing answers an empty results list.",
     "An unknown url answers 404 Help article not found: <url>.",
     "The articles are the same for every shop.",
@@ -83,7 +87,11 @@ export const getHelpDocs = defineAction({
       if (!(await searchable(ctx.db, input.query))) {
         throw invalidField("query", "must contain a word to search for (it has only common words such as \"the\" or \"how\")");
       }
-      return { query: input.query, results: await searchArticles(ctx.db, input.query, input.limit ?? DEFAULT_SEARCH_LIMIT) };
+      const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
+      const results = await searchArticles(ctx.db, input.query, limit);
+      const loose = results.length === 0 ? anyWordQuery(input.query) : undefined;
+      if (loose === undefined) return { query: input.query, match: "all", results };
+      return { query: input.query, match: "any", results: await searchArticles(ctx.db, loose, limit) };
     }
     if (input.url !== undefined) {
       const article = await readArticle(ctx.db, input.url);
