@@ -5,7 +5,8 @@ const RULES = `## How to call it
 
 - Base path: \`${V2_BASE_PATH}\`. Every request needs the header \`X-Auth-Token: <API key>\`.
 - Discover actions with \`GET ${V2_BASE_PATH}/help\` (narrow with \`?prefix=/preorders/offers\` or \`GET <scope>/help\`);
-  each entry has the method, path, JSON Schema of the request, cost and whether it is async.
+  each entry has the method, path, JSON Schema of the request and of the success's answer, aliases
+  (phrases to match a request to the action), notes (its rules), cost and whether it is async.
 - Reads answer 200 with the payload itself. Writes answer 202 with the committed resource, or a job
   handle \`{ "job_id", "status_url" }\`: poll \`GET ${V2_BASE_PATH}/jobs/{job_id}\` until status is
   \`completed\`, \`failed\` or \`cancelled\`.
@@ -18,11 +19,21 @@ const RULES = `## How to call it
   are named POST actions (for example \`POST /preorders/offers/{id}/enable\`).
 - MCP: every action is also a tool at \`POST ${V2_BASE_PATH}/mcp\` (Streamable HTTP, same key).`;
 
+/**
+ * One action: its line, then (indented, so the list stays one item per action) the phrases an
+ * agent may match it by, and its rules, one per line.
+ */
 function actionLines(actions: readonly AnyAction[]): string {
   return actions
     .map(manifestEntry)
     .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
-    .map((e) => `- \`${e.method} ${e.path}\` (${e.name}, cost ${e.cost}${e.async ? ", async" : ""}): ${e.description}`)
+    .map((e) =>
+      [
+        `- \`${e.method} ${e.path}\` (${e.name}, cost ${e.cost}${e.async ? ", async" : ""}): ${e.description}`,
+        ...(e.aliases.length > 0 ? [`  - Said as: ${e.aliases.map((a) => `"${a}"`).join(", ")}`] : []),
+        ...e.notes.map((n) => `  - Note: ${n}`),
+      ].join("\n"),
+    )
     .join("\n");
 }
 

@@ -35,6 +35,15 @@ function outputSchema(action: AnyAction): Tool["outputSchema"] {
   return schema as Tool["outputSchema"];
 }
 
+/** The description, its rules one per line, and the phrases an agent may match it by, on one last line. */
+export function toolDescription(action: AnyAction): string {
+  return [
+    action.description,
+    ...(action.notes ?? []).map((n) => `- ${n}`),
+    ...(action.aliases?.length ? [`Said as: ${action.aliases.map((a) => `"${a}"`).join(", ")}`] : []),
+  ].join("\n");
+}
+
 export interface ToolCatalog {
   tools: Tool[];
   byName: Map<string, AnyAction>;
@@ -53,7 +62,7 @@ export function toolCatalog(actions: readonly AnyAction[]): ToolCatalog {
     tools.push({
       name,
       title: `${action.method} ${action.path}`,
-      description: action.notes?.length ? `${action.description}\n${action.notes.map((n) => `- ${n}`).join("\n")}` : action.description,
+      description: toolDescription(action),
       inputSchema: inputSchema(action),
       ...(output ? { outputSchema: output } : {}),
       annotations: {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { jobHandleOutput, pageOutput, timestampOutput } from "../../../core/outputs.ts";
-import { hexColor, locale } from "../../../core/schemas.ts";
+import { locale } from "../../../core/schemas.ts";
 
 /**
  * What the preorder offer actions answer, on the wire (`output` of their actions): the full offer
@@ -16,6 +16,14 @@ import { hexColor, locale } from "../../../core/schemas.ts";
 
 const nullableTimestamp = timestampOutput.nullable();
 const cssLength = z.string().describe("a CSS length such as 4px");
+/**
+ * A hex colour as answered: a pattern, not the request schemas' custom `hex-color` format, which
+ * JSON Schema validators of MCP clients (the SDK's ajv) do not know and warn about.
+ */
+const hexColor = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)
+  .describe("hex colour such as #1a2b3c");
 
 // ---- widget ----
 
