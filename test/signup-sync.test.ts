@@ -111,7 +111,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
     expect(read.status).toBe(200);
     const sync = (read.body as Signup).sync;
     for (const target of ["email_provider_1", "email_provider_2", "email_provider_3", "commerce_platform"] as const) {
-      expect(sync[target]).toMatchObject({ status: "synced", attempts: 1, last_error: null, synced_at: expect.any(String) });
+      expect(sync[target]).toMatchObject({ status: "synced", attempts: 1, last_error: null, synced_at: expect.any(String) as unknown });
     }
     // email_provider_2's key is verified by its first successful use.
     expect((await api(env.app, "GET", "/account/integrations", { key: env.key })).body).toMatchObject({ email_provider_2: { verified: true } });
@@ -144,7 +144,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
         );
         return rows[0];
       }, 30_000);
-      expect(job).toMatchObject({ max_attempts: 25, last_error: expect.stringContaining("server error 503") });
+      expect(job).toMatchObject({ max_attempts: 25, last_error: expect.stringContaining("server error 503") as unknown });
       const failing = await syncRow(signup.id, "email_provider_3");
       expect(failing).toMatchObject({ status: "pending", attempts: job.attempts, synced_at: null, last_error: "email_provider_3: server error 503: Service unavailable (injected 503)" });
       expect(emulator.members("email_provider_3", LISTS.email_provider_3).filter((m) => m.email === "outage@example.com")).toEqual([]);
