@@ -28,8 +28,8 @@ describe("templates of preorder notifications", () => {
       enabled: true,
       email: { subject: "Your preorder {{ order.name }} is confirmed", customized: false, default_locale: "en" },
       sms: { customized: false, default_locale: "en" },
-      variables: expect.arrayContaining(["order.name", "delivery.date", "balance.due_date"]),
     });
+    expect((en.body as { variables: string[] }).variables).toEqual(expect.arrayContaining(["order.name", "delivery.date", "balance.due_date"]));
     const frCa = await api(env.app, "GET", "/preorders/templates/shipping_date_change/fr-CA", { key: env.key });
     expect(frCa.body).toMatchObject({ locale: "fr-CA", email: { subject: "Nouvelle date d'expédition pour votre précommande {{ order.name }}", default_locale: "fr" } });
     const ptBr = await api(env.app, "GET", "/preorders/templates/balance_due/pt-BR", { key: env.key });
@@ -69,9 +69,10 @@ describe("templates of preorder notifications", () => {
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({
       locale: "de",
-      email: { subject: "Danke, {{ order.name }}!", customized: true, default_locale: null, body: expect.stringContaining("Vorbestellung") },
+      email: { subject: "Danke, {{ order.name }}!", customized: true, default_locale: null },
       sms: { customized: false, default_locale: "de" },
     });
+    expect((answer.body as { email: { body: string } }).email.body).toContain("Vorbestellung");
     const other = await api(env.app, "GET", "/preorders/templates/confirmation/de", { key: otherKey });
     expect(other.body).toMatchObject({ email: { customized: false } });
   });

@@ -69,7 +69,7 @@ export function orderPayload(spec: OrderSpec): Record<string, unknown> & { id: n
 }
 
 /** Delivers the order webhook, waits until the worker processed it, and answers the preorder order's id. */
-export async function placeOrder(env: TestEnv, domain: string, topic: string, payload: { admin_graphql_api_id: string }): Promise<string> {
+export async function placeOrder(env: TestEnv, domain: string, topic: string, payload: { admin_graphql_api_id: string } & Record<string, unknown>): Promise<string> {
   await deliverWebhook(env.app.origin, topic, payload, domain);
   await webhooksProcessed(env.app.pool);
   const { rows } = await env.app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
