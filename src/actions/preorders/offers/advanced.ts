@@ -43,7 +43,7 @@ export const ADVANCED_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     advancedGroup,
-    "Changes advanced settings: use_platform_selling_plan (false detaches the offer from its platform selling plan group and turns the deposit payment option off; true is refused while shipping fulfillment.split.type is orders), custom_css (at most 20000 characters), button_text_overrides.",
+    "Changes advanced settings: use_platform_selling_plan, custom_css (at most 20000 characters), button_text_overrides.",
     {
       aliases: ["update the advanced preorder settings", "add custom css to the preorder widget", "detach a preorder offer from the platform selling plan"],
       notes: [

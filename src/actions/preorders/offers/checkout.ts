@@ -55,7 +55,7 @@ export const CHECKOUT_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     checkoutGroup,
-    "Changes checkout settings: terms, mixed_cart, order_tags. terms.disable_button_until_acknowledged needs terms.enabled; enabled terms need a text; a blocked mixed cart needs an error_message. Tags: at most 250, each at most 40 characters without commas (duplicates dropped).",
+    "Changes checkout settings: terms, mixed_cart, order_tags. Tags: at most 250, each at most 40 characters without commas (duplicates dropped).",
     {
       aliases: ["update the preorder checkout settings", "require customers to accept preorder terms", "block mixed carts of preorder and in stock items"],
       notes: [

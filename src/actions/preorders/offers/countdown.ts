@@ -75,7 +75,7 @@ export const COUNTDOWN_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     countdownGroup,
-    "Changes the countdown: enabled, mode, format, text, custom_end_date, style. custom_end_date is only kept in to_custom_date mode (another mode clears it), and an enabled to_custom_date countdown needs one.",
+    "Changes the countdown: enabled, mode, format, text, custom_end_date, style.",
     {
       aliases: ["update the preorder countdown", "turn on the preorder countdown timer"],
       notes: [

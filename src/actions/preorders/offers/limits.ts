@@ -58,7 +58,7 @@ export const LIMITS_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     limitsGroup,
-    "Changes quantity limits: per_order.min and max, per_customer.max, total.max (integers >= 0, or null for no limit on a max), display. per_order.min must be at most per_order.max and per_customer.max. total.current_count is kept by the service and cannot be set.",
+    "Changes quantity limits: per_order.min and max, per_customer.max, total.max (integers >= 0, or null for no limit on a max), display.",
     {
       aliases: ["update the preorder quantity limits", "limit preorders per customer", "cap the total number of preorders"],
       notes: ["per_order.min must be at most per_order.max and per_customer.max.", "total.current_count is kept by the service and cannot be set."],

@@ -58,7 +58,7 @@ export const MARKETS_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     marketsGroup,
-    "Changes where the offer applies: enabled, applies_to_all_markets, market_ids (replaced whole; each must be a market of the shop). enabled with applies_to_all_markets false needs at least one market id; applies_to_all_markets true clears market_ids.",
+    "Changes where the offer applies: enabled, applies_to_all_markets, market_ids (replaced whole).",
     {
       aliases: ["limit a preorder offer to some markets", "update the preorder offer markets"],
       notes: [

@@ -14,7 +14,7 @@ export const PAYMENTS_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     paymentsGroup,
-    "Changes payment settings: discount, remaining_balance, show_partial_first. remaining_balance.auto_collect and auto_collect_on_fulfillment are mutually exclusive. discount.type no_discount clears the discount (its value becomes null); percentage and fixed_amount need a value above 0 (a percentage at most 100). options are not edited here: use set_option_copy, enable_option and disable_option.",
+    "Changes payment settings: discount, remaining_balance (its collection and due date), show_partial_first; the rules are in the notes.",
     {
       aliases: ["update the preorder payment settings", "set a preorder discount", "collect the remaining preorder balance automatically"],
       notes: [

@@ -16,7 +16,7 @@ export const SHIPPING_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     shippingGroup,
-    "Changes shipping settings: delivery, display, fulfillment. Rules: fulfillment.hold and fulfillment.split are mutually exclusive; fulfillment.split.type is fulfillments or orders; fulfillments needs delivery.type asap (already, or in the same request); fulfillment.split.enabled is a legacy toggle (true needs a type, false clears it); split.type orders also turns advanced.use_platform_selling_plan off (no deposits). delivery.type on_date needs delivery.date; switching the type clears the other type's field.",
+    "Changes shipping settings: delivery (when preorders ship), display (what the storefront says about it) and fulfillment (hold it, or split preorder items into their own fulfillments or orders); the rules are in the notes.",
     {
       aliases: ["update the preorder shipping settings", "split preorder items into their own orders", "hold fulfillment of preorder orders"],
       notes: [

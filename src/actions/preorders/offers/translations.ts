@@ -85,7 +85,7 @@ export const TRANSLATIONS_ACTIONS: readonly AnyAction[] = [
   ),
   groupPatchAction(
     translationsGroup,
-    `Changes translations: default_locale, locales and fields (each replaced whole), translations (merged per locale and field; null removes one). fields are paths among: ${TRANSLATABLE_FIELDS.join(", ")}. A translation's locale must be in locales and its field in fields; locales must not include default_locale. Dropping a locale or field drops its translations.`,
+    `Changes translations: default_locale, locales and fields (each replaced whole), translations (merged per locale and field; null removes one). fields are paths among: ${TRANSLATABLE_FIELDS.join(", ")}.`,
     {
       aliases: ["translate the preorder button text", "update the preorder offer translations", "add a language to a preorder offer"],
       notes: [
