@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SHIPPED_TRANSLATIONS, TRANSLATION_KEYS } from "../src/account/translations.ts";
+import { SHIPPED_TRANSLATIONS, type Strings, TRANSLATION_KEYS } from "../src/account/translations.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -12,8 +12,8 @@ interface LocaleAnswer {
   customized: Record<string, boolean>;
 }
 
-const en = SHIPPED_TRANSLATIONS.en ?? {};
-const fr = SHIPPED_TRANSLATIONS.fr ?? {};
+const en = SHIPPED_TRANSLATIONS.en as Strings;
+const fr = SHIPPED_TRANSLATIONS.fr as Strings;
 const none = Object.fromEntries(TRANSLATION_KEYS.map((k) => [k, false]));
 
 async function shop(name: string): Promise<{ shopId: string; key: string }> {
