@@ -23,6 +23,7 @@ function defaultOffer(id: string, name: string): Json {
     created_at: expect.stringMatching(ISO_UTC),
     updated_at: expect.stringMatching(ISO_UTC),
     variants: { count: 0, url: `/api/v2/external/preorders/offers/${id}/variants` },
+    schedule: { enable_at: null, disable_at: null },
     products: { source: "custom", custom: { variant_ids_sample: [] }, collection: { id: null }, exclusion_tag: null, excluded_variant_ids: [] },
     widget: {
       button: { text: "Preorder", colors: { enabled: false, text_color: "#ffffff", background_color: "#000000" } },
@@ -199,7 +200,7 @@ describe("offers: create and get", () => {
     expect(at(read, "products.custom.variant_ids_sample")).toEqual([101, 201]);
     expect(at(read, "variants.count")).toBe(2);
     expect(Object.keys(read as Json)).toEqual([
-      "id", "name", "internal_name", "status", "created_at", "updated_at", "variants", "products", "widget", "shipping",
+      "id", "name", "internal_name", "status", "created_at", "updated_at", "variants", "schedule", "products", "widget", "shipping",
       "payments", "limits", "checkout", "inventory", "markets", "countdown", "integrations", "translations", "advanced", "sync",
     ]);
   });

@@ -59,6 +59,7 @@ describe("POST /preorders/offers/{id}/schedule", () => {
     expect(enableJob?.payload.edge).toBe("enable");
     expect((await scheduledJob(offer.id, "disable"))?.run_at.toISOString()).toBe(disableAt);
     expect((await call("GET", offer.id, "/schedule")).body).toEqual({ enable_at: enableAt, disable_at: disableAt });
+    expect(((await call("GET", offer.id)).body as Json).schedule).toEqual({ enable_at: enableAt, disable_at: disableAt });
 
     await runNow(offer.id, "enable");
     const enabled = await waitFor("the scheduled enable and its sync", async () => {

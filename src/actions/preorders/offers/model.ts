@@ -59,11 +59,14 @@ export interface OfferRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** The offer's schedule (sql/060, src/preorders/offers/schedule.ts). */
+  schedule_enable_at: Date | null;
+  schedule_disable_at: Date | null;
 }
 
 export const OFFER_COLUMNS = `id, shop_id, name, internal_name, status, settings, products_source, products_collection_id,
   products_exclusion_tag, products_excluded_variant_ids, preorder_offer_units(shop_id, id) as current_count, sync_status, sync_last_error,
-  sync_last_event, platform_selling_plan_group_id, platform_selling_plan_id, created_at, updated_at, deleted_at`;
+  sync_last_event, platform_selling_plan_group_id, platform_selling_plan_id, created_at, updated_at, deleted_at, schedule_enable_at, schedule_disable_at`;
 
 /** The shop's live (not deleted) offer, or 404 `Preorder offer not found: <id>`. `lock` takes the row for the write. */
 export async function findOffer(db: Db, shopId: string, id: string, lock = false): Promise<OfferRow> {

@@ -77,6 +77,7 @@ export function presentOffer(row: OfferRow, stats: VariantStats | undefined): Re
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     variants: { count: stats?.count ?? 0, url: variantsUrl(row.id) },
+    schedule: { enable_at: row.schedule_enable_at?.toISOString() ?? null, disable_at: row.schedule_disable_at?.toISOString() ?? null },
     products: presentProducts(row, stats),
     widget: groups.widget,
     shipping: groups.shipping,

@@ -255,6 +255,9 @@ export const offerOutput = z
       count: z.int().min(0),
       url: z.string().describe("path of the offer's variant list"),
     }),
+    schedule: z
+      .strictObject({ enable_at: nullableTimestamp, disable_at: nullableTimestamp })
+      .describe("when the worker enables and disables the offer (POST /preorders/offers/{id}/schedule); null: not scheduled"),
     products: productsOutput,
     widget: widgetOutput,
     shipping: shippingOutput,

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { defineAction } from "../../../../core/action.ts";
 import { notFound } from "../../../../core/errors.ts";
 import { isUuid } from "../../../../core/params.ts";
-import { presentSchedule, readSchedule } from "../../../../preorders/offers/schedule.ts";
 import { OFFERS_PATH, OFFER_RESOURCE, type OfferStatus, markOfferChanged, offerParams } from "../model.ts";
 import { loadOfferView } from "../offers.ts";
 import { offerWithScheduleOutput } from "./schedule.ts";
@@ -36,7 +35,6 @@ export const restoreOffer = defineAction({
       await ctx.db.query("update preorder_offers set deleted_at = null, status = $3 where shop_id = $1 and id = $2", [ctx.shopId, row.id, status]);
       await markOfferChanged(ctx.db, ctx.shopId, row.id);
     }
-    const offer = await loadOfferView(ctx.db, ctx.shopId, row.id);
-    return { ...offer, schedule: presentSchedule(await readSchedule(ctx.db, ctx.shopId, row.id)) };
+    return loadOfferView(ctx.db, ctx.shopId, row.id);
   },
 });

@@ -3,7 +3,8 @@ import { defineAction } from "../../../../core/action.ts";
 import { timestampOutput } from "../../../../core/outputs.ts";
 import { isoTimestamp } from "../../../../core/schemas.ts";
 import { presentSchedule, readSchedule, clearSchedule, setSchedule } from "../../../../preorders/offers/schedule.ts";
-import { OFFERS_PATH, OFFER_STATUSES, findOffer, offerParams } from "../model.ts";
+import { OFFERS_PATH, findOffer, offerParams } from "../model.ts";
+import { offerOutput } from "../outputs.ts";
 import { loadOfferView } from "../offers.ts";
 
 export const scheduleOutput = z
@@ -13,15 +14,8 @@ export const scheduleOutput = z
   })
   .describe("the offer's schedule; an edge is cleared once the worker has acted on it");
 
-/** The full offer (as GET /preorders/offers/{id} answers it) with its schedule. */
-export const offerWithScheduleOutput = z
-  .looseObject({
-    id: z.uuid(),
-    name: z.string(),
-    status: z.enum(OFFER_STATUSES),
-    schedule: scheduleOutput,
-  })
-  .describe("the full offer, as GET /preorders/offers/{id} answers it, plus its schedule");
+/** The full offer, as GET /preorders/offers/{id} answers it (its schedule included). */
+export const offerWithScheduleOutput = offerOutput;
 
 const scheduleInput = z
   .strictObject({
@@ -43,9 +37,8 @@ const scheduleInput = z
     }
   });
 
-async function offerWithSchedule(db: Parameters<typeof loadOfferView>[0], shopId: string, id: string): Promise<Record<string, unknown>> {
-  const offer = await loadOfferView(db, shopId, id);
-  return { ...offer, schedule: presentSchedule(await readSchedule(db, shopId, id)) };
+function offerWithSchedule(db: Parameters<typeof loadOfferView>[0], shopId: string, id: string): Promise<Record<string, unknown>> {
+  return loadOfferView(db, shopId, id);
 }
 
 export const scheduleOffer = defineAction({
