@@ -180,6 +180,23 @@ describe("developer settings", () => {
     const { rows } = await env.app.pool.query<{ topic: string }>("select topic from preorder_webhook_events where order_id = $1 order by created_at", [orderId]);
     expect(rows.map((r) => r.topic)).toEqual(["preorder_order.created", "preorder_order.balance_collected"]);
 
+    const log = await api(env.app, "GET", `/preorders/developer_settings/webhook_events?order_id=${orderId}`, { key: env.key });
+    expect(log.status).toBe(200);
+    expect(log.body).toMatchObject({
+      total: 2,
+      events: [
+        { topic: "preorder_order.balance_collected", order_id: orderId },
+        { topic: "preorder_order.created", status: "delivered", attempts: 2, last_status: 204, last_error: null, id: body.id },
+      ],
+    });
+    expect((await api(env.app, "GET", "/preorders/developer_settings/webhook_events", { key: otherKey })).body).toMatchObject({ total: 0, events: [] });
+    expect((await api(env.app, "GET", "/preorders/developer_settings/webhook_events?status=lost&topic=order.paid", { key: env.key })).body).toEqual({
+      errors: [
+        "status must be one of: pending, delivered, failed, skipped",
+        "topic must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled",
+      ],
+    });
+
     // Removing the secret removes the endpoint's signing: the url then needs one again.
     const removed = await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { secret: "" } } });
     expect(removed).toMatchObject({ status: 422, body: { errors: ["webhook.secret is required while webhook.url is set"] } });
