@@ -220,4 +220,26 @@ describe("account e-mail layout", () => {
     expect(htmlPart(bare.raw)).toMatch(/^<p>Hi/);
     expect(bare.raw).not.toContain("Harbour Street 1");
   });
+
+  it("a stored layout that no longer renders fails the e-mail with the reason, never sends it bare; text messages still go", async () => {
+    const shop = await newShop("Layout Broken");
+    // Only possible by editing the row outside the API: the PATCH refuses it.
+    await env.app.pool.query(`insert into account_settings (shop_id, email_layout) values ($1, '{"html": "<div>no body</div>"}')`, [shop.shopId]);
+    variant += 1;
+    await seedVariants(env.app.pool, shop.shopId, [{ n: variant, product: variant, available: 3 }]);
+    const { rows } = await env.app.pool.query<{ id: string }>(
+      "insert into bis_signups (shop_id, variant_id, channel, contact, consent) values ($1, $2, 'email', 'broken@example.com', true) returning id",
+      [shop.shopId, variantGid(variant)],
+    );
+    const answer = await api(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: shop.key, body: {} });
+    expect(answer.status).toBe(202);
+    const messageId = (answer.body as { message_id: string }).message_id;
+    const row = await waitFor("the message to fail", async () => {
+      const { rows: ledger } = await env.app.pool.query<{ status: string; last_error: string | null }>("select status, last_error from bis_ledger where id = $1", [messageId]);
+      return ledger[0]?.status === "failed" ? ledger[0] : undefined;
+    });
+    expect(row.last_error).toBe("Template did not render: the e-mail layout's html must place {{ content }} exactly once");
+    expect(env.sink.to("broken@example.com")).toEqual([]);
+    await notify(shop, "+15550002222", "sms");
+  });
 });
