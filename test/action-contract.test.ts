@@ -94,6 +94,47 @@ describe("the action contract over the whole registry", () => {
   });
 });
 
+describe("the preorder offer outputs state the spec's shapes", () => {
+  const schema = (name: string): JsonSchema => {
+    const action = ACTIONS.find((a) => a.name === name);
+    if (!action) throw new Error(`no action ${name}`);
+    return schemaOf(action) ?? {};
+  };
+  const keys = (s: JsonSchema | undefined): string[] => Object.keys(s?.properties ?? {}).sort();
+
+  it("the full offer has every field of the Resources table, each required", () => {
+    const offer = schema("preorders.offers.get");
+    const table = ["id", "name", "internal_name", "status", "created_at", "updated_at", "variants", "products", "widget", "shipping", "payments"];
+    const rest = ["limits", "checkout", "inventory", "markets", "countdown", "integrations", "translations", "advanced"];
+    expect(offer.required).toEqual(expect.arrayContaining([...table, ...rest]));
+    expect(keys(offer.properties?.variants)).toEqual(["count", "url"]);
+    expect(keys(offer.properties?.widget)).toEqual(["badge", "button", "disclaimer"]);
+    expect(keys(offer.properties?.shipping?.properties?.delivery)).toEqual(["applies_to_all_products", "date", "days", "type"]);
+    expect(keys(offer.properties?.limits?.properties?.total)).toEqual(["current_count", "max"]);
+    expect(keys(offer.properties?.checkout)).toEqual(["mixed_cart", "order_tags", "terms"]);
+    expect(keys(offer.properties?.integrations)).toEqual(["b2b", "pos"]);
+    // every group's GET answers what the full offer holds under its key
+    for (const group of ["products", "widget", "shipping", "payments", ...rest]) {
+      expect(schema(`preorders.offers.${group}.get`), group).toEqual(offer.properties?.[group]);
+    }
+  });
+
+  it("set_button_text answers the widget snapshot; set_source_to_all the products group with a job handle", () => {
+    const snapshot = schema("preorders.offers.widget.set_button_text");
+    expect(keys(snapshot)).toEqual(["badge", "button", "disclaimer"]);
+    expect(keys(snapshot.properties?.button)).toEqual(["colors", "text"]);
+    expect(keys(snapshot.properties?.disclaimer)).toEqual(["enabled", "text"]);
+    expect(keys(snapshot.properties?.badge)).toEqual(["enabled", "text"]);
+    const all = schema("preorders.offers.products.set_source_to_all");
+    expect(all.required).toEqual(expect.arrayContaining(["source", "job_id", "status_url"]));
+  });
+
+  it("the shipping PATCH states the spec's seven shipping rules as notes", () => {
+    const shipping = ACTIONS.find((a) => a.name === "preorders.offers.shipping.update");
+    expect(shipping?.notes?.length).toBeGreaterThanOrEqual(7);
+  });
+});
+
 /** The SDK's own validator (ajv), recording each validation it makes of a tool's answer. */
 class RecordingValidator implements jsonSchemaValidator {
   readonly checks: { schema: JsonSchemaType; valid: boolean; error: string | undefined }[] = [];
