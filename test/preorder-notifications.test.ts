@@ -135,6 +135,11 @@ describe("confirmation", () => {
     const nobody = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: null }));
     expect(await settledNotifications(env, nobody, "confirmation")).toEqual([expect.objectContaining({ status: "blocked", blocked_reason: "no_recipient", recipient: null })]);
 
+    const textOnly = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: null, phone: "+15555550199" }));
+    expect(await settledNotifications(env, textOnly, "confirmation")).toEqual([
+      expect.objectContaining({ channel: "sms", status: "blocked", blocked_reason: "channel_disabled", recipient: "+15555550199" }),
+    ]);
+
     const sms = await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: true } } } });
     expect(sms.status).toBe(202);
     const both = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "both@example.com", phone: "+15555550142" }));

@@ -33,8 +33,9 @@ export interface ClaimSpec {
 
 /**
  * Claims the stage for the given orders: a row per channel the order can be reached on and the
- * shop has on (e-mail with an address, text message with a phone), or one `blocked` row
- * (no_recipient) when none. Queues the sends. Answers the ids claimed (pending).
+ * shop has on (e-mail with an address, text message with a phone), or one `blocked` row when
+ * none (no_recipient, or channel_disabled when its channels are off). Queues the sends. Answers
+ * the ids claimed (pending).
  */
 export async function claimNotifications(db: Db, spec: ClaimSpec, orderIds: readonly string[], offerId: string | null): Promise<string[]> {
   if (orderIds.length === 0) return [];
@@ -52,7 +53,10 @@ export async function claimNotifications(db: Db, spec: ClaimSpec, orderIds: read
        union all
        select t.id, t.offer_id, t.locale, 'sms', t.phone, 'pending', null from target t where t.phone is not null and $8
        union all
-       select t.id, t.offer_id, t.locale, 'email', t.email, 'blocked', 'no_recipient' from target t
+       -- reachable on no channel that is on: one refusal, on the channel the order has
+       select t.id, t.offer_id, t.locale, case when t.email is null and t.phone is not null then 'sms' else 'email' end,
+              coalesce(t.email, t.phone), 'blocked', case when t.email is null and t.phone is null then 'no_recipient' else 'channel_disabled' end
+       from target t
        where not ((t.email is not null and $7) or (t.phone is not null and $8))
      )
      insert into preorder_notifications (shop_id, order_id, offer_id, stage, event_key, channel, recipient, locale, status, blocked_reason, context)
