@@ -1,15 +1,15 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { withTransaction } from "../../../core/db.ts";
-import { conflict } from "../../../core/errors.ts";
 import type { JobContext } from "../../../core/job-task.ts";
-import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
+import { jobHandleOutput } from "../../../core/outputs.ts";
 import { type Order, getOrder } from "../../../platform/operations/orders.ts";
 import type { PlatformRuntime } from "../../../platform/runtime.ts";
 import { applyPreorderOrder } from "../../../preorders/orders/ingest.ts";
-import { chargeDecision, loadOrder } from "../../../preorders/orders/model.ts";
+import { chargeBalanceTask, requestBalanceCharge } from "../../../preorders/orders/charge.ts";
+import { loadOrder } from "../../../preorders/orders/model.ts";
 
-export const chargeBalanceTask = declareJobTask({ name: "preorders_order_charge_balance" });
+export { chargeBalanceTask };
 
 export const chargeBalance = defineAction({
   name: "preorders.orders.charge_balance",
@@ -17,16 +17,15 @@ export const chargeBalance = defineAction({
   path: "/preorders/orders/{id}/charge_balance",
   description:
     "Requests collection of the order's remaining balance: records balance_collection_requested_at and answers a job handle. The job reads the order back from the platform and applies what it finds; the platform API used has no payment mutation, so the balance counts as collected (status balance_collected) when the platform reports the order paid (its orders/paid webhook, or the job's read). 409 when the order is cancelled, refunded or has nothing outstanding.",
+  aliases: ["charge the remaining balance of a preorder", "collect the balance due on a preorder order"],
+  notes: ["The balance counts as collected only when the platform reports the order paid."],
+  output: jobHandleOutput,
   kind: "write",
   async: true,
   params: z.object({ id: z.string() }),
   input: z.strictObject({}),
   async handler(ctx, { params }) {
-    const { order } = await loadOrder(ctx.db, ctx.shopId, params.id, true);
-    const decision = chargeDecision(order);
-    if (decision.outcome !== "apply") throw conflict(decision.reason);
-    await ctx.db.query("update preorder_orders set balance_requested_at = now(), updated_at = now() where id = $1", [order.id]);
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: chargeBalanceTask, payload: { order_id: order.id }, total: 1 });
+    return requestBalanceCharge(ctx.db, ctx.shopId, params.id);
   },
 });
 
