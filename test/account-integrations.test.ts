@@ -1,6 +1,10 @@
+import { execFile } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDER_SEED, type ProviderEmulator, startProviderEmulator } from "../src/providers/emulator/index.ts";
 import { connectEmailProvider1 } from "../src/providers/oauth.ts";
+import { startDemoProviders } from "../src/runtime/providers.ts";
 import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { type TestEnv, startTestEnv } from "./helpers/fixture.ts";
 
@@ -180,5 +184,70 @@ describe("PATCH /account/integrations: platform customers and switches", () => {
     expect((answer.body as { errors: string[] }).errors.sort()).toEqual(
       [`flow_triggers.triggers.0 must be one of: ${FLOW_TRIGGERS}`, "ad_pixel.enabled must be a boolean", "webhooks is not allowed", "email_provider_3.list_id must be a string"].sort(),
     );
+  });
+});
+
+describe("npm run cli -- integrations", () => {
+  const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+  /** The CLI as a child process against this file's database, secrets key and provider emulator. */
+  function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url, SECRETS_KEY: env.config.SECRETS_KEY, PROVIDER_EMULATOR_PORT: String(emulator.port) };
+    delete childEnv.LOG_LEVEL;
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv }, (error, stdout, stderr) => {
+        const code = error === null ? 0 : error.code;
+        if (typeof code !== "number") {
+          reject(new Error(`CLI did not exit normally: ${String(error?.message)}`, { cause: error }));
+          return;
+        }
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  it("connects email_provider_1 with an OAuth code, refuses a bad code, and disconnects", async () => {
+    const shop = await createShopWithKey(env.pool, "CLI shop");
+    const connected = await cli("integrations", "connect-email-provider-1", "--shop", shop.shopId, "--code", "code-from-consent", "--list", "aud_1002");
+    expect(connected.code, connected.stderr).toBe(0);
+    expect(JSON.parse(connected.stdout)).toEqual({ shop_id: shop.shopId, provider: "email_provider_1", connected: true, list_id: "aud_1002", list_name: "Back in stock" });
+    expect((await get(shop.apiKey)).body).toMatchObject({ email_provider_1: { connected: true, verified: true, sync_enabled: false, list_id: "aud_1002" } });
+    expect(await patch({ email_provider_1: { sync_enabled: true } }, shop.apiKey)).toMatchObject({ status: 202, body: { email_provider_1: { sync_enabled: true } } });
+
+    const refused = await cli("integrations", "connect-email-provider-1", "--shop", shop.shopId, "--code", "invalid");
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("email_provider_1: the authorization code was refused") as unknown });
+
+    const gone = await cli("integrations", "disconnect-email-provider-1", "--shop", shop.shopId);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect((await get(shop.apiKey)).body).toMatchObject({ email_provider_1: { connected: false, verified: false, sync_enabled: false } });
+    expect((await cli("integrations", "connect-email-provider-1", "--shop", shop.shopId)).code).toBe(2);
+  });
+});
+
+describe("npm start: the provider emulator and the demo shop", () => {
+  async function freePort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    await new Promise((resolve) => server.close(resolve));
+    if (address === null || typeof address === "string") throw new Error("no port");
+    return address.port;
+  }
+
+  it("starts the emulator on PROVIDER_EMULATOR_PORT when no provider URL is set and connects the demo shop's email_provider_1", async () => {
+    const demo = await createShopWithKey(env.pool, "Demo Store");
+    await env.pool.query("update shops set is_demo = true where id = $1", [demo.shopId]);
+    const port = await freePort();
+    const config = { ...env.config, PROVIDER_EMULATOR_PORT: port };
+    const close = await startDemoProviders(env.pool, env.platform, config, env.log);
+    try {
+      expect(close).toBeTypeOf("function");
+      expect(await (await fetch(`http://127.0.0.1:${port}/admin/stats`)).json()).toMatchObject({ email_provider_1: { requests: 1 } });
+      expect((await get(demo.apiKey)).body).toMatchObject({ email_provider_1: { connected: true, verified: true, sync_enabled: false, list_id: "aud_1001" } });
+    } finally {
+      await close?.();
+    }
+    // With a provider URL configured, nothing is started.
+    expect(await startDemoProviders(env.pool, env.platform, { ...config, EMAIL_PROVIDER_3_URL: "https://provider-3.example.com" }, env.log)).toBeUndefined();
   });
 });

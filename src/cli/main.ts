@@ -1,5 +1,6 @@
 import { type CommandParser, runWithContext } from "./context.ts";
 import { EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError, errorLine } from "./errors.ts";
+import { integrationsCommands } from "./integrations.ts";
 import { jobsCommands } from "./jobs.ts";
 import { keysCommands } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, CommandParser | Record<string, CommandParser>> = 
   shops: shopsCommands,
   keys: keysCommands,
   jobs: jobsCommands,
+  integrations: integrationsCommands,
 };
 
 const HELP = new Set(["help", "--help", "-h"]);

@@ -12,6 +12,11 @@ Usage: npm run cli -- <command> [options]
                                            S is queued, running, completed, failed or cancelled
   jobs show JOB_ID [--json]                every field of one job, its errors and result
   jobs retry JOB_ID                        queue a failed, cancelled or completed job again
+  integrations connect-email-provider-1 --shop SHOP_ID --code CODE [--list LIST_ID]
+                                           finish email_provider_1's OAuth connection (the code is
+                                           exchanged for a token, stored encrypted; sync stays off)
+  integrations disconnect-email-provider-1 --shop SHOP_ID
+                                           remove that connection (and turn its sync off)
   help                                     this text
 
 Results go to stdout (JSON where noted), logs and errors to stderr.
