@@ -124,6 +124,16 @@ describe("confirmation", () => {
     expect(env.sink.to("flaky@example.com")).toHaveLength(1);
   });
 
+  it("logs a permanent refusal as failed, with the server's answer, and does not retry it", async () => {
+    const offer = await insertOffer(env.app.pool, env.shopId);
+    env.sink.reject.add("bounce@example.com");
+    const orderId = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "bounce@example.com" }));
+    const [failed] = await settledNotifications(env, orderId, "confirmation");
+    expect(failed).toMatchObject({ status: "failed", attempts: 1, blocked_reason: null, sent_at: null });
+    expect(failed?.error).toMatch(/550/);
+    expect(await waitFor("no job left", async () => ((await env.app.pool.query("select 1 from graphile_worker.jobs where key = $1", [`preorders_notification_send:${failed?.id ?? ""}`])).rowCount === 0 ? true : undefined))).toBe(true);
+  });
+
   it("is blocked (logged, not sent) when the stage is off, when the order has no address, and texts a phone when SMS is on", async () => {
     const offer = await insertOffer(env.app.pool, env.shopId);
     expect((await api(env.app, "PATCH", "/preorders/templates/confirmation/fr", { key: env.key, body: { enabled: false } })).body).toMatchObject({ enabled: false });
