@@ -1,3 +1,4 @@
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDER_SEED, type ProviderEmulator, startProviderEmulator } from "../src/providers/emulator/index.ts";
 import { connectEmailProvider1 } from "../src/providers/oauth.ts";
@@ -8,6 +9,9 @@ import { waitFor } from "./helpers/wait.ts";
 
 let emulator: ProviderEmulator;
 let env: TestEnv;
+/** Every log line of the app and the worker, at debug and without redaction: no key may be in one. */
+const logLines: string[] = [];
+const log = pino({ level: "debug" }, { write: (line: string) => void logLines.push(line) });
 
 const LISTS = { email_provider_1: "aud_1001", email_provider_2: "LsT002", email_provider_3: "f6a7b8c9d0" } as const;
 type Target = keyof typeof LISTS | "commerce_platform";
@@ -26,7 +30,7 @@ interface Signup {
 
 beforeAll(async () => {
   emulator = await startProviderEmulator();
-  env = await startTestEnv({ config: { PROVIDER_EMULATOR_PORT: String(emulator.port), PROVIDER_TIMEOUT_MS: "2000" }, emulator: {}, connect: true });
+  env = await startTestEnv({ config: { PROVIDER_EMULATOR_PORT: String(emulator.port), PROVIDER_TIMEOUT_MS: "2000" }, emulator: {}, connect: true, log });
   await seedVariants(env.pool, env.shopId, [
     { n: 501, product: 50 },
     { n: 502, product: 50 },
@@ -209,6 +213,12 @@ describe("signup sync to the e-mail providers and platform customers", () => {
     const own = await createSignup({ variant_id: 601, channel: "email", email: "other@example.com" }, other.apiKey);
     expect(own.sync).toEqual({});
     expect(await api(env.app, "GET", `/back_in_stock/signups/${own.id}`, { key: env.key })).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${own.id}`] } });
+  });
+
+  it("no key is logged, even unredacted at debug level", async () => {
+    // The worker logged its jobs, and the failures above (outage, refused key) were logged.
+    expect(logLines.some((line) => line.includes("signup sync to an e-mail provider failed"))).toBe(true);
+    for (const key of KEYS) expect(logLines.filter((line) => line.includes(key))).toEqual([]);
   });
 
   it("no key is stored in plain text: not in sync rows, job rows or connections", async () => {
