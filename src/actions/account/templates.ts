@@ -18,7 +18,14 @@ import {
 import { loadAccountSettings } from "../../account/settings.ts";
 import { TEMPLATE_LIMITS } from "../../back_in_stock/templates/template-rendering.ts";
 
+/** A hex colour as answered: a pattern, not the request schema's custom `hex-color` format (MCP clients' validators do not know it). */
+const hexOutput = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)
+  .describe("hex colour such as #1a2b3c");
+
 const layoutOutput = emailLayoutSchema.extend({
+  colors: z.strictObject({ background: hexOutput, body_background: hexOutput, text: hexOutput, accent: hexOutput }),
   customized: z.boolean().describe("true when the merchant changed anything of the shipped layout"),
   variables: z.array(z.string()).describe("the variables the layout's html can use"),
 });
