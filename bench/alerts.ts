@@ -223,6 +223,8 @@ try {
   // 2. The reminder scan over 1,000,000 signups.
   err(`reminders: generating ${REMINDER_SIGNUPS} signups`);
   const remindShop = await createShop(pool, "Reminder Bench Shop");
+  // Its 100,000 initial alerts of the last two days count against the monthly quota: a plan above them (src/account/plans.ts).
+  await pool.query("insert into account_settings (shop_id, plan) values ($1, 'scale')", [remindShop]);
   await pool.query("update shops set platform_domain = 'reminder-bench.platform.local' where id = $1", [remindShop]);
   await pool.query("insert into bis_settings (shop_id, settings) values ($1, $2)", [remindShop, JSON.stringify({ delivery: { reminder_delay_hours: 48 } })]);
   await pool.query("insert into bis_stage_settings (shop_id, stage, enabled) values ($1, 'reminder', true)", [remindShop]);
