@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type HelpArticle, parseArticle, readArticles } from "../src/help_docs/articles.ts";
 import { syncHelpArticles } from "../src/help_docs/load.ts";
@@ -182,6 +183,23 @@ describe("loading the articles", () => {
     // back to the shipped files
     expect(await syncHelpArticles(env.pool, articles)).toBe(3);
     expect((await search("zebracorn")).results).toEqual([]);
+  });
+});
+
+describe("loading the articles from several processes at once", () => {
+  it("ends with each article once, whichever process loads first", async () => {
+    const articles = await readArticles();
+    await env.pool.query("delete from help_articles");
+    const other = new pg.Pool({ connectionString: env.db.url, max: 2 });
+    try {
+      const changed = await Promise.all([syncHelpArticles(env.pool, articles), syncHelpArticles(other, articles), syncHelpArticles(other, articles)]);
+      // every article written once: the later loaders find them current (content hash) and write nothing
+      expect(changed.reduce((a, b) => a + b, 0)).toBe(articles.length);
+    } finally {
+      await other.end();
+    }
+    const { rows } = await env.pool.query<{ url: string; content_hash: string }>("select url, content_hash from help_articles order by url");
+    expect(rows).toEqual(articles.map((a) => ({ url: a.url, content_hash: a.contentHash })));
   });
 });
 
