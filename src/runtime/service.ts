@@ -8,6 +8,7 @@ import { publicUrl } from "../channels/public-url.ts";
 import type { Config } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
 import { migrate } from "../db/migrate.ts";
+import { ensureHelpArticles } from "../help_docs/load.ts";
 import { createHttpServer } from "../http/server.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
@@ -87,6 +88,9 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       });
       url = await http.listen({ port: config.PORT, host: config.HOST });
       log.info({ url }, "HTTP API listening");
+      // The help articles (docs/help) into help_articles now, so the first search does not wait;
+      // GET /account/help_docs also loads them on first use, so a failure here only delays that.
+      ensureHelpArticles(pool).catch((error: unknown) => log.warn({ err: error }, "help articles not loaded at start"));
     }
     if (options.demo) {
       const close = await connectDemoShop(pool, platform, config, log, url);
