@@ -8,6 +8,19 @@ import { ACTIONS } from "../src/actions/index.ts";
 import type { AnyAction } from "../src/core/action.ts";
 import { responseSchema } from "../src/core/manifest.ts";
 import { toolDescription, toolName } from "../src/mcp/tools.ts";
+import { COUNTDOWN_MODES, COUNTDOWN_STYLES } from "../src/actions/preorders/offers/countdown.ts";
+import { RESERVATION_TIMINGS } from "../src/actions/preorders/offers/inventory.ts";
+import { OFFER_STATUSES, PRODUCT_SOURCES } from "../src/actions/preorders/offers/model.ts";
+import {
+  advancedOutput,
+  countdownOutput,
+  inventoryOutput,
+  offerOutput,
+  paymentsOutput,
+  productsOutput,
+  shippingOutput,
+} from "../src/actions/preorders/offers/outputs.ts";
+import { BUTTON_TEXT_STATES, DELIVERY_TYPES, DISCOUNT_TYPES, PAYMENT_OPTION_TYPES, SPLIT_TYPES } from "../src/actions/preorders/offers/plan-groups.ts";
 import { api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -127,6 +140,20 @@ describe("the preorder offer outputs state the spec's shapes", () => {
     expect(keys(snapshot.properties?.badge)).toEqual(["enabled", "text"]);
     const all = schema("preorders.offers.products.set_source_to_all");
     expect(all.required).toEqual(expect.arrayContaining(["source", "job_id", "status_url"]));
+  });
+
+  it("the outputs' enums are the groups' own values (outputs.ts writes them out)", () => {
+    const { delivery, fulfillment } = shippingOutput.shape;
+    expect(delivery.shape.type.options).toEqual([...DELIVERY_TYPES]);
+    expect(fulfillment.shape.split.shape.type.unwrap().options).toEqual([...SPLIT_TYPES]);
+    expect(paymentsOutput.shape.discount.shape.type.unwrap().options).toEqual([...DISCOUNT_TYPES]);
+    expect(paymentsOutput.shape.options.element.shape.type.options).toEqual([...PAYMENT_OPTION_TYPES]);
+    expect(Object.keys(advancedOutput.shape.button_text_overrides.shape)).toEqual([...BUTTON_TEXT_STATES]);
+    expect(inventoryOutput.shape.reservation.shape.timing.options).toEqual([...RESERVATION_TIMINGS]);
+    expect(countdownOutput.shape.mode.options).toEqual([...COUNTDOWN_MODES]);
+    expect(countdownOutput.shape.style.shape.type.options).toEqual([...COUNTDOWN_STYLES]);
+    expect(productsOutput.shape.source.options).toEqual([...PRODUCT_SOURCES]);
+    expect(offerOutput.shape.status.options).toEqual([...OFFER_STATUSES]);
   });
 
   it("the shipping PATCH states the spec's seven shipping rules as notes", () => {

@@ -11,7 +11,8 @@ import { locale } from "../../../core/schemas.ts";
  * say what is stored and accepted, with defaults; these say what a client receives, every field
  * required and no other. The dispatcher checks every answer against them in tests, so a handler
  * that adds, drops or retypes a field fails its tests until this file says so too. This module
- * imports no group file (they import it), hence the enum values are written out here.
+ * imports no group file (they import it), hence the enum values are written out here;
+ * test/action-contract.test.ts checks them against the groups' own constants.
  */
 
 const nullableTimestamp = timestampOutput.nullable();
