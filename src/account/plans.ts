@@ -161,3 +161,13 @@ export async function releaseReservations(db: Db, ledgerIds: readonly string[]):
   if (ledgerIds.length === 0) return;
   await db.query("delete from account_send_reservations where ledger_id = any($1::uuid[])", [ledgerIds]);
 }
+
+/** Puts the shop on a plan (operators: `npm run cli -- plans set`); `limit` a custom monthly quota, null: the plan's. */
+export async function setPlan(db: Db, shopId: string, plan: PlanName, limit: number | null): Promise<ShopPlan> {
+  await db.query(
+    `insert into account_settings (shop_id, plan, monthly_alert_limit) values ($1, $2, $3)
+     on conflict (shop_id) do update set plan = excluded.plan, monthly_alert_limit = excluded.monthly_alert_limit, updated_at = now()`,
+    [shopId, plan, limit],
+  );
+  return loadPlan(db, shopId);
+}

@@ -4,6 +4,7 @@ import { integrationsCommands } from "./integrations.ts";
 import { jobsCommands } from "./jobs.ts";
 import { keysCommands } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
+import { plansCommands } from "./plans.ts";
 import { shopsCommands } from "./shops.ts";
 import { USAGE } from "./usage.ts";
 
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, CommandParser | Record<string, CommandParser>> = 
   keys: keysCommands,
   jobs: jobsCommands,
   integrations: integrationsCommands,
+  plans: plansCommands,
 };
 
 const HELP = new Set(["help", "--help", "-h"]);

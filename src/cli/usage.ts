@@ -17,6 +17,10 @@ Usage: npm run cli -- <command> [options]
                                            exchanged for a token, stored encrypted; sync stays off)
   integrations disconnect-email-provider-1 --shop SHOP_ID
                                            remove that connection (and turn its sync off)
+  plans set --shop SHOP_ID --plan NAME [--limit N]
+                                           put a shop on a plan (free, starter, growth, scale);
+                                           --limit: a custom monthly alert quota instead of the plan's
+  plans show --shop SHOP_ID                the shop's plan and monthly alert quota (JSON)
   help                                     this text
 
 Results go to stdout (JSON where noted), logs and errors to stderr.

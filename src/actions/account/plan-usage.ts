@@ -15,7 +15,7 @@ export const getPlanUsage = defineAction({
   notes: [
     "Sends over the quota are not sent: they are logged in GET /back_in_stock/notifications with status blocked and blocked_reason plan_limit, and that stage is not sent to that signup later.",
     "Refused and failed messages do not count; a message counts in the month it was sent.",
-    "The plan is set by the operator (account_settings.plan and the optional monthly_alert_limit override); new shops start on growth.",
+    "The plan is set by the operator (npm run cli -- plans set --shop ID --plan NAME [--limit N]); new shops start on growth.",
   ],
   aliases: ["read plan usage", "how many alerts are left this month", "show the monthly alert quota"],
   kind: "read",

@@ -1,0 +1,52 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { createShopWithKey } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
+
+/** The CLI as a real child process against this file's database. */
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
+  delete childEnv.LOG_LEVEL;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : error.code;
+      if (typeof code !== "number") {
+        reject(new Error(`CLI did not exit normally: ${String(error?.message)}`, { cause: error }));
+        return;
+      }
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("cli: plans", () => {
+  it("shows the default plan, puts a shop on a plan with or without a custom limit, and refuses bad input", async () => {
+    const { shopId } = await createShopWithKey(env.pool, "Plan CLI Shop");
+    const shown = await cli("plans", "show", "--shop", shopId);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({ shop_id: shopId, plan: "growth", monthly_alert_limit: 25_000, custom_limit: false });
+
+    const custom = await cli("plans", "set", "--shop", shopId, "--plan", "starter", "--limit", "40");
+    expect(custom.code).toBe(0);
+    expect(JSON.parse(custom.stdout)).toEqual({ shop_id: shopId, plan: "starter", monthly_alert_limit: 40, custom_limit: true });
+    const { rows } = await env.pool.query<{ plan: string; monthly_alert_limit: number | null }>("select plan, monthly_alert_limit from account_settings where shop_id = $1", [shopId]);
+    expect(rows[0]).toEqual({ plan: "starter", monthly_alert_limit: 40 });
+
+    const plain = await cli("plans", "set", "--shop", shopId, "--plan", "free");
+    expect(JSON.parse(plain.stdout)).toEqual({ shop_id: shopId, plan: "free", monthly_alert_limit: 100, custom_limit: false });
+
+    const badPlan = await cli("plans", "set", "--shop", shopId, "--plan", "gold");
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.stderr).toContain("--plan must be one of: free, starter, growth, scale");
+    const badLimit = await cli("plans", "set", "--shop", shopId, "--plan", "free", "--limit", "-1");
+    expect(badLimit.code).toBe(2);
+    const unknown = await cli("plans", "show", "--shop", "00000000-0000-0000-0000-000000000000");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("Shop not found: 00000000-0000-0000-0000-000000000000");
+  });
+});
