@@ -155,5 +155,12 @@ describe("GET /account/plan_usage", () => {
     const rest = ledgerIds.filter((id) => !granted.includes(id));
     const next = await reserveSends(env.app.pool, shop.shopId, rest);
     expect(next.size).toBe(1);
+
+    // A reserved message whose signup is deleted (its ledger row with it) holds no room either.
+    const orphan = granted[1] ?? "";
+    await env.app.pool.query("delete from bis_signups where id = (select signup_id from bis_ledger where id = $1)", [orphan]);
+    const left = rest.filter((id) => !next.has(id));
+    const last = await reserveSends(env.app.pool, shop.shopId, left);
+    expect(last.size).toBe(1);
   });
 });

@@ -121,7 +121,12 @@ export async function reserveSends(pool: pg.Pool, shopId: string, ledgerIds: rea
     await client.query("begin");
     await client.query("select pg_advisory_xact_lock(hashtextextended('account_plan_quota:' || $1::text, 0))", [shopId]);
     const plan = await loadPlan(client, shopId);
-    await client.query("delete from account_send_reservations where shop_id = $1 and period_start < $2::date", [shopId, isoDate(period.start)]);
+    // Reservations of an earlier month, or of a message no longer pending (its signup deleted): nothing in flight.
+    await client.query(
+      `delete from account_send_reservations r where r.shop_id = $1
+         and (r.period_start < $2::date or not exists (select 1 from bis_ledger l where l.id = r.ledger_id and l.status = 'pending'))`,
+      [shopId, isoDate(period.start)],
+    );
     const { rows: held } = await client.query<{ ledger_id: string }>(
       "select ledger_id from account_send_reservations where ledger_id = any($1::uuid[]) and shop_id = $2",
       [ledgerIds, shopId],
