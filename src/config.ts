@@ -62,6 +62,12 @@ const envSchema = z.object({
   TWILIO_API_URL: z.url().optional(),
   /** Check every action's answer against its output schema (a 500 when it does not match): on in tests. */
   CHECK_RESPONSES: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  /**
+   * Let developer webhooks (preorder order-lifecycle events) reach loopback, private, link-local
+   * and other non-public addresses. Off by default (an endpoint must be public: no request to this
+   * service's own network); on only for a developer's own machine and the tests.
+   */
+  DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
   PUBLIC_URL: z.url().optional(),
 }).refine((env) => env.WORKER_DEAD_AFTER_SECONDS > 2 * env.WORKER_HEARTBEAT_SECONDS, {

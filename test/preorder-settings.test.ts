@@ -7,7 +7,8 @@ import { useTestEnv } from "./helpers/fixture.ts";
 import { insertOffer, orderPayload, placeOrder, useDomain } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const env = useTestEnv({ shop: "Settings Shop", worker: true });
+// Its endpoint is on 127.0.0.1: private targets allowed (refused by default: preorder-webhook-targets.test.ts).
+const env = useTestEnv({ shop: "Settings Shop", worker: true, config: { DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 const DOMAIN = "settings-shop.platform.local";
 let otherKey: string;
 

@@ -4,13 +4,16 @@ import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { MAX_WEBHOOK_ATTEMPTS, developerWebhookTask } from "../notifications/task-refs.ts";
 import { type WebhookTopic, loadDeveloperSettings, sealedWebhookSecret } from "./developer.ts";
+import { BlockedTargetError, postToWebhookTarget } from "./webhook-target.ts";
 
 /**
  * Order-lifecycle events for the merchant's developer webhook. An event is recorded (and its
  * delivery queued) in the transaction that applies the order change, only while the shop has an
  * endpoint and subscribes to the topic. The delivery job POSTs the JSON body signed with
  * HMAC-SHA256 under the shop's secret, and throws on anything but a 2xx so graphile-worker
- * retries it with its backoff. The secret never enters a job payload or a log.
+ * retries it with its backoff. The secret never enters a job payload or a log. An endpoint that
+ * resolves to a non-public address is refused before any request (webhook-target.ts) and the
+ * event recorded failed at once (a retry would be refused alike).
  */
 
 export const SIGNATURE_HEADER = "x-preorder-signature";
@@ -70,20 +73,23 @@ export async function deliverWebhookEvent(ctx: TaskContext, eventId: string): Pr
   const signature = webhookSignature(ctx.platform.secrets.open(sealed), timestamp, body);
   let failure: { code: number | null; error: string };
   try {
-    const response = await fetch(settings.webhook.url, {
-      method: "POST",
+    const response = await postToWebhookTarget(settings.webhook.url, {
       headers: { "content-type": "application/json", [SIGNATURE_HEADER]: signature, [TOPIC_HEADER]: event.topic, [EVENT_ID_HEADER]: event.id },
       body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      allowPrivate: ctx.config.DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS,
     });
-    await response.body?.cancel();
     if (response.status >= 200 && response.status < 300) {
       await finish("delivered", { code: response.status });
       return "delivered";
     }
     failure = { code: response.status, error: `the endpoint answered ${response.status}` };
   } catch (error) {
+    if (error instanceof BlockedTargetError) {
+      // Not a public address: no request was made, and a retry would be refused alike.
+      await finish("failed", { error: error.message });
+      return "failed";
+    }
     failure = { code: null, error: error instanceof Error ? error.message : String(error) };
   }
   const last = ctx.attempt >= ctx.maxAttempts;

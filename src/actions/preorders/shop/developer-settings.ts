@@ -13,6 +13,7 @@ import {
   updateDeveloperSettings,
 } from "../../../preorders/settings/developer.ts";
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, TOPIC_HEADER } from "../../../preorders/settings/webhook-events.ts";
+import { webhookUrlIssue } from "../../../preorders/settings/webhook-target.ts";
 import { loadPreorderSettings, preorderSettingsSchema } from "../../../preorders/settings/settings.ts";
 
 const developerOutput = z.strictObject({
@@ -32,7 +33,7 @@ const SIGNING = `Each event is POSTed as JSON { id, topic, created_at, data } wi
 
 const FIELDS = `storefront.events_enabled (default true: the storefront script dispatches ${STOREFRONT_EVENTS.join(", ")} on document), storefront.debug (default false), \
 storefront.selectors.add_to_cart_button, .price, .product_form, .collection_product_card (CSS selectors of the theme, or null for the script's own guess); \
-webhook.url (https, or http to localhost; null for none), webhook.events (topics among ${WEBHOOK_TOPICS.join(", ")}; default all), webhook.secret (write-only, at least 16 characters; empty removes it; required while webhook.url is set)`;
+webhook.url (https, or http to localhost; null for none; a public address only: loopback, private, link-local, CGNAT, multicast and unspecified addresses are refused, here for literal IPs and localhost and at each delivery for the address the name resolves to), webhook.events (topics among ${WEBHOOK_TOPICS.join(", ")}; default all), webhook.secret (write-only, at least 16 characters; empty removes it; required while webhook.url is set)`;
 
 export const getDeveloperSettings = defineAction({
   name: "preorders.developer_settings.get",
@@ -57,6 +58,8 @@ export const patchDeveloperSettings = defineAction({
   notes: [
     "The webhook secret is sealed at rest with the service's key and never answered; set a new one to rotate it.",
     "Events are recorded when an order arrives or changes while the endpoint is set and subscribed; changing the endpoint later does not resend them.",
+    "A delivery connects only to the public address the endpoint's name resolves to at that moment; a name resolving to a loopback, private, link-local, CGNAT, multicast or unspecified address is refused without a request and its event logged failed (not retried).",
+    "Redirects answered by the endpoint are not followed: a 3xx counts as a failed attempt.",
   ],
   kind: "write",
   input: developerSettingsPatchSchema,
@@ -64,6 +67,9 @@ export const patchDeveloperSettings = defineAction({
   async handler(ctx, { input }) {
     const { webhook, ...rest } = input;
     const { secret, ...webhookRest } = webhook ?? {};
+    const url = (webhookRest as { url?: unknown }).url;
+    const urlIssue = typeof url === "string" && !ctx.config.DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS ? webhookUrlIssue(url) : undefined;
+    if (urlIssue) throw unprocessable([fieldIssue("webhook.url", urlIssue)]);
     const patch: Record<string, unknown> = { ...rest, ...(webhook ? { webhook: webhookRest } : {}) };
     const settings = await updateDeveloperSettings(ctx.db, ctx.shopId, patch);
     if (secret !== undefined) {
