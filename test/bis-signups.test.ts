@@ -296,6 +296,10 @@ describe("POST /back_in_stock/signups/{id}/transfer", () => {
     // To the variant it is on: unchanged.
     const same = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: variantGid(103) } });
     expect(same).toMatchObject({ status: 202, body: { variant_id: variantGid(103) } });
+    // The same shape as GET: every signup action answers the signup with its provider sync.
+    const shown = await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key });
+    expect(same.body).toEqual(shown.body);
+    expect(answer.body).toHaveProperty("sync");
   });
 
   it("refuses with 409 when the contact already waits for the target variant, or the signup is not waiting", async () => {
@@ -333,6 +337,7 @@ describe("unsubscribe", () => {
     expect(body.unsubscribed_at).not.toBeNull();
     const second = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
     expect(second.body).toEqual(first.body);
+    expect((await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body).toEqual(first.body);
     const foreign = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: other.apiKey });
     expect(foreign.status).toBe(404);
   });

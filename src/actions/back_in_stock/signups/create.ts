@@ -10,7 +10,7 @@ import { loadBackInStockSettings } from "../../../back_in_stock/settings/setting
 import { thankYouTask } from "../../../back_in_stock/alerts/deps.ts";
 import { enqueue } from "../../../core/tasks.ts";
 import { enqueueSignupSync } from "../../../providers/sync/enqueue.ts";
-import { presentSignupsWithSync, signupWithSyncOutput } from "./list.ts";
+import { presentSignupsWithSync, signupWithSyncOutput } from "./output.ts";
 
 export const E164 = /^\+[1-9]\d{1,14}$/;
 

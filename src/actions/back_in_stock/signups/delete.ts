@@ -3,7 +3,7 @@ import { defineAction } from "../../../core/action.ts";
 import { timestampOutput } from "../../../core/outputs.ts";
 import { notFound } from "../../../core/errors.ts";
 import { SIGNUP_RESOURCE, type SignupRow, loadSignup, presentSignup } from "../../../back_in_stock/signups/model.ts";
-import { signupOutput } from "./output.ts";
+import { presentSignupWithSync, signupWithSyncOutput } from "./output.ts";
 
 /**
  * Deletes one signup. Its ledger rows and reminder queue entry go with it (foreign keys on
@@ -30,10 +30,12 @@ export const deleteSignup = defineAction({
   output: z.strictObject({
     id: z.string(),
     deleted_at: timestampOutput,
-    signup: signupOutput.describe("the signup as it was just before the delete"),
+    signup: signupWithSyncOutput.describe("the signup as it was just before the delete"),
   }),
   async handler(ctx, { params }) {
     const signup = await loadSignup(ctx.db, ctx.shopId, params.id);
+    // Its sync rows go with it (on delete cascade): the last state is read first.
+    const last = await presentSignupWithSync(ctx.db, signup);
     // Its messages first, the signup after: a sender holds a message's ledger row from before the
     // send until it is marked, and marking checks the signup's foreign keys, so locking the signup
     // first could deadlock with a send under way. This waits for that send; later senders skip
@@ -46,6 +48,6 @@ export const deleteSignup = defineAction({
     const row = rows[0];
     // Deleted by another request meanwhile.
     if (!row) throw notFound(SIGNUP_RESOURCE, params.id);
-    return { id: row.id, deleted_at: row.deleted_at.toISOString(), signup: presentSignup(row) };
+    return { id: row.id, deleted_at: row.deleted_at.toISOString(), signup: { ...last, ...presentSignup(row) } };
   },
 });

@@ -5,18 +5,7 @@ import { Filters } from "../../../back_in_stock/signups/query.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
 import { pageOutput } from "../../../core/outputs.ts";
-import { signupOutput } from "./output.ts";
-import type { Db } from "../../../core/db.ts";
-import { loadSignupSyncs, signupSyncOutput } from "../../../providers/sync/model.ts";
-
-/** A signup with its sync to the e-mail providers and the platform customer (signups create, list and get). */
-export const signupWithSyncOutput = signupOutput.extend({ sync: signupSyncOutput });
-
-/** Signups in their public shape, each with its `sync` (one query for all of them). */
-export async function presentSignupsWithSync(db: Db, rows: readonly SignupRow[]): Promise<Record<string, unknown>[]> {
-  const syncs = await loadSignupSyncs(db, rows.map((r) => r.id));
-  return rows.map((row) => ({ ...presentSignup(row), sync: syncs.get(row.id) ?? {} }));
-}
+import { presentSignupsWithSync, signupWithSyncOutput } from "./output.ts";
 
 export const listSignups = defineAction({
   name: "back_in_stock.signups.list",

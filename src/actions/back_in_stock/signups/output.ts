@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { timestampOutput } from "../../../core/outputs.ts";
-import { SIGNUP_CHANNELS, SIGNUP_STATUSES } from "../../../back_in_stock/signups/model.ts";
+import { SIGNUP_CHANNELS, SIGNUP_STATUSES, type SignupRow, presentSignup } from "../../../back_in_stock/signups/model.ts";
+import type { Db } from "../../../core/db.ts";
+import { loadSignupSyncs, signupSyncOutput } from "../../../providers/sync/model.ts";
 
 /** What `presentSignup` (src/back_in_stock/signups/model.ts) answers: the output schema of every signup action. */
 export const signupOutput = z.strictObject({
@@ -22,3 +24,18 @@ export const signupOutput = z.strictObject({
   unsubscribed_at: timestampOutput.nullable(),
   updated_at: timestampOutput,
 });
+
+/** A signup with its sync to the e-mail providers and the platform customer: what every signup action answers. */
+export const signupWithSyncOutput = signupOutput.extend({ sync: signupSyncOutput });
+
+/** Signups in their public shape, each with its `sync` (one query for all of them). */
+export async function presentSignupsWithSync(db: Db, rows: readonly SignupRow[]): Promise<Record<string, unknown>[]> {
+  const syncs = await loadSignupSyncs(db, rows.map((r) => r.id));
+  return rows.map((row) => ({ ...presentSignup(row), sync: syncs.get(row.id) ?? {} }));
+}
+
+export async function presentSignupWithSync(db: Db, row: SignupRow): Promise<Record<string, unknown>> {
+  const [answer] = await presentSignupsWithSync(db, [row]);
+  if (!answer) throw new Error("a presented signup is missing");
+  return answer;
+}

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { conflict, unprocessable } from "../../../core/errors.ts";
-import { signupOutput } from "./output.ts";
-import { type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, findVariant, loadSignup, presentSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
+import { presentSignupWithSync, signupWithSyncOutput } from "./output.ts";
+import { type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, findVariant, loadSignup, variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 
 export const transferSignup = defineAction({
   name: "back_in_stock.signups.transfer",
   aliases: ["move a back in stock signup to another variant", "switch the variant a customer waits for"],
   notes: ["The signup keeps its place in the queue of the new variant (its created_at)."],
-  output: signupOutput,
+  output: signupWithSyncOutput,
   method: "POST",
   path: "/back_in_stock/signups/{id}/transfer",
   description:
@@ -24,7 +24,7 @@ export const transferSignup = defineAction({
       await assertCatalogMirrored(ctx.db, ctx.shopId);
       throw unprocessable([VARIANT_NOT_IN_SHOP_ISSUE]);
     }
-    if (variant.id === signup.variant_id) return presentSignup(signup);
+    if (variant.id === signup.variant_id) return presentSignupWithSync(ctx.db, signup);
     if (signup.status !== "waiting") throw conflict(`Only a waiting signup can be transferred; this one is ${signup.status}`);
     const { rows: taken } = await ctx.db.query<{ id: string }>(
       "select id from bis_signups where shop_id = $1 and variant_id = $2 and channel = $3 and contact = $4",
@@ -39,7 +39,7 @@ export const transferSignup = defineAction({
       );
       const row = rows[0];
       if (!row) throw new Error("signup update returned no row");
-      return presentSignup(row);
+      return presentSignupWithSync(ctx.db, row);
     } catch (error) {
       // A concurrent signup for the same contact on the target variant took the unique key first.
       if ((error as { code?: string }).code === "23505") throw conflict(`This contact already has a signup on variant ${variant.id}`);

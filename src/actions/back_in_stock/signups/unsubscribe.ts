@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
-import { type SignupRow, loadSignup, presentSignup } from "../../../back_in_stock/signups/model.ts";
-import { signupOutput } from "./output.ts";
+import { type SignupRow, loadSignup } from "../../../back_in_stock/signups/model.ts";
+import { presentSignupWithSync, signupWithSyncOutput } from "./output.ts";
 
 /**
  * Unsubscribes a signup (of the given shop, or of any shop when shopId is null: the signed link
@@ -24,7 +24,7 @@ export const unsubscribeSignupAction = defineAction({
   name: "back_in_stock.signups.unsubscribe",
   aliases: ["unsubscribe a back in stock signup", "stop back in stock messages to a customer"],
   notes: ["The signup is kept (for reports); DELETE /back_in_stock/signups/{id} removes it."],
-  output: signupOutput,
+  output: signupWithSyncOutput,
   method: "POST",
   path: "/back_in_stock/signups/{id}/unsubscribe",
   description:
@@ -36,6 +36,6 @@ export const unsubscribeSignupAction = defineAction({
     const signup = await loadSignup(ctx.db, ctx.shopId, params.id, true);
     const row = await unsubscribeSignup(ctx.db, ctx.shopId, signup.id);
     if (!row) throw new Error("signup update returned no row");
-    return presentSignup(row);
+    return presentSignupWithSync(ctx.db, row);
   },
 });
