@@ -224,11 +224,11 @@ describe("help docs through MCP", () => {
   });
 
   it("answers a refused limit as a tool error with the API's message", async () => {
-    // A client that has not listed the tools: one that has validates an error's structuredContent
-    // ({ status, errors, issues }) against the tool's outputSchema too, and throws (reported).
     const client = new Client({ name: "test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "x-auth-token": env.key } } }));
     try {
+      // A client that listed the tools checks structuredContent against the outputSchema: errors must still reach it.
+      await client.listTools();
       const refused = await client.callTool({ name: "account_help_docs_get", arguments: { query: "jobs", limit: 0 } });
       expect(refused).toMatchObject({ isError: true, content: [{ type: "text", text: "422: limit must be at least 1" }] });
     } finally {

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../src/actions/index.ts";
-import { toolCatalog } from "../src/mcp/tools.ts";
+import { ERROR_META_KEY, toolCatalog } from "../src/mcp/tools.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
@@ -47,6 +47,23 @@ describe("MCP over Streamable HTTP", () => {
     expect(missing.content).toEqual([{ type: "text", text: "422: job_id is required" }]);
     const unknown = await client.callTool({ name: "jobs_get", arguments: { job_id: "00000000-0000-0000-0000-000000000000" } });
     expect(unknown.content).toEqual([{ type: "text", text: "404: Job not found: 00000000-0000-0000-0000-000000000000" }]);
+    await client.close();
+  });
+
+  it("gives tool errors to a client that listed the tools (it checks structuredContent against outputSchema)", async () => {
+    const client = await connect({ "X-Auth-Token": env.key });
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === "account_languages_update")?.outputSchema).toMatchObject({ type: "object" });
+    const invalid = await client.callTool({ name: "account_languages_update", arguments: { app_locale: 7 } });
+    expect(invalid).toMatchObject({ isError: true, content: [{ type: "text", text: "422: app_locale must be a locale" }] });
+    expect(invalid.structuredContent).toBeUndefined();
+    expect(invalid._meta?.[ERROR_META_KEY]).toEqual({
+      status: 422,
+      errors: ["app_locale must be a locale"],
+      issues: [{ path: "app_locale", message: "must be a locale" }],
+    });
+    const unknown = await client.callTool({ name: "preorders_offers_get", arguments: { id: "00000000-0000-0000-0000-000000000000" } });
+    expect(unknown).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringMatching(/^404: /) }] });
     await client.close();
   });
 

@@ -126,11 +126,18 @@ export async function callTool(
   return refusal(result.status, (result.body as { errors?: string[] }).errors ?? [], result.issues);
 }
 
-/** A tool error: the v2 messages as text, and as structured content with a 422's fields (path, message) beside them. */
+/** Where a tool error's details go: `_meta` under this key, since structuredContent must match the tool's outputSchema. */
+export const ERROR_META_KEY = "preorder-api/error";
+
+/**
+ * A tool error: the v2 messages as text, and the status with a 422's fields (path, message) in
+ * `_meta`. Not as structuredContent: clients (the official SDK's among them) check structuredContent
+ * against the tool's outputSchema even on an error, and would reject the answer instead of showing it.
+ */
 function refusal(status: number, errors: string[], issues: Issue[]): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: `${status}: ${errors.join("; ")}` }],
-    structuredContent: { status, errors, ...(issues.length > 0 ? { issues } : {}) },
+    _meta: { [ERROR_META_KEY]: { status, errors, ...(issues.length > 0 ? { issues } : {}) } },
   };
 }
