@@ -7,7 +7,7 @@ import platformWebhook from "./platform_webhook.ts";
 import { PREORDERS_CRONTAB, preordersTasks } from "./preorders/index.ts";
 import { providerTasks } from "./providers/index.ts";
 import { preorderScheduleTasks } from "./preorders/schedule.ts";
-import { preorderShopTasks } from "./preorders/shop.ts";
+import { PREORDER_SHOP_CRONTAB, preorderShopTasks } from "./preorders/shop.ts";
 import workerReap from "./worker_reap.ts";
 
 /** Every task the worker runs (src/core/task-registry.ts refuses a name given twice). */
@@ -36,4 +36,5 @@ export const CRONTAB = `
 30 3 * * * ${catalogSyncSchedule.name} ?id=catalog_full&max=1 {mode:"full"}
 ${BACK_IN_STOCK_CRONTAB}
 ${PREORDERS_CRONTAB}
+${PREORDER_SHOP_CRONTAB}
 `;

@@ -1,9 +1,11 @@
 import { runShippingDateChange } from "../../src/preorders/notifications/delivery-change.ts";
 import { sendNotification } from "../../src/preorders/notifications/ledger.ts";
+import { recoverNotifications } from "../../src/preorders/notifications/recovery.ts";
 import {
   autoCollectTask,
   balanceDueTask,
   developerWebhookTask,
+  notificationRecoverTask,
   notificationSendTask,
   orderTagsTask,
   shippingDateChangeTask,
@@ -20,4 +22,18 @@ export const preorderShopTasks: readonly AnyTaskDefinition[] = [
   defineTask({ ...autoCollectTask, run: (ctx, p) => runAutoCollect(ctx, p) }),
   defineTask({ ...orderTagsTask, run: (ctx, p) => runOrderTags(ctx, p) }),
   defineTask({ ...developerWebhookTask, run: (ctx, p) => deliverWebhookEvent(ctx, p.event_id) }),
+  defineTask({
+    ...notificationRecoverTask,
+    async run(ctx, p) {
+      const result = await recoverNotifications(ctx.pool, { graceSeconds: p?.grace_seconds });
+      if (result.requeued + result.failed > 0) ctx.log.info({ task: notificationRecoverTask.name, ...result }, "recovered preorder notifications");
+      return result;
+    },
+  }),
 ];
+
+/** Crontab lines of shop-wide preorder work (appended in tasks/index.ts). */
+export const PREORDER_SHOP_CRONTAB = `
+# preorders: notifications left pending by a send job that is gone or ran out of attempts
+*/5 * * * * ${notificationRecoverTask.name} ?max=1&jobKey=${notificationRecoverTask.name} {grace_seconds:300}
+`;

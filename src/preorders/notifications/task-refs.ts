@@ -30,6 +30,12 @@ export const orderTagsTask = declareTask({ name: "preorders_order_tags", payload
 /** One developer webhook event delivered to the shop's endpoint (job key `preorders_developer_webhook:<event id>`). */
 export const developerWebhookTask = declareTask({ name: "preorders_developer_webhook", payload: z.object({ event_id: z.uuid() }) });
 
+/** Crontab: ledger rows left pending by a send job that is gone or ran out of attempts (recovery.ts). */
+export const notificationRecoverTask = declareTask({
+  name: "preorders_notification_recover",
+  payload: z.object({ grace_seconds: z.number().min(0).optional() }).nullish(),
+});
+
 /** Attempts of a notification send before it is logged failed. */
 export const MAX_NOTIFICATION_ATTEMPTS = 5;
 /** Attempts of a webhook delivery (graphile-worker's backoff: about 20 minutes in all). */
