@@ -36,6 +36,12 @@ export interface OrderRow {
   /** Refunds recorded by the app (sql/061): the amount so far, and when everything paid was refunded. */
   refunded_amount: string;
   refunded_at: Date | null;
+  /** What ingestion learned (sql/070): the app's tags, when the balance is due, how it is auto-collected and what the last run decided. */
+  app_tags: string[];
+  balance_due_at: Date | null;
+  auto_collect: "due_date" | "on_fulfillment" | null;
+  auto_collect_result: string | null;
+  auto_collect_ran_at: Date | null;
   created_at: Date;
   updated_at: Date;
   status: OrderStatus;
@@ -79,6 +85,7 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     financial_status: order.financial_status,
     fulfillment_status: order.fulfillment_status,
     tags: order.tags,
+    app_tags: order.app_tags,
     market_id: order.market_id,
     offer_ids: offerIds,
     line_items: lines.map((l) => ({ ...l, preorder: l.selling_plan_id !== null })),
@@ -86,6 +93,10 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     cancelled_at: iso(order.cancelled_at ?? order.platform_cancelled_at),
     cancelled_by: order.platform_cancelled_at ? "platform" : order.cancelled_at ? "app" : null,
     balance_collection_requested_at: iso(order.balance_requested_at),
+    balance_due_at: iso(order.balance_due_at),
+    auto_collect: order.auto_collect,
+    auto_collect_result: order.auto_collect_result,
+    auto_collect_ran_at: iso(order.auto_collect_ran_at),
     refunded_amount: order.refunded_amount,
     refunded_at: iso(order.refunded_at),
     created_at: order.platform_created_at.toISOString(),

@@ -33,6 +33,9 @@ export const orderOutput = z
     financial_status: z.string().nullable(),
     fulfillment_status: z.string().nullable(),
     tags: z.array(z.string()),
+    app_tags: z
+      .array(z.string())
+      .describe("the tags this app applies to the order (its offers' checkout.order_tags and the shop's orders.tags), pushed to the platform order and part of tags"),
     market_id: z.string().nullable(),
     offer_ids: z.array(z.string()),
     line_items: z.array(orderLineOutput),
@@ -40,6 +43,16 @@ export const orderOutput = z
     cancelled_at: timestampOutput.nullable(),
     cancelled_by: z.enum(["platform", "app"]).nullable(),
     balance_collection_requested_at: timestampOutput.nullable(),
+    balance_due_at: timestampOutput.nullable().describe("when the remaining balance is due (the offer's payments.remaining_balance.due); null without a balance or a due date"),
+    auto_collect: z
+      .enum(["due_date", "on_fulfillment"])
+      .nullable()
+      .describe("how the balance is charged automatically (fixed when the order is first seen with a balance); null: collected by hand"),
+    auto_collect_result: z
+      .string()
+      .nullable()
+      .describe("what the last auto-collect run decided: `requested: job <id>`, or `skipped: <reason>`; null until it ran"),
+    auto_collect_ran_at: timestampOutput.nullable().describe("when the last auto-collect run decided; null until it ran"),
     refunded_amount: money.describe("refunds recorded by the app so far (partial refunds add up)"),
     refunded_at: timestampOutput.nullable().describe("when everything paid was refunded (status refunded); null otherwise"),
     created_at: timestampOutput,
