@@ -48,6 +48,7 @@ afterAll(async () => {
 const DEFAULTS = {
   orders: { tags: [], auto_collect_enabled: true },
   notifications: { email: { enabled: true }, sms: { enabled: false }, balance_due: { days_before: 3 } },
+  offer_defaults: { button_text: null, order_tags: null, auto_collect: null, balance_due_days: null },
   storefront: { show_badge_on_collection_pages: true, show_badge_on_product_pages: true, hide_dynamic_checkout_buttons: true },
 };
 

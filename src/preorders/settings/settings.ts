@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { deepPartialStrict } from "../../core/deep-partial.ts";
+import { LIMITS, integer, platformTag, requiredLabel } from "../../actions/preorders/offers/model.ts";
 import { loadDocument, updateDocument } from "./store.ts";
 
 /**
@@ -9,7 +10,8 @@ import { loadDocument, updateDocument } from "./store.ts";
  * - orders.auto_collect_enabled: the auto-collect job charges only while it is true (checked at run time);
  * - notifications.email / notifications.sms: the notification sender blocks a channel that is off;
  * - notifications.balance_due.days_before: when the balance_due message goes out;
- * - storefront.*: served to the storefront script by GET /preorders/developer_settings/storefront_config.
+ * - storefront.*: served to the storefront script by GET /preorders/developer_settings/storefront_config;
+ * - offer_defaults.*: applied by POST /preorders/offers to what its body leaves out (offer-defaults.ts).
  */
 
 /** A platform tag: no commas (the platform joins tags with them), at most 40 characters. */
@@ -36,6 +38,25 @@ export const preorderSettingsSchema = z.strictObject({
       days_before: z.int().min(0).max(60).describe("Days before the balance is due (or auto-collected) that the balance_due message goes out"),
     }),
   }),
+  offer_defaults: z
+    .strictObject({
+      button_text: requiredLabel.nullable().describe("widget.button.text of a new offer (null: the offer's own default, Preorder)"),
+      order_tags: z
+        .array(platformTag)
+        .max(LIMITS.tags)
+        .nullable()
+        .describe("checkout.order_tags.tags of a new offer (null: the offer's own default, [\"preorder\"])"),
+      auto_collect: z
+        .boolean()
+        .nullable()
+        .describe("payments.remaining_balance.auto_collect of a new offer (null: the offer's own default, false)"),
+      balance_due_days: integer()
+        .min(0)
+        .max(365)
+        .nullable()
+        .describe("payments.remaining_balance.due of a new offer: due this many days after checkout (null: the offer's own default, 30)"),
+    })
+    .describe("Values a new offer (POST /preorders/offers) takes where its body leaves them out; null: the offer's own default"),
   storefront: z.strictObject({
     show_badge_on_collection_pages: z.boolean().describe("Show the preorder badge on product cards of collection pages"),
     show_badge_on_product_pages: z.boolean().describe("Show the preorder badge on product pages"),
@@ -48,6 +69,7 @@ export type PreorderSettings = z.output<typeof preorderSettingsSchema>;
 export const DEFAULT_PREORDER_SETTINGS: PreorderSettings = {
   orders: { tags: [], auto_collect_enabled: true },
   notifications: { email: { enabled: true }, sms: { enabled: false }, balance_due: { days_before: 3 } },
+  offer_defaults: { button_text: null, order_tags: null, auto_collect: null, balance_due_days: null },
   storefront: { show_badge_on_collection_pages: true, show_badge_on_product_pages: true, hide_dynamic_checkout_buttons: true },
 };
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
+import { withOfferDefaults } from "../../../preorders/settings/offer-defaults.ts";
+import { loadPreorderSettings } from "../../../preorders/settings/settings.ts";
 import type { Db } from "../../../core/db.ts";
 import { ApiError, type Issue, notFound, unprocessable } from "../../../core/errors.ts";
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
@@ -215,12 +217,15 @@ export const createOfferAction = defineAction({
     "A new offer is a draft: nothing is on the store platform until it is enabled.",
     "Not idempotent: sending the same body twice creates two offers.",
     "Group settings given here are checked by the same rules as each group's PATCH (422 with group.field paths).",
+    "Fields the body leaves out take the shop's offer_defaults (GET /preorders/settings) where set: widget.button.text, checkout.order_tags.tags, payments.remaining_balance.auto_collect and .due (days after checkout).",
   ],
   output: offerOutput,
   kind: "write",
   input: createInput,
   async handler(ctx, { input }) {
-    const { name, internal_name, products, ...groups } = input;
+    const { name, internal_name, products, ...body } = input;
+    // The shop's offer defaults (PATCH /preorders/settings offer_defaults) fill what the body leaves out.
+    const groups = withOfferDefaults(body, (await loadPreorderSettings(ctx.db, ctx.shopId)).offer_defaults);
     const row = await createOffer(ctx, { name, internal_name, products, groups });
     return presentOffer(row, (await variantStats(ctx.db, [row.id])).get(row.id));
   },
