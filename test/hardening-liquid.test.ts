@@ -192,6 +192,11 @@ describe("a template beyond the limits at send time (written straight to the dat
     await seedTemplate(shop, "email", "<p>{{ product.title }} is back at {{ shop.name }}</p>");
     const sent: OutboundMessage[] = [];
     expect(await sendLedgerRows(deps(sent), ledgerIds, { mode: "job" })).toMatchObject({ sent: 2, failed: 0 });
-    expect(sent.map((m) => m.html)).toEqual(["<p>Product 91 is back at Fine Mail</p>", "<p>Product 91 is back at Fine Mail</p>"]);
+    // Each body rendered in full, inside the shop's e-mail layout (on by default).
+    expect(sent).toHaveLength(2);
+    for (const message of sent) {
+      expect(message.html?.split("<p>Product 91 is back at Fine Mail</p>")).toHaveLength(2);
+      expect(message.html).toContain("<!DOCTYPE html>");
+    }
   });
 });
