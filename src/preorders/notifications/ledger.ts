@@ -1,3 +1,4 @@
+import { dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
 import { type Db, rollbackFailed } from "../../core/db.ts";
@@ -209,13 +210,13 @@ async function mark(db: Db, id: string, result: Outcome): Promise<void> {
 }
 
 /** The variables of NOTIFICATION_VARIABLES for one row. */
-async function variables(db: Db, row: PendingRow): Promise<{ vars: Record<string, unknown>; shopName: string; defaultLocale: string }> {
+async function variables(db: Db, row: PendingRow): Promise<{ vars: Record<string, unknown>; shopUrl: string; defaultLocale: string }> {
   const shop = await loadShopInfo(db, row.shop_id);
   const context = row.context as { current?: DeliverySnapshot; previous?: DeliverySnapshot };
   const payments = row.offer_settings ? paymentsGroup.schema.parse(row.offer_settings.payments ?? {}) : undefined;
   const balance = Number(row.total_outstanding) > 0 ? row.total_outstanding : "";
   return {
-    shopName: shop.name,
+    shopUrl: shop.url,
     defaultLocale: shop.defaultLocale,
     vars: {
       shop: { name: shop.name, url: shop.url },
@@ -233,11 +234,12 @@ async function variables(db: Db, row: PendingRow): Promise<{ vars: Record<string
   };
 }
 
-/** The address part of `Name <address>` (or the whole text when it is a bare address). */
-const addressOf = (from: string): string => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
-
+/**
+ * The row's message as the shop sends it: rendered from its template, then dressed like every
+ * message of the shop (account/messaging.ts: the sender identity, the e-mail layout).
+ */
 async function render(db: Db, row: PendingRow, emailFrom: string): Promise<OutboundMessage> {
-  const { vars, shopName, defaultLocale } = await variables(db, row);
+  const { vars, shopUrl, defaultLocale } = await variables(db, row);
   const template = chooseTemplate(row.stage, row.channel, row.locale, defaultLocale, await storedTemplates(db, row.shop_id, row.stage));
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
   const run = (kind: "text" | "html", source: string, name: string): string => {
@@ -248,16 +250,23 @@ async function render(db: Db, row: PendingRow, emailFrom: string): Promise<Outbo
     }
   };
   const id = notificationMessageId(row.id);
-  if (row.channel === "sms") return { id, channel: "sms", to: row.recipient, text: run("text", template.body, "body").trim() };
-  const html = run("html", template.body, "body");
-  const name = shopName.replace(/["\\\r\n]/g, "");
-  return {
-    id,
-    channel: "email",
-    to: row.recipient,
-    from: `"${name}" <${addressOf(emailFrom)}>`,
-    subject: run("text", template.subject, "subject").replace(/\s+/g, " ").trim(),
-    html,
-    text: htmlToText(html),
-  };
+  let message: OutboundMessage;
+  if (row.channel === "sms") message = { id, channel: "sms", to: row.recipient, text: run("text", template.body, "body").trim() };
+  else {
+    const html = run("html", template.body, "body");
+    message = {
+      id,
+      channel: "email",
+      to: row.recipient,
+      subject: run("text", template.subject, "subject").replace(/\s+/g, " ").trim(),
+      html,
+      text: htmlToText(html),
+    };
+  }
+  const account = await loadAccountMessaging(db, row.shop_id, { emailFrom, shopUrl });
+  try {
+    return dressMessage(message, account);
+  } catch (error) {
+    throw new Error(`Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, { cause: error });
+  }
 }
