@@ -114,7 +114,7 @@ describe("developer settings", () => {
     expect(bad.status).toBe(422);
     expect((bad.body as { errors: string[] }).errors.sort()).toEqual(
       [
-        "webhook.url must be an https URL (http only for localhost)",
+        "webhook.url must be an https URL",
         "webhook.events.0 must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled",
         "webhook.secret must be at least 16 characters, or empty to remove it",
         "storefront.selectors.price must be a CSS selector",
@@ -131,6 +131,17 @@ describe("developer settings", () => {
     const { rows } = await env.app.pool.query<{ webhook_secret: Buffer }>("select webhook_secret from preorder_shop_settings where shop_id = $1", [env.shopId]);
     expect(rows[0]?.webhook_secret.toString("latin1")).not.toContain("whsec-0123456789abcdef");
     expect((await api(env.app, "GET", "/preorders/developer_settings", { key: otherKey })).body).toMatchObject({ webhook: { url: null, secret_set: false } });
+  });
+
+  it("with private targets allowed, takes plain http to localhost and refuses any other http URL with the same message", async () => {
+    const local = await api(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url: "http://localhost:8080/hooks", secret: "whsec-0123456789abcdef" } } });
+    expect(local).toMatchObject({ status: 202, body: { webhook: { url: "http://localhost:8080/hooks", secret_set: true } } });
+    for (const url of ["http://hooks.example.com/preorders", "ftp://localhost/hooks", "not a url"]) {
+      const answer = await api(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url } } });
+      expect([url, answer.status, answer.body]).toEqual([url, 422, { errors: ["webhook.url must be an https URL"] }]);
+    }
+    const cleared = await api(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url: null, secret: "" } } });
+    expect(cleared).toMatchObject({ status: 202, body: { webhook: { url: null, secret_set: false } } });
   });
 
   it("serves the merged storefront config: events, selectors, display settings and the active offers", async () => {

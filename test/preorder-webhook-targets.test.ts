@@ -92,6 +92,11 @@ describe("PATCH /preorders/developer_settings refuses non-public endpoints", () 
       // The URL parser reads a decimal host as IPv4: 2130706433 is 127.0.0.1.
       ["https://2130706433/hook", "webhook.url must not point to a loopback address (127.0.0.1): webhooks go to public endpoints only"],
       ["https://0.0.0.0/hook", "webhook.url must not point to an unspecified address (0.0.0.0): webhooks go to public endpoints only"],
+      // With private targets refused, http is not accepted anywhere: not to a public name, not to localhost.
+      ["http://hooks.example.com/preorders", "webhook.url must be an https URL"],
+      [`http://localhost:${port}/hook`, "webhook.url must not point to this machine (localhost)"],
+      ["ftp://hooks.example.com/preorders", "webhook.url must be an https URL"],
+      ["not a url", "webhook.url must be an https URL"],
     ];
     for (const [url, message] of cases) {
       const answer = await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url, secret: SECRET } } });

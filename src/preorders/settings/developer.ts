@@ -26,7 +26,12 @@ const selector = z
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** https, or http to this machine (a developer's tunnel or test server): anything else is refused. */
+/**
+ * https, or http to this machine (a developer's tunnel or test server): anything else is refused.
+ * The message holds in both modes of DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS: http to this machine
+ * passes here and, with the switch off, is refused by the address rule (webhook-target.ts) like
+ * https to it, so no other http URL is ever accepted.
+ */
 export const webhookUrl = z
   .string()
   .max(2000)
@@ -37,7 +42,7 @@ export const webhookUrl = z
     } catch {
       return false;
     }
-  }, "must be an https URL (http only for localhost)");
+  }, "must be an https URL");
 
 export const developerSettingsSchema = z.strictObject({
   storefront: z.strictObject({

@@ -33,7 +33,7 @@ const SIGNING = `Each event is POSTed as JSON { id, topic, created_at, data } wi
 
 const FIELDS = `storefront.events_enabled (default true: the storefront script dispatches ${STOREFRONT_EVENTS.join(", ")} on document), storefront.debug (default false), \
 storefront.selectors.add_to_cart_button, .price, .product_form, .collection_product_card (CSS selectors of the theme, or null for the script's own guess); \
-webhook.url (https, or http to localhost; null for none; a public address only: loopback, private, link-local, CGNAT, multicast and unspecified addresses are refused, here for literal IPs and localhost and at each delivery for the address the name resolves to), webhook.events (topics among ${WEBHOOK_TOPICS.join(", ")}; default all), webhook.secret (write-only, at least 16 characters; empty removes it; required while webhook.url is set)`;
+webhook.url (https; null for none; a public address only: loopback, private, link-local, CGNAT, multicast and unspecified addresses are refused, here for literal IPs and localhost and at each delivery for the address the name resolves to; a service that allows private webhook targets, for development, lifts that rule and also accepts plain http to localhost), webhook.events (topics among ${WEBHOOK_TOPICS.join(", ")}; default all), webhook.secret (write-only, at least 16 characters; empty removes it; required while webhook.url is set)`;
 
 export const getDeveloperSettings = defineAction({
   name: "preorders.developer_settings.get",

@@ -95,7 +95,11 @@ export const patchPreorderTemplate = defineAction({
   path: "/preorders/templates/{stage}/{locale}",
   aliases: ["change a preorder notification template", "edit the preorder shipping date change email", "turn off preorder confirmation messages"],
   description: `Changes a preorder notification stage's template for one locale (deep partial): enabled (the stage's switch, for every locale), email.subject, email.body, sms.body. Stages: ${STAGES_TEXT}. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422. Variables: ${NOTIFICATION_VARIABLES.join(", ")}. Answers the template.`,
-  notes: ["Dates (delivery.date, balance.due_date) are YYYY-MM-DD; delivery.days is null unless the offer ships within a number of days."],
+  notes: [
+    "Dates (delivery.date, balance.due_date) are YYYY-MM-DD; delivery.days is null unless the offer ships within a number of days.",
+    "E-mails are sent from the shop's sender identity (GET /account/sending: From name and address, Reply-To) and wrapped in its e-mail layout (GET /account/templates/email_layout), as back-in-stock alerts; text messages from its SMS sender.",
+    "email.body is the part inside the layout; a stored layout that no longer renders fails each e-mail with the reason (text messages still go).",
+  ],
   kind: "write",
   params: templateParams,
   input: z.strictObject({
