@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
 import { enqueueAlertRecovery } from "../back_in_stock/alerts/recovery.ts";
+import { enqueueNotificationRecovery } from "../preorders/notifications/recovery.ts";
 import { createRegistry } from "../actions/index.ts";
 import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
 import { publicUrl } from "../channels/public-url.ts";
@@ -104,6 +105,8 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       for (const shopId of await connectedShops(pool, true)) await enqueueCatalogSync(pool, shopId, "full");
       // What a killed worker left half-sent (claimed alerts, a run's batch) is picked up now, not at the next cron minute.
       await enqueueAlertRecovery(pool);
+      // Likewise the preorder notifications it left pending (the cron sweep runs every 5 minutes).
+      await enqueueNotificationRecovery(pool);
     }
     let stopping: Promise<void> | undefined;
     return { pool, database, platform, services, http, runner, url, stop: () => (stopping ??= stopAll()) };

@@ -1,11 +1,11 @@
 import type pg from "pg";
-import { withTransaction } from "../../core/db.ts";
+import { type Db, withTransaction } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
-import { MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "./task-refs.ts";
+import { MAX_NOTIFICATION_ATTEMPTS, notificationRecoverTask, notificationSendTask } from "./task-refs.ts";
 
 /**
  * RECOVERY of the preorder notification ledger (the `preorders_notification_recover` task, from
- * the crontab). A row is sent by its own job (`preorders_notification_send:<id>`); when that job
+ * the crontab every 5 minutes, and once when a worker starts: enqueueNotificationRecovery). A row is sent by its own job (`preorders_notification_send:<id>`); when that job
  * runs out of attempts on an error the sender could not record (the database, settings that no
  * longer load, a bug), or is lost, the row would stay `pending` for ever. The sweep takes the
  * rows pending for longer than the grace period whose job is gone or dead (never one a worker
@@ -66,4 +66,14 @@ export async function recoverNotifications(pool: pg.Pool, options: { graceSecond
     });
     if (count < PAGE) return result;
   }
+}
+
+/**
+ * Queues one recovery sweep now, with no grace period (a worker that starts: what a killed one
+ * left pending is picked up at once, not at the next cron run). The cron job's key, so the two
+ * coalesce. No grace is safe: a row a live sender holds is locked, and a row whose job is queued,
+ * running or retrying is skipped.
+ */
+export async function enqueueNotificationRecovery(db: Db): Promise<void> {
+  await enqueue(db, notificationRecoverTask, { grace_seconds: 0 }, { jobKey: notificationRecoverTask.name, maxAttempts: 3 });
 }
