@@ -34,7 +34,7 @@ async function outboxSms(notificationId: string): Promise<{ from: string; to: st
 const LAYOUT = '<div class="frame">{{ content }}<footer>{{ layout.footer_text }} - {{ shop.name }}</footer></div>';
 
 describe("the sending identity and e-mail layout of preorder notifications", () => {
-  it("a confirmation e-mail carries the shop's From name and address and Reply-To, inside the layout; its text message the SMS sender", async () => {
+  it("confirmation, shipping date change and balance due e-mails carry the shop's From name and address and Reply-To, inside the layout; text messages the SMS sender; null falls back", async () => {
     const sending = await api(env.app, "PATCH", "/account/sending", {
       key: env.key,
       body: { sender_name: "Preorder Team", sender_email: "orders@identity.example", reply_to: "care@identity.example", sms_sender: "IDENTITY" },
@@ -82,6 +82,22 @@ describe("the sending identity and e-mail layout of preorder notifications", () 
     expect(part(notice.raw)).toMatch(/^<div class="frame">[^]*now ships on 2027-06-01[^]*<footer>Dock Road 5 - Identity Shop<\/footer><\/div>$/);
     const changeSms = await outboxSms(changes.find((n) => n.channel === "sms")?.id ?? "");
     expect(changeSms.from).toBe("IDENTITY");
+
+    // And the balance_due reminder.
+    const dueDate = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const dueOffer = await insertOffer(env.app.pool, env.shopId, { payments: { remaining_balance: { due: { type: "on_date", date: dueDate, days: null } } } }, "Deposit lamp");
+    const owing = await placeOrder(
+      env,
+      DOMAIN,
+      "orders/create",
+      orderPayload({ plan: dueOffer.plan, email: "owing-dressed@example.com", financial_status: "partially_paid", total_outstanding: "40.00" }),
+    );
+    expect(await settledNotifications(env, owing, "balance_due")).toEqual([expect.objectContaining({ status: "sent", channel: "email" })]);
+    const reminder = env.sink.to("owing-dressed@example.com").find((m) => m.subject.startsWith("The balance of your preorder"));
+    if (!reminder) throw new Error("no balance due e-mail");
+    expect(header(reminder.raw, "From")).toMatch(/^"?Preorder Team"? <orders@identity\.example>$/);
+    expect(header(reminder.raw, "Reply-To")).toBe("care@identity.example");
+    expect(part(reminder.raw)).toMatch(/^<div class="frame">[^]*remaining balance of 40\.00 USD[^]*<footer>Dock Road 5 - Identity Shop<\/footer><\/div>$/);
 
     // Back to the fallbacks: the store name, the service's address, the contact e-mail; layout off sends the bare body.
     await api(env.app, "PATCH", "/account/sending", { key: env.key, body: { sender_name: null, sender_email: null, reply_to: null, sms_sender: null } });
