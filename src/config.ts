@@ -31,6 +31,8 @@ const envSchema = z.object({
   WORKER_HEARTBEAT_SECONDS: positiveInt.default(10),
   /** A worker silent this long is dead: the worker_reap cron task frees the jobs it had locked. */
   WORKER_DEAD_AFTER_SECONDS: positiveInt.default(60),
+  /** A worker-only process (`--worker`) serves GET /metrics on this port; unset: none (web processes serve it on PORT). */
+  WORKER_METRICS_PORT: port.optional(),
   /** 32 bytes, base64: encrypts integration secrets at rest. Default: generated under DATA_DIR. */
   SECRETS_KEY: z.string().refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64").optional(),
   /** The store platform's Admin GraphQL endpoint for the default shop; unset: the emulator. */
@@ -68,6 +70,8 @@ const envSchema = z.object({
    * service's own network); on only for a developer's own machine and the tests.
    */
   DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  /** The operator console's (/ops) login token. Default: generated under DATA_DIR, printed once on the start that creates it. */
+  OPERATOR_TOKEN: z.string().min(16).optional(),
   /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
   PUBLIC_URL: z.url().optional(),
 }).refine((env) => env.WORKER_DEAD_AFTER_SECONDS > 2 * env.WORKER_HEARTBEAT_SECONDS, {

@@ -85,6 +85,15 @@ export interface DispatcherDeps {
   log: Log;
   /** Built once by the service (src/runtime/services.ts); absent only for tests of the HTTP layer. */
   services?: Services;
+  /** Told about every dispatched request once answered (metrics): the core knows no metrics library. */
+  observe?: (observation: DispatchObservation) => void;
+}
+
+/** One answered request: the matched action's name (undefined when none matched), its status and duration. */
+export interface DispatchObservation {
+  action: string | undefined;
+  status: number;
+  seconds: number;
 }
 
 /** The one path every transport takes into the core: authenticate, charge, validate, run, map errors. */
@@ -110,18 +119,24 @@ export class Dispatcher {
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const headers: Record<string, string> = { "x-request-id": request.requestId };
+    const started = performance.now();
+    const seen: { action?: string } = {};
+    let result: DispatchResult;
     try {
-      const body = await this.run(request, headers);
-      return { status: body.status, body: body.payload, headers, issues: [] };
+      const body = await this.run(request, headers, seen);
+      result = { status: body.status, body: body.payload, headers, issues: [] };
     } catch (error) {
-      return this.failure(error, request, headers);
+      result = this.failure(error, request, headers);
     }
+    this.deps.observe?.({ action: seen.action, status: result.status, seconds: (performance.now() - started) / 1000 });
+    return result;
   }
 
-  private async run(request: DispatchRequest, headers: Record<string, string>): Promise<{ status: number; payload: unknown }> {
+  private async run(request: DispatchRequest, headers: Record<string, string>, seen: { action?: string }): Promise<{ status: number; payload: unknown }> {
     const { registry, pool, config, log } = this.deps;
     const method = request.method.toUpperCase();
     const { match, query } = this.route(method, request.path, request.query);
+    seen.action = match?.action.name;
     if (!request.token) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
     const cost = match ? COST[match.action.kind] : COST.read;
     const charge = await authenticateAndCharge(pool, hashApiKey(request.token), cost, this.policy);

@@ -15,6 +15,7 @@ import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts
 import { type WebhookRouteOptions, webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
 import { mountV1 } from "./v1.ts";
+import { type OpsOptions, opsRoutes } from "../ops/routes.ts";
 
 export interface HttpDeps {
   dispatcher: Dispatcher;
@@ -28,8 +29,14 @@ export interface HttpDeps {
   bodyLimit: number;
   /** A request (headers and body) not received in full within this is answered 408 and its connection closed. */
   requestTimeoutMs?: number;
+  /** The operator console at /ops (src/ops), when given. */
+  ops?: OpsOptions;
   /** Answers whether the database is reachable, for /healthz. */
   healthy: () => Promise<boolean>;
+  /** GET /readyz: 200 only when ready (database, migrations, not shutting down); absent: /readyz answers as /healthz. */
+  ready?: () => Promise<{ ready: boolean; reasons: string[] }>;
+  /** GET /metrics: the process's Prometheus exposition; absent: no /metrics route. */
+  metrics?: () => Promise<{ contentType: string; text: string }>;
 }
 
 /** The thin HTTP layer: normalises a request, hands it to the dispatcher, writes the answer. */
@@ -91,6 +98,21 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
   });
 
+  app.get("/readyz", async (_request, reply) => {
+    const ready = deps.ready ?? (async () => ((await deps.healthy().catch(() => false)) ? { ready: true, reasons: [] } : { ready: false, reasons: ["database"] }));
+    const report = await ready().catch(() => ({ ready: false, reasons: ["database"] }));
+    return reply.code(report.ready ? 200 : 503).send(report.ready ? { status: "ready" } : { status: "not_ready", reasons: report.reasons });
+  });
+
+  // Open on the listener like /healthz: its labels carry no shop, key or path (see src/metrics).
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get("/metrics", async (_request, reply) => {
+      const { contentType, text } = await metrics();
+      return reply.type(contentType).send(text);
+    });
+  }
+
   const v2 = async (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url.split("?")[0] ?? "";
     const path = url.slice(V2_BASE_PATH.length) || "/";
@@ -108,6 +130,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   // Signed back-in-stock unsubscribe links (no API key): signed with the same platform secret.
   if (deps.webhooks) void app.register(unsubscribeRoutes, deps.webhooks);
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
+  if (deps.ops) void app.register(opsRoutes, deps.ops);
   if (deps.actions) {
     const actions = deps.actions;
     mountMcp(app, deps.dispatcher, actions);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { platformThrottled } from "../metrics/registry.ts";
 import { PlatformError, type PlatformErrorKind } from "./errors.ts";
 import { CostBucket, delay, type Reservation, type ThrottleStatus } from "./throttle.ts";
 
@@ -187,6 +188,7 @@ export class PlatformClient implements PlatformRequester {
       }
       if (status === 429) {
         this.stats.throttled++;
+        platformThrottled.inc();
         const delayMs = retryAfterMs(response.headers.get("retry-after"));
         return { ok: false, kind: "throttled", status, reason: "HTTP 429 Too Many Requests", retry: true, ...(delayMs === undefined ? {} : { delayMs }) };
       }
@@ -209,6 +211,7 @@ export class PlatformClient implements PlatformRequester {
       const errors = envelope.data.errors ?? [];
       if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
         this.stats.throttled++;
+        platformThrottled.inc();
         // The reservation then waits out the deficit; the backoff keeps retries apart when there is none to go by.
         return { ok: false, kind: "throttled", status, reason: "THROTTLED", retry: true };
       }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { platformThrottleWait } from "../metrics/registry.ts";
 
 /** The platform's leaky bucket, as every answer's `extensions.cost.throttleStatus` reports it. */
 export interface ThrottleStatus {
@@ -57,6 +58,7 @@ export class CostBucket {
         const needed = Math.min(cost, status.maximumAvailable);
         const waitMs = ((needed - this.#availableAt(performance.now())) / status.restoreRate) * 1000;
         if (!(waitMs > 0)) break;
+        platformThrottleWait.inc(Math.ceil(waitMs) / 1000);
         await delay(Math.ceil(waitMs), signal);
       }
       return this.#take(cost);

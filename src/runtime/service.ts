@@ -9,10 +9,16 @@ import { publicUrl } from "../channels/public-url.ts";
 import type { Config } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
 import { migrate } from "../db/migrate.ts";
+import { observeDispatch } from "../metrics/observe.ts";
+import { collectQueueDepth } from "../metrics/queue.ts";
+import { Readiness } from "../metrics/readiness.ts";
+import { exposition } from "../metrics/registry.ts";
+import { serveMetrics } from "../metrics/server.ts";
 import { ensureHelpArticles } from "../help_docs/load.ts";
 import { createHttpServer } from "../http/server.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
+import { operatorToken } from "../ops/auth.ts";
 import { type Database, createPool, resolveDatabase } from "./database.ts";
 import { connectDemoShop, ensureDemoShop } from "./demo.ts";
 import { createPlatformRuntime } from "./platform.ts";
@@ -39,6 +45,10 @@ export interface Service {
   runner?: Runner;
   /** The address the HTTP server listens on. */
   url?: string;
+  /** /readyz's state: turns not ready first thing in stop(). */
+  readiness: Readiness;
+  /** A worker-only process's /metrics address (WORKER_METRICS_PORT). */
+  metricsUrl?: string;
   stop: () => Promise<void>;
 }
 
@@ -49,9 +59,12 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
   let http: FastifyInstance | undefined;
   let runner: Runner | undefined;
   let url: string | undefined;
-  // Order matters on the way down: stop taking requests and jobs, let running ones finish, then
-  // the emulator, the pool and the embedded database.
+  let metricsUrl: string | undefined;
+  const readiness = new Readiness(pool);
+  // Order matters on the way down: /readyz turns 503 so a load balancer drains this process, stop
+  // taking requests and jobs, let running ones finish, then the emulator, the pool and the embedded database.
   const stopAll = async () => {
+    readiness.stopping();
     await http?.close();
     await runner?.stop("shutdown");
     for (const close of closers.reverse()) await close();
@@ -76,7 +89,14 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     }
     if (options.web) {
       const registry = createRegistry();
-      const dispatcher = new Dispatcher({ registry, pool, config, log, services });
+      const dispatcher = new Dispatcher({ registry, pool, config, log, services, observe: observeDispatch });
+      const operator = await operatorToken(config.OPERATOR_TOKEN, config.dataDir);
+      // Printed once, on the start that generates it (kept under DATA_DIR); never logged.
+      if (operator.created) process.stdout.write(`\nOperator console token (shown once; kept in ${config.dataDir}/operator-token): ${operator.token}\n\n`);
+      const publicOrigin = new URL(publicUrl(config)).origin;
+      // Queue depth is read by the process that serves /metrics on the API's listener (not by a worker-only one: no double count).
+      const stopQueueDepth = collectQueueDepth(pool);
+      closers.push(() => Promise.resolve(stopQueueDepth()));
       http = createHttpServer({
         dispatcher,
         actions: registry.actions,
@@ -86,6 +106,9 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         bodyLimit: config.BODY_LIMIT_BYTES,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         healthy: async () => (await pool.query("select 1")).rowCount === 1,
+        ready: () => readiness.check(),
+        metrics: exposition,
+        ops: { pool, token: operator.token, secureCookies: publicOrigin.startsWith("https:"), publicOrigin },
       });
       url = await http.listen({ port: config.PORT, host: config.HOST });
       log.info({ url }, "HTTP API listening");
@@ -101,6 +124,12 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     }
     if (options.worker) {
       runner = await startWorker({ pool, log, config, platform, channels: services.channels() }, options.worker_options);
+      if (!options.web && config.WORKER_METRICS_PORT !== undefined) {
+        const metrics = await serveMetrics(config.WORKER_METRICS_PORT, config.HOST);
+        closers.push(metrics.close);
+        metricsUrl = metrics.url;
+        log.info({ url: metricsUrl }, "worker metrics listening");
+      }
       // A shop connected but never mirrored gets its first full sync now.
       for (const shopId of await connectedShops(pool, true)) await enqueueCatalogSync(pool, shopId, "full");
       // What a killed worker left half-sent (claimed alerts, a run's batch) is picked up now, not at the next cron minute.
@@ -109,7 +138,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       await enqueueNotificationRecovery(pool);
     }
     let stopping: Promise<void> | undefined;
-    return { pool, database, platform, services, http, runner, url, stop: () => (stopping ??= stopAll()) };
+    return { pool, database, platform, services, http, runner, url, readiness, metricsUrl, stop: () => (stopping ??= stopAll()) };
   } catch (error) {
     await stopAll().catch(() => undefined);
     throw error;

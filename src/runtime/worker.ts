@@ -5,6 +5,7 @@ import { createChannels } from "../channels/index.ts";
 import { TaskRegistry } from "../core/task-registry.ts";
 import type { AnyTaskDefinition, TaskDeps } from "../core/tasks.ts";
 import { workerLogger } from "../logger.ts";
+import { countJobs } from "../metrics/worker.ts";
 import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
 
 /** The service's task deps; without channels the worker makes its own from the configuration. */
@@ -32,6 +33,8 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
   // Each pool beats while it lives, so the worker_reap cron task can tell a dead one's locks.
   const events: WorkerEvents = new EventEmitter();
   const heartbeats: Heartbeat[] = [];
+  // Job runs by task and outcome, into the process's metrics registry (src/metrics).
+  countJobs(events);
   events.on("pool:create", ({ workerPool }) => {
     const heartbeat = startHeartbeat(deps.pool, workerPool.id, deps.config.WORKER_HEARTBEAT_SECONDS, deps.log);
     heartbeats.push(heartbeat);

@@ -3,6 +3,7 @@ import { isChannelError } from "../../channels/index.ts";
 import { publicUrl } from "../../channels/public-url.ts";
 import { type Db, rollbackFailed } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
+import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds, sendTask } from "./deps.ts";
@@ -239,6 +240,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
   const client = await deps.pool.connect();
   let broken = false;
   const results: Result[] = [];
+  const channelOf = new Map<string, string>();
   try {
     await client.query("begin");
     const { rows } = await client.query<PendingRow>(
@@ -251,6 +253,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       [ledgerIds],
     );
     summary.skipped = ledgerIds.length - rows.length;
+    for (const row of rows) channelOf.set(row.id, row.channel);
     let toSend: { row: PendingRow; renderer: Renderer; account: AccountMessaging }[] = [];
     for (const row of rows) {
       const context = await contexts.get(row.shop_id, client);
@@ -335,6 +338,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
   for (const result of results) {
     if (result.outcome === "retry") summary.retrying += 1;
     else summary[result.outcome] += 1;
+    countSend("back_in_stock", channelOf.get(result.id) ?? "other", result.outcome);
   }
   const retry = results.find((r) => r.outcome === "retry");
   if (policy.mode === "throw" && retry) throw new RetryLater(retry.error ?? "send failed");

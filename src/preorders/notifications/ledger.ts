@@ -4,6 +4,7 @@ import { isChannelError } from "../../channels/index.ts";
 import { type Db, rollbackFailed } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
+import { countSend } from "../../metrics/registry.ts";
 import { htmlToText, loadShopInfo } from "../../back_in_stock/templates/render.ts";
 import { templateEngine, templateFailure } from "../../back_in_stock/templates/template-rendering.ts";
 import { paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
@@ -136,6 +137,7 @@ export async function sendNotification(ctx: TaskContext, id: string): Promise<st
   const client = await ctx.pool.connect();
   let broken = false;
   let result: Outcome | undefined;
+  let channel: string | undefined;
   try {
     await client.query("begin");
     const { rows } = await client.query<PendingRow>(
@@ -154,6 +156,7 @@ export async function sendNotification(ctx: TaskContext, id: string): Promise<st
       await client.query("commit");
       return "skipped";
     }
+    channel = row.channel;
     const settings = await loadPreorderSettings(client, row.shop_id);
     const switches = await stageSwitches(client, row.shop_id);
     const reason = blockedReason(row, switches, settings.notifications[row.channel].enabled);
@@ -187,6 +190,7 @@ export async function sendNotification(ctx: TaskContext, id: string): Promise<st
   } finally {
     client.release(broken);
   }
+  if (channel !== undefined) countSend("preorder", channel, result?.outcome ?? "failed");
   if (result?.outcome === "retry") throw new Error(`notification ${id}: ${result.error}`);
   return result?.outcome ?? "failed";
 }
