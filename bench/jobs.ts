@@ -1,0 +1,195 @@
+/**
+ * `npm run bench:jobs`: jobs per second through the app's task layers beside raw graphile-worker,
+ * in one process run, on one database, at one concurrency, with the same number of no-op jobs:
+ *
+ *   raw    graphile-worker's own `run` with a no-op task; jobs queued in bulk with `addJobs`
+ *          (graphile_worker.add_jobs, 1,000 a call); the service's worker settings (completion batching).
+ *   raw1   the same, each job queued with one `addJob` call (its enqueue rate is the per-job baseline).
+ *   task   the app's task layer: declareTask/defineTask, `enqueue` (one add_job per job, payload
+ *          checked by its schema), the service's worker (src/runtime/worker.ts startWorker: the
+ *          TaskRegistry wrapper, which parses the payload again and builds the task context).
+ *   job    application jobs with handles: `enqueueJob` (a jobs row and its add_job in one
+ *          transaction), `defineJobTask` (the row marked running, then completed).
+ *
+ * Each side, each round: enqueue every job with no worker running (timed: the enqueue rate), then
+ * start the worker and time until graphile-worker's queue holds none of that side's jobs (the
+ * drain rate, from enqueue-complete to queue-drained). Rounds interleave the sides; the median is
+ * reported. The target: the app's layers drain at >= 60% of raw.
+ *
+ * Environment: BENCH_JOBS (20000), BENCH_ROUNDS (3), WORKER_CONCURRENCY (the service's default, 5),
+ * DB_POOL_SIZE (20, both workers' pools), BENCH_ENQUEUE_PARALLEL (8 enqueues in flight for the
+ * app's one-at-a-time enqueue), BENCH_ONLY (raw|task|job), DATABASE_URL or a scratch database
+ * (bench/lib.ts). Writes bench/results/jobs.json.
+ */
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Logger, type Runner, makeWorkerUtils, run } from "graphile-worker";
+import type pg from "pg";
+import { z } from "zod";
+import { loadConfig } from "../src/config.ts";
+import { defineJobTask } from "../src/core/job-task.ts";
+import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
+import { declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createLogger } from "../src/logger.ts";
+import { PlatformRuntime } from "../src/platform/runtime.ts";
+import { startWorker } from "../src/runtime/worker.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool } from "./lib.ts";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const JOBS = positiveIntEnv("BENCH_JOBS", 20_000);
+const ROUNDS = positiveIntEnv("BENCH_ROUNDS", 3);
+const PARALLEL = positiveIntEnv("BENCH_ENQUEUE_PARALLEL", 8);
+const RESULTS_FILE = path.join(HERE, "results", "jobs.json");
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+type Side = "raw" | "raw1" | "task" | "job";
+const SIDES: readonly Side[] = (["raw", "raw1", "task", "job"] as const).filter((s) => !process.env.BENCH_ONLY || s.startsWith("raw") || s === process.env.BENCH_ONLY);
+
+const RAW_TASK = "bench_raw_noop";
+const noopRef = declareTask({ name: "bench.task_noop", payload: z.object({ n: z.number().int() }) });
+const noopTask = defineTask({ ...noopRef, run: () => Promise.resolve() });
+const jobRef = declareJobTask({ name: "bench.job_noop" });
+const jobTask = defineJobTask({ name: jobRef.name, run: () => Promise.resolve(null) });
+const IDENTIFIER: Record<Side, string> = { raw: RAW_TASK, raw1: RAW_TASK, task: noopRef.name, job: jobRef.name };
+
+/** Runs `fn(i)` for i in [0, n) with `parallel` calls in flight. */
+async function inParallel(n: number, parallel: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < n) {
+        const i = next++;
+        await fn(i);
+      }
+    }),
+  );
+}
+
+async function waitDrained(pool: pg.Pool, identifier: string, timeoutMs = 1_800_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<{ left: boolean }>("select exists (select 1 from graphile_worker.jobs where task_identifier = $1) as left", [identifier]);
+    if (!rows[0]?.left) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the ${identifier} jobs to drain`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+try {
+  const database = await acquireDatabase("bench_jobs");
+  const config = loadConfig({ ...process.env, DATABASE_URL: database.url, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", DATA_DIR: path.join(os.tmpdir(), "bench-jobs") });
+  const log = createLogger(config.LOG_LEVEL);
+  const admin = quietPool(database.url, 2);
+  onCleanup(() => admin.end());
+  await migrate(admin, log);
+  const enqueuePool = quietPool(database.url, PARALLEL);
+  onCleanup(() => enqueuePool.end());
+  const workerPool = quietPool(database.url, config.DB_POOL_SIZE);
+  onCleanup(() => workerPool.end());
+  const utils = await makeWorkerUtils({ pgPool: enqueuePool, logger: new Logger(() => () => undefined) });
+  onCleanup(async () => {
+    await utils.release();
+  });
+  await utils.migrate();
+  const platform = new PlatformRuntime({ secretsKey: randomBytes(32), webhookSecret: "bench-jobs-secret-0123456789abcdef", timeoutMs: 5000, log });
+  const concurrency = config.WORKER_CONCURRENCY;
+
+  const enqueueSide: Record<Side, () => Promise<void>> = {
+    async raw() {
+      for (let start = 0; start < JOBS; start += 1000) {
+        const count = Math.min(1000, JOBS - start);
+        await utils.addJobs(Array.from({ length: count }, (_, k) => ({ identifier: RAW_TASK, payload: { n: start + k } })));
+      }
+    },
+    raw1: () => inParallel(JOBS, PARALLEL, (i) => utils.addJob(RAW_TASK, { n: i })),
+    task: () => inParallel(JOBS, PARALLEL, (i) => enqueue(enqueuePool, noopRef, { n: i })),
+    job: () => inParallel(JOBS, PARALLEL, (i) => enqueueJob(enqueuePool, { shopId: null, task: jobRef, payload: { n: i } })),
+  };
+  // The same worker settings as the service's (src/runtime/worker.ts): the ratio is the layer's.
+  const startRaw = () =>
+      run({
+        pgPool: workerPool,
+        concurrency,
+        noHandleSignals: true,
+        pollInterval: 2000,
+        logger: new Logger(() => () => undefined),
+        taskList: { [RAW_TASK]: () => undefined },
+        preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+      });
+  const startSide: Record<Side, () => Promise<Runner>> = {
+    raw: startRaw,
+    raw1: startRaw,
+    task: () => startWorker({ pool: workerPool, log, config, platform }, { extraTasks: [noopTask, jobTask] }),
+    job: () => startWorker({ pool: workerPool, log, config, platform }, { extraTasks: [noopTask, jobTask] }),
+  };
+
+  const results: Record<Side, { enqueue: number[]; drain: number[] }> = { raw: { enqueue: [], drain: [] }, raw1: { enqueue: [], drain: [] }, task: { enqueue: [], drain: [] }, job: { enqueue: [], drain: [] } };
+  let jobRowsCompleted = 0;
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const side of SIDES) {
+      const enqueueStart = performance.now();
+      await enqueueSide[side]();
+      const enqueueSeconds = (performance.now() - enqueueStart) / 1000;
+      await admin.query("vacuum analyze graphile_worker._private_jobs").catch(() => undefined);
+      const drainStart = performance.now();
+      const runner = await startSide[side]();
+      try {
+        await waitDrained(admin, IDENTIFIER[side]);
+      } finally {
+        await runner.stop("bench round over");
+      }
+      const drainSeconds = (performance.now() - drainStart) / 1000;
+      results[side].enqueue.push(JOBS / enqueueSeconds);
+      results[side].drain.push(JOBS / drainSeconds);
+      if (side === "job") {
+        const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from jobs where kind = $1 and status = 'completed'", [jobRef.name]);
+        jobRowsCompleted = rows[0]?.n ?? 0;
+        if (jobRowsCompleted !== JOBS) throw new Error(`job side: ${jobRowsCompleted} of ${JOBS} jobs rows completed`);
+        await admin.query("delete from jobs where kind = $1", [jobRef.name]);
+      }
+      err(`round ${round} ${side.padEnd(4)}: enqueue ${(JOBS / enqueueSeconds).toFixed(0)} jobs/s, drain ${(JOBS / drainSeconds).toFixed(0)} jobs/s (${drainSeconds.toFixed(2)} s)`);
+    }
+  }
+
+  const rawDrain = median(results.raw.drain);
+  const rawEnqueue = median(results.raw.enqueue);
+  const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+  out();
+  out(`database: ${database.description}; ${JOBS} no-op jobs per side per round, ${ROUNDS} rounds (median), worker concurrency ${concurrency}, worker pool ${config.DB_POOL_SIZE}, ${os.cpus().length} CPUs, load average ${load}`);
+  out("side   enqueue jobs/s  drain jobs/s  drain vs raw   enqueue                         worker");
+  const describe: Record<Side, [string, string]> = {
+    raw: ["addJobs bulk (1,000 a call)", "graphile-worker run, no-op"],
+    raw1: [`addJob one a call, ${PARALLEL} in flight`, "graphile-worker run, no-op"],
+    task: [`enqueue(), ${PARALLEL} in flight`, "startWorker + TaskRegistry"],
+    job: [`enqueueJob(), ${PARALLEL} in flight`, "startWorker + defineJobTask"],
+  };
+  const summary: Record<string, unknown> = {};
+  for (const side of SIDES) {
+    const enqueueRate = median(results[side].enqueue);
+    const drain = median(results[side].drain);
+    summary[side] = { enqueue_jobs_per_s: enqueueRate, drain_jobs_per_s: drain, ratio_to_raw: drain / rawDrain, rounds: results[side] };
+    out(
+      `${side.padEnd(5)} ${enqueueRate.toFixed(0).padStart(15)} ${drain.toFixed(0).padStart(13)} ${`${((drain / rawDrain) * 100).toFixed(1)}%`.padStart(13)}   ${describe[side][0].padEnd(31)} ${describe[side][1]}`,
+    );
+  }
+  const verdicts = SIDES.filter((s) => s !== "raw" && s !== "raw1").map((s) => `${s} ${((median(results[s].drain) / rawDrain) * 100).toFixed(1)}%`);
+  out(`drain rate against raw graphile-worker (target >= 60%): ${verdicts.join(", ")}; raw enqueue ${rawEnqueue.toFixed(0)} jobs/s in bulk`);
+  await writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify({ at: new Date().toISOString(), database: database.description, jobs: JOBS, rounds: ROUNDS, concurrency, pool: config.DB_POOL_SIZE, enqueue_parallel: PARALLEL, load_average: os.loadavg(), ...summary }, null, 2)}\n`,
+  );
+  process.exitCode = SIDES.every((s) => s === "raw" || s === "raw1" || median(results[s].drain) / rawDrain >= 0.6) ? 0 : 1;
+} finally {
+  await cleanup();
+}
