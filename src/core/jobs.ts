@@ -89,6 +89,25 @@ export async function retryJob(db: Db, jobId: string): Promise<JobRow | undefine
   return job;
 }
 
+/**
+ * Cancels a queued or running job: status cancelled (its reason in errors) and its queue row
+ * removed through graphile-worker's remove_job (a row a worker holds is kept from retrying; the
+ * running attempt finds the job no longer queued or running when it next records anything).
+ */
+export async function cancelJob(db: Db, jobId: string, reason: string): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    `update jobs set status = 'cancelled', finished_at = now(), updated_at = now(),
+       errors = errors || jsonb_build_array(jsonb_build_object('message', $2::text, 'at', now()))
+     where id = $1 and status in ('queued', 'running')
+     returning *`,
+    [jobId, reason],
+  );
+  const job = rows[0];
+  if (!job) return undefined;
+  await db.query("select graphile_worker.remove_job($1)", [jobKey(job.id)]);
+  return job;
+}
+
 /** The public shape of a job (GET /jobs/{job_id}). */
 export function presentJob(job: JobRow): Record<string, unknown> {
   return {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { createRegistry } from "../../src/actions/index.ts";
@@ -51,6 +52,8 @@ export async function startTestApp(
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
     healthy: async () => true,
+    // The operator console (/ops): its token from OPERATOR_TOKEN, else a random one no test knows.
+    ops: { pool, token: config.OPERATOR_TOKEN ?? randomBytes(24).toString("base64url"), secureCookies: false },
   });
   const origin = await http.listen({ port: 0, host: "127.0.0.1" });
   return {

@@ -1,0 +1,84 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+
+/** How long an operator session lasts after login. */
+export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+export const SESSION_COOKIE = "ops_session";
+
+/**
+ * The operator token: OPERATOR_TOKEN, or one generated on first start and kept under DATA_DIR
+ * (mode 0600). `created` is true only on the start that generated it (the caller prints it once).
+ */
+export async function operatorToken(value: string | undefined, dataDir: string): Promise<{ token: string; created: boolean }> {
+  if (value) return { token: value, created: false };
+  const target = path.join(dataDir, "operator-token");
+  const existing = await fs.readFile(target, "utf8").catch(() => undefined);
+  if (existing?.trim()) return { token: existing.trim(), created: false };
+  await fs.mkdir(dataDir, { recursive: true });
+  const fresh = randomBytes(24).toString("base64url");
+  try {
+    await fs.writeFile(target, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+    return { token: fresh, created: true };
+  } catch {
+    return { token: (await fs.readFile(target, "utf8")).trim(), created: false };
+  }
+}
+
+/** Equal strings, compared in constant time (over their SHA-256, so lengths leak nothing either). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export interface Session {
+  id: string;
+  expires: number;
+}
+
+/** Signs sessions and derives their CSRF tokens with a key derived from the operator token. */
+export class SessionSigner {
+  private readonly key: Buffer;
+
+  constructor(operatorToken: string) {
+    this.key = createHash("sha256").update(`ops-session\0${operatorToken}`).digest();
+  }
+
+  private mac(value: string): string {
+    return createHmac("sha256", this.key).update(value).digest("base64url");
+  }
+
+  issue(now = Date.now()): { cookie: string; session: Session } {
+    const session = { id: randomBytes(18).toString("base64url"), expires: now + SESSION_TTL_SECONDS * 1000 };
+    const body = `${session.expires}.${session.id}`;
+    return { cookie: `${body}.${this.mac(body)}`, session };
+  }
+
+  verify(cookie: string | undefined, now = Date.now()): Session | undefined {
+    if (!cookie) return undefined;
+    const parts = cookie.split(".");
+    if (parts.length !== 3) return undefined;
+    const [expires, id, mac] = parts as [string, string, string];
+    if (!safeEqual(mac, this.mac(`${expires}.${id}`))) return undefined;
+    const at = Number(expires);
+    if (!Number.isSafeInteger(at) || at <= now) return undefined;
+    return { id, expires: at };
+  }
+
+  csrf(session: Session): string {
+    return this.mac(`csrf.${session.id}`);
+  }
+}
+
+/** Cookies of a request's Cookie header. */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!cookies.has(name)) cookies.set(name, part.slice(eq + 1).trim());
+  }
+  return cookies;
+}

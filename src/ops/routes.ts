@@ -1,0 +1,284 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type pg from "pg";
+import { SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, SessionSigner, parseCookies, safeEqual } from "./auth.ts";
+import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STATUSES, type ListStatus, type ListedJob, cancel, getJob, listJobs, retry } from "./data.ts";
+import { CSP, CSS, esc, page, time } from "./html.ts";
+import { loadOverview, renderOverview } from "./overview.ts";
+import { SCRIPT } from "./static.ts";
+
+export interface OpsOptions {
+  pool: pg.Pool;
+  /** The operator token (OPERATOR_TOKEN or generated under DATA_DIR). */
+  token: string;
+  /** Cookies marked Secure (PUBLIC_URL is https). */
+  secureCookies: boolean;
+  /** PUBLIC_URL's origin, accepted as same-origin besides the request's own Host. */
+  publicOrigin?: string | undefined;
+}
+
+const FLASH_COOKIE = "ops_flash";
+const DEFAULT_REFRESH_SECONDS = 5;
+
+interface Authed {
+  session: Session;
+  csrf: string;
+}
+
+function form(body: unknown): URLSearchParams {
+  return new URLSearchParams(typeof body === "string" ? body : "");
+}
+
+function one(query: unknown, name: string): string | undefined {
+  const value = (query as Record<string, unknown> | undefined)?.[name];
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return typeof first === "string" ? first : undefined;
+}
+
+function filtersOf(query: unknown): JobFilters | string {
+  const status = one(query, "status") || undefined;
+  if (status !== undefined && !(LIST_STATUSES as readonly string[]).includes(status)) return `status must be one of ${LIST_STATUSES.join(", ")}`;
+  const source = one(query, "source") || undefined;
+  if (source !== undefined && source !== "all" && !(JOB_SOURCES as readonly string[]).includes(source)) return "source must be app, queue or all";
+  return {
+    status: status as ListStatus | undefined,
+    source: source === "all" ? undefined : (source as JobSource | undefined),
+    task: one(query, "task")?.trim() || undefined,
+    shop: one(query, "shop")?.trim() || undefined,
+  };
+}
+
+function presentListed(job: ListedJob): Record<string, unknown> {
+  return { ...job, run_at: job.run_at?.toISOString() ?? null, created_at: job.created_at.toISOString(), updated_at: job.updated_at.toISOString() };
+}
+
+const shopText = (job: { shop_id: string | null; shop_name: string | null }) => (job.shop_id ? `${job.shop_name ? `${job.shop_name} ` : ""}${job.shop_id}` : "-");
+
+function jobRow(job: ListedJob): string {
+  return `<tr data-job-id="${esc(job.id)}" data-source="${esc(job.source)}"><td class="id"><a href="/ops/jobs/${esc(job.source)}/${esc(encodeURIComponent(job.id))}">${esc(job.id)}</a></td>
+<td class="source">${esc(job.source)}</td><td class="task">${esc(job.task)}</td><td class="status">${esc(job.status)}</td><td class="shop">${esc(shopText(job))}</td>
+<td class="attempts">${esc(`${job.attempts}/${job.max_attempts}`)}</td><td class="created">${esc(job.created_at.toISOString())}</td><td class="error">${esc(job.last_error ?? "")}</td></tr>`;
+}
+
+function loginPage(error?: string): string {
+  return page({
+    title: "Operator login",
+    body: `<form id="login" method="post" action="/ops/login">
+<label>Operator token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
+<button type="submit">Log in</button></form>
+<p id="login-error" role="alert"${error ? "" : ' class="hidden"'}>${esc(error ?? "")}</p>`,
+  });
+}
+
+function jobsPage(jobs: ListedJob[], filters: JobFilters, refresh: number): string {
+  const options = ["", ...LIST_STATUSES]
+    .map((s) => `<option value="${esc(s)}"${filters.status === s || (!filters.status && s === "") ? " selected" : ""}>${esc(s || "any")}</option>`)
+    .join("");
+  return `<form id="job-filters" method="get" action="/ops/jobs">
+<label>Status <select name="status">${options}</select></label>
+<label>Task <input name="task" value="${esc(filters.task ?? "")}"></label>
+<label>Shop <input name="shop" value="${esc(filters.shop ?? "")}" placeholder="id or name"></label>
+<input type="hidden" name="refresh" value="${esc(refresh)}">
+<button type="submit">Filter</button></form>
+<p>Last refresh: <span id="last-refresh">${esc(new Date().toISOString())}</span> (every ${esc(refresh)} s)</p>
+<table id="jobs" data-refresh="${esc(refresh)}"><thead><tr><th>id</th><th>source</th><th>task</th><th>status</th><th>shop</th><th>attempts</th><th>created</th><th>last error</th></tr></thead>
+<tbody>${jobs.map(jobRow).join("\n")}</tbody></table>`;
+}
+
+function pretty(value: unknown): string {
+  return JSON.stringify(value ?? null, null, 2);
+}
+
+/** One recorded error: "[attempt N] at message", or its JSON. */
+function errorText(error: unknown): string {
+  if (typeof error !== "object" || error === null || !("message" in error)) return pretty(error);
+  const { attempt, at, message } = error as { attempt?: unknown; at?: unknown; message: unknown };
+  const parts = [typeof attempt === "number" ? `attempt ${attempt}` : "", typeof at === "string" ? at : "", typeof message === "string" ? message : pretty(message)];
+  return parts.filter(Boolean).join(" · ");
+}
+
+function jobPage(job: JobDetail, csrf: string): string {
+  const base = `/ops/jobs/${esc(job.source)}/${esc(encodeURIComponent(job.id))}`;
+  const errors = job.errors.length ? `<ol>${job.errors.map((e) => `<li>${esc(errorText(e))}</li>`).join("")}</ol>` : "<p>No errors.</p>";
+  const attempts = `<table id="attempts"><tbody>
+<tr><th>attempts</th><td>${esc(`${job.attempts}/${job.max_attempts}`)}</td></tr>
+<tr><th>run_at</th><td>${esc(time(job.run_at))}</td></tr>
+<tr><th>locked_by</th><td>${esc(job.locked_by ?? "-")}</td></tr>
+<tr><th>created_at</th><td>${esc(time(job.created_at))}</td></tr>
+<tr><th>started_at</th><td>${esc(time(job.started_at))}</td></tr>
+<tr><th>finished_at</th><td>${esc(time(job.finished_at))}</td></tr>
+<tr><th>updated_at</th><td>${esc(time(job.updated_at))}</td></tr>
+${job.processed === null ? "" : `<tr><th>processed/total</th><td>${esc(`${job.processed}/${job.total ?? "-"}`)}</td></tr>`}
+${job.queue_row ? `<tr><th>queue row</th><td><a href="/ops/jobs/queue/${esc(job.queue_row.id)}">${esc(job.queue_row.id)}</a> (attempts ${esc(`${job.queue_row.attempts}/${job.queue_row.max_attempts}`)})</td></tr>` : ""}
+</tbody></table>`;
+  const action = (name: "retry" | "cancel", label: string, enabled: boolean) =>
+    `<form id="${name}" method="post" action="${base}/${name}" class="inline${enabled ? "" : " hidden"}"${enabled ? "" : " hidden"}><input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit">${label}</button></form>`;
+  return `<p>Source: ${esc(job.source)} · Task: <span id="job-task">${esc(job.task)}</span> · Shop: <span id="job-shop">${esc(shopText(job))}</span></p>
+<p>Status: <strong id="job-status">${esc(job.status)}</strong></p>
+${action("retry", "Retry", job.can_retry)} ${action("cancel", "Cancel", job.can_cancel)}
+<h2>Attempts</h2>${attempts}
+<h2>Errors</h2><div id="errors">${errors}</div>
+${job.result === null || job.result === undefined ? "" : `<h2>Result</h2><pre id="result">${esc(pretty(job.result))}</pre>`}
+<h2>Payload</h2><pre id="payload">${esc(pretty(job.payload))}</pre>`;
+}
+
+/** The operator console at /ops: server-rendered pages, JSON at /ops/api, behind the operator token. */
+export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (error?: Error) => void): void {
+  const signer = new SessionSigner(options.token);
+  const secure = options.secureCookies ? "; Secure" : "";
+  const cookie = (name: string, value: string, maxAge: number) => `${name}=${value}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
+
+  app.addHook("onSend", (_request, reply, payload, next) => {
+    void reply
+      .header("content-security-policy", CSP)
+      .header("x-content-type-options", "nosniff")
+      .header("x-frame-options", "DENY")
+      .header("referrer-policy", "same-origin")
+      .header("cache-control", "no-store");
+    next(null, payload);
+  });
+
+  const authed = (request: FastifyRequest): Authed | undefined => {
+    const session = signer.verify(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
+    return session ? { session, csrf: signer.csrf(session) } : undefined;
+  };
+
+  const sameOrigin = (request: FastifyRequest): boolean => {
+    const allowed = new Set<string>();
+    const host = request.headers.host;
+    if (host) {
+      allowed.add(`http://${host}`);
+      allowed.add(`https://${host}`);
+    }
+    if (options.publicOrigin) allowed.add(options.publicOrigin);
+    const origin = request.headers.origin;
+    if (typeof origin === "string" && origin !== "null") return allowed.has(origin);
+    const referer = request.headers.referer;
+    if (typeof referer !== "string") return false;
+    try {
+      return allowed.has(new URL(referer).origin);
+    } catch {
+      return false;
+    }
+  };
+
+  const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type("text/html; charset=utf-8").send(body);
+  const toLogin = (reply: FastifyReply) => reply.code(303).header("location", "/ops/login").send();
+
+  /** The session of a page request, or a redirect to the login page (undefined). */
+  const pageSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
+    const auth = authed(request);
+    if (!auth) void toLogin(reply);
+    return auth;
+  };
+  const apiSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
+    const auth = authed(request);
+    if (!auth) void reply.code(401).send({ errors: ["Operator session required: log in at /ops/login"] });
+    return auth;
+  };
+  /** A POST's session, CSRF token and origin; else 403 (or the login page without a session). */
+  const postSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
+    const auth = authed(request);
+    if (!auth) {
+      void html(reply, 403, page({ title: "Forbidden", body: "<p>No operator session: <a href=\"/ops/login\">log in</a>.</p>" }));
+      return undefined;
+    }
+    const given = form(request.body).get("csrf") ?? "";
+    if (!sameOrigin(request) || !safeEqual(given, auth.csrf)) {
+      void html(reply, 403, page({ title: "Forbidden", body: "<p>Refused: the request did not come from this console (CSRF token or origin missing or wrong).</p>", csrf: auth.csrf }));
+      return undefined;
+    }
+    return auth;
+  };
+  /** The flash message set by the last POST, cleared once shown. */
+  const takeFlash = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
+    const value = parseCookies(request.headers.cookie).get(FLASH_COOKIE);
+    if (!value) return undefined;
+    void reply.header("set-cookie", cookie(FLASH_COOKIE, "", 0));
+    try {
+      return Buffer.from(value, "base64url").toString("utf8").slice(0, 500);
+    } catch {
+      return undefined;
+    }
+  };
+
+  app.get("/ops/static/ops.js", (_request, reply) => reply.type("text/javascript; charset=utf-8").send(SCRIPT));
+  app.get("/ops/static/ops.css", (_request, reply) => reply.type("text/css; charset=utf-8").send(CSS));
+
+  app.get("/ops/login", (request, reply) => {
+    if (authed(request)) return reply.code(303).header("location", "/ops").send();
+    return html(reply, 200, loginPage());
+  });
+  app.post("/ops/login", (request, reply) => {
+    const token = form(request.body).get("token") ?? "";
+    if (!token || !safeEqual(token, options.token)) return html(reply, 401, loginPage("Wrong operator token."));
+    const { cookie: value } = signer.issue();
+    return reply.code(303).header("set-cookie", cookie(SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
+  });
+  app.post("/ops/logout", (request, reply) => {
+    if (!postSession(request, reply)) return reply;
+    return reply.code(303).header("set-cookie", cookie(SESSION_COOKIE, "", 0)).header("location", "/ops/login").send();
+  });
+
+  app.get("/ops", async (request, reply) => {
+    const auth = pageSession(request, reply);
+    if (!auth) return reply;
+    const overview = await loadOverview(options.pool);
+    return html(reply, 200, page({ title: "Overview", body: renderOverview(overview), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+  });
+  app.get("/ops/api/overview", async (request, reply) => {
+    if (!apiSession(request, reply)) return reply;
+    return reply.send(await loadOverview(options.pool));
+  });
+
+  app.get("/ops/jobs", async (request, reply) => {
+    const auth = pageSession(request, reply);
+    if (!auth) return reply;
+    const filters = filtersOf(request.query);
+    if (typeof filters === "string") return html(reply, 400, page({ title: "Jobs", body: `<p>${esc(filters)}</p>`, csrf: auth.csrf }));
+    const refresh = Math.min(300, Math.max(1, Math.trunc(Number(one(request.query, "refresh") ?? DEFAULT_REFRESH_SECONDS)) || DEFAULT_REFRESH_SECONDS));
+    const jobs = await listJobs(options.pool, filters);
+    return html(reply, 200, page({ title: "Jobs", body: jobsPage(jobs, filters, refresh), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+  });
+  app.get("/ops/api/jobs", async (request, reply) => {
+    if (!apiSession(request, reply)) return reply;
+    const filters = filtersOf(request.query);
+    if (typeof filters === "string") return reply.code(400).send({ errors: [filters] });
+    return reply.send({ jobs: (await listJobs(options.pool, filters)).map(presentListed) });
+  });
+
+  const sourceOf = (params: unknown): { source: JobSource; id: string } | undefined => {
+    const { source, id } = params as { source: string; id: string };
+    return (JOB_SOURCES as readonly string[]).includes(source) ? { source: source as JobSource, id } : undefined;
+  };
+
+  app.get("/ops/jobs/:source/:id", async (request, reply) => {
+    const auth = pageSession(request, reply);
+    if (!auth) return reply;
+    const ref = sourceOf(request.params);
+    const job = ref && (await getJob(options.pool, ref.source, ref.id));
+    if (!job) return html(reply, 404, page({ title: "Job not found", body: "<p>No such job (it may have finished and been removed from the queue).</p>", csrf: auth.csrf, flash: takeFlash(request, reply) }));
+    return html(reply, 200, page({ title: `Job ${job.id}`, body: jobPage(job, auth.csrf), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+  });
+  app.get("/ops/api/jobs/:source/:id", async (request, reply) => {
+    if (!apiSession(request, reply)) return reply;
+    const ref = sourceOf(request.params);
+    const job = ref && (await getJob(options.pool, ref.source, ref.id));
+    if (!job) return reply.code(404).send({ errors: ["Job not found"] });
+    return reply.send({ job });
+  });
+
+  for (const [name, act] of [["retry", retry], ["cancel", cancel]] as const) {
+    app.post(`/ops/jobs/:source/:id/${name}`, async (request, reply) => {
+      if (!postSession(request, reply)) return reply;
+      const ref = sourceOf(request.params);
+      const outcome = ref ? await act(options.pool, ref.source, ref.id) : { ok: false, message: "Job not found." };
+      const location = ref ? `/ops/jobs/${ref.source}/${encodeURIComponent(ref.id)}` : "/ops/jobs";
+      return reply
+        .code(303)
+        .header("set-cookie", cookie(FLASH_COOKIE, Buffer.from(outcome.message, "utf8").toString("base64url"), 60))
+        .header("location", location)
+        .send();
+    });
+  }
+  done();
+}

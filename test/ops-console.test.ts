@@ -1,0 +1,184 @@
+import { describe, expect, it } from "vitest";
+import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
+import { declareTask, enqueue } from "../src/core/tasks.ts";
+import { z } from "zod";
+import { useTestEnv } from "./helpers/fixture.ts";
+
+const TOKEN = "ops-console-http-test-token-71d2";
+const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN } });
+
+interface Answer {
+  status: number;
+  text: string;
+  headers: Headers;
+}
+
+async function request(path: string, init: { method?: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.cookie) headers.cookie = init.cookie;
+  let body: string | undefined;
+  if (init.form) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    body = new URLSearchParams(init.form).toString();
+  }
+  const response = await fetch(`${env.app.origin}${path}`, { method: init.method ?? "GET", headers, body, redirect: "manual" });
+  return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/** Logs in; the session cookie and the page's CSRF token. */
+async function login(): Promise<{ cookie: string; csrf: string }> {
+  const answer = await request("/ops/login", { method: "POST", form: { token: TOKEN } });
+  expect(answer.status).toBe(303);
+  const setCookie = answer.headers.get("set-cookie") ?? "";
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Strict/);
+  const cookie = setCookie.split(";")[0] ?? "";
+  const page = await request("/ops/jobs", { cookie });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!csrf) throw new Error("no CSRF token on the page");
+  return { cookie, csrf };
+}
+
+const sameOrigin = () => ({ origin: env.app.origin });
+
+describe("ops console: authentication", () => {
+  it("sends a visitor without a session to the login page, and refuses the JSON API with 401", async () => {
+    const page = await request("/ops");
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/ops/login");
+    expect((await request("/ops/jobs")).status).toBe(303);
+    expect((await request("/ops/api/jobs")).status).toBe(401);
+    const form = await request("/ops/login");
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('<form id="login"');
+    expect(form.text).toContain('name="token"');
+    expect(form.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(form.headers.get("content-security-policy")).not.toContain("unsafe-inline");
+  });
+
+  it("refuses a wrong token with the error in #login-error, and no cookie", async () => {
+    const answer = await request("/ops/login", { method: "POST", form: { token: "not-the-token" } });
+    expect(answer.status).toBe(401);
+    expect(answer.text).toMatch(/<p id="login-error"[^>]*>Wrong operator token\.<\/p>/);
+    expect(answer.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("refuses a forged session cookie", async () => {
+    const { cookie } = await login();
+    const [name, value] = cookie.split("=") as [string, string];
+    const [expires, id] = value.split(".");
+    const forged = `${name}=${Number(expires) + 1000}.${id}.AAAA`;
+    expect((await request("/ops/api/jobs", { cookie: forged })).status).toBe(401);
+  });
+
+  it("logs in, shows the nav and logout form, and logs out only with the CSRF token and a same-origin Origin", async () => {
+    const { cookie, csrf } = await login();
+    const page = await request("/ops", { cookie });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<nav id="ops-nav"><a href="/ops">');
+    expect(page.text).toContain('<form id="logout" method="post"');
+    expect((await request("/ops/logout", { method: "POST", cookie, form: {}, headers: sameOrigin() })).status).toBe(403);
+    expect((await request("/ops/logout", { method: "POST", cookie, form: { csrf }, headers: { origin: "https://evil.example" } })).status).toBe(403);
+    expect((await request("/ops/logout", { method: "POST", cookie, form: { csrf } })).status).toBe(403);
+    const out = await request("/ops/logout", { method: "POST", cookie, form: { csrf }, headers: sameOrigin() });
+    expect(out.status).toBe(303);
+    expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
+  });
+});
+
+describe("ops console: jobs", () => {
+  const hostile = `<script>alert("x")</script>`;
+
+  it("lists app jobs and queue rows, filtered by status, task and shop, in HTML and JSON", async () => {
+    const { cookie } = await login();
+    await env.pool.query("update shops set name = $2 where id = $1", [env.shopId, `Shop ${hostile}`]);
+    const appJob = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_app" }), payload: { note: hostile } });
+    const plain = declareTask({ name: "ops_test_queue", payload: z.object({ shop_id: z.string() }) });
+    await enqueue(env.pool, plain, { shop_id: env.shopId });
+
+    const all = await request("/ops/api/jobs", { cookie });
+    expect(all.status).toBe(200);
+    const jobs = (JSON.parse(all.text) as { jobs: { source: string; id: string; task: string; status: string; shop_id: string | null }[] }).jobs;
+    expect(jobs.find((j) => j.source === "app" && j.id === appJob.job_id)).toMatchObject({ status: "queued", task: "ops_test_app", shop_id: env.shopId });
+    expect(jobs.find((j) => j.source === "queue" && j.task === "ops_test_app")).toMatchObject({ status: "queued", shop_id: env.shopId });
+    expect(jobs.find((j) => j.source === "queue" && j.task === "ops_test_queue")).toMatchObject({ status: "queued", shop_id: env.shopId });
+
+    const byTask = JSON.parse((await request("/ops/api/jobs?task=ops_test_queue", { cookie })).text) as { jobs: { task: string }[] };
+    expect(byTask.jobs.length).toBeGreaterThan(0);
+    expect(byTask.jobs.every((j) => j.task === "ops_test_queue")).toBe(true);
+    const failed = JSON.parse((await request("/ops/api/jobs?status=failed&task=ops_test_app", { cookie })).text) as { jobs: unknown[] };
+    expect(failed.jobs).toEqual([]);
+    const otherShop = JSON.parse((await request("/ops/api/jobs?shop=00000000-0000-0000-0000-000000000000", { cookie })).text) as { jobs: unknown[] };
+    expect(otherShop.jobs).toEqual([]);
+    expect((await request("/ops/api/jobs?status=bogus", { cookie })).status).toBe(400);
+
+    const page = await request("/ops/jobs?task=ops_test_app&refresh=1", { cookie });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<tr data-job-id="${appJob.job_id}" data-source="app">`);
+    expect(page.text).toContain('data-refresh="1"');
+    expect(page.text).toContain('id="last-refresh"');
+    expect(page.text).toContain('<form id="job-filters"');
+    expect(page.text).not.toContain(hostile);
+    expect(page.text).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+
+    const detail = await request(`/ops/jobs/app/${appJob.job_id}`, { cookie });
+    expect(detail.status).toBe(200);
+    expect(detail.text).toContain('<strong id="job-status">queued</strong>');
+    expect(detail.text).not.toContain(hostile);
+    expect(detail.text).toContain("&lt;script&gt;");
+  });
+
+  it("cancels and retries an app job (POST with CSRF), and refuses a POST without the token", async () => {
+    const { cookie, csrf } = await login();
+    const job = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_cancel" }) });
+    const path = `/ops/jobs/app/${job.job_id}`;
+    expect((await request(`${path}/cancel`, { method: "POST", cookie, form: {}, headers: sameOrigin() })).status).toBe(403);
+    expect((await request(`${path}/cancel`, { method: "POST", cookie, form: { csrf }, headers: { origin: "https://evil.example" } })).status).toBe(403);
+    const queueRows = async () => Number((await env.pool.query<{ count: string }>("select count(*) from graphile_worker.jobs where key = $1", [`job:${job.job_id}`])).rows[0]?.count);
+    expect(await queueRows()).toBe(1);
+
+    const cancelled = await request(`${path}/cancel`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() });
+    expect(cancelled.status).toBe(303);
+    expect(cancelled.headers.get("location")).toBe(path);
+    const flashCookie = (cancelled.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect((await env.pool.query<{ status: string }>("select status from jobs where id = $1", [job.job_id])).rows[0]?.status).toBe("cancelled");
+    expect(await queueRows()).toBe(0);
+    const after = await request(path, { cookie: `${cookie}; ${flashCookie}` });
+    expect(after.text).toContain('<strong id="job-status">cancelled</strong>');
+    expect(after.text).toMatch(/<p id="flash"[^>]*>Job .* cancelled\.<\/p>/);
+    expect(after.text).toMatch(/<form id="cancel"[^>]*hidden/);
+
+    const retried = await request(`${path}/retry`, { method: "POST", cookie, form: { csrf }, headers: { referer: `${env.app.origin}${path}` } });
+    expect(retried.status).toBe(303);
+    expect((await env.pool.query<{ status: string }>("select status from jobs where id = $1", [job.job_id])).rows[0]?.status).toBe("queued");
+    expect(await queueRows()).toBe(1);
+  });
+
+  it("retries a failed queue row and cancels (removes) one", async () => {
+    const { cookie, csrf } = await login();
+    const task = declareTask({ name: "ops_test_queue_retry", payload: z.object({}) });
+    await enqueue(env.pool, task, {});
+    const { rows } = await env.pool.query<{ id: string }>("select id::text from graphile_worker.jobs where task_identifier = 'ops_test_queue_retry'");
+    const id = rows[0]?.id ?? "";
+    await env.pool.query("select graphile_worker.permanently_fail_jobs(array[$1::bigint], 'boom <b>')", [id]);
+    const page = await request(`/ops/jobs/queue/${id}`, { cookie });
+    expect(page.text).toContain('<strong id="job-status">failed</strong>');
+    expect(page.text).toContain("boom &lt;b&gt;");
+    expect((await request(`/ops/jobs/queue/${id}/retry`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
+    const json = JSON.parse((await request(`/ops/api/jobs/queue/${id}`, { cookie })).text) as { job: { status: string; attempts: number } };
+    expect(json.job).toMatchObject({ status: "queued", attempts: 0 });
+    expect((await request(`/ops/jobs/queue/${id}/cancel`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
+    expect((await request(`/ops/api/jobs/queue/${id}`, { cookie })).status).toBe(404);
+  });
+
+  it("shows the overview's tables and its JSON", async () => {
+    const { cookie } = await login();
+    const page = await request("/ops", { cookie });
+    for (const id of ['table id="queue-depth"', 'table id="throughput"', 'section id="alert-runs"', 'section id="offer-syncs"', 'section id="webhook-lag"', 'section id="failing-providers"']) {
+      expect(page.text).toContain(`<${id}`);
+    }
+    expect(page.text).toMatch(/<tr data-task="ops_test_[a-z_]+">/);
+    const json = JSON.parse((await request("/ops/api/overview", { cookie })).text) as { queue_depth: { task: string }[] };
+    expect(json.queue_depth.some((r) => r.task.startsWith("ops_test_"))).toBe(true);
+  });
+});
