@@ -1,0 +1,95 @@
+/**
+ * `npm run screenshots`: the ops console's screenshots in docs/ (ops-console-overview.png,
+ * ops-console-jobs.png, ops-console-job-failed.png), taken in the headless Chromium of the browser
+ * tests (test/helpers/browser.ts) against the real HTTP app over a scratch database with demo data:
+ * two shops, bulk jobs created through the API (queued, no worker runs), and some of them marked
+ * completed or failed (with their attempts' errors) as the worker records them.
+ *
+ * Environment: DATABASE_URL, else a scratch database on 127.0.0.1:5432, else the embedded server
+ * (bench/lib.ts); CHROMIUM_PATH (default /usr/bin/chromium); SCREENSHOTS_DIR (default docs/).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { acquireDatabase, cleanup, onCleanup, quietPool } from "../bench/lib.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createLogger } from "../src/logger.ts";
+import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { browserUnavailable, launchBrowser } from "./helpers/browser.ts";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "docs"));
+const TOKEN = randomBytes(24).toString("base64url");
+
+async function main(): Promise<void> {
+  const unavailable = browserUnavailable();
+  if (unavailable) throw new Error(unavailable);
+
+  const db = await acquireDatabase("screenshots");
+  process.stderr.write(`database: ${db.description}\n`);
+  const pool = quietPool(db.url, 4);
+  onCleanup(() => pool.end());
+  await migrate(pool, createLogger("warn"));
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "screenshots-"));
+  onCleanup(() => rm(dataDir, { recursive: true, force: true }));
+  const app = await startTestApp(db.url, { OPERATOR_TOKEN: TOKEN, DATA_DIR: dataDir, SECRETS_KEY: randomBytes(32).toString("base64") });
+  onCleanup(() => app.close());
+
+  // Demo data: bulk jobs of two shops through the API.
+  const shops = [await createShopWithKey(pool, "Aurora Outfitters"), await createShopWithKey(pool, "Harbor Tea Co")];
+  const jobs: string[] = [];
+  for (let i = 0; i < 9; i++) {
+    const shop = shops[i % 2];
+    if (!shop) throw new Error("no shop");
+    const ids = Array.from({ length: 1 + i }, (_, n) => `00000000-0000-0000-0000-${String(i * 100 + n).padStart(12, "0")}`);
+    const answer = await api(app, "POST", "/back_in_stock/signups/bulk_delete", { key: shop.apiKey, body: { ids } });
+    if (answer.status !== 202) throw new Error(`bulk_delete answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    jobs.push((answer.body as { job_id: string }).job_id);
+  }
+  const [failed, ...rest] = jobs;
+  if (!failed) throw new Error("no job");
+  const completed = rest.slice(0, 4);
+  // What the worker records: completed jobs with their result; a failed one with an error per attempt.
+  await pool.query(
+    `update jobs set status = 'completed', attempts = 1, processed = total, started_at = now() - interval '2 minutes',
+       finished_at = now() - interval '1 minute', updated_at = now(), result = jsonb_build_object('deleted', 0, 'not_found', total)
+     where id = any($1::uuid[])`,
+    [completed],
+  );
+  await pool.query(
+    `update jobs set status = 'failed', attempts = max_attempts, started_at = now() - interval '5 minutes', finished_at = now(), updated_at = now(),
+       errors = (select jsonb_agg(jsonb_build_object('message', format('connect ECONNREFUSED 10.0.0.7:5432 (attempt %s)', n), 'at', now() - (6 - n) * interval '1 minute')) from generate_series(1, max_attempts) n)
+     where id = $1`,
+    [failed],
+  );
+  await pool.query("select graphile_worker.remove_job('job:' || id::text) from jobs where status in ('completed', 'failed')");
+
+  const browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  onCleanup(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(`${app.origin}/ops/login`);
+  await page.fill("form#login input[name=token]", TOKEN);
+  await Promise.all([page.waitForURL((url) => url.pathname !== "/ops/login"), page.locator("form#login [type=submit]").click()]);
+
+  const shots: [string, string, string][] = [
+    ["ops-console-overview.png", "/ops", "table#queue-depth"],
+    ["ops-console-jobs.png", "/ops/jobs", "table#jobs"],
+    ["ops-console-job-failed.png", `/ops/jobs/app/${failed}`, "#errors"],
+  ];
+  for (const [file, url, ready] of shots) {
+    await page.goto(`${app.origin}${url}`);
+    await page.locator(ready).waitFor();
+    const target = path.join(OUT, file);
+    await page.screenshot({ path: target, fullPage: true });
+    process.stdout.write(`${path.relative(process.cwd(), target)}\n`);
+  }
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}
