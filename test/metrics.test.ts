@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +12,8 @@ import { observeDispatch } from "../src/metrics/observe.ts";
 import { QUEUE_DEPTH_CACHE_MS, collectQueueDepth } from "../src/metrics/queue.ts";
 import { exposition } from "../src/metrics/registry.ts";
 import { serveMetrics } from "../src/metrics/server.ts";
+import { PlatformClient } from "../src/platform/client.ts";
+import { CostBucket } from "../src/platform/throttle.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { api, createShopWithKey, testConfig } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
@@ -225,6 +229,33 @@ describe("a worker-only process's /metrics (WORKER_METRICS_PORT)", () => {
       expect((await fetch(`${served.url}/other`)).status).toBe(404);
     } finally {
       await served.close();
+    }
+  });
+});
+
+describe("platform throttling", () => {
+  it("counts a throttled answer (HTTP 429) and the time spent waiting for the cost bucket", async () => {
+    let calls = 0;
+    const server = http.createServer((_request, response) => {
+      calls += 1;
+      if (calls === 1) response.writeHead(429, { "retry-after": "0" }).end();
+      else response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: { ok: 1 } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const before = (await scrape()).samples;
+      const { port } = server.address() as AddressInfo;
+      const client = new PlatformClient({ graphqlUrl: `http://127.0.0.1:${port}/admin/api/2026-10/graphql.json`, accessToken: "token", minRetryDelayMs: 1, maxRetryDelayMs: 5 });
+      await expect(client.request("query Ping { ok }")).resolves.toEqual({ ok: 1 });
+      // A bucket read as empty: the next reservation waits for points to come back.
+      const bucket = new CostBucket();
+      bucket.settle(await bucket.reserve(1), { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 100 });
+      bucket.settle(await bucket.reserve(10));
+      const after = (await scrape()).samples;
+      expect(value(after, series("platform_throttled_total")) - value(before, series("platform_throttled_total"))).toBe(1);
+      expect(value(after, series("platform_throttle_wait_seconds_total")) - value(before, series("platform_throttle_wait_seconds_total"))).toBeGreaterThan(0);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
