@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
@@ -180,5 +182,34 @@ describe("ops console: jobs", () => {
     expect(page.text).toMatch(/<tr data-task="ops_test_[a-z_]+">/);
     const json = JSON.parse((await request("/ops/api/overview", { cookie })).text) as { queue_depth: { task: string }[] };
     expect(json.queue_depth.some((r) => r.task.startsWith("ops_test_"))).toBe(true);
+  });
+});
+
+describe("ops console: CLI parity", () => {
+  /** `npm run cli -- jobs list ...` as a child process on this file's database. */
+  function cli(...args: string[]): Promise<string> {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
+    delete childEnv.LOG_LEVEL;
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: fileURLToPath(new URL("..", import.meta.url)), env: childEnv }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`CLI failed: ${stderr}`, { cause: error }));
+        else resolve(stdout);
+      });
+    });
+  }
+
+  it("jobs list --source all --json lists the same rows as the console's JSON, queue rows included", async () => {
+    const { cookie } = await login();
+    await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_parity" }) });
+    const key = (j: { source: string; id: string; status: string; task: string }) => `${j.source}/${j.id}/${j.status}/${j.task}`;
+    const consoleRows = (JSON.parse((await request("/ops/api/jobs", { cookie })).text) as { jobs: { source: string; id: string; status: string; task: string }[] }).jobs;
+    const cliRows = JSON.parse(await cli("jobs", "list", "--source", "all", "--limit", "200", "--json")) as { source: string; id: string; status: string; task: string }[];
+    expect(cliRows.map(key).sort()).toEqual(consoleRows.map(key).sort());
+    expect(cliRows.some((j) => j.source === "queue" && j.task === "ops_test_parity")).toBe(true);
+    const queueOnly = JSON.parse(await cli("jobs", "list", "--source", "queue", "--kind", "ops_test_parity", "--json")) as { source: string }[];
+    expect(queueOnly.length).toBe(1);
+    expect(queueOnly[0]?.source).toBe("queue");
+    const table = await cli("jobs", "list", "--source", "queue", "--kind", "ops_test_parity");
+    expect(table).toMatch(/^source +id +task/);
   });
 });

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { Db } from "../core/db.ts";
 import { withTransaction } from "../core/db.ts";
 import { type JobRow, type JobStatus, retryJob } from "../core/jobs.ts";
+import { LIST_STATUSES, listJobs } from "../ops/data.ts";
 import { isUuid, oneOf, positionals, positiveInteger, usageErrors } from "./args.ts";
 import type { CommandParser } from "./context.ts";
 import { CliError } from "./errors.ts";
@@ -42,12 +43,19 @@ function inline(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-/** jobs list [--status S] [--kind K] [--shop ID] [--limit N] [--json]: newest first. */
+const SOURCES = ["app", "queue", "all"] as const;
+
+/**
+ * jobs list [--source app|queue|all] [--status S] [--kind K] [--shop ID] [--limit N] [--json]: newest first.
+ * --source app (the default): the jobs table, every column. queue or all: the ops console's rows
+ * (src/ops/data.ts), graphile-worker's queue rows included, filtered the same way.
+ */
 const list: CommandParser = (args) => {
   const filters = usageErrors(() => {
     const parsed = parseArgs({
       args,
       options: {
+        source: { type: "string" },
         status: { type: "string" },
         kind: { type: "string" },
         shop: { type: "string" },
@@ -58,8 +66,10 @@ const list: CommandParser = (args) => {
       strict: true,
     });
     positionals(parsed.positionals, []);
+    const source = oneOf(parsed.values.source, "source", SOURCES) ?? "app";
     return {
-      status: oneOf(parsed.values.status, "status", STATUSES),
+      source,
+      status: source === "app" ? oneOf(parsed.values.status, "status", STATUSES) : oneOf(parsed.values.status, "status", LIST_STATUSES),
       kind: parsed.values.kind,
       shop: parsed.values.shop?.trim(),
       limit: positiveInteger(parsed.values.limit, "limit", DEFAULT_LIMIT),
@@ -70,6 +80,40 @@ const list: CommandParser = (args) => {
     ensureSchema: true,
     async run({ pool }) {
       if (filters.shop !== undefined && !isUuid(filters.shop)) throw new CliError(`Shop not found: ${filters.shop}`);
+      if (filters.source !== "app") {
+        const listed = await listJobs(pool, {
+          source: filters.source === "all" ? undefined : filters.source,
+          status: filters.status,
+          task: filters.kind,
+          shop: filters.shop,
+          limit: filters.limit,
+        });
+        if (filters.json) {
+          printJson(listed);
+          return;
+        }
+        if (listed.length === 0) {
+          printText("No jobs found.");
+          return;
+        }
+        printText(
+          formatTable(
+            ["source", "id", "task", "shop", "status", "attempts", "created_at", "last_error"],
+            listed.map((job) => [
+              job.source,
+              job.id,
+              job.task,
+              job.shop_id ?? "-",
+              job.status,
+              `${job.attempts}/${job.max_attempts}`,
+              formatTime(job.created_at),
+              job.last_error?.replace(/\s+/g, " ").slice(0, 120) ?? "-",
+            ]),
+          ),
+        );
+        if (listed.length === filters.limit) printNotice(`Showing the newest ${filters.limit} jobs; --limit N shows more.`);
+        return;
+      }
       const { rows } = await pool.query<JobRecord>(
         `select * from jobs
          where ($1::text is null or status = $1)

@@ -7,7 +7,7 @@ Usage: npm run cli -- <command> [options]
   keys create --shop SHOP_ID               create another API key for a shop
   keys revoke KEY_OR_KEY_ID                revoke an API key (the key itself or its id)
   keys list --shop SHOP_ID [--json]        list a shop's keys (ids and dates, never the keys)
-  jobs list [--status S] [--kind K] [--shop SHOP_ID] [--limit N] [--json]
+  jobs list [--source app|queue|all] [--status S] [--kind K] [--shop SHOP_ID] [--limit N] [--json]
                                            newest jobs first (default limit 50);
                                            S is queued, running, completed, failed or cancelled
   jobs show JOB_ID [--json]                every field of one job, its errors and result
