@@ -1,5 +1,5 @@
 import pg from "pg";
-import { type JobRow, jobTaskPayload } from "./jobs.ts";
+import { type JobRow, jobTaskPayload, refusalOf } from "./jobs.ts";
 import { type TaskContext, type TaskDefinition, defineTask } from "./tasks.ts";
 
 export interface JobContext extends TaskContext {
@@ -70,12 +70,21 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
       };
       try {
         const result = await definition.run(context);
+        // A run whose work was all refused ends failed with the reason, never completed; a job
+        // cancelled meanwhile stays cancelled.
+        const refusal = refusalOf(result);
         await pool.query(
-          `update jobs set status = 'completed', result = $2, processed = coalesce(total, processed),
+          `update jobs set status = $3, result = $2, processed = coalesce(total, processed),
+             errors = case when $4::jsonb is null then errors else errors || $4::jsonb end,
              finished_at = now(), updated_at = now()
            from ${ASYNC_COMMIT}
-           where id = $1`,
-          [jobId, JSON.stringify(result ?? null)],
+           where id = $1 and status = 'running'`,
+          [
+            jobId,
+            JSON.stringify(result ?? null),
+            refusal ? "failed" : "completed",
+            refusal ? JSON.stringify([{ attempt, message: refusal, at: new Date().toISOString() }]) : null,
+          ],
         );
       } catch (error) {
         const last = attempt >= task.maxAttempts;

@@ -90,6 +90,27 @@ export async function retryJob(db: Db, jobId: string): Promise<JobRow | undefine
 }
 
 /**
+ * Why a finished run's result is a refusal, or undefined when it did work: a bulk result
+ * (`{ counts, outcomes }`) whose every item was refused or blocked, or a result that says
+ * `refused: true` or `status: "refused" | "blocked"`. Such a job ends failed with this reason in
+ * its errors, never completed (a refused action never shows as completed).
+ */
+export function refusalOf(result: unknown): string | undefined {
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return undefined;
+  const r = result as { counts?: unknown; outcomes?: unknown; refused?: unknown; status?: unknown; reason?: unknown };
+  const reason = typeof r.reason === "string" ? `: ${r.reason}` : "";
+  if (r.refused === true || r.status === "refused" || r.status === "blocked") return `Refused${reason}`;
+  if (typeof r.counts !== "object" || r.counts === null) return undefined;
+  const counts = Object.entries(r.counts as Record<string, unknown>).filter(([, n]) => typeof n === "number" && n > 0);
+  if (counts.length === 0 || !counts.every(([outcome]) => outcome === "refused" || outcome === "blocked")) return undefined;
+  const total = counts.reduce((sum, [, n]) => sum + (n as number), 0);
+  const reasons = Array.isArray(r.outcomes)
+    ? [...new Set((r.outcomes as { reason?: unknown }[]).map((o) => o.reason).filter((x): x is string => typeof x === "string"))].slice(0, 3)
+    : [];
+  return `All ${total} item(s) refused${reasons.length ? `: ${reasons.join("; ")}` : ""}`;
+}
+
+/**
  * Cancels a queued or running job: status cancelled (its reason in errors) and its queue row
  * removed through graphile-worker's remove_job (a row a worker holds is kept from retrying; the
  * running attempt finds the job no longer queued or running when it next records anything).
