@@ -144,6 +144,9 @@ describe.skipIf(unavailable !== undefined)("ops console in a headless Chromium",
     expect(errors).toContain("provider answered 503 (attempt 1)");
     expect(errors).toContain("provider answered 503 (attempt 2)");
     expect(await page.locator("#attempts").count()).toBe(1);
+    // A failed job can be retried, not cancelled: only Retry is shown.
+    expect(await page.locator("form#retry button").isVisible()).toBe(true);
+    expect(await page.locator("form#cancel button").isVisible()).toBe(false);
 
     await Promise.all([page.waitForLoadState("load"), page.locator("form#retry button").click()]);
     await page.locator("#flash").waitFor();
@@ -157,6 +160,7 @@ describe.skipIf(unavailable !== undefined)("ops console in a headless Chromium",
     const id = await bulkJob();
     await page.goto(`${env.app.origin}/ops/jobs/app/${id}`);
     expect((await page.locator("#job-status").innerText()).trim()).toBe("queued");
+    expect(await page.locator("form#retry button").isVisible()).toBe(false);
     await page.locator("form#cancel button").click();
     await page.locator("#flash").waitFor();
     await page.waitForFunction(`document.querySelector("#job-status")?.textContent?.trim() === "cancelled"`);
