@@ -112,7 +112,8 @@ describe("SIGTERM to the npm script's pid", () => {
     ["start", ["start"]],
   ])("stops the node process that `npm %s` started, and its port closes", async (_name, args) => {
     const port = await freePort();
-    const extra: Record<string, string> = { PORT: String(port), PLATFORM_EMULATOR_PORT: String(await freePort()) };
+    // Every emulator on a free port: npm start's fixed defaults (3001, 3002) may be taken by another run.
+    const extra: Record<string, string> = { PORT: String(port), PLATFORM_EMULATOR_PORT: String(await freePort()), PROVIDER_EMULATOR_PORT: String(await freePort()) };
     const npm = spawn("npm", args, { env: serviceEnv(extra), stdio: "ignore" });
     await waitFor("the service to answer /healthz", async () => ((await healthz(port)) === 200 ? true : undefined));
     const tree = await terminateNpm(npm);
@@ -144,7 +145,7 @@ describe("SIGTERM while the service is still starting", () => {
     await admin.connect();
     try {
       await admin.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-      const extra = { PORT: String(await freePort()), PLATFORM_EMULATOR_PORT: String(await freePort()), LOG_LEVEL: "info" };
+      const extra = { PORT: String(await freePort()), PLATFORM_EMULATOR_PORT: String(await freePort()), PROVIDER_EMULATOR_PORT: String(await freePort()), LOG_LEVEL: "info" };
       const child = spawn(process.execPath, ["src/main.ts"], { env: serviceEnv(extra), stdio: ["ignore", "pipe", "ignore"] });
       const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
       const output: string[] = [];
