@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../core/db.ts";
+import { fallbackLocales } from "../core/locales.ts";
 import { unprocessable } from "../core/errors.ts";
 
 /**
@@ -97,11 +98,6 @@ export const translationsPatchSchema = z.strictObject({
     ) as Record<TranslationKey, z.ZodOptional<z.ZodNullable<z.ZodString>>>,
   ),
 });
-
-/** The locales whose shipped strings apply, in order. */
-export function fallbackLocales(requested: string, shopDefault: string): string[] {
-  return [...new Set([requested, requested.split("-")[0] ?? requested, shopDefault, "en"])];
-}
 
 function shippedFor(requested: string, shopDefault: string): { locale: string; strings: Strings } {
   const locale = fallbackLocales(requested, shopDefault).find((l) => SHIPPED_TRANSLATIONS[l] !== undefined) ?? "en";

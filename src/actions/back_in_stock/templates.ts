@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
+import { fallbackLocales } from "../../core/locales.ts";
 import { type Issue, unprocessable } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
 import { SIGNUP_CHANNELS } from "../../back_in_stock/signups/model.ts";
@@ -23,14 +24,9 @@ interface OverrideRow {
   updated_at: Date;
 }
 
-/** Where a locale's text comes from, in order: the locale, its language, the shop's default locale, then en. */
-export function templateLocales(requested: string, shopDefault: string): string[] {
-  return [...new Set([requested, requested.split("-")[0] ?? requested, shopDefault, "en"])];
-}
-
 /** The locale whose shipped default applies. */
 function defaultLocaleFor(stage: Stage, requested: string, shopDefault: string): string {
-  return templateLocales(requested, shopDefault).find((c) => DEFAULT_TEMPLATES[stage][c] !== undefined) ?? "en";
+  return fallbackLocales(requested, shopDefault).find((c) => DEFAULT_TEMPLATES[stage][c] !== undefined) ?? "en";
 }
 
 async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: string): Promise<Record<string, unknown>> {

@@ -4,7 +4,7 @@ import type { Db } from "../../core/db.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
 import { type TemplateKind, exceededLimit, templateEngine, templateFailure } from "./template-rendering.ts";
-import { templateLocales } from "../../actions/back_in_stock/templates.ts";
+import { fallbackLocales } from "../../core/locales.ts";
 
 /**
  * Messages render with the engines the PATCH check uses (template-rendering.ts: same options, same
@@ -169,7 +169,7 @@ export class Renderer {
 
   private template(stage: Stage, channel: Channel, locale: string): ChosenTemplate {
     const overrides = this.overrides.get(stage);
-    const candidates = templateLocales(locale, this.shop.defaultLocale);
+    const candidates = fallbackLocales(locale, this.shop.defaultLocale);
     const shippedSubject = candidates.map((c) => DEFAULT_TEMPLATES[stage][c]?.email.subject).find((s) => s !== undefined) ?? "";
     for (const candidate of candidates) {
       const override = overrides?.get(`${channel}:${candidate}`);

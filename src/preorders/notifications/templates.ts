@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
+import { fallbackLocales } from "../../core/locales.ts";
 
 /**
  * Notifications to preorder customers, by stage, channel and locale: the shipped defaults (en, fr,
@@ -80,11 +81,6 @@ export function shippedTemplate(stage: NotificationStage, locale: string): Shipp
   return SHIPPED[locale]?.[stage];
 }
 
-/** Where a locale's text comes from, in order: the locale, its language, the shop's default locale, then en. */
-export function candidateLocales(requested: string, shopDefault: string): string[] {
-  return [...new Set([requested, requested.split("-")[0] ?? requested, shopDefault, "en"])];
-}
-
 /** The variables every preorder notification template can use. */
 export const NOTIFICATION_VARIABLES = [
   "shop.name",
@@ -151,7 +147,7 @@ export function chooseTemplate(
   shopDefault: string,
   stored: readonly StoredTemplate[],
 ): TemplateText & { locale: string } {
-  const candidates = candidateLocales(locale, shopDefault);
+  const candidates = fallbackLocales(locale, shopDefault);
   const shippedSubject = candidates.map((c) => shippedTemplate(stage, c)?.email.subject).find((s) => s !== undefined) ?? "";
   for (const candidate of candidates) {
     const own = stored.find((t) => t.locale === candidate && t.channel === channel);

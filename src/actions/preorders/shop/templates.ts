@@ -10,10 +10,10 @@ import {
   type NotificationChannel,
   type NotificationStage,
   SAMPLE_NOTIFICATION_VARIABLES,
-  candidateLocales,
   shippedTemplate,
   stageSchema,
 } from "../../../preorders/notifications/templates.ts";
+import { fallbackLocales } from "../../../core/locales.ts";
 
 const templateParams = z.object({ stage: stageSchema, locale });
 
@@ -43,7 +43,7 @@ async function loadTemplate(db: Db, shopId: string, stage: NotificationStage, re
     "select channel, subject, body from preorder_templates where shop_id = $1 and stage = $2 and locale = $3",
     [shopId, stage, requested],
   );
-  const fallbackLocale = candidateLocales(requested, shop.default_locale).find((c) => shippedTemplate(stage, c) !== undefined) ?? "en";
+  const fallbackLocale = fallbackLocales(requested, shop.default_locale).find((c) => shippedTemplate(stage, c) !== undefined) ?? "en";
   const defaults = shippedTemplate(stage, fallbackLocale);
   if (!defaults) throw new Error(`no default ${stage} template`);
   const email = rows.find((r) => r.channel === "email");
