@@ -8,17 +8,22 @@
  *   task   the app's task layer: declareTask/defineTask, `enqueue` (one add_job per job, payload
  *          checked by its schema), the service's worker (src/runtime/worker.ts startWorker: the
  *          TaskRegistry wrapper, which parses the payload again and builds the task context).
+ *   row    raw graphile-worker whose no-op task records its end in a jobs row by hand (one
+ *          update per job, as defineJobTask's): the floor for any job layer that keeps a status
+ *          row per job. Rows inserted and jobs queued in bulk.
  *   job    application jobs with handles: `enqueueJob` (a jobs row and its add_job in one
- *          transaction), `defineJobTask` (the row marked running, then completed).
+ *          transaction), `defineJobTask` (the row's end written once; `running` only for runs
+ *          longer than RUNNING_MARK_AFTER_MS).
  *
  * Each side, each round: enqueue every job with no worker running (timed: the enqueue rate), then
  * start the worker and time until graphile-worker's queue holds none of that side's jobs (the
  * drain rate, from enqueue-complete to queue-drained). Rounds interleave the sides; the median is
- * reported. The target: the app's layers drain at >= 60% of raw.
+ * reported. The target: the app's layers drain at >= 60% of raw. The job side is also given
+ * against `row`, the same durable write done by hand.
  *
  * Environment: BENCH_JOBS (20000), BENCH_ROUNDS (3), WORKER_CONCURRENCY (the service's default, 5),
  * DB_POOL_SIZE (20, both workers' pools), BENCH_ENQUEUE_PARALLEL (8 enqueues in flight for the
- * app's one-at-a-time enqueue), BENCH_ONLY (raw|task|job), DATABASE_URL or a scratch database
+ * app's one-at-a-time enqueue), BENCH_ONLY (task|job: raw, raw1 and row always run), DATABASE_URL or a scratch database
  * (bench/lib.ts). Writes bench/results/jobs.json.
  */
 import { randomBytes } from "node:crypto";
@@ -47,15 +52,16 @@ const RESULTS_FILE = path.join(HERE, "results", "jobs.json");
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-type Side = "raw" | "raw1" | "task" | "job";
-const SIDES: readonly Side[] = (["raw", "raw1", "task", "job"] as const).filter((s) => !process.env.BENCH_ONLY || s.startsWith("raw") || s === process.env.BENCH_ONLY);
+type Side = "raw" | "raw1" | "row" | "task" | "job";
+const SIDES: readonly Side[] = (["raw", "raw1", "row", "task", "job"] as const).filter((s) => !process.env.BENCH_ONLY || s.startsWith("raw") || s === "row" || s === process.env.BENCH_ONLY);
 
 const RAW_TASK = "bench_raw_noop";
+const ROW_TASK = "bench_raw_row";
 const noopRef = declareTask({ name: "bench.task_noop", payload: z.object({ n: z.number().int() }) });
 const noopTask = defineTask({ ...noopRef, run: () => Promise.resolve() });
 const jobRef = declareJobTask({ name: "bench.job_noop" });
 const jobTask = defineJobTask({ name: jobRef.name, run: () => Promise.resolve(null) });
-const IDENTIFIER: Record<Side, string> = { raw: RAW_TASK, raw1: RAW_TASK, task: noopRef.name, job: jobRef.name };
+const IDENTIFIER: Record<Side, string> = { raw: RAW_TASK, raw1: RAW_TASK, row: ROW_TASK, task: noopRef.name, job: jobRef.name };
 
 /** Runs `fn(i)` for i in [0, n) with `parallel` calls in flight. */
 async function inParallel(n: number, parallel: number, fn: (i: number) => Promise<unknown>): Promise<void> {
@@ -113,6 +119,13 @@ try {
       }
     },
     raw1: () => inParallel(JOBS, PARALLEL, (i) => utils.addJob(RAW_TASK, { n: i })),
+    async row() {
+      for (let start = 0; start < JOBS; start += 1000) {
+        const count = Math.min(1000, JOBS - start);
+        const { rows } = await admin.query<{ id: string }>("insert into jobs (kind) select $1 from generate_series(1, $2) returning id", [ROW_TASK, count]);
+        await utils.addJobs(rows.map((r) => ({ identifier: ROW_TASK, payload: { id: r.id }, jobKey: `job:${r.id}` })));
+      }
+    },
     task: () => inParallel(JOBS, PARALLEL, (i) => enqueue(enqueuePool, noopRef, { n: i })),
     job: () => inParallel(JOBS, PARALLEL, (i) => enqueueJob(enqueuePool, { shopId: null, task: jobRef, payload: { n: i } })),
   };
@@ -124,24 +137,34 @@ try {
         noHandleSignals: true,
         pollInterval: 2000,
         logger: new Logger(() => () => undefined),
-        taskList: { [RAW_TASK]: () => undefined },
+        taskList: {
+          [RAW_TASK]: () => undefined,
+          [ROW_TASK]: async (payload) => {
+            await workerPool.query(
+              `update jobs set status = 'completed', attempts = 1, started_at = now(), result = 'null', finished_at = now(), updated_at = now()
+               from (select set_config('synchronous_commit', 'off', true)) as async_commit
+               where id = $1 and status in ('queued', 'running')`,
+              [(payload as { id: string }).id],
+            );
+          },
+        },
         preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       });
   const startSide: Record<Side, () => Promise<Runner>> = {
     raw: startRaw,
     raw1: startRaw,
+    row: startRaw,
     task: () => startWorker({ pool: workerPool, log, config, platform }, { extraTasks: [noopTask, jobTask] }),
     job: () => startWorker({ pool: workerPool, log, config, platform }, { extraTasks: [noopTask, jobTask] }),
   };
 
-  const results: Record<Side, { enqueue: number[]; drain: number[] }> = { raw: { enqueue: [], drain: [] }, raw1: { enqueue: [], drain: [] }, task: { enqueue: [], drain: [] }, job: { enqueue: [], drain: [] } };
-  let jobRowsCompleted = 0;
+  const results: Record<Side, { enqueue: number[]; drain: number[] }> = { raw: { enqueue: [], drain: [] }, raw1: { enqueue: [], drain: [] }, row: { enqueue: [], drain: [] }, task: { enqueue: [], drain: [] }, job: { enqueue: [], drain: [] } };
   for (let round = 1; round <= ROUNDS; round++) {
     for (const side of SIDES) {
       const enqueueStart = performance.now();
       await enqueueSide[side]();
       const enqueueSeconds = (performance.now() - enqueueStart) / 1000;
-      await admin.query("vacuum analyze graphile_worker._private_jobs").catch(() => undefined);
+      await admin.query("vacuum analyze graphile_worker._private_jobs, jobs").catch(() => undefined);
       const drainStart = performance.now();
       const runner = await startSide[side]();
       try {
@@ -152,11 +175,11 @@ try {
       const drainSeconds = (performance.now() - drainStart) / 1000;
       results[side].enqueue.push(JOBS / enqueueSeconds);
       results[side].drain.push(JOBS / drainSeconds);
-      if (side === "job") {
-        const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from jobs where kind = $1 and status = 'completed'", [jobRef.name]);
-        jobRowsCompleted = rows[0]?.n ?? 0;
-        if (jobRowsCompleted !== JOBS) throw new Error(`job side: ${jobRowsCompleted} of ${JOBS} jobs rows completed`);
-        await admin.query("delete from jobs where kind = $1", [jobRef.name]);
+      if (side === "job" || side === "row") {
+        const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from jobs where kind = $1 and status = 'completed'", [IDENTIFIER[side]]);
+        const completed = rows[0]?.n ?? 0;
+        if (completed !== JOBS) throw new Error(`${side} side: ${completed} of ${JOBS} jobs rows completed`);
+        await admin.query("delete from jobs where kind = $1", [IDENTIFIER[side]]);
       }
       err(`round ${round} ${side.padEnd(4)}: enqueue ${(JOBS / enqueueSeconds).toFixed(0)} jobs/s, drain ${(JOBS / drainSeconds).toFixed(0)} jobs/s (${drainSeconds.toFixed(2)} s)`);
     }
@@ -171,6 +194,7 @@ try {
   const describe: Record<Side, [string, string]> = {
     raw: ["addJobs bulk (1,000 a call)", "graphile-worker run, no-op"],
     raw1: [`addJob one a call, ${PARALLEL} in flight`, "graphile-worker run, no-op"],
+    row: ["rows + addJobs bulk", "graphile-worker run, 1 row update"],
     task: [`enqueue(), ${PARALLEL} in flight`, "startWorker + TaskRegistry"],
     job: [`enqueueJob(), ${PARALLEL} in flight`, "startWorker + defineJobTask"],
   };
@@ -183,13 +207,17 @@ try {
       `${side.padEnd(5)} ${enqueueRate.toFixed(0).padStart(15)} ${drain.toFixed(0).padStart(13)} ${`${((drain / rawDrain) * 100).toFixed(1)}%`.padStart(13)}   ${describe[side][0].padEnd(31)} ${describe[side][1]}`,
     );
   }
-  const verdicts = SIDES.filter((s) => s !== "raw" && s !== "raw1").map((s) => `${s} ${((median(results[s].drain) / rawDrain) * 100).toFixed(1)}%`);
+  const layers = SIDES.filter((s) => s === "task" || s === "job");
+  const verdicts = layers.map((s) => `${s} ${((median(results[s].drain) / rawDrain) * 100).toFixed(1)}%`);
   out(`drain rate against raw graphile-worker (target >= 60%): ${verdicts.join(", ")}; raw enqueue ${rawEnqueue.toFixed(0)} jobs/s in bulk`);
+  if (SIDES.includes("job") && SIDES.includes("row")) {
+    out(`job against row (the same status write by hand): ${((median(results.job.drain) / median(results.row.drain)) * 100).toFixed(1)}%`);
+  }
   await writeFile(
     RESULTS_FILE,
     `${JSON.stringify({ at: new Date().toISOString(), database: database.description, jobs: JOBS, rounds: ROUNDS, concurrency, pool: config.DB_POOL_SIZE, enqueue_parallel: PARALLEL, load_average: os.loadavg(), ...summary }, null, 2)}\n`,
   );
-  process.exitCode = SIDES.every((s) => s === "raw" || s === "raw1" || median(results[s].drain) / rawDrain >= 0.6) ? 0 : 1;
+  process.exitCode = layers.every((s) => median(results[s].drain) / rawDrain >= 0.6) ? 0 : 1;
 } finally {
   await cleanup();
 }

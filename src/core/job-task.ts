@@ -1,5 +1,8 @@
 import pg from "pg";
+import type { z } from "zod";
 import { type JobRow, jobTaskPayload, refusalOf } from "./jobs.ts";
+
+type JobTaskPayload = z.output<typeof jobTaskPayload>;
 import { type TaskContext, type TaskDefinition, defineTask } from "./tasks.ts";
 
 export interface JobContext extends TaskContext {
@@ -26,78 +29,123 @@ function errorEntry(error: unknown, attempt: number): Record<string, unknown> {
 
 /**
  * The bookkeeping updates around a run commit without waiting for their WAL flush (one fsync
- * each, twice per job: bench:jobs measured the job layer at ~30% of raw graphile-worker with
- * them). Visibility is unchanged; only durability is deferred, and graphile-worker's own
- * complete_job/fail_job, which commits synchronously right after, flushes the WAL past them. A
- * crash before that loses at most the row's latest status while the job itself runs again.
+ * each: bench:jobs measured the job layer at ~30% of raw graphile-worker with them). Visibility is
+ * unchanged; only durability is deferred, and graphile-worker's own complete_job/fail_job, which
+ * commits synchronously right after, flushes the WAL past them. A crash before that loses at most
+ * the row's latest status while the job itself runs again.
  * A FROM item, so set_config runs once, inside the statement's own transaction.
  */
 const ASYNC_COMMIT = "(select set_config('synchronous_commit', 'off', true)) as async_commit";
 
 /**
- * An application job's task (payload `{ job_id }`): keeps the jobs row's status, attempts, errors
- * and result in step with graphile-worker's own bookkeeping. A throw is recorded and rethrown, so
- * retries go through graphile-worker's backoff; the last attempt marks it failed.
+ * A run shows as `running` once it has lasted this long, or reported progress. A shorter run is
+ * written once, when it ends: every statement around a run is a round trip the worker's slot
+ * waits for (bench:jobs: 47% of raw graphile-worker with the mark written first, the target is
+ * 60%). A poller may see `queued` for this long after a run began; nothing in the service takes
+ * `queued` to mean not started (src/preorders/sync/enqueue.ts locks the offer instead).
+ */
+export const RUNNING_MARK_AFTER_MS = 250;
+
+/** The row a first attempt starts from: what was queued with it, as the insert left it. */
+function rowFromSnapshot(id: string, kind: string, snapshot: NonNullable<JobTaskPayload["row"]>): JobRow {
+  return {
+    id,
+    kind,
+    shop_id: snapshot.shop_id,
+    status: "queued",
+    payload: snapshot.payload,
+    total: snapshot.total,
+    processed: 0,
+    result: null,
+    errors: [],
+    attempts: 0,
+    max_attempts: snapshot.max_attempts,
+    created_at: new Date(snapshot.created_at),
+    started_at: null,
+    finished_at: null,
+  };
+}
+
+/**
+ * An application job's task (payload `{ job_id, row? }`): keeps the jobs row's status, attempts,
+ * errors and result in step with graphile-worker's own bookkeeping. A throw is recorded and
+ * rethrown, so retries go through graphile-worker's backoff; the last attempt marks it failed. A
+ * job cancelled meanwhile stays cancelled: every write is conditional on queued or running.
  */
 export function defineJobTask(definition: { name: string; run: JobHandler }): TaskDefinition<typeof jobTaskPayload> {
   return defineTask({
     name: definition.name,
     payload: jobTaskPayload,
-    async run(task, { job_id: jobId }) {
+    async run(task, { job_id: jobId, row: snapshot }) {
       const { pool } = task;
       const attempt = task.attempt;
-      const { rows } = await pool.query<JobRow>(
-        `update jobs set status = 'running', attempts = $2, started_at = coalesce(started_at, now()), updated_at = now()
-         from ${ASYNC_COMMIT}
-         where id = $1 and status in ('queued', 'running')
-         returning jobs.*`,
-        [jobId, attempt],
-      );
-      const job = rows[0];
+      const startedAt = new Date();
+      const job = attempt === 1 && snapshot ? rowFromSnapshot(jobId, definition.name, snapshot) : await loadRunnable(pool, jobId);
       if (!job) return; // cancelled, finished by an earlier attempt, or pruned: nothing to do
       const log = task.log.child({ jobId, kind: job.kind, attempt });
+      // $2 attempt, $3 started_at: what every write of this run records, the first one included.
+      const runFields = `status = case when jobs.status = 'queued' then 'running' else jobs.status end,
+        attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3)`;
+      let marking: Promise<unknown> | undefined;
+      const timer = setTimeout(() => {
+        marking = pool
+          .query(`update jobs set ${runFields}, updated_at = now() from ${ASYNC_COMMIT} where id = $1 and status = 'queued'`, [jobId, attempt, startedAt])
+          .catch((error: unknown) => log.warn({ err: error }, "could not mark the job running"));
+      }, RUNNING_MARK_AFTER_MS);
+      const settled = async () => {
+        clearTimeout(timer);
+        await marking;
+      };
       const context: JobContext = {
         ...task,
         log,
         job,
         async progress(processed, total) {
-          await pool.query("update jobs set processed = $2, total = coalesce($3, total), updated_at = now() where id = $1", [
-            jobId,
-            processed,
-            total ?? null,
-          ]);
+          await pool.query(
+            `update jobs set ${runFields}, processed = $4, total = coalesce($5, total), updated_at = now()
+             where id = $1 and status in ('queued', 'running')`,
+            [jobId, attempt, startedAt, processed, total ?? null],
+          );
         },
       };
+      // The end of a run: its status, attempts and start, with $4 status, $5 errors to append.
+      const endFields = `status = $4, attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3),
+        errors = jobs.errors || $5::jsonb, updated_at = now()`;
       try {
         const result = await definition.run(context);
-        // A run whose work was all refused ends failed with the reason, never completed; a job
-        // cancelled meanwhile stays cancelled.
+        await settled();
+        // A run whose work was all refused ends failed with the reason, never completed.
         const refusal = refusalOf(result);
         await pool.query(
-          `update jobs set status = $3, result = $2, processed = coalesce(total, processed),
-             errors = case when $4::jsonb is null then errors else errors || $4::jsonb end,
-             finished_at = now(), updated_at = now()
+          `update jobs set ${endFields}, result = $6, processed = coalesce(total, processed), finished_at = now()
            from ${ASYNC_COMMIT}
-           where id = $1 and status = 'running'`,
+           where id = $1 and status in ('queued', 'running')`,
           [
             jobId,
-            JSON.stringify(result ?? null),
+            attempt,
+            startedAt,
             refusal ? "failed" : "completed",
-            refusal ? JSON.stringify([{ attempt, message: refusal, at: new Date().toISOString() }]) : null,
+            JSON.stringify(refusal ? [{ attempt, message: refusal, at: new Date().toISOString() }] : []),
+            JSON.stringify(result ?? null),
           ],
         );
       } catch (error) {
+        await settled();
         const last = attempt >= task.maxAttempts;
         log.warn({ err: error, last }, "job attempt failed");
         await pool.query(
-          `update jobs set status = $2, errors = errors || $3::jsonb,
-             finished_at = case when $2 = 'failed' then now() end, updated_at = now()
+          `update jobs set ${endFields}, finished_at = case when $4 = 'failed' then now() end
            from ${ASYNC_COMMIT}
-           where id = $1`,
-          [jobId, last ? "failed" : "queued", JSON.stringify([errorEntry(error, attempt)])],
+           where id = $1 and status in ('queued', 'running')`,
+          [jobId, attempt, startedAt, last ? "failed" : "queued", JSON.stringify([errorEntry(error, attempt)])],
         );
         throw error;
       }
     },
   });
+}
+
+async function loadRunnable(pool: pg.Pool, jobId: string): Promise<JobRow | undefined> {
+  const { rows } = await pool.query<JobRow>("select * from jobs where id = $1 and status in ('queued', 'running')", [jobId]);
+  return rows[0];
 }
