@@ -8,8 +8,9 @@ import { useTestEnv } from "./helpers/fixture.ts";
 
 /**
  * The ops console in a real headless Chromium (Debian's chromium through playwright-core): login,
- * the overview's tables, the job list with its filters and live refresh, a failed job's page with
- * Retry and Cancel, and a cross-origin POST without the CSRF token refused. Without a Chromium on
+ * the overview's tables, the job list with its filters, live refresh of the overview, the list and a
+ * job's page, a failed job's page with Retry and Cancel, and a cross-origin POST without the CSRF
+ * token refused. Without a Chromium on
  * this machine the file is skipped with the reason printed (CI installs one: .ci/run).
  */
 const unavailable = browserUnavailable();
@@ -124,6 +125,37 @@ describe.skipIf(unavailable !== undefined)("ops console in a headless Chromium",
     await appRow(id).waitFor({ timeout: 20_000 });
     expect(await page.evaluate("window.opsTestMark")).toBe(42);
     expect(await page.locator("#last-refresh").innerText()).not.toBe(firstRefresh);
+  });
+
+  it("refreshes the overview without a reload", async () => {
+    await page.goto(`${env.app.origin}/ops?refresh=1`);
+    await page.locator("table#queue-depth").waitFor();
+    await page.evaluate("window.opsTestMark = 7");
+    const readyCell = page.locator(`table#queue-depth tr[data-task="${TASK}"] td:nth-child(2)`);
+    const ready = async () => ((await readyCell.count()) === 0 ? 0 : Number(await readyCell.innerText()));
+    const before = await ready();
+    await bulkJob();
+    await expect.poll(ready, { timeout: 20_000, interval: 200 }).toBeGreaterThan(before);
+    expect(await page.evaluate("window.opsTestMark")).toBe(7);
+  });
+
+  it("follows a job's status and errors on its page without a reload", async () => {
+    const id = await bulkJob();
+    await page.goto(`${env.app.origin}/ops/jobs/app/${id}?refresh=1`);
+    expect((await page.locator("#job-status").innerText()).trim()).toBe("queued");
+    await page.evaluate("window.opsTestMark = 9");
+    await env.pool.query(
+      `update jobs set status = 'failed', attempts = max_attempts, finished_at = now(), updated_at = now(),
+         errors = jsonb_build_array(jsonb_build_object('attempt', 1, 'message', 'store platform answered 502', 'at', now()))
+       where id = $1`,
+      [id],
+    );
+    await env.pool.query("select graphile_worker.remove_job($1)", [`job:${id}`]);
+    await expect.poll(async () => (await page.locator("#job-status").innerText()).trim(), { timeout: 20_000, interval: 200 }).toBe("failed");
+    expect(await page.locator("#errors").innerText()).toContain("store platform answered 502");
+    expect(await page.locator("form#retry button").isVisible()).toBe(true);
+    expect(await page.locator("form#cancel button").isVisible()).toBe(false);
+    expect(await page.evaluate("window.opsTestMark")).toBe(9);
   });
 
   it("shows a failed job's errors; Retry puts it back in the queue", async () => {

@@ -36,6 +36,15 @@ export function page(options: PageOptions): string {
 `;
 }
 
+/**
+ * A part of a page that refreshes itself (src/ops/static.ts) from `url`, a fragment rendered by
+ * the same function as `inner`, every `seconds`; with the time of its last refresh.
+ */
+export function liveRegion(id: string, url: string, seconds: number, inner: string): string {
+  return `<p class="refresh">Last refresh: <span id="last-refresh">${esc(new Date().toISOString())}</span> (every ${esc(seconds)} s)</p>
+<div id="${esc(id)}" data-live="${esc(url)}" data-refresh="${esc(seconds)}">${inner}</div>`;
+}
+
 export const CSS = `body{font-family:system-ui,sans-serif;margin:0;color:#222}header{display:flex;gap:1em;align-items:center;justify-content:space-between;background:#223;padding:.5em 1em}
 header a{color:#fff;margin-right:1em}main{padding:1em}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap;word-break:break-all}#flash{background:#ffd;padding:.5em}#login-error{color:#b00}.hidden{display:none!important}

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, SessionSigner, parseCookies, safeEqual } from "./auth.ts";
 import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STATUSES, type ListStatus, type ListedJob, cancel, getJob, listJobs, retry } from "./data.ts";
-import { CSP, CSS, esc, page, time } from "./html.ts";
+import { CSP, CSS, esc, liveRegion, page, time } from "./html.ts";
+import { loginLockedFor, recordLoginFailure } from "./login-limit.ts";
 import { loadOverview, renderOverview } from "./overview.ts";
 import { SCRIPT } from "./static.ts";
 
@@ -17,6 +18,7 @@ export interface OpsOptions {
 }
 
 const FLASH_COOKIE = "ops_flash";
+const JOB_GONE = "<p>No such job (it may have finished and been removed from the queue).</p>";
 const DEFAULT_REFRESH_SECONDS = 5;
 
 interface Authed {
@@ -47,6 +49,11 @@ function filtersOf(query: unknown): JobFilters | string {
   };
 }
 
+/** `?refresh=N`: seconds between live refreshes, 1 to 300. */
+function refreshOf(query: unknown): number {
+  return Math.min(300, Math.max(1, Math.trunc(Number(one(query, "refresh") ?? DEFAULT_REFRESH_SECONDS)) || DEFAULT_REFRESH_SECONDS));
+}
+
 function presentListed(job: ListedJob): Record<string, unknown> {
   return { ...job, run_at: job.run_at?.toISOString() ?? null, created_at: job.created_at.toISOString(), updated_at: job.updated_at.toISOString() };
 }
@@ -69,6 +76,21 @@ function loginPage(error?: string): string {
   });
 }
 
+function jobsTable(jobs: ListedJob[]): string {
+  return `<table id="jobs"><thead><tr><th>id</th><th>source</th><th>task</th><th>status</th><th>shop</th><th>attempts</th><th>created</th><th>last error</th></tr></thead>
+<tbody>${jobs.map(jobRow).join("\n")}</tbody></table>`;
+}
+
+/** The filters as a query string (the live list's fragment URL keeps them). */
+function filterQuery(filters: JobFilters): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries({ status: filters.status, source: filters.source, task: filters.task, shop: filters.shop })) {
+    if (value !== undefined) query.set(name, value);
+  }
+  const text = query.toString();
+  return text ? `?${text}` : "";
+}
+
 function jobsPage(jobs: ListedJob[], filters: JobFilters, refresh: number): string {
   const options = ["", ...LIST_STATUSES]
     .map((s) => `<option value="${esc(s)}"${filters.status === s || (!filters.status && s === "") ? " selected" : ""}>${esc(s || "any")}</option>`)
@@ -79,9 +101,7 @@ function jobsPage(jobs: ListedJob[], filters: JobFilters, refresh: number): stri
 <label>Shop <input name="shop" value="${esc(filters.shop ?? "")}" placeholder="id or name"></label>
 <input type="hidden" name="refresh" value="${esc(refresh)}">
 <button type="submit">Filter</button></form>
-<p>Last refresh: <span id="last-refresh">${esc(new Date().toISOString())}</span> (every ${esc(refresh)} s)</p>
-<table id="jobs" data-refresh="${esc(refresh)}"><thead><tr><th>id</th><th>source</th><th>task</th><th>status</th><th>shop</th><th>attempts</th><th>created</th><th>last error</th></tr></thead>
-<tbody>${jobs.map(jobRow).join("\n")}</tbody></table>`;
+${liveRegion("jobs-live", `/ops/fragments/jobs${filterQuery(filters)}`, refresh, jobsTable(jobs))}`;
 }
 
 function pretty(value: unknown): string {
@@ -96,7 +116,7 @@ function errorText(error: unknown): string {
   return parts.filter(Boolean).join(" · ");
 }
 
-function jobPage(job: JobDetail, csrf: string): string {
+function jobDetail(job: JobDetail, csrf: string): string {
   const base = `/ops/jobs/${esc(job.source)}/${esc(encodeURIComponent(job.id))}`;
   const errors = job.errors.length ? `<ol>${job.errors.map((e) => `<li>${esc(errorText(e))}</li>`).join("")}</ol>` : "<p>No errors.</p>";
   const attempts = `<table id="attempts"><tbody>
@@ -175,6 +195,12 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (!auth) void reply.code(401).send({ errors: ["Operator session required: log in at /ops/login"] });
     return auth;
   };
+  /** A live region's session; without one, 401 (the script then goes to the login page). */
+  const fragmentSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
+    const auth = authed(request);
+    if (!auth) void html(reply, 401, "<p>Operator session required: log in at /ops/login</p>");
+    return auth;
+  };
   /** A POST's session, CSRF token and origin; else 403 (or the login page without a session). */
   const postSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
     const auth = authed(request);
@@ -208,9 +234,17 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (authed(request)) return reply.code(303).header("location", "/ops").send();
     return html(reply, 200, loginPage());
   });
-  app.post("/ops/login", (request, reply) => {
+  app.post("/ops/login", async (request, reply) => {
+    const lockedFor = await loginLockedFor(options.pool, request.ip);
+    if (lockedFor !== undefined) {
+      const minutes = Math.ceil(lockedFor / 60);
+      return html(reply.header("retry-after", String(lockedFor)), 429, loginPage(`Too many wrong tokens from this address: try again in ${minutes} minute(s).`));
+    }
     const token = form(request.body).get("token") ?? "";
-    if (!token || !safeEqual(token, options.token)) return html(reply, 401, loginPage("Wrong operator token."));
+    if (!token || !safeEqual(token, options.token)) {
+      await recordLoginFailure(options.pool, request.ip);
+      return html(reply, 401, loginPage("Wrong operator token."));
+    }
     const { cookie: value } = signer.issue();
     return reply.code(303).header("set-cookie", cookie(SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
   });
@@ -222,8 +256,12 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
   app.get("/ops", async (request, reply) => {
     const auth = pageSession(request, reply);
     if (!auth) return reply;
-    const overview = await loadOverview(options.pool);
-    return html(reply, 200, page({ title: "Overview", body: renderOverview(overview), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+    const body = liveRegion("overview-live", "/ops/fragments/overview", refreshOf(request.query), renderOverview(await loadOverview(options.pool)));
+    return html(reply, 200, page({ title: "Overview", body, csrf: auth.csrf, flash: takeFlash(request, reply) }));
+  });
+  app.get("/ops/fragments/overview", async (request, reply) => {
+    if (!fragmentSession(request, reply)) return reply;
+    return html(reply, 200, renderOverview(await loadOverview(options.pool)));
   });
   app.get("/ops/api/overview", async (request, reply) => {
     if (!apiSession(request, reply)) return reply;
@@ -235,9 +273,14 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (!auth) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return html(reply, 400, page({ title: "Jobs", body: `<p>${esc(filters)}</p>`, csrf: auth.csrf }));
-    const refresh = Math.min(300, Math.max(1, Math.trunc(Number(one(request.query, "refresh") ?? DEFAULT_REFRESH_SECONDS)) || DEFAULT_REFRESH_SECONDS));
     const jobs = await listJobs(options.pool, filters);
-    return html(reply, 200, page({ title: "Jobs", body: jobsPage(jobs, filters, refresh), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+    return html(reply, 200, page({ title: "Jobs", body: jobsPage(jobs, filters, refreshOf(request.query)), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+  });
+  app.get("/ops/fragments/jobs", async (request, reply) => {
+    if (!fragmentSession(request, reply)) return reply;
+    const filters = filtersOf(request.query);
+    if (typeof filters === "string") return html(reply, 400, `<p>${esc(filters)}</p>`);
+    return html(reply, 200, jobsTable(await listJobs(options.pool, filters)));
   });
   app.get("/ops/api/jobs", async (request, reply) => {
     if (!apiSession(request, reply)) return reply;
@@ -256,8 +299,16 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (!auth) return reply;
     const ref = sourceOf(request.params);
     const job = ref && (await getJob(options.pool, ref.source, ref.id));
-    if (!job) return html(reply, 404, page({ title: "Job not found", body: "<p>No such job (it may have finished and been removed from the queue).</p>", csrf: auth.csrf, flash: takeFlash(request, reply) }));
-    return html(reply, 200, page({ title: `Job ${job.id}`, body: jobPage(job, auth.csrf), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+    if (!job) return html(reply, 404, page({ title: "Job not found", body: JOB_GONE, csrf: auth.csrf, flash: takeFlash(request, reply) }));
+    const url = `/ops/fragments/jobs/${encodeURIComponent(job.source)}/${encodeURIComponent(job.id)}`;
+    return html(reply, 200, page({ title: `Job ${job.id}`, body: liveRegion("job-live", url, refreshOf(request.query), jobDetail(job, auth.csrf)), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+  });
+  app.get("/ops/fragments/jobs/:source/:id", async (request, reply) => {
+    const auth = fragmentSession(request, reply);
+    if (!auth) return reply;
+    const ref = sourceOf(request.params);
+    const job = ref && (await getJob(options.pool, ref.source, ref.id));
+    return job ? html(reply, 200, jobDetail(job, auth.csrf)) : html(reply, 404, JOB_GONE);
   });
   app.get("/ops/api/jobs/:source/:id", async (request, reply) => {
     if (!apiSession(request, reply)) return reply;
