@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
+import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS } from "../src/ops/login-limit.ts";
 import { z } from "zod";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -63,6 +64,30 @@ describe("ops console: authentication", () => {
     expect(answer.status).toBe(401);
     expect(answer.text).toMatch(/<p id="login-error"[^>]*>Wrong operator token\.<\/p>/);
     expect(answer.headers.get("set-cookie")).toBeNull();
+  });
+
+  it(`refuses every login from an address after ${LOGIN_MAX_FAILURES} wrong tokens in a window, the right one included`, async () => {
+    await env.pool.query("delete from ops_login_failures"); // the wrong tokens of the tests above
+    try {
+      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
+        expect((await request("/ops/login", { method: "POST", form: { token: `wrong-token-${i}` } })).status).toBe(401);
+      }
+      for (const token of ["wrong-again", TOKEN]) {
+        const refused = await request("/ops/login", { method: "POST", form: { token } });
+        expect(refused.status, token).toBe(429);
+        expect(refused.headers.get("set-cookie")).toBeNull();
+        const retryAfter = Number(refused.headers.get("retry-after"));
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(LOGIN_WINDOW_SECONDS);
+        expect(refused.text).toMatch(/<p id="login-error"[^>]*>Too many wrong tokens from this address/);
+      }
+      // The count is the database's, so every web process refuses alike.
+      const { rows } = await env.pool.query<{ failures: number }>("select failures from ops_login_failures where client = '127.0.0.1'");
+      expect(rows).toEqual([{ failures: LOGIN_MAX_FAILURES }]);
+    } finally {
+      await env.pool.query("delete from ops_login_failures");
+    }
+    expect((await request("/ops/login", { method: "POST", form: { token: TOKEN } })).status).toBe(303);
   });
 
   it("refuses a forged session cookie", async () => {
@@ -182,6 +207,36 @@ describe("ops console: jobs", () => {
     expect(page.text).toMatch(/<tr data-task="ops_test_[a-z_]+">/);
     const json = JSON.parse((await request("/ops/api/overview", { cookie })).text) as { queue_depth: { task: string }[] };
     expect(json.queue_depth.some((r) => r.task.startsWith("ops_test_"))).toBe(true);
+  });
+});
+
+describe("ops console: live regions", () => {
+  it("each page's live region names a fragment that renders the same content, behind the session", async () => {
+    const { cookie } = await login();
+    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_live" }) });
+    const pages = [
+      { page: "/ops?refresh=2", region: "overview-live", fragment: "/ops/fragments/overview", marker: '<table id="queue-depth"' },
+      { page: "/ops/jobs?task=ops_test_live&refresh=2", region: "jobs-live", fragment: "/ops/fragments/jobs?task=ops_test_live", marker: `data-job-id="${jobId}"` },
+      { page: `/ops/jobs/app/${jobId}?refresh=2`, region: "job-live", fragment: `/ops/fragments/jobs/app/${jobId}`, marker: '<strong id="job-status">queued</strong>' },
+    ];
+    for (const { page, region, fragment, marker } of pages) {
+      const html = (await request(page, { cookie })).text;
+      expect(html, page).toContain(`<div id="${region}" data-live="${fragment.replace(/&/g, "&amp;")}" data-refresh="2">`);
+      expect(html, page).toContain(marker);
+      const answer = await request(fragment, { cookie });
+      expect(answer.status, fragment).toBe(200);
+      expect(answer.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(answer.text, fragment).toContain(marker);
+      expect(answer.text, fragment).not.toContain("<html");
+      const anonymous = await request(fragment);
+      expect(anonymous.status, fragment).toBe(401);
+      expect(anonymous.text).not.toContain(marker);
+    }
+    // A job that has gone: the region says so (404) rather than keeping stale content.
+    const gone = await request("/ops/fragments/jobs/queue/999999999", { cookie });
+    expect(gone.status).toBe(404);
+    expect(gone.text).toContain("No such job");
+    expect((await request("/ops/fragments/jobs?status=bogus", { cookie })).status).toBe(400);
   });
 });
 
