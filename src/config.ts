@@ -27,6 +27,11 @@ const envSchema = z.object({
   WORKER_CONCURRENCY: positiveInt.default(5),
   JOB_RETENTION_DAYS: positiveInt.default(30),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
+  /**
+   * On SIGTERM, /readyz answers 503 this long while requests are still served, so a load balancer
+   * stops sending new ones before the listener closes. 0 (the default): close at once.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   /** Each worker process records that it is alive this often (table worker_heartbeats). */
   WORKER_HEARTBEAT_SECONDS: positiveInt.default(10),
   /** A worker silent this long is dead: the worker_reap cron task frees the jobs it had locked. */
@@ -74,11 +79,17 @@ const envSchema = z.object({
   OPERATOR_TOKEN: z.string().min(16).optional(),
   /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
   PUBLIC_URL: z.url().optional(),
-}).refine((env) => env.WORKER_DEAD_AFTER_SECONDS > 2 * env.WORKER_HEARTBEAT_SECONDS, {
-  // One late beat must not make a live worker look dead (its jobs would run twice).
-  path: ["WORKER_DEAD_AFTER_SECONDS"],
-  message: "must be more than twice WORKER_HEARTBEAT_SECONDS",
-});
+})
+  .refine((env) => env.WORKER_DEAD_AFTER_SECONDS > 2 * env.WORKER_HEARTBEAT_SECONDS, {
+    // One late beat must not make a live worker look dead (its jobs would run twice).
+    path: ["WORKER_DEAD_AFTER_SECONDS"],
+    message: "must be more than twice WORKER_HEARTBEAT_SECONDS",
+  })
+  .refine((env) => env.SHUTDOWN_DRAIN_MS < env.SHUTDOWN_TIMEOUT_MS, {
+    // The drain is part of the shutdown: the timeout would kill the process before it closes.
+    path: ["SHUTDOWN_DRAIN_MS"],
+    message: "must be less than SHUTDOWN_TIMEOUT_MS",
+  });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };
 

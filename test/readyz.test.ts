@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRegistry } from "../src/actions/index.ts";
+import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createHttpServer } from "../src/http/server.ts";
 import { Readiness } from "../src/metrics/readiness.ts";
@@ -48,6 +49,25 @@ describe("GET /readyz of the service", () => {
     expect(await readiness.check()).toEqual({ ready: false, reasons: ["shutting_down"] });
     await stopping;
     service = undefined;
+  });
+});
+
+describe("SHUTDOWN_DRAIN_MS", () => {
+  it("keeps serving requests while /readyz answers 503, then closes the listener", async () => {
+    const drained = await startService({ ...env.config, SHUTDOWN_DRAIN_MS: 1500 }, env.log, { web: true, worker: false, migrate: false, demo: false });
+    const origin = drained.url ?? "";
+    const started = Date.now();
+    const stopping = drained.stop();
+    // During the drain: not ready, still answering.
+    expect(await get(origin, "/readyz")).toEqual({ status: 503, body: { status: "not_ready", reasons: ["shutting_down"] } });
+    expect(await get(origin, "/healthz")).toEqual({ status: 200, body: { status: "ok" } });
+    await stopping;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+  });
+
+  it("must be less than SHUTDOWN_TIMEOUT_MS", () => {
+    expect(() => loadConfig({ ...process.env, SHUTDOWN_DRAIN_MS: "30000", SHUTDOWN_TIMEOUT_MS: "30000" })).toThrow(/SHUTDOWN_DRAIN_MS/);
   });
 });
 

@@ -61,10 +61,14 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
   let url: string | undefined;
   let metricsUrl: string | undefined;
   const readiness = new Readiness(pool);
-  // Order matters on the way down: /readyz turns 503 so a load balancer drains this process, stop
-  // taking requests and jobs, let running ones finish, then the emulator, the pool and the embedded database.
+  // Order matters on the way down: /readyz turns 503 so a load balancer drains this process (for
+  // SHUTDOWN_DRAIN_MS, requests still served), stop taking requests and jobs, let running ones finish, then the emulator, the pool and the embedded database.
   const stopAll = async () => {
     readiness.stopping();
+    if (http && config.SHUTDOWN_DRAIN_MS > 0) {
+      log.info({ drainMs: config.SHUTDOWN_DRAIN_MS }, "not ready: still serving while the load balancer drains this process");
+      await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DRAIN_MS));
+    }
     await http?.close();
     await runner?.stop("shutdown");
     for (const close of closers.reverse()) await close();
