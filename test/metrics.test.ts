@@ -5,6 +5,8 @@ import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRegistry } from "../src/actions/index.ts";
+import { claimBlocked } from "../src/back_in_stock/alerts/ledger.ts";
+import { withTransaction } from "../src/core/db.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { defineTask } from "../src/core/tasks.ts";
 import { createHttpServer } from "../src/http/server.ts";
@@ -19,6 +21,7 @@ import { api, createShopWithKey, testConfig } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
+import { insertOffer, orderPayload, placeOrder, useDomain } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
@@ -215,6 +218,62 @@ describe("sends", () => {
       return value(samples, key) - value(before, key) >= 2 ? samples : undefined;
     });
     expect(value(after, key) - value(before, key)).toBe(2);
+  });
+});
+
+describe("preorder sends", () => {
+  it("a confirmation e-mailed counts sent; one to an order without an address counts blocked when it is claimed", async () => {
+    const { shopId } = await createShopWithKey(env.app.pool, "Metrics Preorder Shop");
+    const domain = "metrics-preorder-shop.platform.local";
+    await useDomain(env.app.pool, shopId, domain);
+    const offer = await insertOffer(env.app.pool, shopId);
+    const sent = series("messages_sends_total", { kind: "preorder", channel: "email", outcome: "sent" });
+    const blocked = series("messages_sends_total", { kind: "preorder", channel: "email", outcome: "blocked" });
+    const before = (await scrape()).samples;
+
+    const decided = async (orderId: string) =>
+      waitFor(`the confirmation of order ${orderId} decided`, async () => {
+        const { rows } = await env.app.pool.query<{ status: string }>("select status from preorder_notifications where order_id = $1 and stage = 'confirmation'", [orderId]);
+        return rows.length > 0 && rows.every((r) => r.status !== "pending") ? rows.map((r) => r.status) : undefined;
+      });
+    expect(await decided(await placeOrder(env, domain, "orders/create", orderPayload({ plan: offer.plan, email: "metrics-buyer@example.com" })))).toEqual(["sent"]);
+    expect(await decided(await placeOrder(env, domain, "orders/create", orderPayload({ plan: offer.plan, email: null })))).toEqual(["blocked"]);
+
+    const after = await waitFor("the preorder sends to be counted", async () => {
+      const { samples } = await scrape();
+      return value(samples, sent) - value(before, sent) >= 1 ? samples : undefined;
+    });
+    expect(value(after, sent) - value(before, sent)).toBe(1);
+    expect(value(after, blocked) - value(before, blocked)).toBe(1);
+  });
+});
+
+describe("onCommit", () => {
+  it("counts a blocked claim once its transaction commits, never when it rolls back", async () => {
+    const { shopId } = await createShopWithKey(env.app.pool, "Metrics Claim Shop");
+    await seedVariants(env.app.pool, shopId, [{ n: 951, product: 95, available: 0, productTitle: "Scarf", title: "Red" }]);
+    const signup = async (contact: string) => {
+      const { rows } = await env.app.pool.query<{ id: string }>(
+        `insert into bis_signups (shop_id, variant_id, channel, contact, consent, status, locale) values ($1, $2, 'email', $3, true, 'notified', 'en') returning id`,
+        [shopId, variantGid(951), contact],
+      );
+      return rows[0]?.id ?? "";
+    };
+    const key = series("messages_sends_total", { kind: "back_in_stock", channel: "email", outcome: "blocked" });
+    const before = (await scrape()).samples;
+    const kept = await signup("kept@example.com");
+    const undone = await signup("undone@example.com");
+    expect(await withTransaction(env.app.pool, (db) => claimBlocked(db, shopId, [kept], "reminder", "out_of_stock"))).toBe(1);
+    await expect(
+      withTransaction(env.app.pool, async (db) => {
+        expect(await claimBlocked(db, shopId, [undone], "reminder", "out_of_stock")).toBe(1);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    const after = (await scrape()).samples;
+    expect(value(after, key) - value(before, key)).toBe(1);
+    const { rows } = await env.app.pool.query("select signup_id from bis_ledger where signup_id = any($1::uuid[])", [[kept, undone]]);
+    expect(rows).toEqual([{ signup_id: kept }]);
   });
 });
 

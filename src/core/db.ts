@@ -5,19 +5,38 @@ export interface Db {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+/** What runs once the transaction of a withTransaction client commits. */
+const afterCommit = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `effect` once what `db` wrote is committed: at once for a pool (autocommit) or a client not
+ * in withTransaction, after the commit for a withTransaction client, never if it rolls back. For
+ * what must not count a write that did not happen (metrics counters).
+ */
+export function onCommit(db: Db, effect: () => void): void {
+  const pending = afterCommit.get(db);
+  if (pending) pending.push(effect);
+  else effect();
+}
+
 /** Runs `fn` in one transaction on a client of `pool`; rolls back on any throw. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  const effects: (() => void)[] = [];
+  afterCommit.set(client, effects);
   try {
     await client.query("begin");
     const result = await fn(client);
     await client.query("commit");
+    afterCommit.delete(client);
+    for (const effect of effects) effect();
     return result;
   } catch (error) {
     broken = await rollbackFailed(client);
     throw error;
   } finally {
+    afterCommit.delete(client);
     client.release(broken);
   }
 }

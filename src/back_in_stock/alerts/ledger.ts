@@ -1,7 +1,7 @@
 import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
 import { publicUrl } from "../../channels/public-url.ts";
-import { type Db, rollbackFailed } from "../../core/db.ts";
+import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
@@ -77,12 +77,13 @@ export async function logRefusal(
      values ($1, $2, $3, $4, $5, 'blocked', $6)`,
     [refusal.shopId, refusal.signupId, refusal.variantId, refusal.stage, refusal.channel, refusal.reason],
   );
+  onCommit(db, () => countSend("back_in_stock", refusal.channel, "blocked"));
 }
 
 /** A final refusal: the stage is claimed as `blocked` (never sent later) and logged. Answers how many. */
 export async function claimBlocked(db: Db, shopId: string, signupIds: readonly string[], stage: Stage, reason: BlockedReason): Promise<number> {
   if (signupIds.length === 0) return 0;
-  const { rowCount } = await db.query(
+  const { rows } = await db.query<{ channel: string }>(
     `with claimed as (
        insert into bis_ledger (shop_id, signup_id, stage, status, last_error)
        select $1, s.id, $3, 'blocked', $4 from bis_signups s where s.shop_id = $1 and s.id = any($2::uuid[])
@@ -91,10 +92,14 @@ export async function claimBlocked(db: Db, shopId: string, signupIds: readonly s
      )
      insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status, blocked_reason)
      select $1, c.signup_id, c.id, s.variant_id, $3, s.channel, 'blocked', $4
-     from claimed c join bis_signups s on s.id = c.signup_id`,
+     from claimed c join bis_signups s on s.id = c.signup_id
+     returning channel`,
     [shopId, signupIds, stage, reason],
   );
-  return rowCount ?? 0;
+  onCommit(db, () => {
+    for (const row of rows) countSend("back_in_stock", row.channel, "blocked");
+  });
+  return rows.length;
 }
 
 /** Queues the send of one claimed row as its own job (on-demand sends, and retries). */

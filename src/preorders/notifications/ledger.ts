@@ -1,7 +1,7 @@
 import { dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
-import { type Db, rollbackFailed } from "../../core/db.ts";
+import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
@@ -42,7 +42,7 @@ export interface ClaimSpec {
 export async function claimNotifications(db: Db, spec: ClaimSpec, orderIds: readonly string[], offerId: string | null): Promise<string[]> {
   if (orderIds.length === 0) return [];
   const settings = await loadPreorderSettings(db, spec.shopId);
-  const { rows } = await db.query<{ id: string; status: string }>(
+  const { rows } = await db.query<{ id: string; status: string; channel: string }>(
     `with target as (
        select o.id, o.email, o.phone, coalesce(o.locale, s.default_locale) as locale,
               coalesce($6::uuid, (select l.offer_id from preorder_order_lines l where l.order_id = o.id and l.offer_id is not null
@@ -64,9 +64,14 @@ export async function claimNotifications(db: Db, spec: ClaimSpec, orderIds: read
      insert into preorder_notifications (shop_id, order_id, offer_id, stage, event_key, channel, recipient, locale, status, blocked_reason, context)
      select $1, w.order_id, w.offer_id, $3, $4, w.channel, w.recipient, w.locale, w.status, w.reason, $5::jsonb from wanted w
      on conflict (order_id, stage, event_key, channel) do nothing
-     returning id, status`,
+     returning id, status, channel`,
     [spec.shopId, orderIds, spec.stage, spec.eventKey, JSON.stringify(spec.context ?? {}), offerId, settings.notifications.email.enabled, settings.notifications.sms.enabled],
   );
+  const blocked = rows.filter((r) => r.status === "blocked");
+  // Refused at the claim: decided here, never sent.
+  onCommit(db, () => {
+    for (const row of blocked) countSend("preorder", row.channel, "blocked");
+  });
   const pending = rows.filter((r) => r.status === "pending").map((r) => r.id);
   for (const id of pending) {
     await enqueue(db, notificationSendTask, { notification_id: id }, { jobKey: `${notificationSendTask.name}:${id}`, maxAttempts: MAX_NOTIFICATION_ATTEMPTS });
