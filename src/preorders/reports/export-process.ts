@@ -7,7 +7,9 @@
  *
  * IPC from the parent: { type: "start", data: ExportProcessData }. To the parent:
  * { type: "progress", processed, total? }, then { type: "done", ... } or { type: "error", message }.
- * SIGTERM (the job aborted) ends it; the open transaction dies with the connection.
+ * SIGTERM (the job aborted) ends it; the open transaction dies with the connection. So does the
+ * end of the IPC channel: the worker that forked it is gone (killed), nobody would take its
+ * answer, and the job runs again elsewhere.
  */
 import pg from "pg";
 import { ChunkedExportWriter } from "../../exports/chunks.ts";
@@ -30,7 +32,7 @@ export type ExportProcessMessage =
 
 function send(message: ExportProcessMessage): Promise<void> {
   return new Promise((resolve) => {
-    if (!process.send) return resolve();
+    if (!process.send || !process.connected) return resolve();
     process.send(message, undefined, undefined, () => resolve());
   });
 }
@@ -52,11 +54,12 @@ async function run(data: ExportProcessData): Promise<void> {
     await send({ type: "error", message: error instanceof Error ? error.message : String(error) });
   } finally {
     await pool.end().catch(() => undefined);
-    process.disconnect?.();
+    if (process.connected) process.disconnect();
   }
 }
 
 if (!process.send) throw new Error("export-process.ts runs as a forked child of the export job");
+process.once("disconnect", () => process.exit(0));
 process.once("message", (message: { type?: string; data?: ExportProcessData }) => {
   if (message.type === "start" && message.data) void run(message.data);
 });
