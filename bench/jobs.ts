@@ -9,8 +9,8 @@
  *          checked by its schema), the service's worker (src/runtime/worker.ts startWorker: the
  *          TaskRegistry wrapper, which parses the payload again and builds the task context).
  *   row    raw graphile-worker whose no-op task records its end in a jobs row by hand (one
- *          update per job, as defineJobTask's): the floor for any job layer that keeps a status
- *          row per job. Rows inserted and jobs queued in bulk.
+ *          prepared update per job, as defineJobTask's): the floor for any job layer that keeps a
+ *          status row per job. Rows inserted and jobs queued in bulk.
  *   job    application jobs with handles: `enqueueJob` (a jobs row and its add_job in one
  *          transaction), `defineJobTask` (the row's end written once; `running` only for runs
  *          longer than RUNNING_MARK_AFTER_MS).
@@ -140,12 +140,13 @@ try {
         taskList: {
           [RAW_TASK]: () => undefined,
           [ROW_TASK]: async (payload) => {
-            await workerPool.query(
-              `update jobs set status = 'completed', attempts = 1, started_at = now(), result = 'null', finished_at = now(), updated_at = now()
-               from (select set_config('synchronous_commit', 'off', true)) as async_commit
-               where id = $1 and status in ('queued', 'running')`,
-              [(payload as { id: string }).id],
-            );
+            await workerPool.query({
+              name: "bench_row_end",
+              text: `update jobs set status = 'completed', attempts = 1, started_at = now(), result = 'null', finished_at = now(), updated_at = now()
+                from (select set_config('synchronous_commit', 'off', true)) as async_commit
+                where id = $1 and status in ('queued', 'running')`,
+              values: [(payload as { id: string }).id],
+            });
           },
         },
         preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
