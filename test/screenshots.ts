@@ -3,7 +3,8 @@
  * ops-console-jobs.png, ops-console-job-failed.png), taken in the headless Chromium of the browser
  * tests (test/helpers/browser.ts) against the real HTTP app over a scratch database with demo data:
  * two shops, bulk jobs created through the API (queued, no worker runs), and some of them marked
- * completed or failed (with their attempts' errors) as the worker records them.
+ * completed or failed (with their attempts' errors) as the worker records them; an alert run, offer
+ * syncs, webhook deliveries and failing signup syncs for the overview (seedOverview).
  *
  * Environment: DATABASE_URL, else a scratch database on 127.0.0.1:5432, else the embedded server
  * (bench/lib.ts); CHROMIUM_PATH (default /usr/bin/chromium); SCREENSHOTS_DIR (default docs/).
@@ -13,6 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type pg from "pg";
 import { acquireDatabase, cleanup, onCleanup, quietPool } from "../bench/lib.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
@@ -22,6 +24,58 @@ import { browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "docs"));
 const TOKEN = randomBytes(24).toString("base64url");
+
+/**
+ * What the overview shows besides jobs, as the worker and the webhook intake leave it: an alert
+ * run between batches, alert sends queued and scheduled, offers synced, pending and failed,
+ * webhook deliveries processed over the last hour with two still waiting, a provider refusing signups.
+ */
+async function seedOverview(pool: pg.Pool, [aurora, harbor]: string[]): Promise<void> {
+  if (!aurora || !harbor) throw new Error("two shops expected");
+  const { rows: runs } = await pool.query<{ id: string }>(
+    `insert into bis_alert_runs (shop_id, variant_id, trigger, batches, notified, last_available, batch_quota, started_at, next_batch_at)
+     values ($1, 'gid://platform/ProductVariant/44101', 'webhook', 3, 60, 12, 20, now() - interval '3 minutes', now() + interval '40 seconds') returning id`,
+    [aurora],
+  );
+  for (let n = 0; n < 6; n++) {
+    await pool.query("select graphile_worker.add_job('bis_send', json_build_object('ledger_id', gen_random_uuid()), run_at := now() + make_interval(secs => $1))", [n < 4 ? 0 : 90]);
+  }
+  await pool.query("select graphile_worker.add_job('bis_alert_run', json_build_object('run_id', $1::text), run_at := now() + interval '40 seconds')", [runs[0]?.id]);
+  const offers: [string, string, string, string | null][] = [
+    [aurora, "Spring trail jacket", "synced", null],
+    [aurora, "Merino base layer", "synced", null],
+    [harbor, "First flush Darjeeling", "pending", null],
+    [harbor, "Winter gift box", "failed", "The store platform answered 502 Bad Gateway (25 attempts)"],
+  ];
+  for (const [shop, name, status, error] of offers) {
+    await pool.query(
+      `insert into preorder_offers (shop_id, name, internal_name, status, sync_status, sync_last_error, updated_at)
+       values ($1, $2, $2, 'active', $3, $4, now() - interval '2 minutes')`,
+      [shop, name, status, error],
+    );
+  }
+  await pool.query(
+    `insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256, received_at, processed_at)
+     select $1, 'demo-' || n, 'inventory_levels/update', '{}', sha256(('demo-' || n)::bytea), now() - n * interval '90 seconds', now() - n * interval '90 seconds' + (0.2 + (n % 7) * 0.35) * interval '1 second'
+     from generate_series(1, 36) n`,
+    [aurora],
+  );
+  await pool.query(
+    `insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256, received_at)
+     select $1, 'demo-waiting-' || n, 'orders/create', '{}', sha256(('demo-waiting-' || n)::bytea), now() - n * interval '2 seconds' from generate_series(1, 2) n`,
+    [harbor],
+  );
+  await pool.query(
+    `with signups as (
+       insert into bis_signups (shop_id, variant_id, channel, contact, consent, status, locale)
+       select $1, 'gid://platform/ProductVariant/5520' || n, 'email', 'buyer' || n || '@example.com', true, 'waiting', 'en' from generate_series(1, 3) n
+       returning id
+     )
+     insert into signup_syncs (signup_id, target, shop_id, status, attempts, last_error, updated_at)
+     select id, 'email_provider_2', $1, 'failed', 25, 'email_provider_2 answered 401: the API key was revoked', now() - interval '4 minutes' from signups`,
+    [harbor],
+  );
+}
 
 async function main(): Promise<void> {
   const unavailable = browserUnavailable();
@@ -66,6 +120,7 @@ async function main(): Promise<void> {
     [failed],
   );
   await pool.query("select graphile_worker.remove_job('job:' || id::text) from jobs where status in ('completed', 'failed')");
+  await seedOverview(pool, shops.map((shop) => shop.shopId));
 
   const browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
   onCleanup(() => browser.close());
