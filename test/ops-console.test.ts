@@ -198,6 +198,34 @@ describe("ops console: jobs", () => {
     expect((await request(`/ops/api/jobs/queue/${id}`, { cookie })).status).toBe(404);
   });
 
+  it("retries an app job's failed queue row only as the app job, which drops the snapshot its first run carried", async () => {
+    const { cookie, csrf } = await login();
+    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_app_retry" }), payload: { n: 1 } });
+    const queueRow = async () =>
+      (await env.pool.query<{ id: string; attempts: number; payload: Record<string, unknown> }>("select id::text, attempts, payload from graphile_worker._private_jobs where key = $1", [`job:${jobId}`])).rows[0];
+    const before = await queueRow();
+    expect(before?.payload).toHaveProperty("row");
+    // Its last attempt failed, as the worker leaves it: the app job failed, the queue row out of attempts.
+    await env.pool.query("select graphile_worker.permanently_fail_jobs(array[$1::bigint], 'boom')", [before?.id]);
+    await env.pool.query("update jobs set status = 'failed', attempts = max_attempts, finished_at = now() where id = $1", [jobId]);
+
+    const detail = JSON.parse((await request(`/ops/api/jobs/queue/${before?.id}`, { cookie })).text) as { job: { app_job_id: string; can_retry: boolean } };
+    expect(detail.job).toMatchObject({ app_job_id: jobId, can_retry: false });
+    expect((await request(`/ops/jobs/queue/${before?.id}`, { cookie })).text).toContain(`<a id="app-job" href="/ops/jobs/app/${jobId}">`);
+    // Rescheduled as a queue row, its next run would be a first attempt running from the snapshot,
+    // its work done again while the app job stays failed: refused, pointing at the app job.
+    const refused = await request(`/ops/jobs/queue/${before?.id}/retry`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() });
+    expect(refused.status).toBe(303);
+    const flash = decodeURIComponent((refused.headers.get("set-cookie") ?? "").split(";")[0]?.split("=")[1] ?? "");
+    expect(Buffer.from(flash, "base64url").toString("utf8")).toBe(`Queue job ${before?.id} runs app job ${jobId}: retry that job.`);
+    expect((await env.pool.query("select attempts >= max_attempts as out from graphile_worker.jobs where key = $1", [`job:${jobId}`])).rows[0]).toEqual({ out: true });
+
+    expect((await request(`/ops/jobs/app/${jobId}/retry`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
+    const after = await queueRow();
+    expect(after).toMatchObject({ attempts: 0, payload: { job_id: jobId } });
+    expect(after?.payload).not.toHaveProperty("row");
+  });
+
   it("shows the overview's tables and its JSON", async () => {
     const { cookie } = await login();
     const page = await request("/ops", { cookie });

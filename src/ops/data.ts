@@ -49,14 +49,15 @@ const APP_ROWS = `
     ${APP_LAST_ERROR} as last_error, null::text as locked_by
   from jobs j left join shops s on s.id = j.shop_id`;
 
-// The queue row of an app job (key job:<id>) belongs to that job's shop; others name theirs in the payload.
+// The queue row of an app job (key job:<id>, or a keyless copy graphile-worker left when the key
+// moved to a new row: payload job_id) belongs to that job's shop; others name theirs in the payload.
 const queueRows = (extra = "") => `
   select 'queue' as source, q.id::text as id, t.identifier as task, s.id::text as shop_id, s.name as shop_name,
     ${QUEUE_STATUS} as status, q.attempts, q.max_attempts::int, q.run_at, q.created_at, q.updated_at,
     q.last_error, q.locked_by${extra}
   from graphile_worker._private_jobs q
   join graphile_worker._private_tasks t on t.id = q.task_id
-  left join jobs aj on q.key like 'job:%' and aj.id::text = substr(q.key, 5)
+  left join jobs aj on aj.id::text = case when q.key like 'job:%' then substr(q.key, 5) else q.payload ->> 'job_id' end
   left join shops s on s.id::text = coalesce(aj.shop_id::text, q.payload ->> 'shop_id')`;
 const QUEUE_ROWS = queueRows();
 
@@ -86,6 +87,8 @@ export interface JobDetail extends ListedJob {
   finished_at: Date | null;
   locked_at: Date | null;
   key: string | null;
+  /** For a queue row: the app job it runs, if any (retried and cancelled as that job). */
+  app_job_id: string | null;
   /** For an app job: its queue row (graphile-worker), if any. */
   queue_row: { id: string; run_at: Date; attempts: number; max_attempts: number; locked_by: string | null; last_error: string | null } | null;
   can_retry: boolean;
@@ -114,6 +117,7 @@ export async function getJob(db: Db, source: JobSource, id: string): Promise<Job
     const status = job.status as JobStatus;
     return {
       ...job,
+      app_job_id: null,
       run_at: q?.run_at ?? null,
       locked_by: q?.locked_by ?? null,
       locked_at: q?.locked_at ?? null,
@@ -125,8 +129,8 @@ export async function getJob(db: Db, source: JobSource, id: string): Promise<Job
     };
   }
   if (!/^\d{1,18}$/.test(id)) return undefined;
-  const { rows } = await db.query<ListedJob & { payload: unknown; locked_at: Date | null; key: string | null }>(
-    `${queueRows(", q.payload, q.locked_at, q.key")} where q.id = $1`,
+  const { rows } = await db.query<ListedJob & { payload: unknown; locked_at: Date | null; key: string | null; app_job_id: string | null }>(
+    `${queueRows(", q.payload, q.locked_at, q.key, aj.id::text as app_job_id")} where q.id = $1`,
     [id],
   );
   const row = rows[0];
@@ -141,7 +145,9 @@ export async function getJob(db: Db, source: JobSource, id: string): Promise<Job
     finished_at: null,
     queue_row: null,
     // graphile-worker's functions leave a locked row alone (until its lock is 4 hours old).
-    can_retry: row.locked_at === null && (row.status === "failed" || row.status === "scheduled" || row.attempts > 0),
+    // An app job's run is retried as that job (retryJob: fresh attempts, its row read again, not
+    // the snapshot its first queueing carried); rescheduling the queue row would run it unrecorded.
+    can_retry: row.app_job_id === null && row.locked_at === null && (row.status === "failed" || row.status === "scheduled" || row.attempts > 0),
     can_cancel: row.locked_at === null,
   };
 }
@@ -155,6 +161,7 @@ export interface ActionOutcome {
 export async function retry(db: Db, source: JobSource, id: string): Promise<ActionOutcome> {
   const job = await getJob(db, source, id);
   if (!job) return { ok: false, message: "Job not found." };
+  if (job.app_job_id) return { ok: false, message: `Queue job ${id} runs app job ${job.app_job_id}: retry that job.` };
   if (!job.can_retry) return { ok: false, message: `A ${job.status} job cannot be retried.` };
   if (source === "app") {
     const retried = await retryJob(db, id);

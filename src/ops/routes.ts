@@ -128,6 +128,7 @@ function jobDetail(job: JobDetail, csrf: string): string {
 <tr><th>finished_at</th><td>${esc(time(job.finished_at))}</td></tr>
 <tr><th>updated_at</th><td>${esc(time(job.updated_at))}</td></tr>
 ${job.processed === null ? "" : `<tr><th>processed/total</th><td>${esc(`${job.processed}/${job.total ?? "-"}`)}</td></tr>`}
+${job.app_job_id ? `<tr><th>app job</th><td><a id="app-job" href="/ops/jobs/app/${esc(job.app_job_id)}">${esc(job.app_job_id)}</a> (retry it there)</td></tr>` : ""}
 ${job.queue_row ? `<tr><th>queue row</th><td><a href="/ops/jobs/queue/${esc(job.queue_row.id)}">${esc(job.queue_row.id)}</a> (attempts ${esc(`${job.queue_row.attempts}/${job.queue_row.max_attempts}`)})</td></tr>` : ""}
 </tbody></table>`;
   const action = (name: "retry" | "cancel", label: string, enabled: boolean) =>
