@@ -1,9 +1,19 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_WEBHOOK_MAX_AGE_SECONDS } from "./webhooks/freshness.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+
+function isAddressOrCidr(value: string): boolean {
+  const [address = "", prefix, ...rest] = value.split("/");
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (version === 4 ? 32 : 128);
+}
 
 /** REQUEST_TIMEOUT_MS's default, also the HTTP server's when no configuration is handed to it. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -77,6 +87,15 @@ const envSchema = z.object({
   DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** The operator console's (/ops) login token. Default: generated under DATA_DIR, printed once on the start that creates it. */
   OPERATOR_TOKEN: z.string().min(16).optional(),
+  /**
+   * Comma-separated addresses or CIDRs of the proxies in front of `web` whose X-Forwarded-For
+   * names the client (the ops login's per-address limit). Unset: the connecting address is the client.
+   */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean))
+    .refine((list) => list.every(isAddressOrCidr), "must be comma-separated IP addresses or CIDRs"),
   /** Public base URL of this service (status callbacks, links); default http://127.0.0.1:PORT, see publicUrl(). */
   PUBLIC_URL: z.url().optional(),
 })

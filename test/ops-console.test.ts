@@ -3,8 +3,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
-import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS } from "../src/ops/login-limit.ts";
+import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, pruneLoginFailures } from "../src/ops/login-limit.ts";
 import { z } from "zod";
+import { loadConfig } from "../src/config.ts";
+import { startTestApp } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const TOKEN = "ops-console-http-test-token-71d2";
@@ -68,12 +70,14 @@ describe("ops console: authentication", () => {
 
   it(`refuses every login from an address after ${LOGIN_MAX_FAILURES} wrong tokens in a window, the right one included`, async () => {
     await env.pool.query("delete from ops_login_failures"); // the wrong tokens of the tests above
+    const attempt = (token: string) => request("/ops/login", { method: "POST", form: { token } });
     try {
-      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
-        expect((await request("/ops/login", { method: "POST", form: { token: `wrong-token-${i}` } })).status).toBe(401);
-      }
+      for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) expect((await attempt(`wrong-token-${i}`)).status).toBe(401);
+      // A right token does not use up the budget.
+      expect((await attempt(TOKEN)).status).toBe(303);
+      expect((await attempt("the-last-wrong-one")).status).toBe(401);
       for (const token of ["wrong-again", TOKEN]) {
-        const refused = await request("/ops/login", { method: "POST", form: { token } });
+        const refused = await attempt(token);
         expect(refused.status, token).toBe(429);
         expect(refused.headers.get("set-cookie")).toBeNull();
         const retryAfter = Number(refused.headers.get("retry-after"));
@@ -81,13 +85,55 @@ describe("ops console: authentication", () => {
         expect(retryAfter).toBeLessThanOrEqual(LOGIN_WINDOW_SECONDS);
         expect(refused.text).toMatch(/<p id="login-error"[^>]*>Too many wrong tokens from this address/);
       }
-      // The count is the database's, so every web process refuses alike.
-      const { rows } = await env.pool.query<{ failures: number }>("select failures from ops_login_failures where client = '127.0.0.1'");
-      expect(rows).toEqual([{ failures: LOGIN_MAX_FAILURES }]);
     } finally {
       await env.pool.query("delete from ops_login_failures");
     }
-    expect((await request("/ops/login", { method: "POST", form: { token: TOKEN } })).status).toBe(303);
+    expect((await attempt(TOKEN)).status).toBe(303);
+  });
+
+  it("behind a trusted proxy (TRUST_PROXY), counts per forwarded client address; without it, the header is ignored", async () => {
+    await env.pool.query("delete from ops_login_failures");
+    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
+    const from = (origin: string, client: string, token: string) =>
+      fetch(`${origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client }, body: new URLSearchParams({ token }).toString() });
+    try {
+      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await from(proxied.origin, "203.0.113.5", `wrong-${i}`)).status).toBe(401);
+      expect((await from(proxied.origin, "203.0.113.5", TOKEN)).status).toBe(429);
+      // Another operator behind the same proxy is not locked out.
+      expect((await from(proxied.origin, "203.0.113.6", TOKEN)).status).toBe(303);
+      // Not trusted: X-Forwarded-For cannot pick a fresh address for each guess.
+      await env.pool.query("delete from ops_login_failures");
+      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await from(env.app.origin, `198.51.100.${i}`, `wrong-${i}`)).status).toBe(401);
+      expect((await from(env.app.origin, "198.51.100.200", TOKEN)).status).toBe(429);
+    } finally {
+      await proxied.close();
+      await env.pool.query("delete from ops_login_failures");
+    }
+    expect(() => loadConfig({ ...process.env, TRUST_PROXY: "10.0.0.0/33" })).toThrow(/TRUST_PROXY/);
+  });
+
+  it("maintenance drops the counts of ended windows only", async () => {
+    await env.pool.query("delete from ops_login_failures");
+    await env.pool.query(
+      `insert into ops_login_failures (client, window_start, failures)
+       values ('198.51.100.7', floor(extract(epoch from now()) / $1)::bigint - 1, 10), ('198.51.100.8', floor(extract(epoch from now()) / $1)::bigint, 3)`,
+      [LOGIN_WINDOW_SECONDS],
+    );
+    expect(await pruneLoginFailures(env.pool)).toBe(1);
+    expect((await env.pool.query("select client from ops_login_failures")).rows).toEqual([{ client: "198.51.100.8" }]);
+    await env.pool.query("delete from ops_login_failures");
+  });
+
+  it("counts wrong tokens sent in parallel one by one: only the first ten are compared", async () => {
+    await env.pool.query("delete from ops_login_failures");
+    try {
+      const answers = await Promise.all(Array.from({ length: 2 * LOGIN_MAX_FAILURES }, (_, i) => request("/ops/login", { method: "POST", form: { token: `parallel-${i}` } })));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses.filter((s) => s === 401)).toHaveLength(LOGIN_MAX_FAILURES);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(LOGIN_MAX_FAILURES);
+    } finally {
+      await env.pool.query("delete from ops_login_failures");
+    }
   });
 
   it("refuses a forged session cookie", async () => {

@@ -29,6 +29,8 @@ export interface HttpDeps {
   bodyLimit: number;
   /** A request (headers and body) not received in full within this is answered 408 and its connection closed. */
   requestTimeoutMs?: number;
+  /** The proxies (addresses or CIDRs) whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
+  trustProxy?: string[];
   /** The operator console at /ops (src/ops), when given. */
   ops?: OpsOptions;
   /** Answers whether the database is reachable, for /healthz. */
@@ -48,6 +50,8 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimit,
+    // request.ip (the ops login's limit is per address) is the socket's unless it is a trusted proxy.
+    trustProxy: deps.trustProxy && deps.trustProxy.length > 0 ? deps.trustProxy : false,
     // fastify turns node's request timeout off: a client trickling its body would hold a connection for good.
     requestTimeout,
     // node checks for expired requests on an interval (30 s by default, too coarse for a short timeout), and

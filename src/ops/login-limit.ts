@@ -8,23 +8,28 @@ const WINDOW = `floor(extract(epoch from now()) / ${LOGIN_WINDOW_SECONDS})::bigi
 const RESET = `ceil(${LOGIN_WINDOW_SECONDS} - extract(epoch from now())::numeric % ${LOGIN_WINDOW_SECONDS})::int`;
 
 /**
- * Seconds until `client` may try again, or undefined when it may try now. Checked before the
- * token, so a client past the limit learns nothing more, not even from the right token.
+ * Counts a login attempt from `client` before its token is compared, in one statement, so
+ * attempts sent in parallel each get their own number: only the first LOGIN_MAX_FAILURES of a
+ * window are compared at all. Answers the seconds until `client` may try again when this one is
+ * over the limit, else undefined (then `forgive` it if the token was right).
  */
-export async function loginLockedFor(db: Db, client: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ reset: number }>(
-    `select ${RESET} as reset from ops_login_failures where client = $1 and window_start = ${WINDOW} and failures >= $2`,
-    [client, LOGIN_MAX_FAILURES],
-  );
-  return rows[0]?.reset;
-}
-
-/** Counts a wrong token from `client` (and forgets its earlier windows). */
-export async function recordLoginFailure(db: Db, client: string): Promise<void> {
-  await db.query(
-    `with forget as (delete from ops_login_failures where client = $1 and window_start < ${WINDOW})
-     insert into ops_login_failures (client, window_start, failures) values ($1, ${WINDOW}, 1)
-     on conflict (client, window_start) do update set failures = ops_login_failures.failures + 1`,
+export async function countLoginAttempt(db: Db, client: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ failures: number; reset: number }>(
+    `insert into ops_login_failures (client, window_start, failures) values ($1, ${WINDOW}, 1)
+     on conflict (client, window_start) do update set failures = ops_login_failures.failures + 1
+     returning failures, ${RESET} as reset`,
     [client],
   );
+  const row = rows[0];
+  return row && row.failures > LOGIN_MAX_FAILURES ? row.reset : undefined;
+}
+
+/** The attempt counted by countLoginAttempt had the right token: it is not a failure. */
+export async function forgiveLoginAttempt(db: Db, client: string): Promise<void> {
+  await db.query(`update ops_login_failures set failures = failures - 1 where client = $1 and window_start = ${WINDOW} and failures > 0`, [client]);
+}
+
+/** Drops the counts of windows that have ended (maintenance_prune). */
+export async function pruneLoginFailures(db: Db): Promise<number> {
+  return (await db.query(`delete from ops_login_failures where window_start < ${WINDOW}`)).rowCount ?? 0;
 }

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, SessionSigner, parseCookies, safeEqual } from "./auth.ts";
 import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STATUSES, type ListStatus, type ListedJob, cancel, getJob, listJobs, retry } from "./data.ts";
 import { CSP, CSS, esc, liveRegion, page, time } from "./html.ts";
-import { loginLockedFor, recordLoginFailure } from "./login-limit.ts";
+import { countLoginAttempt, forgiveLoginAttempt } from "./login-limit.ts";
 import { loadOverview, renderOverview } from "./overview.ts";
 import { SCRIPT } from "./static.ts";
 
@@ -236,16 +236,14 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     return html(reply, 200, loginPage());
   });
   app.post("/ops/login", async (request, reply) => {
-    const lockedFor = await loginLockedFor(options.pool, request.ip);
+    const lockedFor = await countLoginAttempt(options.pool, request.ip);
     if (lockedFor !== undefined) {
       const minutes = Math.ceil(lockedFor / 60);
       return html(reply.header("retry-after", String(lockedFor)), 429, loginPage(`Too many wrong tokens from this address: try again in ${minutes} minute(s).`));
     }
     const token = form(request.body).get("token") ?? "";
-    if (!token || !safeEqual(token, options.token)) {
-      await recordLoginFailure(options.pool, request.ip);
-      return html(reply, 401, loginPage("Wrong operator token."));
-    }
+    if (!token || !safeEqual(token, options.token)) return html(reply, 401, loginPage("Wrong operator token."));
+    await forgiveLoginAttempt(options.pool, request.ip);
     const { cookie: value } = signer.issue();
     return reply.code(303).header("set-cookie", cookie(SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
   });

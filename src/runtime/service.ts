@@ -109,6 +109,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+        trustProxy: config.TRUST_PROXY,
         healthy: async () => (await pool.query("select 1")).rowCount === 1,
         ready: () => readiness.check(),
         metrics: exposition,

@@ -51,6 +51,7 @@ export async function startTestApp(
     webhooks: { pool, secret: TEST_WEBHOOK_SECRET, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
     healthy: async () => true,
     // The operator console (/ops): its token from OPERATOR_TOKEN, else a random one no test knows.
     ops: { pool, token: config.OPERATOR_TOKEN ?? randomBytes(24).toString("base64url"), secureCookies: false },
