@@ -7,6 +7,7 @@ import { createHttpServer } from "../src/http/server.ts";
 import { Readiness } from "../src/metrics/readiness.ts";
 import { type Service, startService } from "../src/runtime/service.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const env = useTestEnv({ shop: false, dataDir: true });
 let service: Service | undefined;
@@ -64,6 +65,19 @@ describe("SHUTDOWN_DRAIN_MS", () => {
     await stopping;
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
     await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+  });
+
+  it("does not hold the worker back: it stops taking jobs at once, its heartbeat gone while HTTP still drains", async () => {
+    const both = await startService({ ...env.config, SHUTDOWN_DRAIN_MS: 4000 }, env.log, { web: true, worker: true, migrate: false, demo: false });
+    const origin = both.url ?? "";
+    const beats = async () => (await env.app.pool.query("select 1 from worker_heartbeats where pid = $1", [process.pid])).rowCount ?? 0;
+    await waitFor("the worker's first heartbeat", async () => ((await beats()) > 0 ? true : undefined));
+    const stopping = both.stop();
+    await waitFor("the worker to stop", async () => ((await beats()) === 0 ? true : undefined), 3000);
+    // Still draining: HTTP answers, not ready.
+    expect(await get(origin, "/healthz")).toEqual({ status: 200, body: { status: "ok" } });
+    expect((await get(origin, "/readyz")).status).toBe(503);
+    await stopping;
   });
 
   it("must be less than SHUTDOWN_TIMEOUT_MS", () => {

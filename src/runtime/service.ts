@@ -65,12 +65,20 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
   // SHUTDOWN_DRAIN_MS, requests still served), stop taking requests and jobs, let running ones finish, then the emulator, the pool and the embedded database.
   const stopAll = async () => {
     readiness.stopping();
-    if (http && config.SHUTDOWN_DRAIN_MS > 0) {
-      log.info({ drainMs: config.SHUTDOWN_DRAIN_MS }, "not ready: still serving while the load balancer drains this process");
-      await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DRAIN_MS));
-    }
-    await http?.close();
-    await runner?.stop("shutdown");
+    // The worker stops taking jobs at once, so its running ones get their whole budget (their
+    // abort fires at 80% of SHUTDOWN_TIMEOUT_MS, counted from the signal as the exit timer is),
+    // while HTTP drains beside it.
+    const stopped = await Promise.allSettled([
+      runner?.stop("shutdown"),
+      (async () => {
+        if (http && config.SHUTDOWN_DRAIN_MS > 0) {
+          log.info({ drainMs: config.SHUTDOWN_DRAIN_MS }, "not ready: still serving while the load balancer drains this process");
+          await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DRAIN_MS));
+        }
+        await http?.close();
+      })(),
+    ]);
+    for (const outcome of stopped) if (outcome.status === "rejected") throw outcome.reason;
     for (const close of closers.reverse()) await close();
     await pool.end();
     await database.embedded?.stop();
