@@ -58,11 +58,12 @@ export function sourceKey(row: SourceRow): string | undefined {
  * not count: it may have read the offer before this change.
  */
 export async function enqueueOfferResolution(db: Db, shopId: string, offerId: string, key: string): Promise<JobHandle> {
-  // The offer row lock a resolution takes first (resolve.ts): one that is under way holds it until
-  // it commits, and its commit clears its job id, so only a resolution that has not read the offer
-  // yet is reused. Its job's status cannot tell: a run shows `running` only after a while. Taken
-  // before the advisory lock, as a writer that updated the offer already holds it.
-  await db.query("select 1 from preorder_offers where id = $1 for update", [offerId]);
+  // Waits for a resolution under way (resolve.ts locks the offer row first, for update): its commit
+  // clears its job id, so only a resolution that has not read the offer yet is reused. Its job's
+  // status cannot tell: a run shows `running` only after a while. Taken before the advisory lock,
+  // as a writer that updated the offer already holds it; `no key update` leaves foreign-key checks
+  // of rows referencing the offer (order lines, notifications) unblocked.
+  await db.query("select 1 from preorder_offers where id = $1 for no key update", [offerId]);
   await db.query("select pg_advisory_xact_lock(hashtext('offer_resolve:' || $1))", [offerId]);
   const { rows } = await db.query<{ job_id: string | null }>(
     `select r.job_id from preorder_offer_resolutions r join jobs j on j.id = r.job_id

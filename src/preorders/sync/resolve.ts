@@ -137,19 +137,29 @@ export async function runOfferResolution(ctx: JobContext): Promise<ResolutionRes
  * resolved when their source was set. Answers how many offers were queued.
  */
 export async function enqueueAutoApplyResolutions(pool: pg.Pool, shopId: string): Promise<number> {
-  return withTransaction(pool, async (db) => {
-    const { rows } = await db.query<SourceRow & { id: string }>(
-      `select id, products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at
-       from preorder_offers
-       where shop_id = $1 and deleted_at is null and products_source <> 'custom'
-         and coalesce((settings #>> '{inventory,continue_selling,auto_apply_to_new_variants}')::boolean, false)
-       order by created_at`,
-      [shopId],
-    );
-    for (const row of rows) {
-      const key = sourceKey(row);
-      if (key !== undefined) await enqueueOfferResolution(db, shopId, row.id, key);
-    }
-    return rows.length;
-  });
+  const { rows } = await pool.query<{ id: string }>(
+    `select id from preorder_offers
+     where shop_id = $1 and deleted_at is null and products_source <> 'custom'
+       and coalesce((settings #>> '{inventory,continue_selling,auto_apply_to_new_variants}')::boolean, false)
+     order by created_at`,
+    [shopId],
+  );
+  // One transaction per offer: each holds one offer's lock (enqueueOfferResolution), never a
+  // shop's worth of them, so it cannot deadlock with a writer locking offers in another order.
+  let queued = 0;
+  for (const { id } of rows) {
+    const key = await withTransaction(pool, async (db) => {
+      const { rows: offers } = await db.query<SourceRow>(
+        `select products_source, products_collection_id, products_exclusion_tag, products_excluded_variant_ids, deleted_at
+         from preorder_offers where shop_id = $1 and id = $2 for no key update`,
+        [shopId, id],
+      );
+      const offer = offers[0];
+      const sourceOf = offer ? sourceKey(offer) : undefined;
+      if (sourceOf !== undefined) await enqueueOfferResolution(db, shopId, id, sourceOf);
+      return sourceOf;
+    });
+    if (key !== undefined) queued += 1;
+  }
+  return queued;
 }
