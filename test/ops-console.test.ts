@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
+import { declareJobTask, enqueueJob, retryJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, pruneLoginFailures } from "../src/ops/login-limit.ts";
 import { z } from "zod";
@@ -270,6 +270,30 @@ describe("ops console: jobs", () => {
     const after = await queueRow();
     expect(after).toMatchObject({ attempts: 0, payload: { job_id: jobId } });
     expect(after?.payload).not.toHaveProperty("row");
+  });
+
+  it("does not retry a job cancelled while a worker still runs it, until that run stops", async () => {
+    const { cookie, csrf } = await login();
+    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_cancel_mid_run" }) });
+    // A worker holds it, mid-run, when an operator cancels it.
+    await env.pool.query("update graphile_worker._private_jobs set locked_at = now(), locked_by = 'ops-test-worker', attempts = 1 where key = $1", [`job:${jobId}`]);
+    expect((await request(`/ops/jobs/app/${jobId}/cancel`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
+    const status = async () => (await env.pool.query<{ status: string }>("select status from jobs where id = $1", [jobId])).rows[0]?.status;
+    expect(await status()).toBe("cancelled");
+
+    const refused = await request(`/ops/jobs/app/${jobId}/retry`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() });
+    const flash = decodeURIComponent((refused.headers.get("set-cookie") ?? "").split(";")[0]?.split("=")[1] ?? "");
+    expect(Buffer.from(flash, "base64url").toString("utf8")).toMatch(/still finishing on a worker/);
+    expect(await status()).toBe("cancelled");
+    expect(await retryJob(env.pool, jobId)).toBeUndefined();
+    // graphile-worker's remove_job took the key off the held row: only the held run is left.
+    const rows = await env.pool.query<{ key: string | null; locked_by: string }>("select key, locked_by from graphile_worker._private_jobs where payload ->> 'job_id' = $1", [jobId]);
+    expect(rows.rows).toEqual([{ key: null, locked_by: "ops-test-worker" }]);
+
+    // The run stops (its worker removes its queue row): now it can be retried.
+    await env.pool.query("delete from graphile_worker._private_jobs where payload ->> 'job_id' = $1", [jobId]);
+    expect((await request(`/ops/jobs/app/${jobId}/retry`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
+    expect(await status()).toBe("queued");
   });
 
   it("shows the overview's tables and its JSON", async () => {

@@ -199,7 +199,7 @@ const retry: CommandParser = (args) => {
           throw new CliError(`Job ${job.id} is ${job.status}: only a failed, cancelled or completed job can be retried`);
         }
         const updated = await retryJob(db, job.id);
-        if (!updated) throw new CliError(`Job ${job.id} could not be retried`);
+        if (!updated) throw new CliError(`Job ${job.id} could not be retried: its last run is still finishing on a worker; retry it once that run stops`);
         return updated;
       });
       printJsonLine({ job_id: retried.id, status: retried.status });

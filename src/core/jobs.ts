@@ -90,11 +90,29 @@ export async function enqueueJob(db: Db, options: EnqueueJobOptions): Promise<Jo
   return jobHandle(row.id);
 }
 
-/** Puts a finished or failed job back in the queue with a fresh set of attempts. */
+/**
+ * A queue row of job $1 that a worker holds: its own (key job:<id>), or the keyless one
+ * graphile-worker leaves when a locked job is removed (cancelled mid-run) or its key re-queued.
+ */
+const RUN_IN_FLIGHT = `select g.locked_by from graphile_worker._private_jobs g
+  where g.locked_at is not null and (g.key = 'job:' || $1::text or g.payload ->> 'job_id' = $1::text)`;
+
+/** The worker running the job right now, if any (whatever its row's status says). */
+export async function runInFlight(db: Db, jobId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ locked_by: string | null }>(`${RUN_IN_FLIGHT} limit 1`, [jobId]);
+  return rows[0] ? (rows[0].locked_by ?? "a worker") : undefined;
+}
+
+/**
+ * Puts a finished or failed job back in the queue with a fresh set of attempts. Not while a run of
+ * it still holds its queue row (a job cancelled mid-run): that run's end would be taken for the
+ * new one's, and both would run at once.
+ */
 export async function retryJob(db: Db, jobId: string): Promise<JobRow | undefined> {
   const { rows } = await db.query<JobRow>(
     `update jobs set status = 'queued', attempts = 0, finished_at = null, updated_at = now()
      where id = $1 and status in ('failed', 'cancelled', 'completed')
+       and not exists (${RUN_IN_FLIGHT})
      returning *`,
     [jobId],
   );
