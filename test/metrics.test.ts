@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRegistry } from "../src/actions/index.ts";
 import { claimBlocked } from "../src/back_in_stock/alerts/ledger.ts";
-import { withTransaction } from "../src/core/db.ts";
+import { onCommit, withTransaction } from "../src/core/db.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { defineTask } from "../src/core/tasks.ts";
 import { createHttpServer } from "../src/http/server.ts";
@@ -249,6 +249,19 @@ describe("preorder sends", () => {
 });
 
 describe("onCommit", () => {
+  it("an effect that throws does not fail the transaction it runs after (it committed)", async () => {
+    const answer = await withTransaction(env.app.pool, async (db) => {
+      onCommit(db, () => {
+        throw new Error("a counter's fault");
+      });
+      return "committed";
+    });
+    expect(answer).toBe("committed");
+    expect(() => onCommit(env.app.pool, () => {
+      throw new Error("a counter's fault");
+    })).not.toThrow();
+  });
+
   it("counts a blocked claim once its transaction commits, never when it rolls back", async () => {
     const { shopId } = await createShopWithKey(env.app.pool, "Metrics Claim Shop");
     await seedVariants(env.app.pool, shopId, [{ n: 951, product: 95, available: 0, productTitle: "Scarf", title: "Red" }]);

@@ -137,6 +137,15 @@ describe.skipIf(unavailable !== undefined)("ops console in a headless Chromium",
     await bulkJob();
     await expect.poll(ready, { timeout: 20_000, interval: 200 }).toBeGreaterThan(before);
     expect(await page.evaluate("window.opsTestMark")).toBe(7);
+    // Nothing changed since: the next refreshes leave the region's elements alone (a selection or
+    // focus in it survives).
+    await page.evaluate("document.querySelector('table#queue-depth').setAttribute('data-test-mark', 'kept')");
+    const stamp = page.locator("#last-refresh");
+    for (let i = 0; i < 2; i++) {
+      const seen = await stamp.innerText();
+      await expect.poll(() => stamp.innerText(), { timeout: 10_000, interval: 100 }).not.toBe(seen);
+    }
+    expect(await page.locator("table#queue-depth").getAttribute("data-test-mark")).toBe("kept");
   });
 
   it("follows a job's status and errors on its page without a reload", async () => {

@@ -16,7 +16,18 @@ const afterCommit = new WeakMap<object, (() => void)[]>();
 export function onCommit(db: Db, effect: () => void): void {
   const pending = afterCommit.get(db);
   if (pending) pending.push(effect);
-  else effect();
+  else runEffects([effect]);
+}
+
+/** An effect that throws must not turn a committed transaction into a failure its caller retries. */
+function runEffects(effects: readonly (() => void)[]): void {
+  for (const effect of effects) {
+    try {
+      effect();
+    } catch {
+      // A counter's own fault; the write it counts has happened.
+    }
+  }
 }
 
 /** Runs `fn` in one transaction on a client of `pool`; rolls back on any throw. */
@@ -30,7 +41,7 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) 
     const result = await fn(client);
     await client.query("commit");
     afterCommit.delete(client);
-    for (const effect of effects) effect();
+    runEffects(effects);
     return result;
   } catch (error) {
     broken = await rollbackFailed(client);

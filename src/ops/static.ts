@@ -10,6 +10,8 @@ export const SCRIPT = `"use strict";
   function live(element) {
     var url = element.getAttribute("data-live");
     var seconds = Number(element.getAttribute("data-refresh")) || 5;
+    // Compared with the last HTML fetched, not innerHTML: the browser re-serialises what it parsed.
+    var shown = null;
     function refresh() {
       fetch(url, { credentials: "same-origin", headers: { accept: "text/html" } })
         .then(function (response) {
@@ -18,7 +20,10 @@ export const SCRIPT = `"use strict";
         })
         .then(function (html) {
           if (html === null) return;
-          if (element.innerHTML !== html) element.innerHTML = html;
+          if (html !== shown) {
+            element.innerHTML = html;
+            shown = html;
+          }
           if (last) last.textContent = new Date().toISOString();
         })
         .catch(function () { /* the next tick tries again */ })

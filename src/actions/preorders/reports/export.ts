@@ -111,5 +111,7 @@ export async function runReportExport(ctx: JobContext): Promise<Record<string, u
   } finally {
     ctx.signal?.removeEventListener("abort", onAbort);
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    // A failed run's progress writes land before its failure is recorded, not after it.
+    await progress;
   }
 }
