@@ -43,16 +43,39 @@ export async function offerSyncRow(env: SyncEnv, offerId: string): Promise<Offer
   return row as OfferSyncRow;
 }
 
-/** Waits until the offer's current revision is synced (the worker must be running). */
-export function waitSynced(env: SyncEnv, offerId: string, timeoutMs = 30_000): Promise<OfferSyncRow> {
-  return waitFor(
-    `offer ${offerId} to be synced`,
-    async () => {
-      const row = await offerSyncRow(env, offerId);
-      return row.sync_status === "synced" && row.synced_revision === row.revision ? row : undefined;
-    },
-    timeoutMs,
-  );
+/** The offer's sync state, its queued syncs and its resolution, for a wait that ran long. */
+async function syncDiagnosis(env: SyncEnv, offerId: string): Promise<string> {
+  const dump = async (sql: string) => JSON.stringify((await env.app.pool.query(sql, [offerId]).catch((error: unknown) => ({ rows: [String(error)] }))).rows);
+  return [
+    `offer ${await dump("select status, sync_status, revision, synced_revision, sync_last_error, updated_at, now() as now from preorder_offers where id = $1")}`,
+    `queue ${await dump("select id, task_identifier, key, run_at, attempts, max_attempts, last_error, locked_at from graphile_worker.jobs where key = 'offer_sync:' || $1::text or task_identifier like 'preorders_offer%'")}`,
+    `resolution ${await dump("select r.job_id, r.resolved_at, j.status, j.attempts, j.errors from preorder_offer_resolutions r left join jobs j on j.id = r.job_id where r.offer_id = $1")}`,
+  ].join("\n");
+}
+
+/**
+ * Waits until the offer's current revision is synced (the worker must be running). Past
+ * `warnAfterMs` it prints the sync's state and waits on, to `timeoutMs`: a sync deferred behind a
+ * resolution (run.ts) runs again after 60 s at the latest, and CI once saw a sync take longer than
+ * 30 s on a loaded machine, which this shows the state of.
+ */
+export async function waitSynced(env: SyncEnv, offerId: string, timeoutMs = 90_000, warnAfterMs = 30_000): Promise<OfferSyncRow> {
+  const probe = async () => {
+    const row = await offerSyncRow(env, offerId);
+    return row.sync_status === "synced" && row.synced_revision === row.revision ? row : undefined;
+  };
+  try {
+    return await waitFor(`offer ${offerId} to be synced`, probe, Math.min(warnAfterMs, timeoutMs));
+  } catch (error) {
+    if (timeoutMs <= warnAfterMs) throw error;
+    console.warn(`offer ${offerId} not synced after ${warnAfterMs} ms; waiting on:\n${await syncDiagnosis(env, offerId)}`);
+  }
+  try {
+    return await waitFor(`offer ${offerId} to be synced`, probe, timeoutMs - warnAfterMs);
+  } catch (error) {
+    console.error(`offer ${offerId} not synced after ${timeoutMs} ms:\n${await syncDiagnosis(env, offerId)}`);
+    throw error;
+  }
 }
 
 /** Waits until an application job (GET /jobs/{id}) reaches a terminal status; answers its row. */
