@@ -39,8 +39,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 const LOCAL_ADMIN_URL = process.env.BENCH_LOCAL_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: LOCAL_ADMIN_URL, connectionTimeoutMillis: 2000 });
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
   client.on("error", () => undefined);
   await client.connect();
   try {
@@ -55,24 +55,35 @@ export interface BenchDatabase {
   description: string;
 }
 
+export interface AcquireOptions {
+  /** DATABASE_URL as is when set (default true); a run that installs its own objects passes false. */
+  useDatabaseUrl?: boolean;
+  /** The server to create the scratch database on (default BENCH_LOCAL_PG_URL or postgres@127.0.0.1:5432). */
+  adminUrl?: string;
+  /** The embedded server's port and data directory (defaults BENCH_EMBEDDED_PG_PORT or 54349, .data/bench). */
+  embeddedPort?: number;
+  embeddedDataDir?: string;
+}
+
 /**
  * DATABASE_URL as is; else a scratch database on the local server (dropped at cleanup); else the
- * embedded server under .data/bench.
+ * embedded server.
  */
-export async function acquireDatabase(prefix: string, embeddedPort = positiveIntEnv("BENCH_EMBEDDED_PG_PORT", 54349)): Promise<BenchDatabase> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, description: "DATABASE_URL" };
-  const local = await withAdmin(async (client) => (await client.query("select 1")).rowCount === 1).catch(() => false);
+export async function acquireDatabase(prefix: string, options: AcquireOptions = {}): Promise<BenchDatabase> {
+  if ((options.useDatabaseUrl ?? true) && process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, description: "DATABASE_URL" };
+  const adminUrl = options.adminUrl ?? LOCAL_ADMIN_URL;
+  const local = await withAdmin(adminUrl, async (client) => (await client.query("select 1")).rowCount === 1).catch(() => false);
   if (local) {
     const name = `${prefix}_${randomBytes(6).toString("hex")}`;
-    await withAdmin((client) => client.query(`create database ${pg.escapeIdentifier(name)}`));
-    onCleanup(() => withAdmin(async (client) => void (await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`))));
-    const url = new URL(LOCAL_ADMIN_URL);
+    await withAdmin(adminUrl, (client) => client.query(`create database ${pg.escapeIdentifier(name)}`));
+    onCleanup(() => withAdmin(adminUrl, async (client) => void (await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`))));
+    const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     return { url: url.toString(), description: `scratch database ${name} on ${url.host}` };
   }
   const embedded = await ensureEmbeddedPostgres({
-    dataDir: path.resolve(".data/bench"),
-    port: embeddedPort,
+    dataDir: path.resolve(options.embeddedDataDir ?? ".data/bench"),
+    port: options.embeddedPort ?? positiveIntEnv("BENCH_EMBEDDED_PG_PORT", 54349),
     database: prefix,
     log: (message) => process.stderr.write(`${message}\n`),
   });

@@ -18,17 +18,16 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import pg from "pg";
+import type pg from "pg";
 import { SMTPServer } from "smtp-server";
 import { createRegistry } from "../src/actions/index.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";
-import { ensureEmbeddedPostgres } from "../src/db/embedded.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { startEmulator } from "../src/platform/emulator/index.ts";
 import { PlatformRuntime } from "../src/platform/runtime.ts";
-import { cleanup, onCleanup, quietPool, serviceNodeFlags } from "./lib.ts";
+import { type BenchDatabase, acquireDatabase, cleanup, onCleanup, quietPool, serviceNodeFlags } from "./lib.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const API = "/api/v2/external";
@@ -66,49 +65,14 @@ const pick = <T>(items: readonly T[]): T => {
 
 // ---------------------------------------------------------------- database
 
-async function adminReachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.query("select 1");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  client.on("error", () => undefined);
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function acquireSoakDatabase(): Promise<{ url: string; description: string }> {
-  const admin = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  if (await adminReachable(admin)) {
-    const name = `soak_${randomBytes(6).toString("hex")}`;
-    await adminQuery(admin, `create database ${pg.escapeIdentifier(name)}`);
-    onCleanup(() => adminQuery(admin, `drop database if exists ${pg.escapeIdentifier(name)} with (force)`));
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    return { url: url.toString(), description: `scratch database ${name} on ${url.host}` };
-  }
-  const embedded = await ensureEmbeddedPostgres({
-    dataDir: path.join(ROOT, ".data/soak"),
-    port: Number(process.env.SOAK_EMBEDDED_PG_PORT ?? 54359),
-    database: "soak",
-    log: (message) => process.stderr.write(`${message}\n`),
+/** Its own database, never DATABASE_URL: the soak installs observation triggers in it. */
+function acquireSoakDatabase(): Promise<BenchDatabase> {
+  return acquireDatabase("soak", {
+    useDatabaseUrl: false,
+    adminUrl: process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    embeddedPort: Number(process.env.SOAK_EMBEDDED_PG_PORT ?? 54359),
+    embeddedDataDir: path.join(ROOT, ".data/soak"),
   });
-  onCleanup(() => embedded.stop());
-  return { url: embedded.url, description: `embedded PostgreSQL on port ${embedded.port}` };
 }
 
 // Observation only, in the soak's own database: every graphile-worker job ever queued, and every

@@ -1,11 +1,10 @@
-import { execFile } from "node:child_process";
 import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDER_SEED, type ProviderEmulator, startProviderEmulator } from "../src/providers/emulator/index.ts";
 import { connectEmailProvider1 } from "../src/providers/oauth.ts";
 import { startDemoProviders } from "../src/runtime/providers.ts";
 import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { runCli } from "./helpers/cli.ts";
 import { type TestEnv, startTestEnv } from "./helpers/fixture.ts";
 
 let emulator: ProviderEmulator;
@@ -188,23 +187,8 @@ describe("PATCH /account/integrations: platform customers and switches", () => {
 });
 
 describe("npm run cli -- integrations", () => {
-  const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-  /** The CLI as a child process against this file's database, secrets key and provider emulator. */
-  function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url, SECRETS_KEY: env.config.SECRETS_KEY, PROVIDER_EMULATOR_PORT: String(emulator.port) };
-    delete childEnv.LOG_LEVEL;
-    return new Promise((resolve, reject) => {
-      execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv }, (error, stdout, stderr) => {
-        const code = error === null ? 0 : error.code;
-        if (typeof code !== "number") {
-          reject(new Error(`CLI did not exit normally: ${String(error?.message)}`, { cause: error }));
-          return;
-        }
-        resolve({ code, stdout, stderr });
-      });
-    });
-  }
+  /** The CLI against this file's database, secrets key and provider emulator. */
+  const cli = (...args: string[]) => runCli(env.db.url, args, { SECRETS_KEY: env.config.SECRETS_KEY, PROVIDER_EMULATOR_PORT: String(emulator.port) });
 
   it("connects email_provider_1 with an OAuth code, refuses a bad code, and disconnects", async () => {
     const shop = await createShopWithKey(env.pool, "CLI shop");

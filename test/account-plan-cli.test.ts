@@ -1,28 +1,11 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createShopWithKey } from "./helpers/app.ts";
+import { runCli } from "./helpers/cli.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
 
-/** The CLI as a real child process against this file's database. */
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
-  delete childEnv.LOG_LEVEL;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : error.code;
-      if (typeof code !== "number") {
-        reject(new Error(`CLI did not exit normally: ${String(error?.message)}`, { cause: error }));
-        return;
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]) => runCli(env.db.url, args);
 
 describe("cli: plans", () => {
   it("shows the default plan, puts a shop on a plan with or without a custom limit, and refuses bad input", async () => {

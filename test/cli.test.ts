@@ -1,35 +1,11 @@
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, runCli } from "./helpers/cli.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
 
-/** The CLI as a real child process, on the pinned Node that runs vitest, against this file's database. */
-function cli(...args: string[]): Promise<CliResult> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
-  delete childEnv.LOG_LEVEL;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : error.code;
-      if (typeof code !== "number") {
-        // Not an exit status: the process could not be spawned or was killed.
-        reject(new Error(`CLI did not exit normally: ${String(error?.message)}`, { cause: error }));
-        return;
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]): Promise<CliResult> => runCli(env.db.url, args);
 
 function sha256(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();

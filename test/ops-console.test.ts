@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob, retryJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
@@ -7,6 +5,7 @@ import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, pruneLoginFailures } from "..
 import { z } from "zod";
 import { loadConfig } from "../src/config.ts";
 import { startTestApp } from "./helpers/app.ts";
+import { cliOutput } from "./helpers/cli.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const TOKEN = "ops-console-http-test-token-71d2";
@@ -340,16 +339,7 @@ describe("ops console: live regions", () => {
 
 describe("ops console: CLI parity", () => {
   /** `npm run cli -- jobs list ...` as a child process on this file's database. */
-  function cli(...args: string[]): Promise<string> {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
-    delete childEnv.LOG_LEVEL;
-    return new Promise((resolve, reject) => {
-      execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: fileURLToPath(new URL("..", import.meta.url)), env: childEnv }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`CLI failed: ${stderr}`, { cause: error }));
-        else resolve(stdout);
-      });
-    });
-  }
+  const cli = (...args: string[]) => cliOutput(env.db.url, args);
 
   it("jobs list --source all --json lists the same rows as the console's JSON, queue rows included", async () => {
     const { cookie } = await login();

@@ -1,24 +1,14 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { refusalOf } from "../src/core/jobs.ts";
 import { api } from "./helpers/app.ts";
+import { cliOutput } from "./helpers/cli.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const TOKEN = "ops-refused-jobs-test-token-9e04";
 const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN }, worker: true });
 
-function cli(...args: string[]): Promise<string> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: env.db.url };
-  delete childEnv.LOG_LEVEL;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["src/cli/main.ts", ...args], { cwd: fileURLToPath(new URL("..", import.meta.url)), env: childEnv }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`CLI failed: ${stderr}`, { cause: error }));
-      else resolve(stdout);
-    });
-  });
-}
+const cli = (...args: string[]) => cliOutput(env.db.url, args);
 
 describe("a refused action never shows as completed", () => {
   it("a bulk cancel whose every order is refused ends failed with the reason, in the job, the console and jobs list", async () => {

@@ -46,6 +46,31 @@ const ASYNC_COMMIT = "(select set_config('synchronous_commit', 'off', true)) as 
  */
 export const RUNNING_MARK_AFTER_MS = 250;
 
+// The writes of one run, built once. $1 job id, $2 attempt, $3 the run's start: what every write
+// records, the first one included.
+const RUN_FIELDS = `status = case when jobs.status = 'queued' then 'running' else jobs.status end,
+  attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3)`;
+const MARK_RUNNING = `update jobs set ${RUN_FIELDS}, updated_at = now() from ${ASYNC_COMMIT} where id = $1 and status = 'queued'`;
+// $4 processed, $5 total.
+const RECORD_PROGRESS = `update jobs set ${RUN_FIELDS}, processed = $4, total = coalesce($5, total), updated_at = now()
+  where id = $1 and status in ('queued', 'running')`;
+// The end of a run, with $4 its status and $5 the errors to append. Named (prepared once per
+// connection): planning this update cost more than running it (bench:jobs: 49-53% of raw
+// graphile-worker unprepared, 59-76% prepared).
+const END_FIELDS = `status = $4, attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3),
+  errors = jobs.errors || $5::jsonb, updated_at = now()`;
+// $6 the result.
+const END_FINISHED = {
+  name: "job_run_end",
+  text: `update jobs set ${END_FIELDS}, result = $6, processed = coalesce(total, processed), finished_at = now()
+    from ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running')`,
+};
+const END_FAILED = {
+  name: "job_run_failed",
+  text: `update jobs set ${END_FIELDS}, finished_at = case when $4 = 'failed' then now() end
+    from ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running')`,
+};
+
 /** The row a first attempt starts from: what was queued with it, as the insert left it. */
 function rowFromSnapshot(id: string, kind: string, snapshot: NonNullable<JobTaskPayload["row"]>): JobRow {
   return {
@@ -83,14 +108,9 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
       const job = attempt === 1 && snapshot ? rowFromSnapshot(jobId, definition.name, snapshot) : await loadRunnable(pool, jobId);
       if (!job) return; // cancelled, finished by an earlier attempt, or pruned: nothing to do
       const log = task.log.child({ jobId, kind: job.kind, attempt });
-      // $2 attempt, $3 started_at: what every write of this run records, the first one included.
-      const runFields = `status = case when jobs.status = 'queued' then 'running' else jobs.status end,
-        attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3)`;
       let marking: Promise<unknown> | undefined;
       const timer = setTimeout(() => {
-        marking = pool
-          .query(`update jobs set ${runFields}, updated_at = now() from ${ASYNC_COMMIT} where id = $1 and status = 'queued'`, [jobId, attempt, startedAt])
-          .catch((error: unknown) => log.warn({ err: error }, "could not mark the job running"));
+        marking = pool.query(MARK_RUNNING, [jobId, attempt, startedAt]).catch((error: unknown) => log.warn({ err: error }, "could not mark the job running"));
       }, RUNNING_MARK_AFTER_MS);
       const settled = async () => {
         clearTimeout(timer);
@@ -101,48 +121,21 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
         log,
         job,
         async progress(processed, total) {
-          await pool.query(
-            `update jobs set ${runFields}, processed = $4, total = coalesce($5, total), updated_at = now()
-             where id = $1 and status in ('queued', 'running')`,
-            [jobId, attempt, startedAt, processed, total ?? null],
-          );
+          await pool.query(RECORD_PROGRESS, [jobId, attempt, startedAt, processed, total ?? null]);
         },
       };
-      // The end of a run: its status, attempts and start, with $4 status, $5 errors to append. Named
-      // (prepared once per connection): planning this update cost more than running it
-      // (bench:jobs: 49-53% of raw graphile-worker unprepared, 59-76% prepared).
-      const endFields = `status = $4, attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3),
-        errors = jobs.errors || $5::jsonb, updated_at = now()`;
       try {
         const result = await definition.run(context);
         await settled();
         // A run whose work was all refused ends failed with the reason, never completed.
         const refusal = refusalOf(result);
-        await pool.query({
-          name: "job_run_end",
-          text: `update jobs set ${endFields}, result = $6, processed = coalesce(total, processed), finished_at = now()
-           from ${ASYNC_COMMIT}
-           where id = $1 and status in ('queued', 'running')`,
-          values: [
-            jobId,
-            attempt,
-            startedAt,
-            refusal ? "failed" : "completed",
-            JSON.stringify(refusal ? [{ attempt, message: refusal, at: new Date().toISOString() }] : []),
-            JSON.stringify(result ?? null),
-          ],
-        });
+        const errors = refusal ? [{ attempt, message: refusal, at: new Date().toISOString() }] : [];
+        await pool.query({ ...END_FINISHED, values: [jobId, attempt, startedAt, refusal ? "failed" : "completed", JSON.stringify(errors), JSON.stringify(result ?? null)] });
       } catch (error) {
         await settled();
         const last = attempt >= task.maxAttempts;
         log.warn({ err: error, last }, "job attempt failed");
-        await pool.query({
-          name: "job_run_failed",
-          text: `update jobs set ${endFields}, finished_at = case when $4 = 'failed' then now() end
-           from ${ASYNC_COMMIT}
-           where id = $1 and status in ('queued', 'running')`,
-          values: [jobId, attempt, startedAt, last ? "failed" : "queued", JSON.stringify([errorEntry(error, attempt)])],
-        });
+        await pool.query({ ...END_FAILED, values: [jobId, attempt, startedAt, last ? "failed" : "queued", JSON.stringify([errorEntry(error, attempt)])] });
         throw error;
       }
     },

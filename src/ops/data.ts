@@ -1,5 +1,5 @@
 import type { Db } from "../core/db.ts";
-import { type JobStatus, cancelJob, retryJob, runInFlight } from "../core/jobs.ts";
+import { type JobStatus, TERMINAL_STATUSES, cancelJob, retryJob, runInFlight } from "../core/jobs.ts";
 
 export type JobSource = "app" | "queue";
 export const JOB_SOURCES: readonly JobSource[] = ["app", "queue"];
@@ -125,7 +125,7 @@ export async function getJob(db: Db, source: JobSource, id: string): Promise<Job
       key: `job:${id}`,
       errors: Array.isArray(job.errors) ? job.errors : [job.errors],
       queue_row: q ? { id: q.id, run_at: q.run_at, attempts: q.attempts, max_attempts: q.max_attempts, locked_by: q.locked_by, last_error: q.last_error } : null,
-      can_retry: (status === "failed" || status === "cancelled" || status === "completed") && inFlight === undefined,
+      can_retry: TERMINAL_STATUSES.includes(status) && inFlight === undefined,
       can_cancel: status === "queued" || status === "running",
     };
   }
@@ -163,8 +163,11 @@ export async function retry(db: Db, source: JobSource, id: string): Promise<Acti
   const job = await getJob(db, source, id);
   if (!job) return { ok: false, message: "Job not found." };
   if (job.app_job_id) return { ok: false, message: `Queue job ${id} runs app job ${job.app_job_id}: retry that job.` };
-  if (source === "app" && (await runInFlight(db, id))) return { ok: false, message: `Job ${id}'s last run is still finishing on a worker: retry it once that run stops.` };
-  if (!job.can_retry) return { ok: false, message: `A ${job.status} job cannot be retried.` };
+  if (!job.can_retry) {
+    // A finished app job is kept from retrying only by a run of it a worker still holds (getJob).
+    const held = source === "app" && TERMINAL_STATUSES.includes(job.status as JobStatus);
+    return { ok: false, message: held ? `Job ${id}'s last run is still finishing on a worker: retry it once that run stops.` : `A ${job.status} job cannot be retried.` };
+  }
   if (source === "app") {
     const retried = await retryJob(db, id);
     return retried ? { ok: true, message: `Job ${id} queued again.` } : { ok: false, message: "The job changed meanwhile; not retried." };
