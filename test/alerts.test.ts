@@ -184,6 +184,8 @@ describe("alert runs", () => {
 
     await setStock(shop, 301, 5);
     await waitForSent(shop, 10);
+    // The batch marks its messages sent before it closes and schedules the next one.
+    await waitForBatchClosed(shop);
     // Flapping again while the new run waits between batches: nothing is sent early, the batch keeps its time.
     await setStock(shop, 301, 0);
     await setStock(shop, 301, 5);

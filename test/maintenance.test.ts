@@ -1,6 +1,7 @@
 import { parseCrontab } from "graphile-worker";
 import { describe, expect, it } from "vitest";
 import { CRONTAB } from "../tasks/index.ts";
+import { withTransaction } from "../src/core/db.ts";
 import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -37,12 +38,16 @@ describe("maintenance", () => {
   it("drops rate-limit windows that can no longer be charged", async () => {
     const { rows } = await env.pool.query<{ id: string }>("select id from api_keys limit 1");
     const keyId = rows[0]?.id;
-    await env.pool.query(
-      `insert into rate_limit_windows (key_id, window_start, points)
-       select $1, floor(extract(epoch from now()) / 60)::bigint - n, 5 from generate_series(0, 3) n`,
-      [keyId],
-    );
-    expect(await pruneRateLimitWindows(env.pool, 60)).toBe(2);
+    // One transaction: its now() is the same for the rows and the prune, whatever minute boundary passes.
+    const pruned = await withTransaction(env.pool, async (db) => {
+      await db.query(
+        `insert into rate_limit_windows (key_id, window_start, points)
+         select $1, floor(extract(epoch from now()) / 60)::bigint - n, 5 from generate_series(0, 3) n`,
+        [keyId],
+      );
+      return pruneRateLimitWindows(db, 60);
+    });
+    expect(pruned).toBe(2);
     const left = await env.pool.query("select 1 from rate_limit_windows where key_id = $1", [keyId]);
     expect(left.rowCount).toBe(2);
   });

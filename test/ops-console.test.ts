@@ -4,12 +4,16 @@ import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, pruneLoginFailures } from "../src/ops/login-limit.ts";
 import { z } from "zod";
 import { loadConfig } from "../src/config.ts";
+import { withTransaction } from "../src/core/db.ts";
 import { startTestApp } from "./helpers/app.ts";
 import { cliOutput } from "./helpers/cli.ts";
+import { awayFromWindowEnd } from "./helpers/clock.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const TOKEN = "ops-console-http-test-token-71d2";
 const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN } });
+/** Seconds a sequence of logins counted in one window may take (each test starts this far from the window's end). */
+const LOGIN_SEQUENCE_SECONDS = 20;
 
 interface Answer {
   status: number;
@@ -69,6 +73,7 @@ describe("ops console: authentication", () => {
 
   it(`refuses every login from an address after ${LOGIN_MAX_FAILURES} wrong tokens in a window, the right one included`, async () => {
     await env.pool.query("delete from ops_login_failures"); // the wrong tokens of the tests above
+    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
     const attempt = (token: string) => request("/ops/login", { method: "POST", form: { token } });
     try {
       for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) expect((await attempt(`wrong-token-${i}`)).status).toBe(401);
@@ -92,6 +97,7 @@ describe("ops console: authentication", () => {
 
   it("behind a trusted proxy (TRUST_PROXY), counts per forwarded client address; without it, the header is ignored", async () => {
     await env.pool.query("delete from ops_login_failures");
+    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
     const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
     const from = (origin: string, client: string, token: string) =>
       fetch(`${origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client }, body: new URLSearchParams({ token }).toString() });
@@ -113,18 +119,23 @@ describe("ops console: authentication", () => {
 
   it("maintenance drops the counts of ended windows only", async () => {
     await env.pool.query("delete from ops_login_failures");
-    await env.pool.query(
-      `insert into ops_login_failures (client, window_start, failures)
-       values ('198.51.100.7', floor(extract(epoch from now()) / $1)::bigint - 1, 10), ('198.51.100.8', floor(extract(epoch from now()) / $1)::bigint, 3)`,
-      [LOGIN_WINDOW_SECONDS],
-    );
-    expect(await pruneLoginFailures(env.pool)).toBe(1);
+    // One transaction: its now() is the same for the rows and the prune, whatever window boundary passes.
+    const pruned = await withTransaction(env.pool, async (db) => {
+      await db.query(
+        `insert into ops_login_failures (client, window_start, failures)
+         values ('198.51.100.7', floor(extract(epoch from now()) / $1)::bigint - 1, 10), ('198.51.100.8', floor(extract(epoch from now()) / $1)::bigint, 3)`,
+        [LOGIN_WINDOW_SECONDS],
+      );
+      return pruneLoginFailures(db);
+    });
+    expect(pruned).toBe(1);
     expect((await env.pool.query("select client from ops_login_failures")).rows).toEqual([{ client: "198.51.100.8" }]);
     await env.pool.query("delete from ops_login_failures");
   });
 
   it("counts wrong tokens sent in parallel one by one: only the first ten are compared", async () => {
     await env.pool.query("delete from ops_login_failures");
+    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
     try {
       const answers = await Promise.all(Array.from({ length: 2 * LOGIN_MAX_FAILURES }, (_, i) => request("/ops/login", { method: "POST", form: { token: `parallel-${i}` } })));
       const statuses = answers.map((a) => a.status).sort();

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { type Json, offerCall, seedCatalog, variantGid } from "./helpers/offers.ts";
+import { awayFromWindowEnd } from "./helpers/clock.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
@@ -268,6 +269,8 @@ describe("v1: the same rate budget as v2", () => {
   it("charges a v1 write 2 points from the key's budget", async () => {
     const limited = await startTestApp(env.db.url, { RATE_LIMIT_POINTS: "5" });
     try {
+      // The four calls share one 60 s window (the default).
+      await awayFromWindowEnd(limited.pool, 60, 15);
       const { apiKey } = await createShopWithKey(limited.pool, "Limited");
       expect((await api(limited, "POST", "/preorders/offers", { key: apiKey, body: { name: "v2" } })).status).toBe(202);
       const created = await v1({ selling_plan: { name: "v1" } }, { key: apiKey, target: limited });

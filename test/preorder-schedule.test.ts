@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { scheduleJobKey } from "../src/preorders/offers/schedule.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
-import { mirrorVariants, useSyncEnv } from "./helpers/offer-sync.ts";
+import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const env = useSyncEnv({ products: 2, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 });
@@ -62,10 +62,9 @@ describe("POST /preorders/offers/{id}/schedule", () => {
     expect(((await call("GET", offer.id)).body as Json).schedule).toEqual({ enable_at: enableAt, disable_at: disableAt });
 
     await runNow(offer.id, "enable");
-    const enabled = await waitFor("the scheduled enable and its sync", async () => {
-      const row = await offerRow(offer.id);
-      return row.status === "active" && row.sync_status === "synced" && row.platform_selling_plan_group_id !== null ? row : undefined;
-    });
+    await waitFor("the scheduled enable", async () => ((await offerRow(offer.id)).status === "active" ? true : undefined));
+    expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
+    const enabled = await offerRow(offer.id);
     expect(enabled.schedule_enable_at).toBeNull();
     expect((await call("GET", offer.id, "/schedule")).body).toEqual({ enable_at: null, disable_at: disableAt });
 
@@ -157,9 +156,9 @@ describe("POST /preorders/offers/{id}/restore", () => {
   it("undoes the delete: the offer comes back disabled and readable, and its sync puts it back on the platform", async () => {
     const offer = await createOffer(env.app, env.key, { products: { variant_ids: [variantIds[1]] } });
     expect((await call("POST", offer.id, "/enable", {})).status).toBe(202);
-    await waitFor("the offer on the platform", async () => ((await offerRow(offer.id)).platform_selling_plan_group_id !== null ? true : undefined));
+    expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
     expect((await call("DELETE", offer.id)).status).toBe(202);
-    await waitFor("the deleted offer's sync", async () => ((await offerRow(offer.id)).sync_status === "synced" ? true : undefined));
+    await waitSynced(env, offer.id);
     expect((await call("GET", offer.id)).status).toBe(404);
 
     const answer = await call("POST", offer.id, "/restore", {});
@@ -171,10 +170,7 @@ describe("POST /preorders/offers/{id}/restore", () => {
     expect((await call("GET", offer.id)).status).toBe(200);
     const listed = await api(env.app, "GET", "/preorders/offers", { key: env.key });
     expect(((listed.body as { offers: Json[] }).offers).map((o) => o.id)).toContain(offer.id);
-    await waitFor("the restored offer's sync", async () => {
-      const row = await offerRow(offer.id);
-      return row.sync_status === "synced" && row.platform_selling_plan_group_id !== null ? true : undefined;
-    });
+    expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
   });
 
   it("is a no-op success on a live offer, keeps a deleted draft a draft, and answers 404 for another shop's or an unknown id", async () => {
