@@ -117,6 +117,35 @@ describe("ops console: authentication", () => {
     expect(() => loadConfig({ ...process.env, TRUST_PROXY: "10.0.0.0/33" })).toThrow(/TRUST_PROXY/);
   });
 
+  it("refuses a login posted from another site's page before counting it, so such a page cannot lock the operator out", async () => {
+    await env.pool.query("delete from ops_login_failures");
+    const foreign = [{ origin: "https://attacker.example" }, { origin: "null" }, { referer: "https://attacker.example/page" }];
+    for (let i = 0; i < LOGIN_MAX_FAILURES + 1; i++) {
+      const refused = await request("/ops/login", { method: "POST", form: { token: i === 0 ? TOKEN : `cross-site-${i}` }, headers: foreign[i % foreign.length] });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("set-cookie")).toBeNull();
+      expect(refused.text).toMatch(/<p id="login-error"[^>]*>Refused: the login did not come from this console/);
+    }
+    expect((await env.pool.query("select 1 from ops_login_failures")).rowCount).toBe(0);
+    // The console's own page (its origin), and a script that names no origin, log in.
+    expect((await request("/ops/login", { method: "POST", form: { token: TOKEN }, headers: sameOrigin() })).status).toBe(303);
+    expect((await request("/ops/login", { method: "POST", form: { token: TOKEN } })).status).toBe(303);
+  });
+
+  it("marks the session cookie Secure when the request came over https through a trusted proxy", async () => {
+    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
+    const loginOver = (origin: string, proto: string) =>
+      fetch(`${origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-proto": proto }, body: new URLSearchParams({ token: TOKEN }).toString() });
+    try {
+      expect((await loginOver(proxied.origin, "https")).headers.get("set-cookie")).toMatch(/; Secure/);
+      expect((await loginOver(proxied.origin, "http")).headers.get("set-cookie")).not.toMatch(/Secure/);
+      // Not trusted: the header cannot claim https.
+      expect((await loginOver(env.app.origin, "https")).headers.get("set-cookie")).not.toMatch(/Secure/);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it("maintenance drops the counts of ended windows only", async () => {
     await env.pool.query("delete from ops_login_failures");
     // One transaction: its now() is the same for the rows and the prune, whatever window boundary passes.

@@ -6,23 +6,51 @@ import path from "node:path";
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 export const SESSION_COOKIE = "ops_session";
 
+/** The shortest operator token accepted: the session key is derived from it (OPERATOR_TOKEN has the same minimum). */
+export const OPERATOR_TOKEN_MIN_LENGTH = 16;
+
 /**
  * The operator token: OPERATOR_TOKEN, or one generated on first start and kept under DATA_DIR
  * (mode 0600). `created` is true only on the start that generated it (the caller prints it once).
+ * The file appears complete or not at all (written aside, then linked into place), so a process
+ * starting beside the first never reads it half written. A file holding no usable token (emptied
+ * by hand, say) stops the start: a blank token would make the session key public.
  */
 export async function operatorToken(value: string | undefined, dataDir: string): Promise<{ token: string; created: boolean }> {
-  if (value) return { token: value, created: false };
+  if (value) return { token: checkedToken(value, "OPERATOR_TOKEN"), created: false };
   const target = path.join(dataDir, "operator-token");
-  const existing = await fs.readFile(target, "utf8").catch(() => undefined);
-  if (existing?.trim()) return { token: existing.trim(), created: false };
+  const existing = await readToken(target);
+  if (existing !== undefined) return { token: checkedToken(existing, target), created: false };
   await fs.mkdir(dataDir, { recursive: true });
   const fresh = randomBytes(24).toString("base64url");
+  const aside = `${target}.${randomBytes(6).toString("hex")}.tmp`;
+  await fs.writeFile(aside, `${fresh}\n`, { mode: 0o600, flag: "wx" });
   try {
-    await fs.writeFile(target, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+    await fs.link(aside, target);
     return { token: fresh, created: true };
-  } catch {
-    return { token: (await fs.readFile(target, "utf8")).trim(), created: false };
+  } catch (error) {
+    // Another process linked its token first: that one is the token.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return { token: checkedToken((await readToken(target)) ?? "", target), created: false };
+  } finally {
+    await fs.rm(aside, { force: true });
   }
+}
+
+async function readToken(file: string): Promise<string | undefined> {
+  try {
+    return (await fs.readFile(file, "utf8")).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function checkedToken(token: string, source: string): string {
+  if (token.length < OPERATOR_TOKEN_MIN_LENGTH) {
+    throw new Error(`${source} holds no usable operator token (at least ${OPERATOR_TOKEN_MIN_LENGTH} characters): set OPERATOR_TOKEN, or delete the file to have a new token generated`);
+  }
+  return token;
 }
 
 /** Equal strings, compared in constant time (over their SHA-256, so lengths leak nothing either). */
@@ -42,6 +70,7 @@ export class SessionSigner {
   private readonly key: Buffer;
 
   constructor(operatorToken: string) {
+    if (operatorToken.length < OPERATOR_TOKEN_MIN_LENGTH) throw new Error("the operator token is too short to sign sessions with");
     this.key = createHash("sha256").update(`ops-session\0${operatorToken}`).digest();
   }
 

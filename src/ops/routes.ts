@@ -145,8 +145,10 @@ ${job.result === null || job.result === undefined ? "" : `<h2>Result</h2><pre id
 /** The operator console at /ops: server-rendered pages, JSON at /ops/api, behind the operator token. */
 export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (error?: Error) => void): void {
   const signer = new SessionSigner(options.token);
-  const secure = options.secureCookies ? "; Secure" : "";
-  const cookie = (name: string, value: string, maxAge: number) => `${name}=${value}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
+  // Secure when the service's public URL is https, or when this request came over https (directly,
+  // or through a proxy TRUST_PROXY names): behind TLS with PUBLIC_URL unset, the cookie still is.
+  const cookie = (request: FastifyRequest, name: string, value: string, maxAge: number) =>
+    `${name}=${value}; Path=/ops; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${options.secureCookies || request.protocol === "https" ? "; Secure" : ""}`;
 
   app.addHook("onSend", (_request, reply, payload, next) => {
     void reply
@@ -181,6 +183,12 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
       return false;
     }
   };
+  /**
+   * A request a browser sent from another site's page: it names a foreign (or an opaque, "null")
+   * origin. One naming none came from no page (a script, curl) and is not refused by this.
+   */
+  const crossSite = (request: FastifyRequest): boolean =>
+    (request.headers.origin !== undefined || request.headers.referer !== undefined) && !sameOrigin(request);
 
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type("text/html; charset=utf-8").send(body);
   const toLogin = (reply: FastifyReply) => reply.code(303).header("location", "/ops/login").send();
@@ -220,7 +228,7 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
   const takeFlash = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
     const value = parseCookies(request.headers.cookie).get(FLASH_COOKIE);
     if (!value) return undefined;
-    void reply.header("set-cookie", cookie(FLASH_COOKIE, "", 0));
+    void reply.header("set-cookie", cookie(request, FLASH_COOKIE, "", 0));
     try {
       return Buffer.from(value, "base64url").toString("utf8").slice(0, 500);
     } catch {
@@ -236,6 +244,9 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     return html(reply, 200, loginPage());
   });
   app.post("/ops/login", async (request, reply) => {
+    // Before the attempt is counted: a page on another site must not spend the operator's budget
+    // (ten cross-site posts would lock them out). A script logging in for /ops/api sends no origin.
+    if (crossSite(request)) return html(reply, 403, loginPage("Refused: the login did not come from this console's page."));
     const lockedFor = await countLoginAttempt(options.pool, request.ip);
     if (lockedFor !== undefined) {
       const minutes = Math.ceil(lockedFor / 60);
@@ -245,11 +256,11 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (!token || !safeEqual(token, options.token)) return html(reply, 401, loginPage("Wrong operator token."));
     await forgiveLoginAttempt(options.pool, request.ip);
     const { cookie: value } = signer.issue();
-    return reply.code(303).header("set-cookie", cookie(SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
+    return reply.code(303).header("set-cookie", cookie(request, SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
   });
   app.post("/ops/logout", (request, reply) => {
     if (!postSession(request, reply)) return reply;
-    return reply.code(303).header("set-cookie", cookie(SESSION_COOKIE, "", 0)).header("location", "/ops/login").send();
+    return reply.code(303).header("set-cookie", cookie(request, SESSION_COOKIE, "", 0)).header("location", "/ops/login").send();
   });
 
   app.get("/ops", async (request, reply) => {
@@ -325,7 +336,7 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
       const location = ref ? `/ops/jobs/${ref.source}/${encodeURIComponent(ref.id)}` : "/ops/jobs";
       return reply
         .code(303)
-        .header("set-cookie", cookie(FLASH_COOKIE, Buffer.from(outcome.message, "utf8").toString("base64url"), 60))
+        .header("set-cookie", cookie(request, FLASH_COOKIE, Buffer.from(outcome.message, "utf8").toString("base64url"), 60))
         .header("location", location)
         .send();
     });
