@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { defineTask } from "../src/core/tasks.ts";
 import { pruneLoginFailures } from "../src/ops/login-limit.ts";
+import { pruneRevokedSessions } from "../src/ops/sessions.ts";
 import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
 
-/** Crontab: removes finished jobs past their retention, spent rate-limit windows and ended login-failure windows. */
+/** Crontab: removes finished jobs past their retention, spent rate-limit windows and ended login-failure windows, and the revocations of sessions that have expired. */
 export default defineTask({
   name: "maintenance_prune",
   payload: z.unknown(),
@@ -11,6 +12,7 @@ export default defineTask({
     const jobs = await pruneFinishedJobs(ctx.pool, ctx.config.JOB_RETENTION_DAYS);
     const windows = await pruneRateLimitWindows(ctx.pool, ctx.config.RATE_LIMIT_WINDOW_SECONDS);
     const loginWindows = await pruneLoginFailures(ctx.pool);
-    ctx.log.info({ jobs, windows, loginWindows }, "pruned finished jobs, rate-limit windows and login-failure windows");
+    const revokedSessions = await pruneRevokedSessions(ctx.pool);
+    ctx.log.info({ jobs, windows, loginWindows, revokedSessions }, "pruned finished jobs, rate-limit windows, login-failure windows and expired session revocations");
   },
 });

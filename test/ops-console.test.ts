@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob, retryJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, pruneLoginFailures } from "../src/ops/login-limit.ts";
+import { pruneRevokedSessions } from "../src/ops/sessions.ts";
 import { z } from "zod";
 import { loadConfig } from "../src/config.ts";
 import { withTransaction } from "../src/core/db.ts";
@@ -119,7 +120,7 @@ describe("ops console: authentication", () => {
 
   it("refuses a login posted from another site's page before counting it, so such a page cannot lock the operator out", async () => {
     await env.pool.query("delete from ops_login_failures");
-    const foreign = [{ origin: "https://attacker.example" }, { origin: "null" }, { referer: "https://attacker.example/page" }];
+    const foreign: Record<string, string>[] = [{ origin: "https://attacker.example" }, { origin: "null" }, { referer: "https://attacker.example/page" }];
     for (let i = 0; i < LOGIN_MAX_FAILURES + 1; i++) {
       const refused = await request("/ops/login", { method: "POST", form: { token: i === 0 ? TOKEN : `cross-site-${i}` }, headers: foreign[i % foreign.length] });
       expect(refused.status).toBe(403);
@@ -195,6 +196,26 @@ describe("ops console: authentication", () => {
     const out = await request("/ops/logout", { method: "POST", cookie, form: { csrf }, headers: sameOrigin() });
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
+  });
+
+  it("ends the session on the server at logout: a copy of the cookie kept by someone else opens nothing", async () => {
+    const { cookie, csrf } = await login();
+    const other = await login();
+    expect((await request("/ops/logout", { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
+    expect((await request("/ops/api/jobs", { cookie })).status).toBe(401);
+    expect((await request("/ops/fragments/overview", { cookie })).status).toBe(401);
+    expect((await request("/ops", { cookie })).headers.get("location")).toBe("/ops/login");
+    expect((await request(`/ops/jobs/app/${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}/retry`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(403);
+    // Another session (another login) is not ended by it.
+    expect((await request("/ops/api/jobs", { cookie: other.cookie })).status).toBe(200);
+    // The revocation is kept until the session would have expired anyway, then pruned.
+    const sessionId = cookie.split("=")[1]?.split(".")[1];
+    const revoked = async () => (await env.pool.query("select 1 from ops_revoked_sessions where session_id = $1", [sessionId])).rowCount;
+    await pruneRevokedSessions(env.pool);
+    expect(await revoked()).toBe(1);
+    await env.pool.query("update ops_revoked_sessions set expires_at = now() - interval '1 second' where session_id = $1", [sessionId]);
+    await pruneRevokedSessions(env.pool);
+    expect(await revoked()).toBe(0);
   });
 });
 

@@ -5,6 +5,7 @@ import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STAT
 import { CSP, CSS, esc, liveRegion, page, time } from "./html.ts";
 import { countLoginAttempt, forgiveLoginAttempt } from "./login-limit.ts";
 import { loadOverview, renderOverview } from "./overview.ts";
+import { isSessionRevoked, revokeSession } from "./sessions.ts";
 import { SCRIPT } from "./static.ts";
 
 export interface OpsOptions {
@@ -160,9 +161,11 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     next(null, payload);
   });
 
-  const authed = (request: FastifyRequest): Authed | undefined => {
+  /** The request's session: signed, not expired, and not ended by a logout. */
+  const authed = async (request: FastifyRequest): Promise<Authed | undefined> => {
     const session = signer.verify(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
-    return session ? { session, csrf: signer.csrf(session) } : undefined;
+    if (!session || (await isSessionRevoked(options.pool, session.id))) return undefined;
+    return { session, csrf: signer.csrf(session) };
   };
 
   const sameOrigin = (request: FastifyRequest): boolean => {
@@ -194,25 +197,25 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
   const toLogin = (reply: FastifyReply) => reply.code(303).header("location", "/ops/login").send();
 
   /** The session of a page request, or a redirect to the login page (undefined). */
-  const pageSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
-    const auth = authed(request);
+  const pageSession = async (request: FastifyRequest, reply: FastifyReply): Promise<Authed | undefined> => {
+    const auth = await authed(request);
     if (!auth) void toLogin(reply);
     return auth;
   };
-  const apiSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
-    const auth = authed(request);
+  const apiSession = async (request: FastifyRequest, reply: FastifyReply): Promise<Authed | undefined> => {
+    const auth = await authed(request);
     if (!auth) void reply.code(401).send({ errors: ["Operator session required: log in at /ops/login"] });
     return auth;
   };
   /** A live region's session; without one, 401 (the script then goes to the login page). */
-  const fragmentSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
-    const auth = authed(request);
+  const fragmentSession = async (request: FastifyRequest, reply: FastifyReply): Promise<Authed | undefined> => {
+    const auth = await authed(request);
     if (!auth) void html(reply, 401, "<p>Operator session required: log in at /ops/login</p>");
     return auth;
   };
   /** A POST's session, CSRF token and origin; else 403 (or the login page without a session). */
-  const postSession = (request: FastifyRequest, reply: FastifyReply): Authed | undefined => {
-    const auth = authed(request);
+  const postSession = async (request: FastifyRequest, reply: FastifyReply): Promise<Authed | undefined> => {
+    const auth = await authed(request);
     if (!auth) {
       void html(reply, 403, page({ title: "Forbidden", body: "<p>No operator session: <a href=\"/ops/login\">log in</a>.</p>" }));
       return undefined;
@@ -239,8 +242,8 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
   app.get("/ops/static/ops.js", (_request, reply) => reply.type("text/javascript; charset=utf-8").send(SCRIPT));
   app.get("/ops/static/ops.css", (_request, reply) => reply.type("text/css; charset=utf-8").send(CSS));
 
-  app.get("/ops/login", (request, reply) => {
-    if (authed(request)) return reply.code(303).header("location", "/ops").send();
+  app.get("/ops/login", async (request, reply) => {
+    if (await authed(request)) return reply.code(303).header("location", "/ops").send();
     return html(reply, 200, loginPage());
   });
   app.post("/ops/login", async (request, reply) => {
@@ -258,28 +261,30 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     const { cookie: value } = signer.issue();
     return reply.code(303).header("set-cookie", cookie(request, SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
   });
-  app.post("/ops/logout", (request, reply) => {
-    if (!postSession(request, reply)) return reply;
+  app.post("/ops/logout", async (request, reply) => {
+    const auth = await postSession(request, reply);
+    if (!auth) return reply;
+    await revokeSession(options.pool, auth.session);
     return reply.code(303).header("set-cookie", cookie(request, SESSION_COOKIE, "", 0)).header("location", "/ops/login").send();
   });
 
   app.get("/ops", async (request, reply) => {
-    const auth = pageSession(request, reply);
+    const auth = await pageSession(request, reply);
     if (!auth) return reply;
     const body = liveRegion("overview-live", "/ops/fragments/overview", refreshOf(request.query), renderOverview(await loadOverview(options.pool)));
     return html(reply, 200, page({ title: "Overview", body, csrf: auth.csrf, flash: takeFlash(request, reply) }));
   });
   app.get("/ops/fragments/overview", async (request, reply) => {
-    if (!fragmentSession(request, reply)) return reply;
+    if (!(await fragmentSession(request, reply))) return reply;
     return html(reply, 200, renderOverview(await loadOverview(options.pool)));
   });
   app.get("/ops/api/overview", async (request, reply) => {
-    if (!apiSession(request, reply)) return reply;
+    if (!(await apiSession(request, reply))) return reply;
     return reply.send(await loadOverview(options.pool));
   });
 
   app.get("/ops/jobs", async (request, reply) => {
-    const auth = pageSession(request, reply);
+    const auth = await pageSession(request, reply);
     if (!auth) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return html(reply, 400, page({ title: "Jobs", body: `<p>${esc(filters)}</p>`, csrf: auth.csrf }));
@@ -287,13 +292,13 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     return html(reply, 200, page({ title: "Jobs", body: jobsPage(jobs, filters, refreshOf(request.query)), csrf: auth.csrf, flash: takeFlash(request, reply) }));
   });
   app.get("/ops/fragments/jobs", async (request, reply) => {
-    if (!fragmentSession(request, reply)) return reply;
+    if (!(await fragmentSession(request, reply))) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return html(reply, 400, `<p>${esc(filters)}</p>`);
     return html(reply, 200, jobsTable(await listJobs(options.pool, filters)));
   });
   app.get("/ops/api/jobs", async (request, reply) => {
-    if (!apiSession(request, reply)) return reply;
+    if (!(await apiSession(request, reply))) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return reply.code(400).send({ errors: [filters] });
     return reply.send({ jobs: (await listJobs(options.pool, filters)).map(presentListed) });
@@ -305,7 +310,7 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
   };
 
   app.get("/ops/jobs/:source/:id", async (request, reply) => {
-    const auth = pageSession(request, reply);
+    const auth = await pageSession(request, reply);
     if (!auth) return reply;
     const ref = sourceOf(request.params);
     const job = ref && (await getJob(options.pool, ref.source, ref.id));
@@ -314,14 +319,14 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     return html(reply, 200, page({ title: `Job ${job.id}`, body: liveRegion("job-live", url, refreshOf(request.query), jobDetail(job, auth.csrf)), csrf: auth.csrf, flash: takeFlash(request, reply) }));
   });
   app.get("/ops/fragments/jobs/:source/:id", async (request, reply) => {
-    const auth = fragmentSession(request, reply);
+    const auth = await fragmentSession(request, reply);
     if (!auth) return reply;
     const ref = sourceOf(request.params);
     const job = ref && (await getJob(options.pool, ref.source, ref.id));
     return job ? html(reply, 200, jobDetail(job, auth.csrf)) : html(reply, 404, JOB_GONE);
   });
   app.get("/ops/api/jobs/:source/:id", async (request, reply) => {
-    if (!apiSession(request, reply)) return reply;
+    if (!(await apiSession(request, reply))) return reply;
     const ref = sourceOf(request.params);
     const job = ref && (await getJob(options.pool, ref.source, ref.id));
     if (!job) return reply.code(404).send({ errors: ["Job not found"] });
@@ -330,7 +335,7 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
 
   for (const [name, act] of [["retry", retry], ["cancel", cancel]] as const) {
     app.post(`/ops/jobs/:source/:id/${name}`, async (request, reply) => {
-      if (!postSession(request, reply)) return reply;
+      if (!(await postSession(request, reply))) return reply;
       const ref = sourceOf(request.params);
       const outcome = ref ? await act(options.pool, ref.source, ref.id) : { ok: false, message: "Job not found." };
       const location = ref ? `/ops/jobs/${ref.source}/${encodeURIComponent(ref.id)}` : "/ops/jobs";
