@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob, retryJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
-import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, pruneLoginFailures } from "../src/ops/login-limit.ts";
+import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, loginClient, pruneLoginFailures } from "../src/ops/login-limit.ts";
 import { pruneRevokedSessions } from "../src/ops/sessions.ts";
 import { z } from "zod";
 import { loadConfig } from "../src/config.ts";
@@ -144,6 +144,26 @@ describe("ops console: authentication", () => {
       expect((await loginOver(env.app.origin, "https")).headers.get("set-cookie")).not.toMatch(/Secure/);
     } finally {
       await proxied.close();
+    }
+  });
+
+  it("counts an IPv6 client by its /64, so a host cannot take a fresh address for every ten guesses", async () => {
+    await env.pool.query("delete from ops_login_failures");
+    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
+    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
+    const from = (client: string, token: string) =>
+      fetch(`${proxied.origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client }, body: new URLSearchParams({ token }).toString() });
+    try {
+      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await from(`2001:db8:1:2::${(i + 1).toString(16)}`, `wrong-${i}`)).status).toBe(401);
+      expect((await from("2001:db8:1:2:ffff:1:2:3", TOKEN)).status).toBe(429);
+      // The next /64 is another client; an IPv4 client mapped into IPv6 is the IPv4 client.
+      expect((await from("2001:db8:1:3::1", TOKEN)).status).toBe(303);
+      expect(loginClient("::ffff:192.0.2.7")).toBe("192.0.2.7");
+      expect(loginClient("2001:0db8:0001:0002:aaaa::")).toBe("2001:db8:1:2::/64");
+      expect(loginClient("192.0.2.7")).toBe("192.0.2.7");
+    } finally {
+      await proxied.close();
+      await env.pool.query("delete from ops_login_failures");
     }
   });
 

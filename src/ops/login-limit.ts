@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from "node:net";
 import type { Db } from "../core/db.ts";
 
 /** Wrong tokens one client address may try per window before every attempt is refused. */
@@ -32,4 +33,20 @@ export async function forgiveLoginAttempt(db: Db, client: string): Promise<void>
 /** Drops the counts of windows that have ended (maintenance_prune). */
 export async function pruneLoginFailures(db: Db): Promise<number> {
   return (await db.query(`delete from ops_login_failures where window_start < ${WINDOW}`)).rowCount ?? 0;
+}
+
+/**
+ * Whom a login attempt is counted against: an IPv4 address, or an IPv6 address's /64 (one host
+ * usually holds a whole /64, and could otherwise take a fresh address for every ten guesses).
+ * An IPv4 address mapped into IPv6 counts as the IPv4 address.
+ */
+export function loginClient(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped?.[1] && isIPv4(mapped[1])) return mapped[1];
+  if (!isIPv6(ip)) return ip;
+  const [head = "", tail = ""] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = ip.includes("::") && tail ? tail.split(":") : [];
+  const groups = ip.includes("::") ? [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
 }

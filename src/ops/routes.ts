@@ -3,7 +3,7 @@ import type pg from "pg";
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, SessionSigner, parseCookies, safeEqual } from "./auth.ts";
 import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STATUSES, type ListStatus, type ListedJob, cancel, getJob, listJobs, retry } from "./data.ts";
 import { CSP, CSS, esc, liveRegion, page, time } from "./html.ts";
-import { countLoginAttempt, forgiveLoginAttempt } from "./login-limit.ts";
+import { countLoginAttempt, forgiveLoginAttempt, loginClient } from "./login-limit.ts";
 import { loadOverview, renderOverview } from "./overview.ts";
 import { isSessionRevoked, revokeSession } from "./sessions.ts";
 import { SCRIPT } from "./static.ts";
@@ -250,14 +250,14 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     // Before the attempt is counted: a page on another site must not spend the operator's budget
     // (ten cross-site posts would lock them out). A script logging in for /ops/api sends no origin.
     if (crossSite(request)) return html(reply, 403, loginPage("Refused: the login did not come from this console's page."));
-    const lockedFor = await countLoginAttempt(options.pool, request.ip);
+    const lockedFor = await countLoginAttempt(options.pool, loginClient(request.ip));
     if (lockedFor !== undefined) {
       const minutes = Math.ceil(lockedFor / 60);
       return html(reply.header("retry-after", String(lockedFor)), 429, loginPage(`Too many wrong tokens from this address: try again in ${minutes} minute(s).`));
     }
     const token = form(request.body).get("token") ?? "";
     if (!token || !safeEqual(token, options.token)) return html(reply, 401, loginPage("Wrong operator token."));
-    await forgiveLoginAttempt(options.pool, request.ip);
+    await forgiveLoginAttempt(options.pool, loginClient(request.ip));
     const { cookie: value } = signer.issue();
     return reply.code(303).header("set-cookie", cookie(request, SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
   });
