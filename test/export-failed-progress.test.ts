@@ -49,7 +49,9 @@ describe("a report export that fails while a progress write is under way", () =>
 
     // The export cannot write its file while this lock is held: it stays under way until aborted.
     const locker = await env.pool.connect();
-    onTestFinished(() => locker.release());
+    let committed = false;
+    // A failed test must not hand the pool a connection still holding the lock (destroyed instead).
+    onTestFinished(() => locker.release(!committed));
     await locker.query("begin");
     await locker.query("lock table export_chunks in exclusive mode");
     const running = runReportExport(ctx).then(
@@ -67,6 +69,7 @@ describe("a report export that fails while a progress write is under way", () =>
     aborting.abort();
     await exited;
     await locker.query("commit");
+    committed = true;
     // Turns of the event loop in which a run that did not wait for its progress would have failed.
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(events).toEqual(["progress started"]);

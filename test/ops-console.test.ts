@@ -133,6 +133,24 @@ describe("ops console: authentication", () => {
     expect((await request("/ops/login", { method: "POST", form: { token: TOKEN } })).status).toBe(303);
   });
 
+  it("takes the browser's host from a trusted proxy's X-Forwarded-Host when it judges a login's origin (the proxy may rewrite Host)", async () => {
+    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
+    const loginVia = (origin: string) =>
+      fetch(`${origin}/ops/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-host": "ops.example.com", origin: "https://ops.example.com" },
+        body: new URLSearchParams({ token: TOKEN }).toString(),
+      });
+    try {
+      expect((await loginVia(proxied.origin)).status).toBe(303);
+      // Not trusted: the header cannot vouch for a foreign origin.
+      expect((await loginVia(env.app.origin)).status).toBe(403);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it("marks the session cookie Secure when the request came over https through a trusted proxy", async () => {
     const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
     const loginOver = (origin: string, proto: string) =>
@@ -158,9 +176,11 @@ describe("ops console: authentication", () => {
       expect((await from("2001:db8:1:2:ffff:1:2:3", TOKEN)).status).toBe(429);
       // The next /64 is another client; an IPv4 client mapped into IPv6 is the IPv4 client.
       expect((await from("2001:db8:1:3::1", TOKEN)).status).toBe(303);
-      expect(loginClient("::ffff:192.0.2.7")).toBe("192.0.2.7");
+      // IPv4 carried in IPv6 (mapped, in any spelling, or NAT64) is its IPv4 client, not one shared /64.
+      for (const carried of ["::ffff:192.0.2.7", "0:0:0:0:0:ffff:192.0.2.7", "::ffff:c000:207", "64:ff9b::192.0.2.7", "192.0.2.7"]) expect(loginClient(carried), carried).toBe("192.0.2.7");
       expect(loginClient("2001:0db8:0001:0002:aaaa::")).toBe("2001:db8:1:2::/64");
-      expect(loginClient("192.0.2.7")).toBe("192.0.2.7");
+      expect(loginClient("1:2::3:4:5:1.2.3.4")).toBe("1:2:0:3::/64");
+      expect(loginClient("FE80::1%eth0")).toBe("fe80:0:0:0::/64");
     } finally {
       await proxied.close();
       await env.pool.query("delete from ops_login_failures");
@@ -233,7 +253,11 @@ describe("ops console: authentication", () => {
     const revoked = async () => (await env.pool.query("select 1 from ops_revoked_sessions where session_id = $1", [sessionId])).rowCount;
     await pruneRevokedSessions(env.pool);
     expect(await revoked()).toBe(1);
-    await env.pool.query("update ops_revoked_sessions set expires_at = now() - interval '1 second' where session_id = $1", [sessionId]);
+    // Kept an hour past the session's expiry (the web process checks expiry by its own clock).
+    await env.pool.query("update ops_revoked_sessions set expires_at = now() - interval '59 minutes' where session_id = $1", [sessionId]);
+    await pruneRevokedSessions(env.pool);
+    expect(await revoked()).toBe(1);
+    await env.pool.query("update ops_revoked_sessions set expires_at = now() - interval '61 minutes' where session_id = $1", [sessionId]);
     await pruneRevokedSessions(env.pool);
     expect(await revoked()).toBe(0);
   });

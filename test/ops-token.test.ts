@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionSigner, operatorToken } from "../src/ops/auth.ts";
 
 const dirs: string[] = [];
@@ -32,6 +33,21 @@ describe("the operator token", () => {
     expect((await readFile(path.join(dir, "operator-token"), "utf8")).trim()).toBe(starts[0]?.token);
     // Nothing left beside it.
     expect(await readdir(dir)).toEqual(["operator-token"]);
+  });
+
+  it("is generated on a filesystem without hard links too (an exclusive create instead)", async () => {
+    const dir = await dataDir();
+    const link = vi.spyOn(fs, "link").mockRejectedValue(Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" }));
+    try {
+      const starts = await Promise.all(Array.from({ length: 4 }, () => operatorToken(undefined, dir)));
+      expect(link).toHaveBeenCalled();
+      expect(starts.filter((s) => s.created)).toHaveLength(1);
+      expect(new Set(starts.map((s) => s.token)).size).toBe(1);
+    } finally {
+      link.mockRestore();
+    }
+    expect(await readdir(dir)).toEqual(["operator-token"]);
+    expect((await stat(path.join(dir, "operator-token"))).mode & 0o777).toBe(0o600);
   });
 
   it("refuses to start on a token file that is empty or too short, instead of signing sessions with a public key", async () => {

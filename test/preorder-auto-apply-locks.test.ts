@@ -25,10 +25,13 @@ describe("auto-apply after a catalog sync", () => {
     const first = await autoApplyOffer("First");
     const second = await autoApplyOffer("Second");
     const writer = await env.pool.connect();
+    let committed = false;
     try {
       await writer.query("begin");
       await writer.query("select 1 from preorder_offers where id = $1 for update", [second]);
       const applying = enqueueAutoApplyResolutions(env.pool, env.shopId);
+      // Awaited below; a test failing before then must not also leave an unhandled rejection.
+      applying.catch(() => undefined);
       await waitFor("auto-apply to wait for the second offer's lock", async () => {
         const { rows } = await env.pool.query(
           "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%preorder_offers%'",
@@ -39,9 +42,11 @@ describe("auto-apply after a catalog sync", () => {
       // deadlock, and PostgreSQL would abort one of the two.
       await writer.query("select 1 from preorder_offers where id = $1 for update", [first]);
       await writer.query("commit");
+      committed = true;
       expect(await applying).toBe(2);
     } finally {
-      writer.release();
+      // A failed test must not hand the pool a connection still holding its locks.
+      writer.release(!committed);
     }
     const { rows } = await env.pool.query<{ offer_id: string }>(
       "select r.offer_id from preorder_offer_resolutions r join jobs j on j.id = r.job_id where r.shop_id = $1 and j.status = 'queued' order by r.offer_id",

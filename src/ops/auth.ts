@@ -23,26 +23,46 @@ export async function operatorToken(value: string | undefined, dataDir: string):
   if (existing !== undefined) return { token: checkedToken(existing, target), created: false };
   await fs.mkdir(dataDir, { recursive: true });
   const fresh = randomBytes(24).toString("base64url");
+  if (await placeToken(target, `${fresh}\n`)) return { token: fresh, created: true };
+  // Another process placed its token first: that one is the token.
+  return { token: checkedToken((await readToken(target)) ?? "", target), created: false };
+}
+
+/** Puts the token file in place unless one is there already: true when this call placed it. */
+async function placeToken(target: string, content: string): Promise<boolean> {
   const aside = `${target}.${randomBytes(6).toString("hex")}.tmp`;
-  await fs.writeFile(aside, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+  await fs.writeFile(aside, content, { mode: 0o600, flag: "wx" });
   try {
     await fs.link(aside, target);
-    return { token: fresh, created: true };
+    return true;
   } catch (error) {
-    // Another process linked its token first: that one is the token.
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return { token: checkedToken((await readToken(target)) ?? "", target), created: false };
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    // A filesystem without hard links (FAT, some network mounts): an exclusive create instead,
+    // whose few bytes a reader may find still unwritten (readToken waits for them).
+    try {
+      await fs.writeFile(target, content, { mode: 0o600, flag: "wx" });
+      return true;
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw fallback;
+    }
   } finally {
     await fs.rm(aside, { force: true });
   }
 }
 
+/** The token file's content, trimmed; undefined when there is none. One still being written is given a second to fill. */
 async function readToken(file: string): Promise<string | undefined> {
-  try {
-    return (await fs.readFile(file, "utf8")).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+  for (let tries = 0; ; tries++) {
+    let content: string;
+    try {
+      content = (await fs.readFile(file, "utf8")).trim();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    if (content.length >= OPERATOR_TOKEN_MIN_LENGTH || tries >= 10) return content;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -37,16 +37,28 @@ export async function pruneLoginFailures(db: Db): Promise<number> {
 
 /**
  * Whom a login attempt is counted against: an IPv4 address, or an IPv6 address's /64 (one host
- * usually holds a whole /64, and could otherwise take a fresh address for every ten guesses).
- * An IPv4 address mapped into IPv6 counts as the IPv4 address.
+ * usually holds a whole /64, and could otherwise take a fresh address for every ten guesses). An
+ * IPv4 address carried in IPv6 (mapped, ::ffff:0:0/96, or NAT64, 64:ff9b::/96) counts as that
+ * IPv4 address: otherwise every IPv4 client reaching the service that way would share one budget.
  */
 export function loginClient(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped?.[1] && isIPv4(mapped[1])) return mapped[1];
-  if (!isIPv6(ip)) return ip;
-  const [head = "", tail = ""] = ip.split("::");
+  if (isIPv4(ip)) return ip;
+  const address = ip.split("%")[0] ?? ""; // without a zone id (fe80::1%eth0)
+  if (!isIPv6(address)) return ip;
+  const groups = ipv6Groups(address);
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  const mapped = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff;
+  const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
+  if (mapped || nat64) return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join(".");
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (the URL parser expands any dotted IPv4 tail to hex). */
+function ipv6Groups(address: string): number[] {
+  const canonical = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  const [head = "", tail] = canonical.split("::");
   const left = head ? head.split(":") : [];
-  const right = ip.includes("::") && tail ? tail.split(":") : [];
-  const groups = ip.includes("::") ? [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+  const right = tail ? tail.split(":") : [];
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill("0");
+  return [...left, ...zeros, ...right].map((g) => parseInt(g, 16));
 }

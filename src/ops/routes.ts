@@ -170,8 +170,10 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
 
   const sameOrigin = (request: FastifyRequest): boolean => {
     const allowed = new Set<string>();
-    const host = request.headers.host;
-    if (host) {
+    // The Host the request came with, and the one a proxy named in TRUST_PROXY says the browser
+    // used (X-Forwarded-Host: fastify's request.host), as a proxy may rewrite Host.
+    for (const host of new Set([request.headers.host, request.host])) {
+      if (!host) continue;
       allowed.add(`http://${host}`);
       allowed.add(`https://${host}`);
     }

@@ -13,7 +13,11 @@ export async function isSessionRevoked(db: Db, sessionId: string): Promise<boole
   return ((await db.query("select 1 from ops_revoked_sessions where session_id = $1", [sessionId])).rowCount ?? 0) > 0;
 }
 
-/** Drops the revocations of sessions that have expired anyway (maintenance_prune). */
+/**
+ * Drops the revocations of sessions that have expired anyway (maintenance_prune). A web process
+ * checks expiry by its own clock, so a revocation is kept an hour past it: a database clock running
+ * ahead cannot revive a logged-out session for its last minutes.
+ */
 export async function pruneRevokedSessions(db: Db): Promise<number> {
-  return (await db.query("delete from ops_revoked_sessions where expires_at < now()")).rowCount ?? 0;
+  return (await db.query("delete from ops_revoked_sessions where expires_at < now() - interval '1 hour'")).rowCount ?? 0;
 }
