@@ -27,6 +27,8 @@ afterEach(() => {
 const NESTED_RANGES = "{% for i in (1..10000) %}{% for j in (1..10000) %}{% endfor %}{% endfor %}";
 /** Millions of iterations over a small list: allocates next to nothing, only burns time. */
 const SLOW_LOOPS = `{% assign a = "${"x".repeat(200)}" | split: "" %}{% for i in a %}{% for j in a %}{% for k in a %}{% endfor %}{% endfor %}{% endfor %}done`;
+/** 495 million characters of output in milliseconds: liquidjs bounds neither output nor what a loop writes. */
+const HUGE_OUTPUT = `{% for i in (1..5000) %}${"x".repeat(99_000)}{% endfor %}`;
 /** A three-million-item list, built in a few milliseconds without the memory limit. */
 const BIG_RANGE = "{% for i in (1..3000000) %}{% endfor %}done";
 
@@ -55,6 +57,25 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
     const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: BIG_RANGE } } });
     expect(answer.status).toBe(422);
     expect((answer.body as { errors: string[] }).errors).toEqual(["sms.body must render within the memory limit of 1000000 characters or list items"]);
+  });
+
+  it("bounds output: a loop writing hundreds of megabytes is refused (e-mail body, subject and the e-mail layout, saved or previewed)", async () => {
+    const rule = "must render to at most 1000000 characters";
+    const body = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: HUGE_OUTPUT } } });
+    expect(body.status).toBe(422);
+    expect((body.body as { errors: string[] }).errors).toEqual([`email.body ${rule}`]);
+    // A subject's source is at most 500 characters: 3,000 times 400 of them.
+    const longSubject = `{% for i in (1..3000) %}${"x".repeat(400)}{% endfor %}`;
+    const subject = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { subject: longSubject } } });
+    expect((subject.body as { errors: string[] }).errors).toEqual([`email.subject ${rule}`]);
+    const layout = `<html><body>{{ content }}${HUGE_OUTPUT}</body></html>`;
+    const saved = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: layout } });
+    expect(saved.status).toBe(422);
+    expect((saved.body as { errors: string[] }).errors).toEqual([`html ${rule}`]);
+    const preview = await api(env.app, "POST", "/account/templates/email_layout/preview", { key: env.key, body: { layout: { html: layout } } });
+    expect(preview.status).toBe(422);
+    expect((preview.body as { errors: string[] }).errors).toEqual([`layout.html ${rule}`]);
+    expect(JSON.stringify(preview.body).length).toBeLessThan(1000);
   });
 
   it("refuses include, render and layout: a template cannot read the service's files", async () => {
@@ -165,6 +186,17 @@ describe("a template beyond the limits at send time (written straight to the dat
     expect(ledger.map((r) => r.last_error)).toEqual([reason, reason, reason]);
     expect(log.map((r) => [r.status, r.error])).toEqual([["failed", reason], ["failed", reason], ["failed", reason]]);
     expect(queuedRetries).toBe(0);
+  });
+
+  it("an e-mail body that writes too much is not sent: recorded failed with the reason", async () => {
+    const { shop, ledgerIds } = await newShopWithSignups("Huge Mail", "email", 2);
+    await seedTemplate(shop, "email", HUGE_OUTPUT);
+    const sent: OutboundMessage[] = [];
+    const summary = await sendLedgerRows(deps(sent), ledgerIds, { mode: "job" });
+    expect(summary).toMatchObject({ sent: 0, failed: 2, retrying: 0 });
+    expect(sent).toHaveLength(0);
+    const { ledger } = await outcome(ledgerIds);
+    expect(ledger.map((r) => r.last_error)).toEqual(Array.from({ length: 2 }, () => "Template did not render: the initial email.body (de) must render to at most 1000000 characters"));
   });
 
   it("a template longer than the parse limit is not sent", async () => {

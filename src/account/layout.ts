@@ -4,7 +4,7 @@ import type { Db } from "../core/db.ts";
 import { type Issue, fieldIssue } from "../core/errors.ts";
 import { hexColor } from "../core/schemas.ts";
 import { htmlToText } from "../back_in_stock/templates/render.ts";
-import { TEMPLATE_LIMITS, templateEngine, templateFailure, templateProblem } from "../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS, renderSource, templateFailure, templateProblem } from "../back_in_stock/templates/template-rendering.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { loadAccountSettings } from "./settings.ts";
 
@@ -112,7 +112,7 @@ const ONE_CONTENT = "must place {{ content }} exactly once";
 export function prepareLayout(layout: EmailLayout, shop: LayoutShop): PreparedLayout {
   let out: string;
   try {
-    out = templateEngine("html").parseAndRenderSync(layout.html, variables(layout, shop)) as string;
+    out = renderSource(layout.html, variables(layout, shop), "html");
   } catch (error) {
     throw new Error(templateFailure("the e-mail layout's html", error), { cause: error });
   }
@@ -126,7 +126,7 @@ export function layoutIssues(layout: EmailLayout, shop: LayoutShop): Issue[] {
   const problem = templateProblem("html", layout.html, "html");
   if (problem) return [problem];
   try {
-    const out = templateEngine("html").parseAndRenderSync(layout.html, variables(layout, shop)) as string;
+    const out = renderSource(layout.html, variables(layout, shop), "html");
     if (out.split(CONTENT_MARKER).length !== 2) return [fieldIssue("html", ONE_CONTENT)];
   } catch (error) {
     return [fieldIssue("html", templateFailure("", error).trim())];

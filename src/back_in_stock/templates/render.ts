@@ -3,7 +3,7 @@ import type { OutboundMessage } from "../../channels/index.ts";
 import type { Db } from "../../core/db.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
-import { type TemplateKind, exceededLimit, templateEngine, templateFailure } from "./template-rendering.ts";
+import { type TemplateKind, exceededLimit, parseTemplate, renderParsed, templateFailure } from "./template-rendering.ts";
 import { fallbackLocales } from "../../core/locales.ts";
 
 /**
@@ -221,7 +221,7 @@ export class Renderer {
     if (known instanceof Error) throw known;
     if (known) return known;
     try {
-      const parsed = templateEngine(kind).parse(source);
+      const parsed = parseTemplate(source, kind);
       this.parsed.set(key, parsed);
       return parsed;
     } catch (error) {
@@ -235,7 +235,7 @@ export class Renderer {
     const parsed = this.parse(kind, key, source);
     for (let attempt = 1; ; attempt++) {
       try {
-        return templateEngine(kind).renderSync(parsed, variables) as string;
+        return renderParsed(parsed, variables, kind);
       } catch (error) {
         const limit = exceededLimit(error);
         // Time is the one limit a pause of the process (GC, a busy core) can trip: one more try

@@ -1,4 +1,4 @@
-import { Liquid } from "liquidjs";
+import { Context, type Emitter, Liquid, type Template, toValue, toValueSync } from "liquidjs";
 import { type Issue, fieldIssue, issueText } from "../../core/errors.ts";
 
 /**
@@ -13,22 +13,32 @@ export const TEMPLATE_LIMITS = {
   renderMs: 100,
   /** liquidjs's allocation count per render (characters and list items built by ranges and filters); the shipped templates use about 130. */
   memory: 1_000_000,
+  /**
+   * Characters one render may produce. liquidjs bounds neither output nor what a loop writes (its
+   * memory limit counts only ranges and filters): 5,000 iterations of a 99,000-character line made
+   * a 495-million-character e-mail within the time limit.
+   */
+  outputLength: 1_000_000,
 } as const;
 
-export type TemplateLimit = "parse" | "render" | "memory";
+export type TemplateLimit = "parse" | "render" | "memory" | "output";
 
 /** `<field> must ...`: what a template beyond a limit is told, at PATCH and in the send log. */
 const LIMIT_RULES: Record<TemplateLimit, string> = {
   parse: `must be at most ${TEMPLATE_LIMITS.parseLength} characters`,
   render: `must render within ${TEMPLATE_LIMITS.renderMs} ms`,
   memory: `must render within the memory limit of ${TEMPLATE_LIMITS.memory} characters or list items`,
+  output: `must render to at most ${TEMPLATE_LIMITS.outputLength} characters`,
 };
+
+const OUTPUT_LIMIT_MESSAGE = "output length limit exceeded";
 
 // liquidjs reports its limits through these messages only (an AssertionError, or a RenderError carrying its text).
 const LIMIT_MESSAGES: [string, TemplateLimit][] = [
   ["parse length limit exceeded", "parse"],
   ["template render limit exceeded", "render"],
   ["memory alloc limit exceeded", "memory"],
+  [OUTPUT_LIMIT_MESSAGE, "output"],
 ];
 
 /** Which limit a liquidjs error reports, if it reports one. */
@@ -72,9 +82,48 @@ function createEngine(kind: TemplateKind): Liquid {
 
 const engines: Record<TemplateKind, Liquid> = { text: createEngine("text"), html: createEngine("html") };
 
-/** The shared engine of a kind: limits apply per parse and per render, so one engine serves every shop. */
-export function templateEngine(kind: TemplateKind): Liquid {
-  return engines[kind];
+/** Parses a template (its length limit applies); render it with renderParsed. */
+export function parseTemplate(source: string, kind: TemplateKind): Template[] {
+  return engines[kind].parse(source);
+}
+
+/** What liquidjs's own emitter writes for a value (a Drop's value, nil as nothing, arrays joined). */
+function outputText(value: unknown): string {
+  const plain: unknown = toValue(value);
+  if (typeof plain === "string") return plain;
+  if (plain === null || plain === undefined) return "";
+  if (Array.isArray(plain)) return plain.map(outputText).join("");
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as liquidjs's own emitter: String() of whatever it is
+  return String(plain);
+}
+
+/** liquidjs's string emitter, refusing to grow past the output limit (the error stops the render). */
+class BoundedEmitter implements Emitter {
+  buffer = "";
+
+  write(html: unknown): void {
+    const text = outputText(html);
+    if (this.buffer.length + text.length > TEMPLATE_LIMITS.outputLength) throw new Error(OUTPUT_LIMIT_MESSAGE);
+    this.buffer += text;
+  }
+}
+
+/**
+ * Renders parsed templates synchronously within every limit: time and allocations (liquidjs's
+ * own, per render) and output length (BoundedEmitter). Every render of a merchant's template goes
+ * through here; one engine serves every shop, as the limits apply per render.
+ */
+export function renderParsed(templates: Template[], variables: Record<string, unknown>, kind: TemplateKind): string {
+  const engine = engines[kind];
+  const emitter = new BoundedEmitter();
+  const ctx = new Context(variables, engine.options, { sync: true }, { liquid: engine });
+  toValueSync(engine.renderer.renderTemplates(templates, ctx, emitter));
+  return emitter.buffer;
+}
+
+/** Parses and renders (renderParsed's limits). */
+export function renderSource(source: string, variables: Record<string, unknown>, kind: TemplateKind): string {
+  return renderParsed(parseTemplate(source, kind), variables, kind);
 }
 
 /** Variables every back-in-stock template can use; also listed in /help through the PATCH description. */
@@ -101,8 +150,8 @@ export const SAMPLE_VARIABLES = {
   unsubscribe_url: "https://sample-store.example/unsubscribe/sample",
 };
 
-export async function renderTemplate(source: string, variables: Record<string, unknown>, kind: TemplateKind = "text"): Promise<string> {
-  return (await templateEngine(kind).parseAndRender(source, variables)) as string;
+export function renderTemplate(source: string, variables: Record<string, unknown>, kind: TemplateKind = "text"): Promise<string> {
+  return Promise.resolve(renderSource(source, variables, kind));
 }
 
 /**
@@ -112,7 +161,7 @@ export async function renderTemplate(source: string, variables: Record<string, u
  */
 export function templateProblem(field: string, source: string, kind: TemplateKind): Issue | undefined {
   try {
-    templateEngine(kind).parseAndRenderSync(source, SAMPLE_VARIABLES);
+    renderSource(source, SAMPLE_VARIABLES, kind);
     return undefined;
   } catch (error) {
     return templateIssue(field, error);

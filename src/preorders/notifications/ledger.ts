@@ -6,7 +6,7 @@ import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import { htmlToText, loadShopInfo } from "../../back_in_stock/templates/render.ts";
-import { templateEngine, templateFailure } from "../../back_in_stock/templates/template-rendering.ts";
+import { renderSource, templateFailure } from "../../back_in_stock/templates/template-rendering.ts";
 import { paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
 import { loadPreorderSettings } from "../settings/settings.ts";
 import { type DeliverySnapshot, MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "./task-refs.ts";
@@ -253,7 +253,7 @@ async function render(db: Db, row: PendingRow, emailFrom: string): Promise<Outbo
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
   const run = (kind: "text" | "html", source: string, name: string): string => {
     try {
-      return templateEngine(kind).parseAndRenderSync(source, vars) as string;
+      return renderSource(source, vars, kind);
     } catch (error) {
       throw new Error(`Template did not render: ${templateFailure(field(name), error)}`, { cause: error });
     }

@@ -3,7 +3,7 @@ import { type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
 import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale, notBlank } from "../../../core/schemas.ts";
-import { TEMPLATE_LIMITS, type TemplateKind, templateEngine, templateFailure } from "../../../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS, type TemplateKind, renderSource, templateFailure } from "../../../back_in_stock/templates/template-rendering.ts";
 import {
   DEFAULT_STAGE_ENABLED,
   NOTIFICATION_VARIABLES,
@@ -82,7 +82,7 @@ const templateSource = (max: number) => notBlank(z.string().max(max));
 /** The 422 issue of a template that does not render with sample values within the limits, as back-in-stock templates. */
 function templateProblem(field: string, source: string, kind: TemplateKind): Issue | undefined {
   try {
-    templateEngine(kind).parseAndRenderSync(source, SAMPLE_NOTIFICATION_VARIABLES);
+    renderSource(source, SAMPLE_NOTIFICATION_VARIABLES, kind);
     return undefined;
   } catch (error) {
     return fieldIssue(field, templateFailure(field, error).slice(field.length + 1));
