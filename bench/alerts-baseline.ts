@@ -3,7 +3,7 @@
 // Renders them all, prints `BENCH_BASELINE_READY`, sends on a line on stdin, prints `BENCH_BASELINE_DONE <json>`.
 import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
-import { htmlToText } from "../src/back_in_stock/templates/render.ts";
+import { htmlToText } from "../src/back_in_stock/templates/html-to-text.ts";
 import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
 import { renderTemplate } from "../src/back_in_stock/templates/template-rendering.ts";
 

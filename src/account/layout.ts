@@ -3,7 +3,7 @@ import type { OutboundMessage } from "../channels/index.ts";
 import type { Db } from "../core/db.ts";
 import { type Issue, fieldIssue } from "../core/errors.ts";
 import { hexColor } from "../core/schemas.ts";
-import { htmlToText } from "../back_in_stock/templates/render.ts";
+import { htmlToText } from "../back_in_stock/templates/html-to-text.ts";
 import { TEMPLATE_LIMITS, renderSource, templateFailure, templateProblem } from "../back_in_stock/templates/template-rendering.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { loadAccountSettings } from "./settings.ts";

@@ -5,6 +5,7 @@ import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } fr
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
 import { type TemplateKind, exceededLimit, parseTemplate, renderParsed, templateFailure } from "./template-rendering.ts";
 import { fallbackLocales } from "../../core/locales.ts";
+import { htmlToText } from "./html-to-text.ts";
 
 /**
  * Messages render with the engines the PATCH check uses (template-rendering.ts: same options, same
@@ -72,33 +73,6 @@ export async function stageSwitches(db: Db, shopId: string): Promise<Record<Stag
 /** The address part of `Name <address>` (or the whole text when it is a bare address). */
 function addressOf(from: string): string {
   return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
-}
-
-/** Turns the rendered HTML body into the text part: links keep their target, blocks their breaks. */
-export function htmlToText(html: string): string {
-  const text = html
-    .replace(/<(style|script|head)\b[^>]*>[\s\S]*?<\/\1>/gi, "")
-    .replace(/<a\b[^>]*?href\s*=\s*(["'])(.*?)\1[^>]*>([\s\S]*?)<\/a>/gi, (_m, _q: string, href: string, label: string) => {
-      const inner = label.replace(/<[^>]+>/g, "").trim();
-      return inner && inner !== href ? `${inner} (${href})` : href;
-    })
-    .replace(/<br\s*\/?>/gi, "\n")
-    .replace(/<li\b[^>]*>/gi, "\n- ")
-    .replace(/<\/(p|div|h[1-6]|li|tr|table|ul|ol|blockquote)>/gi, "\n\n")
-    .replace(/<[^>]+>/g, "")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&#x([0-9a-f]+);/gi, (_m, code: string) => String.fromCodePoint(Number.parseInt(code, 16)))
-    .replace(/&amp;/g, "&");
-  return text
-    .split("\n")
-    .map((line) => line.replace(/[ \t]+/g, " ").trim())
-    .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
 }
 
 export interface RendererOptions {
