@@ -61,6 +61,28 @@ describe("CSV exports go through the chunked export store", () => {
     expect(lines[0]?.head.split("\n").slice(0, 2)).toEqual(["id,name,at,ok", '0,"row ""0"", quoted",2026-01-01T00:00:00.000Z,true']);
   });
 
+  it("writes text that starts like a spreadsheet formula as text (a leading '), numbers as they are", async () => {
+    const rows = [
+      { name: '=HYPERLINK("https://attacker.example","Open")', amount: "-2.50" },
+      { name: "+1+1", amount: -3 },
+      { name: "-2+3", amount: "+4" },
+      { name: "@SUM(A1)", amount: "1e3" },
+      { name: "\tcmd", amount: "0.5" },
+      { name: "plain = text", amount: ".5" },
+    ];
+    const saved = await saveCsvExport(env.pool, { shopId: env.shopId, filename: "formulas.csv", columns: ["name", "amount"], rows });
+    const { rows: stored } = await env.pool.query<{ csv: string }>("select convert_from(bytes, 'UTF8') as csv from export_chunks where export_id = $1 and seq = 0", [saved.id]);
+    expect(stored[0]?.csv.trimEnd().split("\n")).toEqual([
+      "name,amount",
+      `"'=HYPERLINK(""https://attacker.example"",""Open"")",-2.50`,
+      "'+1+1,-3",
+      "'-2+3,+4",
+      "'@SUM(A1),1e3",
+      "'\tcmd,0.5",
+      "plain = text,.5",
+    ]);
+  });
+
   it("a source that fails leaves no export behind", async () => {
     async function* failing(): AsyncGenerator<Record<string, unknown>> {
       yield { id: 1 };

@@ -240,6 +240,19 @@ describe("report exports", () => {
     expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "1" } })).status).toBe(202);
   });
 
+  it("writes an offer name or an order's e-mail that starts like a spreadsheet formula as text", async () => {
+    await env.app.pool.query("update preorder_offers set name = '=1+2' where id = $1", [offerB]);
+    await env.app.pool.query("update preorder_orders set email = '@SUM(A1)' where id = $1", [orderIds[2]]);
+    try {
+      const file = await download(await runExport("by_offer", {}));
+      const row = rowsOf(file.text).find((r) => r.order_id === orderIds[2]);
+      expect(row).toMatchObject({ offer_name: "'=1+2", customer_email: "'@SUM(A1)", gross_sales: "30.00" });
+    } finally {
+      await env.app.pool.query("update preorder_offers set name = 'Offer B' where id = $1", [offerB]);
+      await env.app.pool.query("update preorder_orders set email = 'c2@example.com' where id = $1", [orderIds[2]]);
+    }
+  });
+
   it("serves a download to the shop that ran the export only", async () => {
     const job = await runExport("by_offer", {});
     const other = await download(job, otherKey);

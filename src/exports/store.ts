@@ -7,6 +7,7 @@ import { V2_BASE_PATH } from "../core/manifest.ts";
 import { isUuid } from "../core/params.ts";
 import { ChunkedExportWriter } from "./chunks.ts";
 import type { ExportRecord, SaveExportOptions } from "./records.ts";
+import { csvText } from "./csv-text.ts";
 
 export type { ExportRecord, SaveExportOptions } from "./records.ts";
 
@@ -64,8 +65,9 @@ export interface CsvExportOptions {
 function csvCell(value: unknown): string | number | boolean | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
-  return JSON.stringify(value);
+  if (typeof value === "string") return csvText(value);
+  if (typeof value === "number" || typeof value === "boolean") return value;
+  return csvText(JSON.stringify(value));
 }
 
 /**

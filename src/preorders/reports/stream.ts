@@ -1,6 +1,7 @@
 import { stringify } from "csv-stringify";
 import type pg from "pg";
 import type { ReportQuery } from "./query.ts";
+import { csvText } from "../../exports/csv-text.ts";
 
 /**
  * Streaming a report into CSV: few imports, as it runs in the export's worker thread
@@ -46,7 +47,7 @@ export async function streamReportCsv(
     const fetch = () => client.query<unknown[]>({ text: `fetch ${fetchRows} from report_cursor`, rowMode: "array" }).then((r) => r.rows);
     // One stringifier for the whole file (its stream API: several times faster than a sync call
     // per batch). Fed synchronously, it hands each record's CSV to the data listener at once.
-    const stringifier = stringify({ cast: { string: (value: string) => value } });
+    const stringifier = stringify({ cast: { string: csvText } });
     let pieces: Buffer[] = [];
     let pieceBytes = 0;
     stringifier.on("data", (piece: Buffer) => {
