@@ -87,6 +87,7 @@ export async function deliverWebhookEvent(ctx: TaskContext, eventId: string): Pr
   } catch (error) {
     if (error instanceof BlockedTargetError) {
       // Not a public address: no request was made, and a retry would be refused alike.
+      ctx.log.warn({ eventId, address: error.address, reason: error.reason }, "developer webhook refused: the endpoint is not a public address");
       await finish("failed", { error: error.message });
       return "failed";
     }

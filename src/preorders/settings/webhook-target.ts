@@ -110,11 +110,21 @@ export function webhookUrlIssue(value: string): string | undefined {
   return reason ? `must not point to ${reason} (${host}): webhooks go to public endpoints only` : undefined;
 }
 
-/** The delivery was refused before any request: the target is not a public address. */
+/**
+ * The delivery was refused before any request: the target is not a public address. The message,
+ * which the shop reads in its event log, names neither the address nor its kind: a shop could
+ * otherwise resolve the service's internal host names through it. `address` and `reason` are for
+ * the service's own log.
+ */
 export class BlockedTargetError extends Error {
+  readonly address: string;
+  readonly reason: string;
+
   constructor(host: string, address: string, reason: string) {
-    super(`the webhook endpoint ${host} resolves to ${reason} (${address}): refused, webhooks go to public endpoints only`);
+    super(`the webhook endpoint ${host} is not a public address: refused, webhooks go to public endpoints only`);
     this.name = "BlockedTargetError";
+    this.address = address;
+    this.reason = reason;
   }
 }
 
