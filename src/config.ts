@@ -70,6 +70,25 @@ const envSchema = z.object({
   SMTP_URL: z.string().min(1).optional(),
   SMTP_POOL_SIZE: positiveInt.default(5),
   EMAIL_FROM: z.string().min(3).default("Demo Store <no-reply@localhost>"),
+  /**
+   * Comma-separated domains a shop's sender_email may use besides EMAIL_FROM's (those the mail
+   * provider lets this service send from). A shop cannot send as any other domain: no From of
+   * someone else's address through the operator's mail account.
+   */
+  SENDER_EMAIL_DOMAINS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((x) => x.trim().toLowerCase()).filter(Boolean))
+    .refine((list) => list.every((d) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(d)), "must be comma-separated domain names"),
+  /**
+   * Comma-separated alphanumeric SMS sender ids a shop's sms_sender may be (ids the operator has
+   * registered). Unset: none, only E.164 numbers (which Twilio sends from only when the account
+   * owns them). Matched without regard to case.
+   */
+  SMS_SENDER_IDS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean)),
   /** Text messages through Twilio when both are set, else .sms.json files in DATA_DIR/outbox. */
   TWILIO_ACCOUNT_SID: z.string().startsWith("AC").optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),

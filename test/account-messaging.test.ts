@@ -8,7 +8,14 @@ import { useTestEnv } from "./helpers/fixture.ts";
 import { header } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
+// The domains and SMS sender ids the operator lets shops send as (beside EMAIL_FROM's no-reply@localhost).
+const env = useTestEnv({
+  shop: false,
+  smtp: true,
+  dataDir: true,
+  worker: { poolSize: 12, pollInterval: 50 },
+  config: { SENDER_EMAIL_DOMAINS: "sender.example, Mail.Example", SMS_SENDER_IDS: "SENDERSHOP" },
+});
 
 interface Shop {
   shopId: string;
@@ -104,6 +111,32 @@ describe("account sending", () => {
     const number = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sms_sender: "+15551234567" } });
     expect(number.status).toBe(202);
     expect(number.body).toEqual({ sender_name: null, sender_email: null, reply_to: null, sms_sender: "+15551234567" });
+  });
+
+  it("refuses a sender the service does not send as: another domain's address, an unregistered SMS sender id", async () => {
+    const shop = await newShop("Sending Policy");
+    const spoofed = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "PayPal", sender_email: "security@paypal.com", sms_sender: "PayPal" } });
+    expect(spoofed.status).toBe(422);
+    expect(spoofed.body).toEqual({
+      errors: [
+        "sender_email must be an address at a domain this service sends from (localhost, sender.example, mail.example)",
+        "sms_sender must be an E.164 number or a sender id registered with this service (SENDERSHOP)",
+      ],
+    });
+    expect((await api(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null, sender_email: null });
+    const allowed = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_email: "Shop@MAIL.example", sms_sender: "sendershop" } });
+    expect(allowed.status).toBe(202);
+    // A stored sender the operator no longer allows: e-mails come from the service's address and
+    // replies still reach the shop; texts from the channel's own sender.
+    await env.app.pool.query(`update account_settings set sending = '{"sender_email": "news@dropped.example", "sms_sender": "DROPPED"}' where shop_id = $1`, [shop.shopId]);
+    await notify(shop, "policy@example.com");
+    const mail = env.sink.to("policy@example.com")[0];
+    if (!mail) throw new Error("no message");
+    expect(header(mail.raw, "From")).toMatch(/<no-reply@localhost>$/);
+    expect(header(mail.raw, "Reply-To")).toBe("news@dropped.example");
+    const smsId = await notify(shop, "+15550002222", "sms");
+    const sms = JSON.parse(await readFile(path.join(env.dataDir, "outbox", `${smsId}.sms.json`), "utf8")) as { from?: string };
+    expect(sms.from).not.toBe("DROPPED");
   });
 
   it("back-in-stock e-mails carry the From name and address and the Reply-To; text messages the SMS sender; null falls back", async () => {

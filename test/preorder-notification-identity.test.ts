@@ -9,7 +9,7 @@ import { waitFor } from "./helpers/wait.ts";
 
 // Preorder notifications go out as every message of the shop does: from the account's sender
 // identity (GET/PATCH /account/sending), e-mails wrapped in the account's e-mail layout.
-const env = useTestEnv({ shop: "Identity Shop", smtp: { keepRaw: true }, dataDir: true, worker: true });
+const env = useTestEnv({ shop: "Identity Shop", smtp: { keepRaw: true }, dataDir: true, worker: true, config: { SENDER_EMAIL_DOMAINS: "identity.example", SMS_SENDER_IDS: "IDENTITY" } });
 const DOMAIN = "identity-shop.platform.local";
 
 beforeAll(async () => {

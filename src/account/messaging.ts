@@ -1,13 +1,13 @@
 import type { OutboundMessage } from "../channels/index.ts";
 import type { Db } from "../core/db.ts";
 import { type PreparedLayout, loadEmailLayout, wrapInLayout } from "./layout.ts";
-import { type SenderIdentity, applySenderIdentity, loadSenderIdentity } from "./sending.ts";
+import { type SenderIdentity, type SenderPolicy, applySenderIdentity, loadSenderIdentity } from "./sending.ts";
 
 /**
  * Everything the Account area adds to an outgoing message of a shop, loaded once per shop and
  * applied per message: the sender identity (sending.ts) and the e-mail layout (layout.ts).
  *
- *   const account = await loadAccountMessaging(db, shopId, { emailFrom: config.EMAIL_FROM, shopUrl });
+ *   const account = await loadAccountMessaging(db, shopId, { senders: senderPolicy(config), shopUrl });
  *   message = dressMessage(renderedMessage, account);   // throws when the stored layout cannot render
  */
 export interface AccountMessaging {
@@ -16,8 +16,8 @@ export interface AccountMessaging {
   layout: PreparedLayout | null | Error;
 }
 
-export async function loadAccountMessaging(db: Db, shopId: string, options: { emailFrom: string; shopUrl: string }): Promise<AccountMessaging> {
-  const identity = await loadSenderIdentity(db, shopId, options.emailFrom);
+export async function loadAccountMessaging(db: Db, shopId: string, options: { senders: SenderPolicy; shopUrl: string }): Promise<AccountMessaging> {
+  const identity = await loadSenderIdentity(db, shopId, options.senders);
   let layout: PreparedLayout | null | Error;
   try {
     layout = await loadEmailLayout(db, shopId, options.shopUrl);

@@ -11,7 +11,7 @@ import { emailAddress, loadAccountSettings } from "./settings.ts";
  * contact_email (or none), the SMS sender to TWILIO_FROM.
  *
  * Use from any channel user (back-in-stock alerts, preorder notifications):
- *   const identity = await loadSenderIdentity(db, shopId, config.EMAIL_FROM);
+ *   const identity = await loadSenderIdentity(db, shopId, senderPolicy(config));
  *   message = applySenderIdentity(message, identity);
  */
 
@@ -48,6 +48,46 @@ export function addressOf(from: string): string {
   return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 }
 
+/**
+ * What senders the service lets a shop use: e-mail domains (EMAIL_FROM's and SENDER_EMAIL_DOMAINS)
+ * and alphanumeric SMS sender ids (SMS_SENDER_IDS). Anything else would let a shop send as someone
+ * else (a bank, another shop) through the operator's mail and SMS accounts.
+ */
+export interface SenderPolicy {
+  emailFrom: string;
+  emailDomains: readonly string[];
+  smsSenderIds: readonly string[];
+}
+
+export function senderPolicy(config: { EMAIL_FROM: string; SENDER_EMAIL_DOMAINS: readonly string[]; SMS_SENDER_IDS: readonly string[] }): SenderPolicy {
+  const own = domainOf(addressOf(config.EMAIL_FROM));
+  return { emailFrom: config.EMAIL_FROM, emailDomains: [...new Set([...(own ? [own] : []), ...config.SENDER_EMAIL_DOMAINS])], smsSenderIds: config.SMS_SENDER_IDS };
+}
+
+const domainOf = (address: string): string => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+
+export function senderEmailAllowed(policy: SenderPolicy, address: string): boolean {
+  return policy.emailDomains.includes(domainOf(address));
+}
+
+/** E.164 numbers (the SMS provider sends only from the account's own), or a registered sender id. */
+export function smsSenderAllowed(policy: SenderPolicy, sender: string): boolean {
+  return sender.startsWith("+") || policy.smsSenderIds.some((id) => id.toLowerCase() === sender.toLowerCase());
+}
+
+/** The 422 issues of sending settings about to be saved, for the fields the patch sets. */
+export function sendingIssues(policy: SenderPolicy, sending: Sending, patch: Record<string, unknown>): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  if ("sender_email" in patch && sending.sender_email !== null && !senderEmailAllowed(policy, sending.sender_email)) {
+    issues.push({ path: "sender_email", message: `must be an address at a domain this service sends from (${policy.emailDomains.join(", ")})` });
+  }
+  if ("sms_sender" in patch && sending.sms_sender !== null && !smsSenderAllowed(policy, sending.sms_sender)) {
+    const ids = policy.smsSenderIds.length > 0 ? policy.smsSenderIds.join(", ") : "none are registered";
+    issues.push({ path: "sms_sender", message: `must be an E.164 number or a sender id registered with this service (${ids})` });
+  }
+  return issues;
+}
+
 /** What a message of the shop is sent as, resolved. */
 export interface SenderIdentity {
   /** `"Name" <address>`. */
@@ -57,16 +97,20 @@ export interface SenderIdentity {
   smsFrom: string | null;
 }
 
-/** The shop's sender identity, resolved over the fallbacks (`emailFrom`: the service's EMAIL_FROM). */
-export async function loadSenderIdentity(db: Db, shopId: string, emailFrom: string): Promise<SenderIdentity> {
+/**
+ * The shop's sender identity, resolved over the fallbacks. A stored sender the policy no longer
+ * allows (the operator narrowed it) is not used: e-mails come from EMAIL_FROM's address with
+ * replies still going to the shop's address, texts from the channel's own sender.
+ */
+export async function loadSenderIdentity(db: Db, shopId: string, policy: SenderPolicy): Promise<SenderIdentity> {
   const sending = await loadDocument(db, shopId, sendingDocument);
   const settings = await loadAccountSettings(db, shopId);
   const name = (sending.sender_name ?? settings.store_name).replace(/["\\\r\n]/g, "");
-  const address = sending.sender_email ?? addressOf(emailFrom);
+  const ownAddress = sending.sender_email !== null && senderEmailAllowed(policy, sending.sender_email) ? sending.sender_email : null;
   return {
-    emailFrom: `"${name}" <${address}>`,
-    replyTo: sending.reply_to ?? settings.contact_email,
-    smsFrom: sending.sms_sender,
+    emailFrom: `"${name}" <${ownAddress ?? addressOf(policy.emailFrom)}>`,
+    replyTo: sending.reply_to ?? (ownAddress === null ? sending.sender_email : null) ?? settings.contact_email,
+    smsFrom: sending.sms_sender !== null && smsSenderAllowed(policy, sending.sms_sender) ? sending.sms_sender : null,
   };
 }
 

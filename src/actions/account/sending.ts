@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
-import { SMS_SENDER_RULE, sendingDocument, sendingSchema } from "../../account/sending.ts";
+import { SMS_SENDER_RULE, senderPolicy, sendingDocument, sendingIssues, sendingSchema } from "../../account/sending.ts";
 import { loadDocument, updateDocument } from "../../account/documents.ts";
 
 const FIELDS =
@@ -28,13 +28,15 @@ export const patchSending = defineAction({
   notes: [
     "E-mail addresses are one plain address each (no display name): 422 '<field> must be an e-mail address' otherwise.",
     `sms_sender ${SMS_SENDER_RULE}.`,
-    "sender_email must be an address the e-mail provider lets the service send from (a verified domain), or messages may be refused or marked as spam.",
+    "sender_email must be an address at a domain the service sends from (its own sending domain, or one the operator lists in SENDER_EMAIL_DOMAINS): 422 naming those domains otherwise.",
+    "An alphanumeric sms_sender must be one the operator registered (SMS_SENDER_IDS); an E.164 number is sent from only if the SMS account owns it.",
   ],
   aliases: ["change the sender name", "set the reply to address", "set the sms sender id"],
   kind: "write",
   input: sendingDocument.patchSchema,
   output: sendingSchema,
   async handler(ctx, { input }) {
-    return updateDocument(ctx.db, ctx.shopId, sendingDocument, input);
+    const policy = senderPolicy(ctx.config);
+    return updateDocument(ctx.db, ctx.shopId, sendingDocument, input, (merged, patch) => sendingIssues(policy, merged, patch));
   },
 });

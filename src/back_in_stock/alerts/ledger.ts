@@ -10,6 +10,7 @@ import { type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds, sendTask } from "
 import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import { releaseReservations, reserveSends } from "../../account/plans.ts";
+import { senderPolicy } from "../../account/sending.ts";
 
 /**
  * THE LEDGER. One row per signup and stage, ever (unique (signup_id, stage)): a message is
@@ -149,7 +150,7 @@ export class SendContexts {
     const switches = await stageSwitches(db, shopId);
     const shop = await loadShopInfo(db, shopId);
     const renderer = new Renderer(shop, { publicBaseUrl: publicUrl(config), unsubscribeSecret: platform.webhookSecret, emailFrom: config.EMAIL_FROM });
-    const account = await loadAccountMessaging(db, shopId, { emailFrom: config.EMAIL_FROM, shopUrl: shop.url });
+    const account = await loadAccountMessaging(db, shopId, { senders: senderPolicy(config), shopUrl: shop.url });
     return { settings, switches, renderer, account };
   }
 }

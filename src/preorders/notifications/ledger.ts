@@ -1,4 +1,5 @@
 import { dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
+import { type SenderPolicy, senderPolicy } from "../../account/sending.ts";
 import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
 import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
@@ -170,7 +171,7 @@ export async function sendNotification(ctx: TaskContext, id: string): Promise<st
     else {
       let message: OutboundMessage | undefined;
       try {
-        message = await render(client, row, ctx.config.EMAIL_FROM);
+        message = await render(client, row, senderPolicy(ctx.config));
       } catch (error) {
         result = { outcome: "failed", attempted: false, error: error instanceof Error ? error.message : String(error) };
       }
@@ -248,7 +249,7 @@ async function variables(db: Db, row: PendingRow): Promise<{ vars: Record<string
  * The row's message as the shop sends it: rendered from its template, then dressed like every
  * message of the shop (account/messaging.ts: the sender identity, the e-mail layout).
  */
-async function render(db: Db, row: PendingRow, emailFrom: string): Promise<OutboundMessage> {
+async function render(db: Db, row: PendingRow, senders: SenderPolicy): Promise<OutboundMessage> {
   const { vars, shopUrl, defaultLocale } = await variables(db, row);
   const template = chooseTemplate(row.stage, row.channel, row.locale, defaultLocale, await storedTemplates(db, row.shop_id, row.stage));
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
@@ -273,7 +274,7 @@ async function render(db: Db, row: PendingRow, emailFrom: string): Promise<Outbo
       text: htmlToText(html),
     };
   }
-  const account = await loadAccountMessaging(db, row.shop_id, { emailFrom, shopUrl });
+  const account = await loadAccountMessaging(db, row.shop_id, { senders, shopUrl });
   try {
     return dressMessage(message, account);
   } catch (error) {
