@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JobRow } from "../src/core/jobs.ts";
 import { CHUNK_BYTES } from "../src/exports/chunks.ts";
-import { saveCsvExport } from "../src/exports/store.ts";
+import { openExport, saveCsvExport } from "../src/exports/store.ts";
 import { api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -81,6 +81,31 @@ describe("CSV exports go through the chunked export store", () => {
       "'\tcmd,0.5",
       "plain = text,.5",
     ]);
+  });
+
+  it("a download is read chunk by chunk as it is sent, with its length; a file pruned meanwhile ends it with an error, not short", async () => {
+    async function* rows(): AsyncGenerator<Record<string, unknown>> {
+      for (let i = 0; i < 60_000; i++) yield { id: i, name: `row ${String(i)} of a file larger than two chunks` };
+    }
+    const saved = await saveCsvExport(env.pool, { shopId: env.shopId, filename: "download.csv", columns: ["id", "name"], rows: rows() });
+    expect((await storage(saved.id)).chunks).toBeGreaterThan(2);
+    const { rows: whole } = await env.pool.query<{ bytes: Buffer }>("select string_agg(bytes, ''::bytea order by seq) as bytes from export_chunks where export_id = $1", [saved.id]);
+
+    const response = await fetch(`${env.app.origin}${saved.download_path}`, { headers: { "x-auth-token": env.key } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe(String(saved.byte_size));
+    expect(Buffer.from(await response.arrayBuffer()).equals(whole[0]?.bytes ?? Buffer.alloc(0))).toBe(true);
+
+    // Opened, then a chunk goes (as the retention prune removes files): the bytes are read after the
+    // open, so the stream notices, and fails instead of passing a short file off as whole.
+    const opened = await openExport(env.pool, env.shopId, saved.id);
+    if (!opened) throw new Error("the export did not open");
+    expect(opened.byte_size).toBe(saved.byte_size);
+    await env.pool.query("delete from export_chunks where export_id = $1 and seq = 1", [saved.id]);
+    const read = async () => {
+      for await (const piece of opened.stream) void piece;
+    };
+    await expect(read()).rejects.toThrow(/changed while it was read/);
   });
 
   it("a source that fails leaves no export behind", async () => {

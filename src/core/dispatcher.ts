@@ -170,6 +170,7 @@ export class Dispatcher {
       headers["content-type"] = payload.contentType;
       const disposition = payload.contentDisposition();
       if (disposition) headers["content-disposition"] = disposition;
+      if (payload.length !== undefined) headers["content-length"] = String(payload.length);
       return { status, payload: payload.body };
     }
     if (config.CHECK_RESPONSES) checkResponse(action, payload);

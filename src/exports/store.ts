@@ -25,10 +25,6 @@ export interface ExportInfo extends ExportRecord {
   download_path: string;
 }
 
-export interface ExportFile extends ExportInfo {
-  bytes: Buffer;
-}
-
 /** The v2 path that downloads an export (what an export job puts in its result). */
 export function exportDownloadPath(exportId: string): string {
   return `${V2_BASE_PATH}/exports/${exportId}`;
@@ -105,16 +101,47 @@ export async function saveCsvExport(pool: pg.Pool, options: CsvExportOptions): P
   return { ...info(await writer.finish()), rows };
 }
 
-/** The file with its bytes, or undefined when the id is unknown, malformed or of another shop. */
-export async function loadExport(db: Db, shopId: string, exportId: string): Promise<ExportFile | undefined> {
+/** A stored file being downloaded: its record, and its bytes as a stream read a chunk at a time. */
+export interface ExportDownload extends ExportInfo {
+  stream: Readable;
+}
+
+/**
+ * Opens a download, or undefined when the id is unknown, malformed or of another shop. The bytes
+ * are read one stored chunk (CHUNK_BYTES) per query as the client takes them, so a download holds
+ * one chunk in memory, not the file. A file removed while it is read (the retention prune) ends
+ * the stream with an error rather than a short file passed off as whole.
+ */
+export async function openExport(pool: pg.Pool, shopId: string, exportId: string): Promise<ExportDownload | undefined> {
   if (!isUuid(exportId)) return undefined;
-  const { rows } = await db.query<ExportRecord & { bytes: Buffer }>(
-    `select id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at, bytes
-     from (select e.id, e.shop_id, e.job_id, e.filename, e.content_type, e.created_at,
-             e.bytes || coalesce((select string_agg(c.bytes, ''::bytea order by c.seq) from export_chunks c where c.export_id = e.id), ''::bytea) as bytes
-           from exports e where e.id = $1 and e.shop_id = $2) f`,
+  const { rows } = await pool.query<ExportRecord & { inline: Buffer }>(
+    `select e.id, e.shop_id, e.job_id, e.filename, e.content_type, e.created_at, e.bytes as inline,
+            (octet_length(e.bytes) + coalesce((select sum(octet_length(c.bytes)) from export_chunks c where c.export_id = e.id), 0))::float8 as byte_size
+     from exports e where e.id = $1 and e.shop_id = $2`,
     [exportId, shopId],
   );
   const row = rows[0];
-  return row ? { ...info(row), bytes: row.bytes } : undefined;
+  if (!row) return undefined;
+  const { inline, ...record } = row;
+  return { ...info(record), stream: Readable.from(exportBytes(pool, record.id, inline, record.byte_size), { objectMode: false }) };
+}
+
+async function* exportBytes(pool: pg.Pool, exportId: string, inline: Buffer, size: number): AsyncGenerator<Buffer> {
+  let sent = 0;
+  if (inline.length > 0) {
+    sent += inline.length;
+    yield inline;
+  }
+  for (let next = 0; ; ) {
+    const { rows } = await pool.query<{ seq: number; bytes: Buffer }>(
+      "select seq, bytes from export_chunks where export_id = $1 and seq >= $2 order by seq limit 1",
+      [exportId, next],
+    );
+    const chunk = rows[0];
+    if (!chunk) break;
+    sent += chunk.bytes.length;
+    yield chunk.bytes;
+    next = chunk.seq + 1;
+  }
+  if (sent !== size) throw new Error(`export ${exportId} changed while it was read (${sent} of ${size} bytes)`);
 }

@@ -6,6 +6,8 @@ import type { Dispatcher } from "../core/dispatcher.ts";
 import { manifestEntry } from "../core/manifest.ts";
 import { type Issue, issueText } from "../core/errors.ts";
 import { UNSTORABLE_TEXT, unstorable } from "../core/text-input.ts";
+import { Readable } from "node:stream";
+import { buffer } from "node:stream/consumers";
 
 /** MCP tool names allow letters, digits, `_` and `-`: dots of action names become `_`. */
 export function toolName(action: AnyAction): string {
@@ -117,6 +119,7 @@ export async function callTool(
   if (result.status >= 200 && result.status < 300) {
     // A raw (non-JSON) answer, such as a CSV download, is given as its text.
     if (Buffer.isBuffer(result.body)) return { content: [{ type: "text", text: result.body.toString("utf8") }] };
+    if (result.body instanceof Readable) return { content: [{ type: "text", text: (await buffer(result.body)).toString("utf8") }] };
     const structured = result.body !== null && typeof result.body === "object" && !Array.isArray(result.body);
     return {
       content: [{ type: "text", text: JSON.stringify(result.body) }],

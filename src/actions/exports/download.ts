@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import { notFound } from "../../core/errors.ts";
 import { RawResponse } from "../../core/raw-response.ts";
-import { loadExport } from "../../exports/store.ts";
+import { openExport } from "../../exports/store.ts";
 
 export const downloadExport = defineAction({
   name: "exports.download",
@@ -20,8 +20,8 @@ export const downloadExport = defineAction({
   params: z.object({ export_id: z.string() }),
   input: z.strictObject({}),
   async handler(ctx, { params }) {
-    const file = await loadExport(ctx.db, ctx.shopId, params.export_id);
+    const file = await openExport(ctx.pool, ctx.shopId, params.export_id);
     if (!file) throw notFound("Export", params.export_id);
-    return new RawResponse(file.bytes, file.content_type, file.filename);
+    return new RawResponse(file.stream, file.content_type, file.filename, file.byte_size);
   },
 });
