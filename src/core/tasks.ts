@@ -66,16 +66,7 @@ export interface EnqueueOptions {
   jobKeyMode?: "replace" | "preserve_run_at" | "unsafe_dedupe";
 }
 
-/**
- * Queues the task with graphile-worker's `add_job` on `db`: on the write's transaction client, a
- * rollback takes the job away and a commit keeps it. A payload its schema refuses is a
- * programming error and throws before anything is written. Answers graphile-worker's job id.
- */
-export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<string> {
-  const parsed = task.payload.safeParse(payload);
-  if (!parsed.success) throw new Error(`enqueue ${task.name}: payload refused by the task's schema: ${z.prettifyError(parsed.error)}`);
-  const { rows } = await db.query<{ id: string }>(
-    `select (graphile_worker.add_job(
+const ADD_JOB = `select (graphile_worker.add_job(
        identifier => $1::text,
        payload => $2::json,
        queue_name => $3::text,
@@ -84,20 +75,35 @@ export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, pay
        job_key => $7::text,
        priority => $8::int,
        job_key_mode => $9::text
-     )).id`,
-    [
-      task.name,
-      JSON.stringify(parsed.data ?? {}),
-      options.queueName ?? null,
-      options.runAt ?? null,
-      options.delaySeconds ?? null,
-      options.maxAttempts ?? null,
-      options.jobKey ?? null,
-      options.priority ?? null,
-      options.jobKeyMode ?? null,
-    ],
-  );
-  const id = rows[0]?.id;
-  if (id === undefined) throw new Error("add_job returned no row");
+     )).id`;
+
+/**
+ * Queues the task with graphile-worker's `add_job` on `db`: on the write's transaction client, a
+ * rollback takes the job away and a commit keeps it. A payload its schema refuses is a
+ * programming error and throws before anything is written. Answers graphile-worker's job id.
+ */
+export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<string> {
+  const parsed = task.payload.safeParse(payload);
+  if (!parsed.success) throw new Error(`enqueue ${task.name}: payload refused by the task's schema: ${z.prettifyError(parsed.error)}`);
+  const values = [
+    task.name,
+    JSON.stringify(parsed.data ?? {}),
+    options.queueName ?? null,
+    options.runAt ?? null,
+    options.delaySeconds ?? null,
+    options.maxAttempts ?? null,
+    options.jobKey ?? null,
+    options.priority ?? null,
+    options.jobKeyMode ?? null,
+  ];
+  const add = () => db.query<{ id: string | null }>(ADD_JOB, values);
+  let id = (await add()).rows[0]?.id;
+  // A keyed job claimed by a worker between add_job's two statements (it clears the key of a
+  // locked job, then inserts ... on conflict do update where not locked) is neither replaced nor
+  // joined by a new one: add_job answers no job (graphile/worker#580). Asked again, it sees the
+  // claim, clears that job's key and queues a new one, as for any job already running. Lost, the
+  // change behind it had no job: an offer's sync waited out a 60 s deferral for one.
+  if (id === null && options.jobKey !== undefined) id = (await add()).rows[0]?.id;
+  if (id === undefined || id === null) throw new Error(`add_job queued no job for ${task.name}`);
   return id;
 }
