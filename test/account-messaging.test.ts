@@ -126,6 +126,10 @@ describe("account sending", () => {
     expect((await api(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null, sender_email: null });
     const allowed = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_email: "Shop@MAIL.example", sms_sender: "sendershop" } });
     expect(allowed.status).toBe(202);
+    // A registered id goes out as the operator registered it, whatever the shop's spelling.
+    const registeredId = await notify(shop, "+15550003333", "sms");
+    const registered = JSON.parse(await readFile(path.join(env.dataDir, "outbox", `${registeredId}.sms.json`), "utf8")) as { from?: string };
+    expect(registered.from).toBe("SENDERSHOP");
     // A stored sender the operator no longer allows: e-mails come from the service's address and
     // replies still reach the shop; texts from the channel's own sender.
     await env.app.pool.query(`update account_settings set sending = '{"sender_email": "news@dropped.example", "sms_sender": "DROPPED"}' where shop_id = $1`, [shop.shopId]);

@@ -68,6 +68,10 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
     const longSubject = `{% for i in (1..3000) %}${"x".repeat(400)}{% endfor %}`;
     const subject = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { subject: longSubject } } });
     expect((subject.body as { errors: string[] }).errors).toEqual([`email.subject ${rule}`]);
+    // A capture doubled in a loop: liquidjs's capture has an emitter of its own, which no limit saw.
+    const doubled = "{% capture x %}xxxxxxxxxx{% endcapture %}{% for i in (1..25) %}{% capture x %}{{ x }}{{ x }}{% endcapture %}{% endfor %}{{ x | size }}";
+    const captured = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: doubled } } });
+    expect((captured.body as { errors: string[] }).errors).toEqual([`sms.body ${rule}`]);
     const layout = `<html><body>{{ content }}${HUGE_OUTPUT}</body></html>`;
     const saved = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: layout } });
     expect(saved.status).toBe(422);

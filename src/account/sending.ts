@@ -70,9 +70,14 @@ export function senderEmailAllowed(policy: SenderPolicy, address: string): boole
   return policy.emailDomains.includes(domainOf(address));
 }
 
-/** E.164 numbers (the SMS provider sends only from the account's own), or a registered sender id. */
-export function smsSenderAllowed(policy: SenderPolicy, sender: string): boolean {
-  return sender.startsWith("+") || policy.smsSenderIds.some((id) => id.toLowerCase() === sender.toLowerCase());
+/**
+ * The sender a text message goes out as: an E.164 number as it is (the SMS provider sends only
+ * from the account's own), a registered sender id as the operator spelled it; undefined for
+ * anything else.
+ */
+export function allowedSmsSender(policy: SenderPolicy, sender: string): string | undefined {
+  if (sender.startsWith("+")) return sender;
+  return policy.smsSenderIds.find((id) => id.toLowerCase() === sender.toLowerCase());
 }
 
 /** The 422 issues of sending settings about to be saved, for the fields the patch sets. */
@@ -81,7 +86,7 @@ export function sendingIssues(policy: SenderPolicy, sending: Sending, patch: Rec
   if ("sender_email" in patch && sending.sender_email !== null && !senderEmailAllowed(policy, sending.sender_email)) {
     issues.push({ path: "sender_email", message: `must be an address at a domain this service sends from (${policy.emailDomains.join(", ")})` });
   }
-  if ("sms_sender" in patch && sending.sms_sender !== null && !smsSenderAllowed(policy, sending.sms_sender)) {
+  if ("sms_sender" in patch && sending.sms_sender !== null && allowedSmsSender(policy, sending.sms_sender) === undefined) {
     const ids = policy.smsSenderIds.length > 0 ? policy.smsSenderIds.join(", ") : "none are registered";
     issues.push({ path: "sms_sender", message: `must be an E.164 number or a sender id registered with this service (${ids})` });
   }
@@ -110,7 +115,7 @@ export async function loadSenderIdentity(db: Db, shopId: string, policy: SenderP
   return {
     emailFrom: `"${name}" <${ownAddress ?? addressOf(policy.emailFrom)}>`,
     replyTo: sending.reply_to ?? (ownAddress === null ? sending.sender_email : null) ?? settings.contact_email,
-    smsFrom: sending.sms_sender !== null && smsSenderAllowed(policy, sending.sms_sender) ? sending.sms_sender : null,
+    smsFrom: sending.sms_sender === null ? null : (allowedSmsSender(policy, sending.sms_sender) ?? null),
   };
 }
 

@@ -123,7 +123,20 @@ export async function openExport(pool: pg.Pool, shopId: string, exportId: string
   const row = rows[0];
   if (!row) return undefined;
   const { inline, ...record } = row;
-  return { ...info(record), stream: Readable.from(exportBytes(pool, record.id, inline, record.byte_size), { objectMode: false }) };
+  const bytes = exportBytes(pool, record.id, inline, record.byte_size);
+  // The first piece is read now: a file pruned since the query above is not found, rather than a
+  // response that has already promised an attachment and then fails.
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await bytes.next();
+  } catch {
+    return undefined;
+  }
+  async function* all(): AsyncGenerator<Buffer> {
+    if (first.done !== true) yield first.value;
+    yield* bytes;
+  }
+  return { ...info(record), stream: Readable.from(all(), { objectMode: false }) };
 }
 
 async function* exportBytes(pool: pg.Pool, exportId: string, inline: Buffer, size: number): AsyncGenerator<Buffer> {

@@ -29,7 +29,8 @@ function decodeEntities(text: string): string {
 
 /** A tag's name, lower case, and whether it closes: from the text between `<` and `>`. */
 function tagOf(inner: string): { name: string; closing: boolean } {
-  const match = /^\s*(\/?)\s*([a-z][a-z0-9]*)/i.exec(inner);
+  // One optional group for the slash, not `\s*\/?\s*`: two adjacent \s* backtrack quadratically on a tag of spaces.
+  const match = /^\s*(?:(\/)\s*)?([a-z][a-z0-9]*)/i.exec(inner);
   return { name: match?.[2]?.toLowerCase() ?? "", closing: match?.[1] === "/" };
 }
 
@@ -41,8 +42,13 @@ function hrefOf(inner: string): string | undefined {
 export function htmlToText(html: string): string {
   const lower = html.toLowerCase();
   const out: string[] = [];
-  /** The open link: its target and where its label starts in `out`. */
-  let link: { href: string; start: number } | undefined;
+  /** The open link: its target, where its label starts in `out`, and the breaks written inside it. */
+  let link: { href: string; start: number; breaks: Set<number> } | undefined;
+  /** A line or paragraph break; one inside a link's label is dropped if the link closes (its label stays on one line). */
+  const pushBreak = (text: string) => {
+    link?.breaks.add(out.length);
+    out.push(text);
+  };
   /** Elements known to have no closing tag after some point (so that is never searched again). */
   const unclosed = new Set<string>();
   let at = 0;
@@ -73,21 +79,24 @@ export function htmlToText(html: string): string {
     }
     if (name === "a" && !closing) {
       const href = hrefOf(inner);
-      link = href === undefined ? undefined : { href: decodeEntities(href), start: out.length };
+      link = href === undefined ? undefined : { href: decodeEntities(href), start: out.length, breaks: new Set() };
     } else if (name === "a" && closing) {
       if (link) {
-        const label = out.splice(link.start).join("").trim();
-        out.push(label && label !== link.href ? `${label} (${link.href})` : link.href);
+        const { start, breaks, href } = link;
+        const label = out
+          .splice(start)
+          .filter((_, i) => !breaks.has(start + i))
+          .join("")
+          .trim();
+        out.push(label && label !== href ? `${label} (${href})` : href);
         link = undefined;
       }
-    } else if (link) {
-      // Inside a link's label, other tags are dropped: the label stays on one line.
     } else if (name === "br" && !closing) {
-      out.push("\n");
+      pushBreak("\n");
     } else if (name === "li" && !closing) {
-      out.push("\n- ");
+      pushBreak("\n- ");
     } else if (closing && BLOCKS.has(name)) {
-      out.push("\n\n");
+      pushBreak("\n\n");
     }
   }
   return out

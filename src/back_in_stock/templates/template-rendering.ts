@@ -1,4 +1,4 @@
-import { Context, type Emitter, Liquid, type Template, toValue, toValueSync } from "liquidjs";
+import { CaptureTag, Context, type Emitter, Liquid, type Template, toValue, toValueSync } from "liquidjs";
 import { type Issue, fieldIssue, issueText } from "../../core/errors.ts";
 
 /**
@@ -69,7 +69,7 @@ export type TemplateKind = "text" | "html";
  * layout look up an empty in-memory map, never the service's files (its secrets live in DATA_DIR).
  */
 function createEngine(kind: TemplateKind): Liquid {
-  return new Liquid({
+  const engine = new Liquid({
     strictFilters: true,
     strictVariables: false,
     templates: {},
@@ -78,9 +78,9 @@ function createEngine(kind: TemplateKind): Liquid {
     memoryLimit: TEMPLATE_LIMITS.memory,
     ...(kind === "html" ? { outputEscape: "escape" as const } : {}),
   });
+  engine.registerTag("capture", BoundedCaptureTag);
+  return engine;
 }
-
-const engines: Record<TemplateKind, Liquid> = { text: createEngine("text"), html: createEngine("html") };
 
 /** Parses a template (its length limit applies); render it with renderParsed. */
 export function parseTemplate(source: string, kind: TemplateKind): Template[] {
@@ -97,26 +97,61 @@ function outputText(value: unknown): string {
   return String(plain);
 }
 
-/** liquidjs's string emitter, refusing to grow past the output limit (the error stops the render). */
+/** Characters a render may still write, shared by its output and everything it captures. */
+interface OutputBudget {
+  left: number;
+}
+
+/** The budget of each render in progress (renderParsed registers it; its tags find it by context). */
+const budgets = new WeakMap<Context, OutputBudget>();
+
+function budgetOf(ctx: Context): OutputBudget {
+  let budget = budgets.get(ctx);
+  if (!budget) budgets.set(ctx, (budget = { left: TEMPLATE_LIMITS.outputLength }));
+  return budget;
+}
+
+/** liquidjs's string emitter, drawing on the render's output budget (past it, the error stops the render). */
 class BoundedEmitter implements Emitter {
   buffer = "";
+  private readonly budget: OutputBudget;
+
+  constructor(budget: OutputBudget) {
+    this.budget = budget;
+  }
 
   write(html: unknown): void {
     const text = outputText(html);
-    if (this.buffer.length + text.length > TEMPLATE_LIMITS.outputLength) throw new Error(OUTPUT_LIMIT_MESSAGE);
+    if (text.length > this.budget.left) throw new Error(OUTPUT_LIMIT_MESSAGE);
+    this.budget.left -= text.length;
     this.buffer += text;
   }
 }
 
 /**
+ * liquidjs's capture renders into an emitter of its own, which no limit sees: a capture doubled
+ * in a loop built a 524-million-character string in 3 ms. This one writes through the render's
+ * budget like its output does.
+ */
+class BoundedCaptureTag extends CaptureTag {
+  override *render(ctx: Context): Generator<unknown, void, string> {
+    const emitter = new BoundedEmitter(budgetOf(ctx));
+    yield this.liquid.renderer.renderTemplates(this.templates, ctx, emitter);
+    ctx.bottom()[this.variable] = emitter.buffer;
+  }
+}
+
+const engines: Record<TemplateKind, Liquid> = { text: createEngine("text"), html: createEngine("html") };
+
+/**
  * Renders parsed templates synchronously within every limit: time and allocations (liquidjs's
- * own, per render) and output length (BoundedEmitter). Every render of a merchant's template goes
+ * own, per render) and the characters it writes, output and captures together (BoundedEmitter). Every render of a merchant's template goes
  * through here; one engine serves every shop, as the limits apply per render.
  */
 export function renderParsed(templates: Template[], variables: Record<string, unknown>, kind: TemplateKind): string {
   const engine = engines[kind];
-  const emitter = new BoundedEmitter();
   const ctx = new Context(variables, engine.options, { sync: true }, { liquid: engine });
+  const emitter = new BoundedEmitter(budgetOf(ctx));
   toValueSync(engine.renderer.renderTemplates(templates, ctx, emitter));
   return emitter.buffer;
 }
