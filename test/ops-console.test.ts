@@ -50,6 +50,18 @@ async function login(): Promise<{ cookie: string; csrf: string }> {
 
 const sameOrigin = () => ({ origin: env.app.origin });
 
+/** A login posted to `origin` (an app of its own, say) with extra request headers. */
+const postLogin = (origin: string, token: string, headers: Record<string, string> = {}) =>
+  fetch(`${origin}/ops/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams({ token }).toString(),
+  });
+
+/** A second app on the test database, behind a trusted proxy on loopback (TRUST_PROXY). */
+const startProxiedApp = () => startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
+
 describe("ops console: authentication", () => {
   it("sends a visitor without a session to the login page, and refuses the JSON API with 401", async () => {
     const page = await request("/ops");
@@ -99,9 +111,8 @@ describe("ops console: authentication", () => {
   it("behind a trusted proxy (TRUST_PROXY), counts per forwarded client address; without it, the header is ignored", async () => {
     await env.pool.query("delete from ops_login_failures");
     await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
-    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
-    const from = (origin: string, client: string, token: string) =>
-      fetch(`${origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client }, body: new URLSearchParams({ token }).toString() });
+    const proxied = await startProxiedApp();
+    const from = (origin: string, client: string, token: string) => postLogin(origin, token, { "x-forwarded-for": client });
     try {
       for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await from(proxied.origin, "203.0.113.5", `wrong-${i}`)).status).toBe(401);
       expect((await from(proxied.origin, "203.0.113.5", TOKEN)).status).toBe(429);
@@ -134,14 +145,8 @@ describe("ops console: authentication", () => {
   });
 
   it("takes the browser's host from a trusted proxy's X-Forwarded-Host when it judges a login's origin (the proxy may rewrite Host)", async () => {
-    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
-    const loginVia = (origin: string) =>
-      fetch(`${origin}/ops/login`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-host": "ops.example.com", origin: "https://ops.example.com" },
-        body: new URLSearchParams({ token: TOKEN }).toString(),
-      });
+    const proxied = await startProxiedApp();
+    const loginVia = (origin: string) => postLogin(origin, TOKEN, { "x-forwarded-host": "ops.example.com", origin: "https://ops.example.com" });
     try {
       expect((await loginVia(proxied.origin)).status).toBe(303);
       // Not trusted: the header cannot vouch for a foreign origin.
@@ -152,9 +157,8 @@ describe("ops console: authentication", () => {
   });
 
   it("marks the session cookie Secure when the request came over https through a trusted proxy", async () => {
-    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
-    const loginOver = (origin: string, proto: string) =>
-      fetch(`${origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-proto": proto }, body: new URLSearchParams({ token: TOKEN }).toString() });
+    const proxied = await startProxiedApp();
+    const loginOver = (origin: string, proto: string) => postLogin(origin, TOKEN, { "x-forwarded-proto": proto });
     try {
       expect((await loginOver(proxied.origin, "https")).headers.get("set-cookie")).toMatch(/; Secure/);
       expect((await loginOver(proxied.origin, "http")).headers.get("set-cookie")).not.toMatch(/Secure/);
@@ -168,9 +172,8 @@ describe("ops console: authentication", () => {
   it("counts an IPv6 client by its /64, so a host cannot take a fresh address for every ten guesses", async () => {
     await env.pool.query("delete from ops_login_failures");
     await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
-    const proxied = await startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
-    const from = (client: string, token: string) =>
-      fetch(`${proxied.origin}/ops/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client }, body: new URLSearchParams({ token }).toString() });
+    const proxied = await startProxiedApp();
+    const from = (client: string, token: string) => postLogin(proxied.origin, token, { "x-forwarded-for": client });
     try {
       for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await from(`2001:db8:1:2::${(i + 1).toString(16)}`, `wrong-${i}`)).status).toBe(401);
       expect((await from("2001:db8:1:2:ffff:1:2:3", TOKEN)).status).toBe(429);
