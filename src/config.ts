@@ -69,6 +69,13 @@ const envSchema = z.object({
   /** Channels (src/channels): pooled SMTP when set, else .eml files in DATA_DIR/outbox. */
   SMTP_URL: z.string().min(1).optional(),
   SMTP_POOL_SIZE: positiveInt.default(5),
+  /**
+   * Messages one sender has in flight at once (an alert batch, a bulk notify): a crash re-sends at
+   * most these, as each is marked when its send completes.
+   */
+  SEND_CONCURRENCY: positiveInt.default(10),
+  /** How long a message that failed for a passing reason (server down, SMTP 4xx, 429, 5xx) is retried before it is failed. */
+  SEND_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   EMAIL_FROM: z.string().min(3).default("Demo Store <no-reply@localhost>"),
   /**
    * Comma-separated domains a shop's sender_email may use besides EMAIL_FROM's (those the mail
