@@ -296,7 +296,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
     const sendOne = async ({ row, renderer, account }: { row: PendingRow; renderer: Renderer; account: AccountMessaging }) => {
       let message: OutboundMessage;
       try {
-        message = dressMessage(renderer.render(recipient(row)), account);
+        message = dressMessage(await renderer.render(recipient(row)), account);
       } catch (error) {
         results.push({ id: row.id, outcome: "failed", attempted: false, error: `Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });
         return;
