@@ -3,7 +3,7 @@ import type { OutboundMessage } from "../channels/index.ts";
 import type { Db } from "../core/db.ts";
 import { type Issue, fieldIssue } from "../core/errors.ts";
 import { hexColor } from "../core/schemas.ts";
-import { htmlToText } from "../back_in_stock/templates/html-to-text.ts";
+import { htmlToText } from "../messaging/render/html-to-text.ts";
 import { TEMPLATE_LIMITS, renderSource, templateFailure, templateProblem } from "../back_in_stock/templates/template-rendering.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { loadAccountSettings } from "./settings.ts";
@@ -40,9 +40,9 @@ export const DEFAULT_LAYOUT_HTML = `<!DOCTYPE html>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:{{ layout.colors.background }}">
 <tr><td align="center" style="padding:24px 12px">
 <table role="presentation" width="600" cellpadding="0" cellspacing="0" style="max-width:600px;background:{{ layout.colors.body_background }};color:{{ layout.colors.text }};font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5">
-<tr><td style="padding:20px 24px;border-bottom:3px solid {{ layout.colors.accent }}">{% if layout.logo_url %}<img src="{{ layout.logo_url }}" alt="{{ shop.name }}" style="max-height:48px">{% else %}<strong>{{ shop.name }}</strong>{% endif %}{% if layout.header_text %}<div>{{ layout.header_text }}</div>{% endif %}</td></tr>
+<tr><td style="padding:20px 24px;border-bottom:3px solid {{ layout.colors.accent }}">{% if layout.logo_url != blank %}<img src="{{ layout.logo_url }}" alt="{{ shop.name }}" style="max-height:48px">{% else %}<strong>{{ shop.name }}</strong>{% endif %}{% if layout.header_text != blank %}<div>{{ layout.header_text }}</div>{% endif %}</td></tr>
 <tr><td style="padding:24px">{{ content }}</td></tr>
-<tr><td style="padding:16px 24px;font-size:12px;color:#777">{% if layout.footer_text %}{{ layout.footer_text }}{% else %}{{ shop.name }}{% endif %}</td></tr>
+<tr><td style="padding:16px 24px;font-size:12px;color:#777">{% if layout.footer_text != blank %}{{ layout.footer_text }}{% else %}{{ shop.name }}{% endif %}</td></tr>
 </table>
 </td></tr>
 </table>
@@ -102,7 +102,9 @@ function variables(layout: EmailLayout, shop: LayoutShop): Record<string, unknow
   return {
     content: CONTENT_MARKER,
     shop,
-    layout: { logo_url: layout.logo_url ?? "", header_text: layout.header_text, footer_text: layout.footer_text, colors: layout.colors },
+    // An unset value is nil, not "": an empty string is truthy in Liquid, and layouts copied from
+    // an older default test `{% if layout.logo_url %}` (an empty one sent <img src="">).
+    layout: { logo_url: layout.logo_url ?? null, header_text: layout.header_text || null, footer_text: layout.footer_text || null, colors: layout.colors },
   };
 }
 
