@@ -279,9 +279,13 @@ describe("alert runs", () => {
     await waitForSent(shop, 2);
     const row = await waitFor("the flaky message to wait for its retry", async () => {
       const l = await ledger(flaky ?? "");
-      return l?.attempts === 1 ? l : undefined;
+      return l && l.attempts >= 1 ? l : undefined;
     });
     expect(row.status).toBe("pending");
+    // Not accepted yet: the signup reads pending with the last error, not notified.
+    const waiting = await api(env.app, "GET", `/back_in_stock/signups/${flaky}`, { key: shop.key });
+    expect(waiting.body).toMatchObject({ status: "pending", notified_at: null });
+    expect((waiting.body as { last_error: string | null }).last_error).toMatch(/4\d\d|SMTP/);
     // Bring each retry forward instead of waiting out graphile-worker's backoff.
     const sent = await waitFor("the flaky message to be sent", async () => {
       await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`bis_send:${row.id}`]);

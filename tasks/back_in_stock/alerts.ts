@@ -8,6 +8,7 @@ import { checkInventory, runAlertBatch } from "../../src/back_in_stock/alerts/ru
 import { withTransaction } from "../../src/core/db.ts";
 import { defineJobTask } from "../../src/core/job-task.ts";
 import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
+import { sendAttemptsFor } from "../../src/messaging/retry.ts";
 
 // The alert pipeline's tasks (src/back_in_stock/alerts); thin: each calls into src/.
 
@@ -20,7 +21,8 @@ const alertRun = defineTask({
   },
 });
 
-// One claimed message: sent, or retried with graphile-worker's backoff until its last attempt.
+// One claimed message: sent, or retried with graphile-worker's backoff until its last attempt
+// (SEND_RETRY_HOURS), then failed with the reason.
 const send = defineTask({
   ...sendTask,
   async run(ctx, { ledger_id: ledgerId }) {
@@ -37,7 +39,7 @@ const thankYou = defineTask({
       const shopId = rows[0]?.shop_id;
       if (!shopId) return; // deleted since
       const [claimed] = await claimStage(db, shopId, [signupId], "signup_thank_you");
-      if (claimed) await queueSend(db, claimed.id);
+      if (claimed) await queueSend(db, claimed.id, { maxAttempts: sendAttemptsFor(ctx.config.SEND_RETRY_HOURS) });
     });
   },
 });

@@ -32,11 +32,3 @@ export const thankYouTask = declareTask({ name: "bis_send_thank_you", payload: z
 export const alertRecoverTask = declareTask({ name: "bis_alert_recover", payload: z.object({ grace_seconds: z.number().min(0).optional() }).nullish() });
 /** Application job: a merchant's notify-all. */
 export const bulkNotifyTask = declareJobTask({ name: "bis_bulk_notify" });
-
-/** Attempts per message (the first send and its retries) before it is logged `failed`. */
-export const MAX_SEND_ATTEMPTS = 5;
-
-/** graphile-worker's own backoff, e^attempts seconds: the delay before retry number `attempts`. */
-export function retryDelaySeconds(attempts: number): number {
-  return Math.exp(Math.min(attempts, 10));
-}

@@ -1,15 +1,18 @@
 import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
 import { publicUrl } from "../../channels/public-url.ts";
-import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
+import type pg from "pg";
+import pLimit, { type LimitFunction } from "p-limit";
+import { type Db, onCommit, withTransaction } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
-import { type AlertDeps, MAX_SEND_ATTEMPTS, retryDelaySeconds, sendTask } from "./deps.ts";
+import { type AlertDeps, sendTask } from "./deps.ts";
+import { gaveUpReason, sendAttemptsFor } from "../../messaging/retry.ts";
 import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
-import { releaseReservations, reserveSends } from "../../account/plans.ts";
+import { reserveSends } from "../../account/plans.ts";
 import { senderPolicy } from "../../account/sending.ts";
 
 /**
@@ -20,9 +23,11 @@ import { senderPolicy } from "../../account/sending.ts";
  * that same row, with the same message id: never a new row. Every final outcome, and every
  * refusal, also goes to the notifications log (bis_notifications).
  *
- * Senders never step on each other: a row is sent only by the transaction that holds its row
- * lock (`for update skip locked`, re-checking `status = 'pending'`), held from before the send
- * until the mark commits. A crashed sender's lock goes with its connection.
+ * Senders never step on each other: a row is sent only under a live lease (lease_pid: the backend
+ * of a connection the sender holds for as long as it sends), taken in one statement that skips
+ * rows under another live lease. A crashed sender's connection goes with it, and so do its leases.
+ * Each message is marked as its send completes (no transaction is held across a send), so a crash
+ * re-sends at most the messages in flight, SEND_CONCURRENCY of them.
  */
 
 export type BlockedReason = "unsubscribed" | "channel_disabled" | "template_disabled" | "opt_in_missing" | "out_of_stock";
@@ -47,7 +52,8 @@ export function blockedReason(signup: SignupFacts, stage: Stage, settings: BackI
 /**
  * Claims `stage` for the given signups of the shop: inserts the ledger rows that do not exist
  * yet (pending) and answers their ids; a signup that already has the stage gets nothing. Claiming
- * `initial` also takes a waiting signup to notified. Commit before sending.
+ * `initial` also takes a waiting signup to pending (notified once the server accepts the alert).
+ * Commit before sending.
  */
 export async function claimStage(db: Db, shopId: string, signupIds: readonly string[], stage: Stage): Promise<{ id: string; signup_id: string }[]> {
   if (signupIds.length === 0) return [];
@@ -59,8 +65,8 @@ export async function claimStage(db: Db, shopId: string, signupIds: readonly str
        on conflict (signup_id, stage) do nothing
        returning id, signup_id
      ), notified as (
-       update bis_signups s set status = 'notified', notified_at = now(), updated_at = now()
-       from claimed c where $3 = 'initial' and s.id = c.signup_id and s.status = 'waiting'
+       update bis_signups s set status = 'pending', last_error = null, updated_at = now()
+       from claimed c where $3 = 'initial' and s.id = c.signup_id and s.status in ('waiting', 'failed')
      )
      select id, signup_id from claimed`,
     [shopId, signupIds, stage],
@@ -103,14 +109,12 @@ export async function claimBlocked(db: Db, shopId: string, signupIds: readonly s
   return rows.length;
 }
 
-/** Queues the send of one claimed row as its own job (on-demand sends, and retries). */
-export async function queueSend(db: Db, ledgerId: string, options: { delaySeconds?: number; maxAttempts?: number } = {}): Promise<void> {
-  await enqueue(
-    db,
-    sendTask,
-    { ledger_id: ledgerId },
-    { jobKey: `${sendTask.name}:${ledgerId}`, delaySeconds: options.delaySeconds ?? 0, maxAttempts: options.maxAttempts ?? MAX_SEND_ATTEMPTS },
-  );
+/**
+ * Queues the send of one claimed row as its own job (on-demand sends, and retries): graphile-worker
+ * retries it with its backoff for `maxAttempts` (sendAttemptsFor(SEND_RETRY_HOURS)).
+ */
+export async function queueSend(db: Db, ledgerId: string, options: { maxAttempts: number }): Promise<void> {
+  await enqueue(db, sendTask, { ledger_id: ledgerId }, { jobKey: `${sendTask.name}:${ledgerId}`, maxAttempts: options.maxAttempts });
 }
 
 interface ShopContext {
@@ -156,9 +160,10 @@ export class SendContexts {
 }
 
 /**
- * What to do with a send that may succeed later: `job` queues a retry job for the row (batches:
- * one failure never resends the others); `throw` records the attempt and throws, so the job
- * that runs the send is retried by graphile-worker with its backoff (`lastAttempt`: log failed).
+ * What to do with a send that may succeed later: `job` records the attempt and queues the row's
+ * own send job (batches: one failure never holds up the others), which graphile-worker then
+ * retries with its backoff for SEND_RETRY_HOURS; `throw` records the attempt and throws, so the
+ * job that runs the send is retried (`lastAttempt`: fail it, with the reason).
  */
 export type RetryPolicy = { mode: "job" } | { mode: "throw"; lastAttempt: boolean };
 
@@ -204,25 +209,17 @@ interface Result {
   id: string;
   outcome: "sent" | "failed" | "blocked" | "retry";
   attempted: boolean;
+  /** What the log needs when the row is gone (its signup deleted mid-send). */
+  shop_id: string;
+  signup_id: string;
+  variant_id: string;
+  stage: Stage;
+  channel: Channel;
   provider_message_id?: string;
   error?: string;
   blocked_reason?: SendBlockedReason;
   /** The rendered e-mail subject, kept in the notifications log. */
   subject?: string;
-}
-
-/** Messages handed to a channel at once: e-mail queues in the SMTP pool, text messages are HTTP calls. */
-const SEND_CONCURRENCY: Record<Channel, number> = { email: 250, sms: 16 };
-
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 export class RetryLater extends Error {
@@ -232,153 +229,271 @@ export class RetryLater extends Error {
   }
 }
 
+/** The database connection whose life is the life of a sender's leases (bis_ledger.lease_pid). */
+export interface LeaseHolder {
+  pid: number;
+  backendStart: Date;
+}
+
+/** The lease identity of a connection: its backend's pid and start time (a reused pid starts later). */
+export async function leaseHolder(db: Db): Promise<LeaseHolder> {
+  const { rows } = await db.query<{ pid: number; backend_start: Date }>("select pid, backend_start from pg_stat_activity where pid = pg_backend_pid()");
+  const row = rows[0];
+  if (!row) throw new Error("the connection's backend is not in pg_stat_activity");
+  return { pid: row.pid, backendStart: row.backend_start };
+}
+
+/** A lease is dead when its connection is gone: `l` is the bis_ledger row. */
+export const LEASE_DEAD = `(l.lease_pid is null or not exists (
+  select 1 from pg_stat_activity a where a.pid = l.lease_pid and a.backend_start = l.lease_backend_start))`;
+
+export interface SendOptions {
+  contexts?: SendContexts;
+  /** Shared by the chunks of one batch, so that its sends in flight stay within SEND_CONCURRENCY together. */
+  limit?: LimitFunction;
+  /** The connection the leases live with; absent: one is taken from the pool for the call. */
+  holder?: LeaseHolder;
+}
+
+/** A concurrency limit of SEND_CONCURRENCY sends (one per batch or call). */
+export function sendLimit(deps: AlertDeps): LimitFunction {
+  return pLimit(deps.config.SEND_CONCURRENCY);
+}
+
 /**
- * Sends claimed (pending) ledger rows and marks them, in one transaction that holds their row
- * locks from before the first send to the mark. Rows another sender holds, or that are no
- * longer pending, are skipped. Refusals found now (unsubscribed since the claim, channel or
- * stage switched off, consent missing) end `blocked`. Under `throw`, a retryable failure
- * throws RetryLater after the attempt is recorded.
+ * Sends claimed (pending) ledger rows. First leases them, in one statement, to a connection that
+ * lives as long as this sender (rows under another live lease, or no longer pending, are
+ * skipped); then sends at most SEND_CONCURRENCY at once and marks each message as its send
+ * completes, before its slot takes the next one: a crash re-sends at most the messages in flight.
+ * Refusals found now (unsubscribed since the claim, channel or stage switched off, consent
+ * missing, the plan's quota used up) end `blocked`. A retryable failure is recorded (attempts,
+ * last error) and retried by graphile-worker (see RetryPolicy); a message is never marked sent
+ * unless the server accepted it.
  */
-export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string[], policy: RetryPolicy, contexts = new SendContexts(deps)): Promise<SendSummary> {
+export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string[], policy: RetryPolicy, options: SendOptions = {}): Promise<SendSummary> {
   const summary = emptySummary();
   if (ledgerIds.length === 0) return summary;
-  const channels = deps.channels;
-  const client = await deps.pool.connect();
-  let broken = false;
+  const own = options.holder ? undefined : await deps.pool.connect();
   const results: Result[] = [];
-  const channelOf = new Map<string, string>();
   try {
-    await client.query("begin");
-    const { rows } = await client.query<PendingRow>(
-      `select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
-              s.status as signup_status
-       from bis_ledger l join bis_signups s on s.id = l.signup_id
-       where l.id = any($1::uuid[]) and l.status = 'pending'
-       order by l.created_at
-       for update of l skip locked`,
-      [ledgerIds],
-    );
+    const holder = options.holder ?? (await leaseHolder(own as pg.PoolClient));
+    const rows = await lease(deps.pool, ledgerIds, holder);
     summary.skipped = ledgerIds.length - rows.length;
-    for (const row of rows) channelOf.set(row.id, row.channel);
-    let toSend: { row: PendingRow; renderer: Renderer; account: AccountMessaging }[] = [];
-    for (const row of rows) {
-      const context = await contexts.get(row.shop_id, client);
-      const reason = blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, context.settings, context.switches);
-      if (reason) results.push({ id: row.id, outcome: "blocked", attempted: false, blocked_reason: reason });
-      else toSend.push({ row, renderer: context.renderer, account: context.account });
-    }
-    // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts):
-    // what does not fit ends blocked (plan_limit), never sent.
-    const admitted = new Set<string>();
-    for (const shopId of new Set(toSend.map((t) => t.row.shop_id))) {
-      const ids = toSend.filter((t) => t.row.shop_id === shopId).map((t) => t.row.id);
-      for (const id of await reserveSends(deps.pool, shopId, ids)) admitted.add(id);
-    }
-    for (const t of toSend) if (!admitted.has(t.row.id)) results.push({ id: t.row.id, outcome: "blocked", attempted: false, blocked_reason: "plan_limit" });
-    toSend = toSend.filter((t) => admitted.has(t.row.id));
-    const recipient = (row: PendingRow) => ({
-      ledgerId: row.id,
-      signupId: row.signup_id,
-      stage: row.stage,
-      channel: row.channel,
-      contact: row.contact,
-      locale: row.locale,
-      firstName: row.first_name,
-      variantId: row.variant_id,
-    });
-    for (const renderer of new Set(toSend.map((t) => t.renderer))) {
-      await renderer.prepare(
-        client,
-        toSend.filter((t) => t.renderer === renderer).map((t) => recipient(t.row)),
+    const marks = new Marks(deps, policy);
+    try {
+      await sendLeased(deps, rows, policy, options, marks, results);
+    } finally {
+      await marks.flushed();
+      // A row this call leased and did not mark (an error midway): free for the next sender now.
+      await deps.pool.query(
+        "update bis_ledger set lease_pid = null, lease_backend_start = null where id = any($1::uuid[]) and lease_pid = $2 and lease_backend_start = $3",
+        [rows.map((r) => r.id), holder.pid, holder.backendStart],
       );
     }
-    const lastAttempt = policy.mode === "throw" && policy.lastAttempt;
-    const sendOne = async ({ row, renderer, account }: { row: PendingRow; renderer: Renderer; account: AccountMessaging }) => {
-      let message: OutboundMessage;
-      try {
-        message = dressMessage(await renderer.render(recipient(row)), account);
-      } catch (error) {
-        results.push({ id: row.id, outcome: "failed", attempted: false, error: `Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });
-        return;
-      }
-      try {
-        const sent = await channels.get(row.channel).send(message);
-        const subject = message.subject;
-        if (sent.accepted) results.push({ id: row.id, outcome: "sent", attempted: true, provider_message_id: sent.providerMessageId, subject });
-        else results.push({ id: row.id, outcome: "failed", attempted: true, provider_message_id: sent.providerMessageId, error: "The provider accepted no recipient", subject });
-      } catch (error) {
-        const retryable = isChannelError(error) ? error.retryable : true;
-        const text = error instanceof Error ? error.message : String(error);
-        const again = retryable && !lastAttempt && row.attempts + 1 < MAX_SEND_ATTEMPTS;
-        results.push({ id: row.id, outcome: again ? "retry" : "failed", attempted: true, error: text, subject: message.subject });
-      }
-    };
-    await Promise.all(
-      (["email", "sms"] as const).map((channel) =>
-        forEachLimited(
-          toSend.filter((t) => t.row.channel === channel),
-          SEND_CONCURRENCY[channel],
-          sendOne,
-        ),
-      ),
-    );
-    await markResults(client, results);
-    // Final outcomes give their quota reservation back (a sent one now counts as sent); a retry keeps it.
-    await releaseReservations(client, results.filter((r) => r.outcome !== "retry").map((r) => r.id));
-    const retries = results.filter((r) => r.outcome === "retry");
-    if (policy.mode === "job" && retries.length > 0) {
-      // The first retry waits like graphile-worker's own first backoff; the job then has the attempts left.
-      const attempts = new Map(rows.map((r) => [r.id, r.attempts + 1]));
-      for (const retry of retries) {
-        const done = attempts.get(retry.id) ?? 1;
-        await queueSend(client, retry.id, { delaySeconds: retryDelaySeconds(done), maxAttempts: MAX_SEND_ATTEMPTS - done });
-      }
-    }
-    await client.query("commit");
-  } catch (error) {
-    broken = await rollbackFailed(client);
-    throw error;
   } finally {
-    client.release(broken);
+    own?.release();
   }
   for (const result of results) {
     if (result.outcome === "retry") summary.retrying += 1;
     else summary[result.outcome] += 1;
-    countSend("back_in_stock", channelOf.get(result.id) ?? "other", result.outcome);
+    countSend("back_in_stock", result.channel, result.outcome);
   }
   const retry = results.find((r) => r.outcome === "retry");
   if (policy.mode === "throw" && retry) throw new RetryLater(retry.error ?? "send failed");
   return summary;
 }
 
+/** Leases the pending rows no live sender holds, to `holder`; answers them with their signups. */
+async function lease(pool: pg.Pool, ledgerIds: readonly string[], holder: LeaseHolder): Promise<PendingRow[]> {
+  const { rows } = await pool.query<PendingRow>(
+    `with leased as (
+       update bis_ledger l set lease_pid = $2, lease_backend_start = $3
+       where l.id = any($1::uuid[]) and l.status = 'pending' and ${LEASE_DEAD}
+       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.created_at
+     )
+     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
+            s.status as signup_status
+     from leased l join bis_signups s on s.id = l.signup_id
+     order by l.created_at, l.id`,
+    [ledgerIds, holder.pid, holder.backendStart],
+  );
+  return rows;
+}
+
+async function sendLeased(deps: AlertDeps, rows: readonly PendingRow[], policy: RetryPolicy, options: SendOptions, marks: Marks, results: Result[]): Promise<void> {
+  const contexts = options.contexts ?? new SendContexts(deps);
+  const about = (row: PendingRow) => ({ id: row.id, shop_id: row.shop_id, signup_id: row.signup_id, variant_id: row.variant_id, stage: row.stage, channel: row.channel });
+  const refused: Result[] = [];
+  let toSend: { row: PendingRow; renderer: Renderer; account: AccountMessaging }[] = [];
+  for (const row of rows) {
+    const context = await contexts.get(row.shop_id, deps.pool);
+    const reason = blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, context.settings, context.switches);
+    if (reason) refused.push({ ...about(row), outcome: "blocked", attempted: false, blocked_reason: reason });
+    else toSend.push({ row, renderer: context.renderer, account: context.account });
+  }
+  // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts):
+  // what does not fit ends blocked (plan_limit), never sent.
+  const admitted = new Set<string>();
+  for (const shopId of new Set(toSend.map((t) => t.row.shop_id))) {
+    const ids = toSend.filter((t) => t.row.shop_id === shopId).map((t) => t.row.id);
+    for (const id of await reserveSends(deps.pool, shopId, ids)) admitted.add(id);
+  }
+  for (const t of toSend) if (!admitted.has(t.row.id)) refused.push({ ...about(t.row), outcome: "blocked", attempted: false, blocked_reason: "plan_limit" });
+  toSend = toSend.filter((t) => admitted.has(t.row.id));
+  results.push(...refused);
+  await Promise.all(refused.map((r) => marks.mark(r)));
+
+  const recipient = (row: PendingRow) => ({
+    ledgerId: row.id,
+    signupId: row.signup_id,
+    stage: row.stage,
+    channel: row.channel,
+    contact: row.contact,
+    locale: row.locale,
+    firstName: row.first_name,
+    variantId: row.variant_id,
+  });
+  for (const renderer of new Set(toSend.map((t) => t.renderer))) {
+    await renderer.prepare(
+      deps.pool,
+      toSend.filter((t) => t.renderer === renderer).map((t) => recipient(t.row)),
+    );
+  }
+  const lastAttempt = policy.mode === "throw" && policy.lastAttempt;
+  const retryHours = deps.config.SEND_RETRY_HOURS;
+  /** Renders, sends and judges one message; never throws. */
+  const attempt = async ({ row, renderer, account }: { row: PendingRow; renderer: Renderer; account: AccountMessaging }): Promise<Result> => {
+    let message: OutboundMessage;
+    try {
+      message = dressMessage(await renderer.render(recipient(row)), account);
+    } catch (error) {
+      return { ...about(row), outcome: "failed", attempted: false, error: `Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
+    }
+    const subject = message.subject;
+    try {
+      const sent = await deps.channels.get(row.channel).send(message);
+      return sent.accepted
+        ? { ...about(row), outcome: "sent", attempted: true, provider_message_id: sent.providerMessageId, subject }
+        : { ...about(row), outcome: "failed", attempted: true, provider_message_id: sent.providerMessageId, error: "The provider accepted no recipient", subject };
+    } catch (error) {
+      const retryable = isChannelError(error) ? error.retryable : true;
+      const text = error instanceof Error ? error.message : String(error);
+      if (!retryable) return { ...about(row), outcome: "failed", attempted: true, error: text, subject };
+      if (lastAttempt) return { ...about(row), outcome: "failed", attempted: true, error: gaveUpReason(text, retryHours), subject };
+      return { ...about(row), outcome: "retry", attempted: true, error: text, subject };
+    }
+  };
+  const sendOne = async (item: { row: PendingRow; renderer: Renderer; account: AccountMessaging }): Promise<void> => {
+    const result = await attempt(item);
+    results.push(result);
+    // The slot is taken until the mark lands: sent-but-unmarked never exceeds the limit.
+    await marks.mark(result);
+  };
+  const limit = options.limit ?? sendLimit(deps);
+  await Promise.all(toSend.map((t) => limit(() => sendOne(t))));
+}
+
 /**
- * Marks the outcomes in one statement: the ledger rows, the notifications log for final
- * outcomes, and the reminder queue for `initial` messages sent.
+ * Marks results as they come. The marks of sends that complete within one turn of the event loop
+ * go in one statement (with the retry jobs of `job` mode, in one transaction); each caller waits
+ * for its own mark.
+ */
+class Marks {
+  private readonly deps: AlertDeps;
+  private readonly policy: RetryPolicy;
+  private waiting: { result: Result; done: () => void; failed: (error: unknown) => void }[] = [];
+  private running: Promise<void> = Promise.resolve();
+  private scheduled = false;
+
+  constructor(deps: AlertDeps, policy: RetryPolicy) {
+    this.deps = deps;
+    this.policy = policy;
+  }
+
+  mark(result: Result): Promise<void> {
+    return new Promise((done, failed) => {
+      this.waiting.push({ result, done, failed });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        this.running = this.running.then(() => this.flush());
+      });
+    });
+  }
+
+  /** Resolves once every mark asked for so far has landed (or failed). */
+  async flushed(): Promise<void> {
+    while (this.scheduled || this.waiting.length > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.running;
+    }
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length === 0) return;
+    const results = batch.map((b) => b.result);
+    const retries = this.policy.mode === "job" ? results.filter((r) => r.outcome === "retry") : [];
+    try {
+      if (retries.length === 0) await markResults(this.deps.pool, results);
+      else {
+        const attempts = sendAttemptsFor(this.deps.config.SEND_RETRY_HOURS);
+        await withTransaction(this.deps.pool, async (db) => {
+          await markResults(db, results);
+          for (const retry of retries) await queueSend(db, retry.id, { maxAttempts: attempts });
+        });
+      }
+      for (const b of batch) b.done();
+    } catch (error) {
+      for (const b of batch) b.failed(error);
+    }
+  }
+}
+
+/**
+ * Marks the outcomes in one statement: the ledger rows (their lease ends), the signups (an
+ * `initial` accepted: notified; failed or refused: failed, with the reason; still retried: the
+ * last error), the notifications log for final outcomes, the reminder queue for `initial`
+ * messages sent, and the quota reservations of final outcomes (a retry keeps its own).
  */
 async function markResults(db: Db, results: readonly Result[]): Promise<void> {
   if (results.length === 0) return;
   await db.query(
     `with r as (
        select * from jsonb_to_recordset($1::jsonb)
-         as r(id uuid, outcome text, attempted boolean, provider_message_id text, error text, blocked_reason text, subject text)
+         as r(id uuid, outcome text, attempted boolean, shop_id uuid, signup_id uuid, variant_id text, stage text, channel text,
+              provider_message_id text, error text, blocked_reason text, subject text)
      ), marked as (
        update bis_ledger l set
          status = case when r.outcome = 'retry' then 'pending' else r.outcome end,
          attempts = l.attempts + case when r.attempted then 1 else 0 end,
          last_error = coalesce(r.error, r.blocked_reason, l.last_error),
          provider_message_id = coalesce(r.provider_message_id, l.provider_message_id),
-         sent_at = case when r.outcome = 'sent' then now() else l.sent_at end
-       from r where l.id = r.id
-       returning l.id, l.shop_id, l.signup_id, l.stage, l.sent_at, r.outcome, r.provider_message_id, r.error, r.blocked_reason, r.subject
+         sent_at = case when r.outcome = 'sent' then now() else l.sent_at end,
+         lease_pid = null, lease_backend_start = null
+       from r where l.id = r.id and l.status = 'pending'
+       returning l.id, l.signup_id, l.sent_at
+     ), signups as (
+       update bis_signups s set
+         status = case r.outcome when 'sent' then 'notified' when 'retry' then s.status else 'failed' end,
+         notified_at = case when r.outcome = 'sent' then now() else s.notified_at end,
+         last_error = case when r.outcome = 'sent' then null
+                           when r.outcome = 'blocked' then 'blocked: ' || r.blocked_reason else r.error end,
+         updated_at = now()
+       from r where r.stage = 'initial' and s.id = r.signup_id and s.status = 'pending'
      ), logged as (
        insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status, blocked_reason, error, provider_message_id, subject)
-       select m.shop_id, m.signup_id, m.id, s.variant_id, m.stage, s.channel, m.outcome, m.blocked_reason,
-              case when m.outcome = 'failed' then m.error end, m.provider_message_id, m.subject
-       from marked m join bis_signups s on s.id = m.signup_id
-       where m.outcome <> 'retry'
+       select r.shop_id, (select s.id from bis_signups s where s.id = r.signup_id), m.id, r.variant_id, r.stage, r.channel, r.outcome,
+              r.blocked_reason, case when r.outcome = 'failed' then r.error end, r.provider_message_id, r.subject
+       from r left join marked m on m.id = r.id
+       where r.outcome <> 'retry' and (m.id is not null or not exists (select 1 from bis_ledger l where l.id = r.id))
+     ), released as (
+       delete from account_send_reservations a using r where a.ledger_id = r.id and r.outcome <> 'retry'
      )
      insert into bis_reminder_queue (signup_id, shop_id, initial_sent_at)
-     select m.signup_id, m.shop_id, m.sent_at from marked m where m.outcome = 'sent' and m.stage = 'initial'
+     select m.signup_id, r.shop_id, m.sent_at from marked m join r on r.id = m.id where r.outcome = 'sent' and r.stage = 'initial'
      on conflict (signup_id) do nothing`,
     [JSON.stringify(results)],
   );

@@ -1,7 +1,7 @@
 import type { Db } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { type AlertDeps, alertRecoverTask, sendTask } from "./deps.ts";
-import { type SendSummary, SendContexts, addSummary, emptySummary, sendLedgerRows } from "./ledger.ts";
+import { LEASE_DEAD, type SendSummary, SendContexts, addSummary, emptySummary, sendLedgerRows, sendLimit } from "./ledger.ts";
 import { CHUNK_SIZE, recoverRuns } from "./runs.ts";
 
 /**
@@ -10,7 +10,7 @@ import { CHUNK_SIZE, recoverRuns } from "./runs.ts";
  * them, and its batch job locked in graphile-worker (which frees such jobs only after hours).
  * The sweep sends those rows again with the same message id (duplicates are bounded by what
  * was in flight at the kill and recognisable by that id), and resumes runs whose batch job is
- * gone. It cannot take a live sender's rows: those are row-locked until marked.
+ * gone. It cannot take a live sender's rows: those are leased to a connection that is still open.
  */
 
 const PAGE = 1000;
@@ -18,11 +18,12 @@ const PAGE = 1000;
 export async function recoverAlerts(deps: AlertDeps, options: { graceSeconds?: number } = {}): Promise<{ resent: SendSummary; runs_resumed: number }> {
   const resent = emptySummary();
   const contexts = new SendContexts(deps);
+  const limit = sendLimit(deps);
   let after: { created_at: Date; id: string } | undefined;
   for (;;) {
     const { rows } = await deps.pool.query<{ id: string; created_at: Date }>(
       `select l.id, l.created_at from bis_ledger l
-       where l.status = 'pending' and l.created_at < now() - make_interval(secs => $1)
+       where l.status = 'pending' and l.created_at < now() - make_interval(secs => $1) and ${LEASE_DEAD}
          and ($2::timestamptz is null or (l.created_at, l.id) > ($2, $3::uuid))
          and not exists (select 1 from graphile_worker.jobs j where j.key = $4 || ':' || l.id and j.attempts < j.max_attempts)
        order by l.created_at, l.id
@@ -31,7 +32,7 @@ export async function recoverAlerts(deps: AlertDeps, options: { graceSeconds?: n
     );
     if (rows.length === 0) break;
     for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
-      addSummary(resent, await sendLedgerRows(deps, rows.slice(i, i + CHUNK_SIZE).map((r) => r.id), { mode: "job" }, contexts));
+      addSummary(resent, await sendLedgerRows(deps, rows.slice(i, i + CHUNK_SIZE).map((r) => r.id), { mode: "job" }, { contexts, limit }));
     }
     const last = rows.at(-1);
     if (!last || rows.length < PAGE) break;

@@ -81,7 +81,7 @@ export async function scanReminders(deps: AlertDeps, options: { pageSize?: numbe
       if (!claimed) break;
       result.claimed += claimed.length;
       for (let i = 0; i < claimed.length; i += CHUNK_SIZE) {
-        addSummary(result.sent, await sendLedgerRows(deps, claimed.slice(i, i + CHUNK_SIZE), { mode: "job" }, contexts));
+        addSummary(result.sent, await sendLedgerRows(deps, claimed.slice(i, i + CHUNK_SIZE), { mode: "job" }, { contexts }));
       }
     }
   }

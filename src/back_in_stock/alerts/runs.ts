@@ -3,7 +3,7 @@ import { type Db, withTransaction } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { type AlertDeps, alertRunTask, sendTask } from "./deps.ts";
-import { type SendSummary, SendContexts, addSummary, emptySummary, sendLedgerRows } from "./ledger.ts";
+import { LEASE_DEAD, type LeaseHolder, type SendOptions, type SendSummary, SendContexts, addSummary, emptySummary, leaseHolder, sendLedgerRows, sendLimit } from "./ledger.ts";
 import { stageSwitches } from "../templates/render.ts";
 import { batchStock, itemStocks, mirrorStock } from "./stock.ts";
 
@@ -87,7 +87,7 @@ async function claimChunk(db: Db, runId: string, shopId: string, variantId: stri
        limit $5
        for update skip locked
      ), notified as (
-       update bis_signups s set status = 'notified', notified_at = now(), updated_at = now()
+       update bis_signups s set status = 'pending', last_error = null, updated_at = now()
        from picked where s.id = picked.id
        returning s.id, s.created_at
      ), claimed as (
@@ -130,16 +130,16 @@ async function finishRun(db: Db, runId: string, status: "completed" | "stopped",
  * Claimed initial messages of this variant that nobody is sending (a crashed batch): sent now,
  * before the batch claims more. A row with a retry job waiting is left to that job.
  */
-async function resendOrphans(deps: AlertDeps, shopId: string, variantId: string, contexts: SendContexts): Promise<SendSummary> {
+async function resendOrphans(deps: AlertDeps, shopId: string, variantId: string, options: SendOptions): Promise<SendSummary> {
   const { rows } = await deps.pool.query<{ id: string }>(
     `select l.id from bis_ledger l join bis_signups s on s.id = l.signup_id
-     where l.shop_id = $1 and l.status = 'pending' and l.stage = 'initial' and s.variant_id = $2
+     where l.shop_id = $1 and l.status = 'pending' and l.stage = 'initial' and s.variant_id = $2 and ${LEASE_DEAD}
        and not exists (select 1 from graphile_worker.jobs j where j.key = $3 || ':' || l.id and j.attempts < j.max_attempts)`,
     [shopId, variantId, sendTask.name],
   );
   const summary = emptySummary();
   for (let i = 0; i < rows.length; i += CHUNK_SIZE) {
-    addSummary(summary, await sendLedgerRows(deps, rows.slice(i, i + CHUNK_SIZE).map((r) => r.id), { mode: "job" }, contexts));
+    addSummary(summary, await sendLedgerRows(deps, rows.slice(i, i + CHUNK_SIZE).map((r) => r.id), { mode: "job" }, options));
   }
   return summary;
 }
@@ -174,7 +174,8 @@ export async function runAlertBatch(deps: AlertDeps, payload: AlertRunPayload, o
     await lock.query("begin");
     const { rows } = await lock.query<{ got: boolean }>("select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as got", [key]);
     if (!rows[0]?.got) return { outcome: "busy" };
-    return await batch(deps, payload, options);
+    // The batch's sends lease their rows to this connection: they die with it.
+    return await batch(deps, payload, options, await leaseHolder(lock));
   } catch (error) {
     broken = true;
     throw error;
@@ -186,7 +187,7 @@ export async function runAlertBatch(deps: AlertDeps, payload: AlertRunPayload, o
   }
 }
 
-async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOptions): Promise<BatchResult> {
+async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOptions, holder: LeaseHolder): Promise<BatchResult> {
   const { pool, log } = deps;
   const { shop_id: shopId, variant_id: variantId } = payload;
   const trigger = payload.trigger ?? "inventory_webhook";
@@ -218,8 +219,9 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
     return { outcome: "stopped", run_id: runId, stop_reason: "stage_disabled" };
   }
 
-  const contexts = new SendContexts(deps);
-  const sent = await resendOrphans(deps, shopId, variantId, contexts);
+  // One limit for the whole batch: its chunks in flight together stay within SEND_CONCURRENCY.
+  const sendOptions: SendOptions = { contexts: new SendContexts(deps), limit: sendLimit(deps), holder };
+  const sent = await resendOrphans(deps, shopId, variantId, sendOptions);
 
   const stock = await batchStock(pool, deps.platform, log, shopId, variantId);
   if (stock.available < minimum) {
@@ -272,7 +274,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
     }
     remaining -= ids.length;
     claimedNow += ids.length;
-    const sending: Promise<void> = sendLedgerRows(deps, ids, { mode: "job" }, contexts).then(
+    const sending: Promise<void> = sendLedgerRows(deps, ids, { mode: "job" }, sendOptions).then(
       (s) => void addSummary(sent, s),
       (error: unknown) => void failures.push(error),
     );

@@ -4,7 +4,12 @@ import { isUuid, platformId } from "../../core/params.ts";
 
 /** What every signup action shares: the row, its public shape, id forms and lookups. */
 
-export const SIGNUP_STATUSES = ["waiting", "notified", "converted", "unsubscribed"] as const;
+/**
+ * waiting: in the queue; pending: its alert claimed and not accepted by the server yet (being sent
+ * or retried, `last_error` says why); notified: its alert was accepted; failed: its alert failed for
+ * good or was refused at send (`last_error`), and may be sent again (notify, bulk_notify).
+ */
+export const SIGNUP_STATUSES = ["waiting", "pending", "notified", "failed", "converted", "unsubscribed"] as const;
 export type SignupStatus = (typeof SIGNUP_STATUSES)[number];
 export const SIGNUP_CHANNELS = ["email", "sms"] as const;
 export type SignupChannel = (typeof SIGNUP_CHANNELS)[number];
@@ -28,6 +33,7 @@ export interface SignupRow {
   converted_at: Date | null;
   converted_order_id: string | null;
   unsubscribed_at: Date | null;
+  last_error: string | null;
   updated_at: Date;
 }
 
@@ -52,6 +58,7 @@ export function presentSignup(row: SignupRow): Record<string, unknown> {
     converted_at: iso(row.converted_at),
     converted_order_id: row.converted_order_id,
     unsubscribed_at: iso(row.unsubscribed_at),
+    last_error: row.last_error,
     updated_at: row.updated_at.toISOString(),
   };
 }

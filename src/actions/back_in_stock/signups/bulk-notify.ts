@@ -78,7 +78,7 @@ export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknow
     }
     const claimed = await claimStage(ctx.pool, shopId, eligible, "initial");
     counts.already_notified += eligible.length - claimed.length;
-    addSummary(sent, await sendLedgerRows(ctx, claimed.map((c) => c.id), { mode: "job" }, contexts));
+    addSummary(sent, await sendLedgerRows(ctx, claimed.map((c) => c.id), { mode: "job" }, { contexts }));
     processed += page.length;
     await ctx.progress(processed);
   };

@@ -6,6 +6,7 @@ import { SIGNUP_RESOURCE, loadSignup } from "../../../back_in_stock/signups/mode
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
 import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend } from "../../../back_in_stock/alerts/ledger.ts";
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
+import { sendAttemptsFor } from "../../../messaging/retry.ts";
 
 export const REFUSAL_TEXT: Record<BlockedReason, string> = {
   unsubscribed: "the signup is unsubscribed",
@@ -50,7 +51,7 @@ export const notifySignup = defineAction({
     }
     const [claimed] = await claimStage(ctx.db, ctx.shopId, [signup.id], "initial");
     if (!claimed) throw conflict(`${SIGNUP_RESOURCE} ${signup.id} already had its initial alert`);
-    await queueSend(ctx.db, claimed.id);
+    await queueSend(ctx.db, claimed.id, { maxAttempts: sendAttemptsFor(ctx.config.SEND_RETRY_HOURS) });
     return { message_id: claimed.id, signup_id: signup.id, stage: "initial", channel: signup.channel, status: "pending" };
   },
 });

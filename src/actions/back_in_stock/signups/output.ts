@@ -18,10 +18,11 @@ export const signupOutput = z.strictObject({
   first_name: z.string().nullable(),
   status: z.enum(SIGNUP_STATUSES),
   created_at: timestampOutput,
-  notified_at: timestampOutput.nullable().describe("when its initial alert was claimed"),
+  notified_at: timestampOutput.nullable().describe("when its initial alert was accepted by the mail server or SMS provider"),
   converted_at: timestampOutput.nullable().describe("when the converting order was placed"),
   converted_order_id: z.string().nullable(),
   unsubscribed_at: timestampOutput.nullable(),
+  last_error: z.string().nullable().describe("status pending: why the last attempt failed (it is retried); failed: why it failed for good"),
   updated_at: timestampOutput,
 });
 
