@@ -67,3 +67,27 @@ export const periodStart = dateOrTimestamp.transform(lowerInstant).describe("Sta
 export const periodEnd = dateOrTimestamp
   .transform(upperInstant)
   .describe("End, exclusive: an ISO 8601 timestamp, or a date, which covers that whole day (UTC)");
+
+/** A bound's instant when it is a valid one (parsed or not yet), else undefined. */
+function boundInstant(value: unknown, read: (value: string) => Date): number | undefined {
+  const instant = value instanceof Date ? value.getTime() : typeof value === "string" && dateOrTimestamp.safeParse(value).success ? read(value).getTime() : Number.NaN;
+  return Number.isNaN(instant) ? undefined : instant;
+}
+
+/**
+ * `to` must end after `from` starts, on the object that holds both bounds. It runs whatever else
+ * failed (so the answer names every wrong field at once) and compares only two valid bounds: an
+ * invalid bound, or a body that is no object at all (`null`), is left to the issues already reported.
+ */
+export function withPeriodOrder<T extends z.ZodType>(schema: T, fields: { from: string; to: string } = { from: "from", to: "to" }): T {
+  return schema.superRefine(
+    (value: unknown, ctx) => {
+      if (typeof value !== "object" || value === null) return;
+      const bounds = value as Record<string, unknown>;
+      const from = boundInstant(bounds[fields.from], lowerInstant);
+      const to = boundInstant(bounds[fields.to], upperInstant);
+      if (from !== undefined && to !== undefined && from >= to) ctx.addIssue({ code: "custom", path: [fields.to], message: `must be after ${fields.from}` });
+    },
+    { when: () => true },
+  );
+}

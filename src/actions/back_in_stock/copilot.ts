@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
 import { timestampOutput } from "../../core/outputs.ts";
+import { queryInt } from "../../core/params.ts";
 import { productIdSchema } from "../../back_in_stock/signups/model.ts";
 import { Filters } from "../../back_in_stock/signups/query.ts";
 
@@ -96,7 +97,7 @@ export const copilot = defineAction({
   description: `Restock recommendations computed from this shop's data: which variants to restock first and why, as { generated_at, scoring, recommendations: [{ rank, variant_id, product_id, product_title, variant_title, sku, price, available, waiting, signups_7d, signups_30d, trend, demand_value (price x waiting), conversion_rate, conversion_rate_source, expected_sales, unmet_sales, expected_revenue, score, reason }] }, reason being a plain-language explanation. ${SCORING} Options: limit (1-50, default 10), product_id (only that product's variants).`,
   kind: "read",
   input: z.strictObject({
-    limit: z.coerce.number().int().min(1).max(50).default(10),
+    limit: queryInt(1, 50).default(10),
     product_id: productIdSchema.optional(),
   }),
   async handler(ctx, { input }) {

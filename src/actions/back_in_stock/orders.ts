@@ -3,7 +3,7 @@ import { defineAction } from "../../core/action.ts";
 import { notFound } from "../../core/errors.ts";
 import { pageOutput, timestampOutput } from "../../core/outputs.ts";
 import { PAGING_RULE, cursorPart, pageAnswer, pageOrCursor, paging, pagingParams } from "../../core/paging.ts";
-import { PERIOD_RULE, periodEnd, periodStart } from "../../core/period.ts";
+import { PERIOD_RULE, periodEnd, periodStart, withPeriodOrder } from "../../core/period.ts";
 import { platformId } from "../../core/params.ts";
 import { SIGNUP_CHANNELS, productIdSchema, variantIdSchema } from "../../back_in_stock/signups/model.ts";
 import { attributedOrders } from "../../back_in_stock/reports/orders.ts";
@@ -58,18 +58,17 @@ export const listBackInStockOrders = defineAction({
   description: `Orders attributed to back-in-stock alerts (they converted signups), newest first, as { orders, page, per_page, total, next_cursor }, each with ${DESCRIPTION_FIELDS}. Filters (optional, combined with and): from and to on ordered_at (${PERIOD_RULE}); variant_id and product_id (numeric id or gid): orders that converted a signup of that variant or product. ${PAGING_RULE}.`,
   notes: ATTRIBUTION_NOTES,
   kind: "read",
-  input: z
-    .strictObject({
-      from: periodStart.optional(),
-      to: periodEnd.optional(),
-      variant_id: variantIdSchema.optional(),
-      product_id: productIdSchema.optional(),
-      ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.text])),
-    })
-    .superRefine(pageOrCursor)
-    .superRefine((value, ctx) => {
-      if (value.from && value.to && value.from.getTime() >= value.to.getTime()) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
-    }),
+  input: withPeriodOrder(
+    z
+      .strictObject({
+        from: periodStart.optional(),
+        to: periodEnd.optional(),
+        variant_id: variantIdSchema.optional(),
+        product_id: productIdSchema.optional(),
+        ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.text])),
+      })
+      .superRefine(pageOrCursor),
+  ),
   output: pageOutput("orders", attributedOrderOutput),
   async handler(ctx, { input }) {
     const p = paging(input);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { SIGNUP_CHANNELS, productIdSchema, variantIdSchema } from "../signups/model.ts";
 import { Filters } from "../signups/query.ts";
+import { queryInt } from "../../core/params.ts";
 import { periodEnd, periodStart } from "../../core/period.ts";
 
 /**
@@ -32,7 +33,7 @@ export const REPORT_INPUTS = {
   conversions: z.strictObject({ ...common, granularity }),
   products_in_demand: z.strictObject({
     ...common,
-    limit: z.coerce.number().int().min(1).max(PRODUCTS_IN_DEMAND_MAX).default(50).describe(`Variants, 1-${PRODUCTS_IN_DEMAND_MAX} (default 50)`),
+    limit: queryInt(1, PRODUCTS_IN_DEMAND_MAX).default(50).describe(`Variants, 1-${PRODUCTS_IN_DEMAND_MAX} (default 50)`),
   }),
 } satisfies Record<ReportName, z.ZodType>;
 

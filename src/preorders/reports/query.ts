@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { platformGid, platformId } from "../../core/params.ts";
 import { ISO_4217, offerId, positiveJsonInt } from "../../actions/preorders/orders/params.ts";
-import { PERIOD_RULE, dateOrTimestamp, lowerBound, lowerInstant, upperBound, upperInstant } from "../../core/period.ts";
+import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound, withPeriodOrder } from "../../core/period.ts";
 
 /**
  * The preorder reports as SQL: one query per report and granularity, every value a parameter,
@@ -20,8 +20,8 @@ const BALANCE_METRICS: readonly Metric[] = ["balance_due", "balance_collected", 
 
 export const MAX_PER_PAGE = 1000;
 
-export const reportBody = z
-  .strictObject({
+export const reportBody = withPeriodOrder(
+  z.strictObject({
     from: dateOrTimestamp.optional(),
     to: dateOrTimestamp.optional(),
     offer_id: offerId.optional(),
@@ -36,13 +36,8 @@ export const reportBody = z
     include_balances: z.boolean().default(true),
     page: positiveJsonInt().optional(),
     per_page: positiveJsonInt(MAX_PER_PAGE).optional(),
-  })
-  .refine((b) => !b.from || !b.to || lowerInstant(b.from).getTime() < upperInstant(b.to).getTime(), {
-    path: ["to"],
-    message: "must be after from",
-    // Only once both bounds are valid: an invalid one is reported by its own field (and has no instant).
-    when: (payload) => payload.issues.every((issue) => issue.path?.[0] !== "from" && issue.path?.[0] !== "to"),
-  });
+  }),
+);
 export type ReportBody = z.output<typeof reportBody>;
 
 /** What /help says of the body, beside its JSON Schema. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import { pageOutput, timestampOutput } from "../../../core/outputs.ts";
 import { PAGING_RULE, cursorPart, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
-import { PERIOD_RULE, dateOrTimestamp, lowerInstant, upperInstant } from "../../../core/period.ts";
+import { PERIOD_RULE, dateOrTimestamp, withPeriodOrder } from "../../../core/period.ts";
 import { platformId, queryList } from "../../../core/params.ts";
 import { ORDER_STATUSES } from "../../../preorders/orders/model.ts";
 import type { ReportBody } from "../../../preorders/reports/query.ts";
@@ -35,12 +35,6 @@ const filterFields = {
 };
 
 type FilterInput = { [K in keyof typeof filterFields]?: z.output<(typeof filterFields)[K]> | undefined };
-
-function periodRule(value: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
-  if (value.from && value.to && lowerInstant(value.from).getTime() >= upperInstant(value.to).getTime()) {
-    ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
-  }
-}
 
 /** The read's filters as the export's body (granularity and metrics do not apply to the filters). */
 async function reportFilters(ctx: ActionContext, input: FilterInput): Promise<ReportBody> {
@@ -85,7 +79,7 @@ export const reportSummary = defineAction({
   notes: NOTES,
   aliases: ["summarize preorder sales", "preorder report totals for a period"],
   kind: "read",
-  input: z.strictObject(filterFields).superRefine(periodRule),
+  input: withPeriodOrder(z.strictObject(filterFields)),
   output: z.strictObject({
     period: periodOutput,
     currencies: z.array(z.strictObject({ currency: z.string(), ...metricsShape })),
@@ -126,10 +120,7 @@ function groupedRead<T extends z.ZodRawShape>(spec: {
     notes: NOTES,
     aliases: spec.aliases,
     kind: "read",
-    input: z
-      .strictObject({ ...filterFields, ...(spec.extraInput ?? {}), ...pagingParams(cursorKey) })
-      .superRefine(periodRule)
-      .superRefine(pageOrCursor),
+    input: withPeriodOrder(z.strictObject({ ...filterFields, ...(spec.extraInput ?? {}), ...pagingParams(cursorKey) })).superRefine(pageOrCursor),
     output: pageOutput(spec.key, spec.item),
     async handler(ctx, { input }) {
       const body = await reportFilters(ctx, input);
