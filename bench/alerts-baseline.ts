@@ -3,9 +3,9 @@
 // Renders them all, prints `BENCH_BASELINE_READY`, sends on a line on stdin, prints `BENCH_BASELINE_DONE <json>`.
 import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
-import { htmlToText } from "../src/back_in_stock/templates/html-to-text.ts";
+import { htmlToText } from "../src/messaging/render/html-to-text.ts";
 import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
-import { renderTemplate } from "../src/back_in_stock/templates/template-rendering.ts";
+import { renderTemplate } from "../src/messaging/render/render.ts";
 
 const count = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const url = process.env.SMTP_URL ?? "";

@@ -35,6 +35,8 @@ const envSchema = z.object({
   // graphile-worker and HTTP (at least WORKER_CONCURRENCY x 3 + 5).
   DB_POOL_SIZE: positiveInt.default(20),
   WORKER_CONCURRENCY: positiveInt.default(5),
+  /** Threads that render merchants' templates (src/messaging/render/pool.ts); unset: one less than the cores, at least one. */
+  RENDER_THREADS: positiveInt.max(64).optional(),
   JOB_RETENTION_DAYS: positiveInt.default(30),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
   /**

@@ -229,7 +229,7 @@ describe("unsubscribe link", () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "inbound-outbox-"));
     const sender = createOutboxEmailSender({ dir, from: "Demo <no-reply@localhost>" });
     try {
-      await sender.send(renderer.render(recipient));
+      await sender.send(await renderer.render(recipient));
       const raw = await fs.readFile(path.join(dir, "ledger-inbound-1.eml"), "utf8");
       const head = (raw.split(/\r?\n\r?\n/)[0] ?? "").replace(/\r?\n[ \t]+/g, " ");
       const value = (name: string) => new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1]?.trim();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { htmlToText } from "../src/back_in_stock/templates/html-to-text.ts";
+import { htmlToText } from "../src/messaging/render/html-to-text.ts";
 
 describe("htmlToText: an e-mail's text part from its HTML", () => {
   it("keeps links' targets, blocks' breaks and list items, decodes entities once, drops style, script and head", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EMAIL_LAYOUT, type EmailLayout, prepareLayout, wrapInLayout } from "../src/account/layout.ts";
 import { CHANNELS, DEFAULT_TEMPLATES, STAGES } from "../src/back_in_stock/templates/default-templates.ts";
-import { renderSource } from "../src/back_in_stock/templates/template-rendering.ts";
+import { renderTemplate } from "../src/messaging/render/render.ts";
 import { NOTIFICATION_STAGES, SHIPPED_LOCALES, shippedTemplate } from "../src/preorders/notifications/templates.ts";
 
 /**
@@ -61,8 +61,8 @@ function textDefects(text: string): string[] {
   });
 }
 
-function wrapped(html: string, layout: EmailLayout, shopUrl: string): string {
-  const prepared = prepareLayout(layout, { name: "New Shop", url: shopUrl });
+async function wrapped(html: string, layout: EmailLayout, shopUrl: string): Promise<string> {
+  const prepared = await prepareLayout(layout, { name: "New Shop", url: shopUrl });
   return wrapInLayout({ id: "m1", channel: "email", to: "alex@example.com", html, text: "" }, prepared).html ?? "";
 }
 
@@ -72,7 +72,7 @@ interface Rendered {
   text: string;
 }
 
-function renderedBackInStock(shopUrl: string): Rendered[] {
+async function renderedBackInStock(shopUrl: string): Promise<Rendered[]> {
   const out: Rendered[] = [];
   const variables = bisVariables(shopUrl);
   for (const stage of STAGES) {
@@ -80,18 +80,18 @@ function renderedBackInStock(shopUrl: string): Rendered[] {
       for (const channel of CHANNELS) {
         const where = `back in stock ${stage} ${channel} ${locale} (shop url "${shopUrl}")`;
         if (channel === "sms") {
-          out.push({ where, text: renderSource(template.sms.body, variables, "text") });
+          out.push({ where, text: await renderTemplate(template.sms.body, variables, "text") });
           continue;
         }
-        const html = wrapped(renderSource(template.email.body, variables, "html"), DEFAULT_EMAIL_LAYOUT, shopUrl);
-        out.push({ where, html, text: renderSource(template.email.subject, variables, "text") });
+        const html = await wrapped(await renderTemplate(template.email.body, variables, "html"), DEFAULT_EMAIL_LAYOUT, shopUrl);
+        out.push({ where, html, text: await renderTemplate(template.email.subject, variables, "text") });
       }
     }
   }
   return out;
 }
 
-function renderedPreorders(): Rendered[] {
+async function renderedPreorders(): Promise<Rendered[]> {
   const out: Rendered[] = [];
   for (const stage of NOTIFICATION_STAGES) {
     for (const locale of SHIPPED_LOCALES) {
@@ -100,9 +100,9 @@ function renderedPreorders(): Rendered[] {
       const where = `preorder ${stage} ${locale}`;
       // balance_due is sent only while a balance is outstanding, due on a date.
       const variables = stage === "balance_due" ? { ...PREORDER_VARIABLES, balance: { amount: "60.00", due_date: "2026-11-20", auto_collect: false } } : PREORDER_VARIABLES;
-      out.push({ where: `${where} sms`, text: renderSource(template.sms.body, variables, "text") });
-      const html = wrapped(renderSource(template.email.body, variables, "html"), DEFAULT_EMAIL_LAYOUT, "");
-      out.push({ where: `${where} email`, html, text: renderSource(template.email.subject, variables, "text") });
+      out.push({ where: `${where} sms`, text: await renderTemplate(template.sms.body, variables, "text") });
+      const html = await wrapped(await renderTemplate(template.email.body, variables, "html"), DEFAULT_EMAIL_LAYOUT, "");
+      out.push({ where: `${where} email`, html, text: await renderTemplate(template.email.subject, variables, "text") });
     }
   }
   return out;
@@ -134,34 +134,34 @@ describe("the checker itself", () => {
 });
 
 describe("shipped templates and layout with nothing set", () => {
-  it("render every back-in-stock stage, locale and channel without empty attributes, images, links or elements", () => {
-    const rendered = [...renderedBackInStock("https://new-shop.example"), ...renderedBackInStock("")];
+  it("render every back-in-stock stage, locale and channel without empty attributes, images, links or elements", async () => {
+    const rendered = [...(await renderedBackInStock("https://new-shop.example")), ...(await renderedBackInStock(""))];
     expect(rendered).toHaveLength(2 * STAGES.length * 4 * CHANNELS.length);
     expect(defectsOf(rendered)).toEqual([]);
   });
 
-  it("render every preorder notification stage, locale and channel without them", () => {
-    const rendered = renderedPreorders();
+  it("render every preorder notification stage, locale and channel without them", async () => {
+    const rendered = await renderedPreorders();
     expect(rendered).toHaveLength(NOTIFICATION_STAGES.length * SHIPPED_LOCALES.length * 2);
     expect(defectsOf(rendered)).toEqual([]);
   });
 
-  it("the default layout shows the store's name where the logo and the footer text are unset, and the logo once set", () => {
-    const bare = wrapped("<p>Body</p>", DEFAULT_EMAIL_LAYOUT, "");
+  it("the default layout shows the store's name where the logo and the footer text are unset, and the logo once set", async () => {
+    const bare = await wrapped("<p>Body</p>", DEFAULT_EMAIL_LAYOUT, "");
     expect(htmlDefects(bare)).toEqual([]);
     expect(bare).not.toContain("<img");
     expect(bare.match(/New Shop/g)).toHaveLength(2);
-    const dressed = wrapped("<p>Body</p>", { ...DEFAULT_EMAIL_LAYOUT, logo_url: "https://cdn.example/logo.png", header_text: "Hello", footer_text: "Bye" }, "");
+    const dressed = await wrapped("<p>Body</p>", { ...DEFAULT_EMAIL_LAYOUT, logo_url: "https://cdn.example/logo.png", header_text: "Hello", footer_text: "Bye" }, "");
     expect(htmlDefects(dressed)).toEqual([]);
     expect(dressed).toContain('<img src="https://cdn.example/logo.png" alt="New Shop"');
     expect(dressed).toContain("<div>Hello</div>");
     expect(dressed).toContain(">Bye</td>");
   });
 
-  it("a layout copied from the older default (`{% if layout.logo_url %}`) no longer sends an empty image", () => {
+  it("a layout copied from the older default (`{% if layout.logo_url %}`) no longer sends an empty image", async () => {
     const older = DEFAULT_EMAIL_LAYOUT.html.replaceAll(" != blank %}", " %}");
     expect(older).toContain("{% if layout.logo_url %}");
-    const html = wrapped("<p>Body</p>", { ...DEFAULT_EMAIL_LAYOUT, html: older }, "");
+    const html = await wrapped("<p>Body</p>", { ...DEFAULT_EMAIL_LAYOUT, html: older }, "");
     expect(htmlDefects(html)).toEqual([]);
   });
 });

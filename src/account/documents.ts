@@ -54,13 +54,13 @@ export async function updateDocument<T extends Json>(
   shopId: string,
   doc: AccountDocument<T>,
   patch: Json,
-  check?: (merged: T, patch: Json) => { path: string; message: string }[],
+  check?: (merged: T, patch: Json) => { path: string; message: string }[] | Promise<{ path: string; message: string }[]>,
 ): Promise<T> {
   await db.query("insert into account_settings (shop_id) values ($1) on conflict (shop_id) do nothing", [shopId]);
   const next = mergeDeep(await stored(db, shopId, doc.column, true), patch, doc.schema) as Json;
   const parsed = doc.schema.safeParse(mergeDeep(doc.defaults, next, doc.schema), { reportInput: true });
   if (!parsed.success) throw unprocessable(formatIssues(parsed.error.issues));
-  const issues = check?.(parsed.data, patch) ?? [];
+  const issues = (await check?.(parsed.data, patch)) ?? [];
   if (issues.length > 0) throw unprocessable(issues);
   await db.query(`update account_settings set ${doc.column} = $2, updated_at = now() where shop_id = $1`, [shopId, JSON.stringify(next)]);
   return parsed.data;

@@ -4,14 +4,16 @@ import type { Db } from "../core/db.ts";
 import { type Issue, fieldIssue } from "../core/errors.ts";
 import { hexColor } from "../core/schemas.ts";
 import { htmlToText } from "../messaging/render/html-to-text.ts";
-import { TEMPLATE_LIMITS, renderSource, templateFailure, templateProblem } from "../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS, templateFailure } from "../messaging/render/limits.ts";
+import { renderTemplate } from "../messaging/render/render.ts";
+import { templateProblem } from "../back_in_stock/templates/template-rendering.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { loadAccountSettings } from "./settings.ts";
 
 /**
  * The shared e-mail layout: a Liquid HTML document around every e-mail's body, `{{ content }}`
  * standing where the body goes. Rendered by the same engine, with the same limits, as the
- * back-in-stock templates (template-rendering.ts). Its variables are the shop's only (content,
+ * back-in-stock templates (src/messaging/render, on the render pool). Its variables are the shop's only (content,
  * shop.name, shop.url, layout.*), so it renders once per shop and sender, not once per message:
  * the body is put in place of a marker afterwards, so `{{ content }}` needs no `| raw`.
  *
@@ -111,10 +113,10 @@ function variables(layout: EmailLayout, shop: LayoutShop): Record<string, unknow
 const ONE_CONTENT = "must place {{ content }} exactly once";
 
 /** Renders the layout for a shop; throws an Error naming the rule it broke. */
-export function prepareLayout(layout: EmailLayout, shop: LayoutShop): PreparedLayout {
+export async function prepareLayout(layout: EmailLayout, shop: LayoutShop): Promise<PreparedLayout> {
   let out: string;
   try {
-    out = renderSource(layout.html, variables(layout, shop), "html");
+    out = await renderTemplate(layout.html, variables(layout, shop), "html");
   } catch (error) {
     throw new Error(templateFailure("the e-mail layout's html", error), { cause: error });
   }
@@ -124,11 +126,11 @@ export function prepareLayout(layout: EmailLayout, shop: LayoutShop): PreparedLa
 }
 
 /** The 422 issues of a layout about to be saved: its html must render (limits included) and hold {{ content }} once. */
-export function layoutIssues(layout: EmailLayout, shop: LayoutShop): Issue[] {
-  const problem = templateProblem("html", layout.html, "html");
+export async function layoutIssues(layout: EmailLayout, shop: LayoutShop): Promise<Issue[]> {
+  const problem = await templateProblem("html", layout.html, "html");
   if (problem) return [problem];
   try {
-    const out = renderSource(layout.html, variables(layout, shop), "html");
+    const out = await renderTemplate(layout.html, variables(layout, shop), "html");
     if (out.split(CONTENT_MARKER).length !== 2) return [fieldIssue("html", ONE_CONTENT)];
   } catch (error) {
     return [fieldIssue("html", templateFailure("", error).trim())];

@@ -4,9 +4,10 @@ import type { Services } from "../core/services.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
 import { createPlatformRuntime } from "./platform.ts";
+import { closeRenderPool, setRenderThreads } from "../messaging/render/pool.ts";
 
 export interface ServiceServices extends Services {
-  /** Closes what it created (the channels); what was given stays the giver's to close. */
+  /** Closes what it created (the channels, the render pool's threads); what was given stays the giver's to close. */
   close(): Promise<void>;
 }
 
@@ -15,6 +16,7 @@ export function createServices(config: Config, log: Log, given: { platform?: Pla
   let platform: Promise<PlatformRuntime> | undefined = given.platform ? Promise.resolve(given.platform) : undefined;
   let channels = given.channels;
   let created: Channels | undefined;
+  setRenderThreads(config.RENDER_THREADS);
   return {
     platform() {
       if (!platform) {
@@ -33,6 +35,7 @@ export function createServices(config: Config, log: Log, given: { platform?: Pla
     },
     async close() {
       await created?.close();
+      await closeRenderPool();
     },
   };
 }

@@ -16,7 +16,7 @@ import {
   wrapInLayout,
 } from "../../account/layout.ts";
 import { loadAccountSettings } from "../../account/settings.ts";
-import { TEMPLATE_LIMITS } from "../../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS } from "../../messaging/render/limits.ts";
 
 /** A hex colour as answered: a pattern, not the request schema's custom `hex-color` format (MCP clients' validators do not know it). */
 const hexOutput = z
@@ -99,9 +99,9 @@ export const previewEmailLayout = defineAction({
       throw unprocessable(formatIssues(parsed.error.issues).map((i) => ({ ...i, path: i.path === "" ? "layout" : `layout.${i.path}` })));
     }
     const shop = await layoutShop(ctx.db, ctx.shopId);
-    const issues = layoutIssues(parsed.data, shop);
+    const issues = await layoutIssues(parsed.data, shop);
     if (issues.length > 0) throw unprocessable(issues.map((i) => ({ ...i, path: `layout.${i.path}` })));
-    const message = wrapInLayout({ id: "preview", channel: "email", to: "preview@example.com", html: input.content ?? SAMPLE_CONTENT, text: "" }, prepareLayout(parsed.data, shop));
+    const message = wrapInLayout({ id: "preview", channel: "email", to: "preview@example.com", html: input.content ?? SAMPLE_CONTENT, text: "" }, await prepareLayout(parsed.data, shop));
     return { html: message.html ?? "", text: message.text, enabled: parsed.data.enabled };
   },
 });

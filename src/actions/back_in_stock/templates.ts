@@ -6,7 +6,8 @@ import { type Issue, unprocessable } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
 import { SIGNUP_CHANNELS } from "../../back_in_stock/signups/model.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "../../back_in_stock/templates/default-templates.ts";
-import { TEMPLATE_LIMITS, TEMPLATE_VARIABLES, type TemplateKind, templateProblem } from "../../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_VARIABLES, templateProblem } from "../../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS, type TemplateKind } from "../../messaging/render/limits.ts";
 
 /** The spec accepts 0 and 1 for the first two stages. */
 const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };
@@ -120,7 +121,7 @@ export const patchTemplate = defineAction({
     const problems: Issue[] = [];
     for (const [field, source, kind] of sources) {
       if (source === undefined) continue;
-      const problem = templateProblem(field, source, kind);
+      const problem = await templateProblem(field, source, kind);
       if (problem) problems.push(problem);
     }
     if (problems.length > 0) throw unprocessable(problems);

@@ -1,18 +1,17 @@
-import type { Liquid } from "liquidjs";
 import type { OutboundMessage } from "../../channels/index.ts";
 import type { Db } from "../../core/db.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
-import { type TemplateKind, exceededLimit, parseTemplate, renderParsed, templateFailure } from "./template-rendering.ts";
+import { exceededLimit, templateFailure } from "../../messaging/render/limits.ts";
+import { type RenderField, renderFields } from "../../messaging/render/render.ts";
 import { fallbackLocales } from "../../core/locales.ts";
-import { htmlToText } from "./html-to-text.ts";
+import { htmlToText } from "../../messaging/render/html-to-text.ts";
 
 /**
- * Messages render with the engines the PATCH check uses (template-rendering.ts: same options, same
- * limits), so what passed it renders. Templates are parsed once per renderer and rendered
- * synchronously (no tag or filter used here is asynchronous): a batch renders thousands.
+ * Messages render on the render pool the PATCH check uses (src/messaging/render: same engine,
+ * same limits), so what passed it renders. `prepare` sends a batch's renders to the pool in a few
+ * jobs per template, not one per message: a batch renders thousands.
  */
-type Parsed = ReturnType<Liquid["parse"]>;
 
 export interface ShopInfo {
   id: string;
@@ -97,10 +96,12 @@ export class Renderer {
   private readonly variants = new Map<string, VariantInfo>();
   private readonly from: string;
   /**
-   * Parsed templates by kind and source; a template that went beyond a limit keeps its error, so
-   * the rest of the batch fails at once instead of each message spending the limit again.
+   * Templates (by kind and source) that went beyond a limit keep their error, so later batches
+   * fail at once instead of each message spending the limit again.
    */
-  private readonly parsed = new Map<string, Parsed | Error>();
+  private readonly failed = new Map<string, Error>();
+  /** Messages `prepare` started rendering, by ledger id, until `render` takes them. */
+  private readonly rendered = new Map<string, Promise<OutboundMessage>>();
 
   constructor(shop: ShopInfo, options: RendererOptions) {
     this.shop = shop;
@@ -120,7 +121,11 @@ export class Renderer {
       this.overrides.set(stage, new Map(rows.map((r) => [`${r.channel}:${r.locale}`, { subject: r.subject ?? undefined, body: r.body }])));
     }
     const missing = [...new Set(recipients.map((r) => r.variantId))].filter((id) => !this.variants.has(id));
-    if (missing.length === 0) return;
+    if (missing.length > 0) await this.loadVariants(db, missing);
+    this.renderAll(recipients);
+  }
+
+  private async loadVariants(db: Db, missing: string[]): Promise<void> {
     const { rows } = await db.query<{ id: string; title: string; sku: string | null; price: string; legacy_id: string; product_title: string | null; handle: string | null }>(
       `select v.id, v.title, v.sku, v.price::text as price, v.legacy_id::text as legacy_id, p.title as product_title, p.handle
        from variants v left join products p on p.shop_id = v.shop_id and p.id = v.product_id
@@ -179,59 +184,68 @@ export class Renderer {
   }
 
   /**
-   * Renders one field's template; throws an Error whose message names the field and the rule it
-   * broke (`the initial sms.body (de) must render within 100 ms`).
+   * Renders the recipients' messages on the render pool, a few jobs per template (grouped by the
+   * template each message uses); `render` then answers them. A field beyond a limit keeps its
+   * error for the renderer's later batches.
    */
-  private renderField(kind: TemplateKind, source: string, variables: Record<string, unknown>, field: string): string {
-    try {
-      return this.renderWith(kind, source, variables);
-    } catch (error) {
-      throw new Error(templateFailure(field, error), { cause: error });
-    }
-  }
-
-  private parse(kind: TemplateKind, key: string, source: string): Parsed {
-    const known = this.parsed.get(key);
-    if (known instanceof Error) throw known;
-    if (known) return known;
-    try {
-      const parsed = parseTemplate(source, kind);
-      this.parsed.set(key, parsed);
-      return parsed;
-    } catch (error) {
-      if (exceededLimit(error)) this.parsed.set(key, error as Error);
-      throw error;
-    }
-  }
-
-  private renderWith(kind: TemplateKind, source: string, variables: Record<string, unknown>): string {
-    const key = `${kind}:${source}`;
-    const parsed = this.parse(kind, key, source);
-    for (let attempt = 1; ; attempt++) {
+  private renderAll(recipients: readonly Recipient[]): void {
+    const groups = new Map<string, { template: ChosenTemplate; recipients: Recipient[] }>();
+    for (const recipient of recipients) {
+      if (this.rendered.has(recipient.ledgerId)) continue;
+      let template: ChosenTemplate;
       try {
-        return renderParsed(parsed, variables, kind);
+        template = this.template(recipient.stage, recipient.channel, recipient.locale);
       } catch (error) {
-        const limit = exceededLimit(error);
-        // Time is the one limit a pause of the process (GC, a busy core) can trip: one more try
-        // before the verdict, which then holds for the rest of the batch.
-        if (limit === "render" && attempt === 1) continue;
-        if (limit) this.parsed.set(key, error as Error);
-        throw error;
+        this.keep(recipient, Promise.reject(error instanceof Error ? error : new Error(String(error))));
+        continue;
       }
+      const key = `${recipient.stage}\0${recipient.channel}\0${template.locale}\0${template.subject}\0${template.body}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { template, recipients: [] }));
+      group.recipients.push(recipient);
+    }
+    for (const { template, recipients: group } of groups.values()) {
+      const channel = group[0]?.channel ?? "email";
+      const fields: RenderField[] = channel === "sms" ? [{ kind: "text", source: template.body }] : [{ kind: "text", source: template.subject }, { kind: "html", source: template.body }];
+      const names = channel === "sms" ? ["body"] : ["subject", "body"];
+      const variables = group.map((r) => this.variables(r));
+      const known = fields.map((f) => this.failed.get(`${f.kind}:${f.source}`));
+      const outcomes = known.some((e) => e !== undefined)
+        ? Promise.resolve(group.map(() => known.map((e) => e ?? "")))
+        : renderFields(fields, variables).then((rows) => {
+            for (const row of rows) {
+              row.forEach((outcome, i) => {
+                const field = fields[i];
+                if (field && outcome instanceof Error && exceededLimit(outcome)) this.failed.set(`${field.kind}:${field.source}`, outcome);
+              });
+            }
+            return rows;
+          });
+      group.forEach((recipient, index) => {
+        const message = outcomes.then((rows) => {
+          const row = rows[index] ?? [];
+          const failure = row.findIndex((o) => o instanceof Error);
+          if (failure >= 0) {
+            const field = `the ${recipient.stage} ${recipient.channel}.${names[failure] ?? "body"} (${template.locale})`;
+            throw new Error(templateFailure(field, row[failure]), { cause: row[failure] });
+          }
+          return this.message(recipient, variables[index] ?? {}, row as string[]);
+        });
+        this.keep(recipient, message);
+      });
     }
   }
 
-  /** The message for one recipient; call `prepare` with it first. */
-  render(recipient: Recipient): OutboundMessage {
-    const template = this.template(recipient.stage, recipient.channel, recipient.locale);
-    const variables = this.variables(recipient);
-    const field = (name: string) => `the ${recipient.stage} ${recipient.channel}.${name} (${template.locale})`;
-    if (recipient.channel === "sms") {
-      const text = this.renderField("text", template.body, variables, field("body")).trim();
-      return { id: recipient.ledgerId, channel: "sms", to: recipient.contact, text };
-    }
-    const subject = this.renderField("text", template.subject, variables, field("subject"));
-    const html = this.renderField("html", template.body, variables, field("body"));
+  private keep(recipient: Recipient, message: Promise<OutboundMessage>): void {
+    // Answered by `render`; a message nobody asks for must not be an unhandled rejection.
+    message.catch(() => undefined);
+    this.rendered.set(recipient.ledgerId, message);
+  }
+
+  private message(recipient: Recipient, variables: Record<string, unknown>, texts: string[]): OutboundMessage {
+    if (recipient.channel === "sms") return { id: recipient.ledgerId, channel: "sms", to: recipient.contact, text: (texts[0] ?? "").trim() };
+    const subject = texts[0] ?? "";
+    const html = texts[1] ?? "";
     const link = variables.unsubscribe_url as string;
     return {
       id: recipient.ledgerId,
@@ -243,5 +257,16 @@ export class Renderer {
       text: htmlToText(html),
       headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     };
+  }
+
+  /**
+   * The message for one recipient; call `prepare` with it first. Rejects with an Error whose
+   * message names the field and the rule it broke (`the initial sms.body (de) must render within 100 ms`).
+   */
+  render(recipient: Recipient): Promise<OutboundMessage> {
+    if (!this.rendered.has(recipient.ledgerId)) this.renderAll([recipient]);
+    const message = this.rendered.get(recipient.ledgerId) ?? Promise.reject(new Error(`nothing rendered for ${recipient.ledgerId}`));
+    this.rendered.delete(recipient.ledgerId);
+    return message;
   }
 }

@@ -6,9 +6,10 @@ import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
-import { htmlToText } from "../../back_in_stock/templates/html-to-text.ts";
+import { htmlToText } from "../../messaging/render/html-to-text.ts";
 import { loadShopInfo } from "../../back_in_stock/templates/render.ts";
-import { renderSource, templateFailure } from "../../back_in_stock/templates/template-rendering.ts";
+import { templateFailure } from "../../messaging/render/limits.ts";
+import { renderTemplate } from "../../messaging/render/render.ts";
 import { paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
 import { loadPreorderSettings } from "../settings/settings.ts";
 import { type DeliverySnapshot, MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "./task-refs.ts";
@@ -253,23 +254,24 @@ async function render(db: Db, row: PendingRow, senders: SenderPolicy): Promise<O
   const { vars, shopUrl, defaultLocale } = await variables(db, row);
   const template = chooseTemplate(row.stage, row.channel, row.locale, defaultLocale, await storedTemplates(db, row.shop_id, row.stage));
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
-  const run = (kind: "text" | "html", source: string, name: string): string => {
+  const run = async (kind: "text" | "html", source: string, name: string): Promise<string> => {
     try {
-      return renderSource(source, vars, kind);
+      return await renderTemplate(source, vars, kind);
     } catch (error) {
       throw new Error(`Template did not render: ${templateFailure(field(name), error)}`, { cause: error });
     }
   };
   const id = notificationMessageId(row.id);
   let message: OutboundMessage;
-  if (row.channel === "sms") message = { id, channel: "sms", to: row.recipient, text: run("text", template.body, "body").trim() };
+  if (row.channel === "sms") message = { id, channel: "sms", to: row.recipient, text: (await run("text", template.body, "body")).trim() };
   else {
-    const html = run("html", template.body, "body");
+    const html = await run("html", template.body, "body");
+    const subject = await run("text", template.subject, "subject");
     message = {
       id,
       channel: "email",
       to: row.recipient,
-      subject: run("text", template.subject, "subject").replace(/\s+/g, " ").trim(),
+      subject: subject.replace(/\s+/g, " ").trim(),
       html,
       text: htmlToText(html),
     };

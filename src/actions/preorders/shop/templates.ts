@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
-import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
+import { type Issue, unprocessable } from "../../../core/errors.ts";
 import { locale, notBlank } from "../../../core/schemas.ts";
-import { TEMPLATE_LIMITS, type TemplateKind, renderSource, templateFailure } from "../../../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS, type TemplateKind } from "../../../messaging/render/limits.ts";
+import { templateProblem as renderProblem } from "../../../messaging/render/render.ts";
 import {
   DEFAULT_STAGE_ENABLED,
   NOTIFICATION_VARIABLES,
@@ -80,13 +81,8 @@ export const getPreorderTemplate = defineAction({
 const templateSource = (max: number) => notBlank(z.string().max(max));
 
 /** The 422 issue of a template that does not render with sample values within the limits, as back-in-stock templates. */
-function templateProblem(field: string, source: string, kind: TemplateKind): Issue | undefined {
-  try {
-    renderSource(source, SAMPLE_NOTIFICATION_VARIABLES, kind);
-    return undefined;
-  } catch (error) {
-    return fieldIssue(field, templateFailure(field, error).slice(field.length + 1));
-  }
+function templateProblem(field: string, source: string, kind: TemplateKind): Promise<Issue | undefined> {
+  return renderProblem(field, source, kind, SAMPLE_NOTIFICATION_VARIABLES);
 }
 
 export const patchPreorderTemplate = defineAction({
@@ -114,7 +110,11 @@ export const patchPreorderTemplate = defineAction({
       ["email.body", input.email?.body, "html"],
       ["sms.body", input.sms?.body, "text"],
     ];
-    const problems = sources.flatMap(([field, source, kind]) => (source === undefined ? [] : [templateProblem(field, source, kind)].filter((p) => p !== undefined)));
+    const problems: Issue[] = [];
+    for (const [field, source, kind] of sources) {
+      const problem = source === undefined ? undefined : await templateProblem(field, source, kind);
+      if (problem) problems.push(problem);
+    }
     if (problems.length > 0) throw unprocessable(problems);
     const { stage, locale: requested } = params;
     if (input.enabled !== undefined) {

@@ -1,0 +1,104 @@
+import os from "node:os";
+import { Piscina } from "piscina";
+import { RENDER_LIMIT_MESSAGE, TEMPLATE_LIMITS } from "./limits.ts";
+import type { RenderField, RenderJob, RenderOutcome } from "./worker.ts";
+
+/**
+ * The render pool: every merchant template renders on one of a few worker threads, never on the
+ * thread that serves requests and jobs. liquidjs checks its time limit only between template
+ * nodes, so one `{{ }}` with a slow filter chain ran 260 ms past it and froze every shop; here a
+ * render still running DEADLINE_MS after it started has its thread terminated (piscina replaces
+ * it) and fails with the render limit's message.
+ */
+
+/** The hard bound on one render: twice liquidjs's own limit, which stays the usual verdict. */
+export const DEADLINE_MS = TEMPLATE_LIMITS.renderMs * 2;
+/** How often the watchdog looks at the renders in progress (only while there are some). */
+const WATCH_MS = 20;
+/** Threads that served nothing this long exit (the next render starts one again). */
+const IDLE_MS = 30_000;
+
+const WORKER_URL = new URL("./worker.ts", import.meta.url).href;
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+/** Threads when RENDER_THREADS is unset: leave one core to the thread that sends. */
+export const defaultRenderThreads = (): number => Math.max(1, os.availableParallelism() - 1);
+
+let threads = defaultRenderThreads();
+let pool: Piscina<RenderJob, RenderOutcome[][]> | undefined;
+
+/** RENDER_THREADS; takes effect with the next pool (the current one is closed first by the caller at startup, if any). */
+export function setRenderThreads(count: number | undefined): void {
+  threads = count ?? defaultRenderThreads();
+}
+
+function currentPool(): Piscina<RenderJob, RenderOutcome[][]> {
+  pool ??= new Piscina({ filename: WORKER_URL, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS, concurrentTasksPerWorker: 1 });
+  return pool;
+}
+
+/** Ends the threads (at shutdown, after the worker and HTTP have stopped); a later render starts a new pool. */
+export async function closeRenderPool(): Promise<void> {
+  const closing = pool;
+  pool = undefined;
+  await closing?.close();
+}
+
+interface Watched {
+  clock: Int32Array;
+  base: number;
+  controller: AbortController;
+}
+
+const watched = new Set<Watched>();
+let watchdog: NodeJS.Timeout | undefined;
+
+class DeadlineExceeded extends Error {
+  constructor() {
+    super(RENDER_LIMIT_MESSAGE);
+  }
+}
+
+function watch(): void {
+  const at = now();
+  for (const job of watched) {
+    const started = Atomics.load(job.clock, 0);
+    if (started !== 0 && at - (job.base + started - 1) > DEADLINE_MS) job.controller.abort(new DeadlineExceeded());
+  }
+}
+
+/** Runs one job; a render past the deadline rejects with DeadlineExceeded (its thread terminated). */
+async function runOnce(fields: RenderField[], variables: Record<string, unknown>[]): Promise<RenderOutcome[][]> {
+  const job: Watched = { clock: new Int32Array(new SharedArrayBuffer(4)), base: now(), controller: new AbortController() };
+  watched.add(job);
+  watchdog ??= setInterval(watch, WATCH_MS).unref();
+  try {
+    return await currentPool().run({ fields, variables, clock: job.clock, base: job.base }, { signal: job.controller.signal });
+  } catch (error) {
+    if (job.controller.signal.aborted) throw new DeadlineExceeded();
+    throw error;
+  } finally {
+    watched.delete(job);
+    if (watched.size === 0) {
+      clearInterval(watchdog);
+      watchdog = undefined;
+    }
+  }
+}
+
+/**
+ * Renders each field for each variables object on the pool: outcomes[v][f]. A job whose thread was
+ * terminated is run once more (a pause of the machine may have caused it); terminated again, its
+ * every render fails with the render limit, as a template beyond a limit fails the rest of a batch.
+ */
+export async function runRenderJob(fields: RenderField[], variables: Record<string, unknown>[]): Promise<RenderOutcome[][]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runOnce(fields, variables);
+    } catch (error) {
+      if (!(error instanceof DeadlineExceeded)) throw error;
+      if (attempt === 2) return variables.map(() => fields.map(() => ({ error: RENDER_LIMIT_MESSAGE })));
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { Issue } from "../../core/errors.ts";
+import { type TemplateKind, templateIssue } from "./limits.ts";
+import { runRenderJob } from "./pool.ts";
+import type { RenderField } from "./worker.ts";
+
+/**
+ * How the service renders a merchant's template: on the render pool (pool.ts), within every limit
+ * (limits.ts), and never on the calling thread. Errors carry the message liquidjs (or the pool's
+ * deadline) gave, so `templateFailure(field, error)` words them as before.
+ */
+
+export type { RenderField } from "./worker.ts";
+
+/** Renders sent to the pool in one job: enough to make the message to the thread a small part of each render. */
+const JOB_SIZE = 50;
+
+/** Each field rendered for each variables object: outcomes[v][f] is the text or the Error that stopped it. */
+export async function renderFields(fields: RenderField[], variables: readonly Record<string, unknown>[]): Promise<(string | Error)[][]> {
+  const jobs: Promise<(string | Error)[][]>[] = [];
+  for (let i = 0; i < variables.length; i += JOB_SIZE) {
+    jobs.push(runRenderJob(fields, variables.slice(i, i + JOB_SIZE)).then((rows) => rows.map((row) => row.map((o) => ("text" in o ? o.text : new Error(o.error))))));
+  }
+  return (await Promise.all(jobs)).flat();
+}
+
+/** Renders one template; throws the Error that stopped it. */
+export async function renderTemplate(source: string, variables: Record<string, unknown>, kind: TemplateKind = "text"): Promise<string> {
+  const outcome = (await renderFields([{ kind, source }], [variables]))[0]?.[0];
+  if (typeof outcome === "string") return outcome;
+  throw outcome ?? new Error("the render pool answered nothing");
+}
+
+/**
+ * Renders with sample data, as a send would (same engine, same limits): a template that cannot
+ * render, or goes beyond a limit, is refused when saved. Answers the field's 422 issue, or
+ * undefined when the template is fine. A failure of the pool itself throws (a 500, not a 422).
+ */
+export async function templateProblem(field: string, source: string, kind: TemplateKind, sample: Record<string, unknown>): Promise<Issue | undefined> {
+  const outcome = (await renderFields([{ kind, source }], [sample]))[0]?.[0];
+  return outcome instanceof Error ? templateIssue(field, outcome) : undefined;
+}
