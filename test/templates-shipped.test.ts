@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { DEFAULT_EMAIL_LAYOUT, type EmailLayout, prepareLayout, wrapInLayout } from "../src/account/layout.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_EMAIL_LAYOUT, DEFAULT_LAYOUT_HTML, type EmailLayout, LAYOUT_VARIABLES, prepareLayout, wrapInLayout } from "../src/account/layout.ts";
 import { CHANNELS, DEFAULT_TEMPLATES, STAGES } from "../src/back_in_stock/templates/default-templates.ts";
+import { stageVariables } from "../src/back_in_stock/templates/stages.ts";
+import { unknownVariables } from "../src/back_in_stock/templates/variables-check.ts";
+import { closeRenderPool } from "../src/messaging/render/pool.ts";
 import { renderTemplate } from "../src/messaging/render/render.ts";
+import { stageVariables as preorderStageVariables } from "../src/preorders/notifications/stages.ts";
 import { NOTIFICATION_STAGES, SHIPPED_LOCALES, shippedTemplate } from "../src/preorders/notifications/templates.ts";
 
 /**
@@ -11,6 +15,8 @@ import { NOTIFICATION_STAGES, SHIPPED_LOCALES, shippedTemplate } from "../src/pr
  * no image, a shop without a domain). Every e-mail of every such shop used to carry
  * `<img src="">`: `logo_url ?? ""` is truthy in Liquid.
  */
+
+afterAll(closeRenderPool);
 
 const UNSUBSCRIBE = "https://app.example/back_in_stock/unsubscribe?signup=s1&sig=abc";
 
@@ -163,5 +169,26 @@ describe("shipped templates and layout with nothing set", () => {
     expect(older).toContain("{% if layout.logo_url %}");
     const html = await wrapped("<p>Body</p>", { ...DEFAULT_EMAIL_LAYOUT, html: older }, "");
     expect(htmlDefects(html)).toEqual([]);
+  });
+});
+
+describe("shipped templates and layout use only the variables they declare", () => {
+  it("every back-in-stock and preorder stage, locale and field, and the default layout", () => {
+    const unknown: string[] = [];
+    for (const stage of STAGES) {
+      for (const [locale, t] of Object.entries(DEFAULT_TEMPLATES[stage])) {
+        for (const source of [t.email.subject, t.email.body, t.sms.body]) unknown.push(...unknownVariables(source, stageVariables(stage)).map((v) => `${stage} ${locale}: ${v}`));
+      }
+    }
+    for (const stage of NOTIFICATION_STAGES) {
+      for (const locale of SHIPPED_LOCALES) {
+        const t = shippedTemplate(stage, locale);
+        for (const source of [t?.email.subject ?? "", t?.email.body ?? "", t?.sms.body ?? ""]) unknown.push(...unknownVariables(source, preorderStageVariables(stage)).map((v) => `${stage} ${locale}: ${v}`));
+      }
+    }
+    unknown.push(...unknownVariables(DEFAULT_LAYOUT_HTML, LAYOUT_VARIABLES));
+    expect(unknown).toEqual([]);
+    // The check does see what they use.
+    expect(unknownVariables(DEFAULT_LAYOUT_HTML, ["content"])).toContain("layout.logo_url");
   });
 });

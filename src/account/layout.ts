@@ -7,6 +7,7 @@ import { htmlToText } from "../messaging/render/html-to-text.ts";
 import { TEMPLATE_LIMITS, templateFailure } from "../messaging/render/limits.ts";
 import { renderTemplate } from "../messaging/render/render.ts";
 import { templateProblem } from "../back_in_stock/templates/template-rendering.ts";
+import { unknownVariableIssue } from "../back_in_stock/templates/variables-check.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { loadAccountSettings } from "./settings.ts";
 
@@ -125,7 +126,7 @@ export async function prepareLayout(layout: EmailLayout, shop: LayoutShop): Prom
   return { before: parts[0] ?? "", after: parts[1] ?? "" };
 }
 
-/** The 422 issues of a layout about to be saved: its html must render (limits included) and hold {{ content }} once. */
+/** The 422 issues of a layout about to be saved: its html must render (limits included), use only LAYOUT_VARIABLES and hold {{ content }} once. */
 export async function layoutIssues(layout: EmailLayout, shop: LayoutShop): Promise<Issue[]> {
   const problem = await templateProblem("html", layout.html, "html");
   if (problem) return [problem];
@@ -135,7 +136,8 @@ export async function layoutIssues(layout: EmailLayout, shop: LayoutShop): Promi
   } catch (error) {
     return [fieldIssue("html", templateFailure("", error).trim())];
   }
-  return [];
+  const unknown = unknownVariableIssue("html", layout.html, LAYOUT_VARIABLES);
+  return unknown ? [unknown] : [];
 }
 
 /** The shop's layout, rendered; null when it is switched off. Throws when a stored layout no longer renders. */

@@ -42,7 +42,7 @@ async function present(db: Db, shopId: string, layout: EmailLayout): Promise<z.o
   return { ...layout, customized: Object.keys(stored).length > 0, variables: [...LAYOUT_VARIABLES] };
 }
 
-const LAYOUT_RULES = `html is Liquid (the same engine and limits as the back-in-stock templates: at most ${TEMPLATE_LIMITS.parseLength} characters, ${TEMPLATE_LIMITS.renderMs} ms per render) and must place {{ content }} exactly once: that is where each e-mail's body goes`;
+const LAYOUT_RULES = `html is Liquid (the same engine and limits as the back-in-stock templates: at most ${TEMPLATE_LIMITS.parseLength} characters, ${TEMPLATE_LIMITS.renderMs} ms per render) and must place {{ content }} exactly once: that is where each e-mail's body goes; a variable not among ${LAYOUT_VARIABLES.join(", ")} is refused`;
 
 export const getEmailLayout = defineAction({
   name: "account.templates.email_layout.get",
@@ -64,7 +64,7 @@ export const patchEmailLayout = defineAction({
   path: "/account/templates/email_layout",
   description: `Changes the shared e-mail layout (deep partial: only the keys sent change). ${LAYOUT_RULES}. enabled: false sends each e-mail's body without the layout. Answers the complete layout.`,
   notes: [
-    "The layout is checked by rendering it when saved: a template that does not parse, goes beyond a limit or lacks {{ content }} is a 422 on html, and nothing is saved.",
+    "The layout is checked by rendering it when saved: a template that does not parse, goes beyond a limit, lacks {{ content }} or uses an unknown variable is a 422 on html, and nothing is saved.",
     "The text part of each e-mail is derived from the whole wrapped html.",
   ],
   aliases: ["change the email layout", "set the email logo", "customize the email header and footer"],

@@ -6,8 +6,10 @@ import { type Issue, unprocessable } from "../../core/errors.ts";
 import { locale, notBlank } from "../../core/schemas.ts";
 import { SIGNUP_CHANNELS } from "../../back_in_stock/signups/model.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, STAGES, type Stage } from "../../back_in_stock/templates/default-templates.ts";
-import { TEMPLATE_VARIABLES, templateProblem } from "../../back_in_stock/templates/template-rendering.ts";
+import { stageSample, stageVariables } from "../../back_in_stock/templates/stages.ts";
+import { unknownVariableIssue } from "../../back_in_stock/templates/variables-check.ts";
 import { TEMPLATE_LIMITS, type TemplateKind } from "../../messaging/render/limits.ts";
+import { templateProblem } from "../../messaging/render/render.ts";
 
 /** The spec accepts 0 and 1 for the first two stages. */
 const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };
@@ -58,7 +60,7 @@ async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: str
     sms: sms
       ? { body: sms.body, customized: true, default_locale: null }
       : { ...defaults.sms, customized: false, default_locale: fallbackLocale },
-    variables: TEMPLATE_VARIABLES,
+    variables: stageVariables(stage),
   };
 }
 
@@ -104,7 +106,7 @@ export const patchTemplate = defineAction({
   output: templateOutput,
   method: "PATCH",
   path: "/back_in_stock/templates/{stage}/{locale}",
-  description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422. Variables: ${TEMPLATE_VARIABLES.join(", ")}.`,
+  description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422, as is one that uses a variable the stage does not declare (names the template assigns, captures or loops over are its own). Variables: ${stageVariables("initial").join(", ")}.`,
   kind: "write",
   params: templateParams,
   input: z.strictObject({
@@ -118,15 +120,15 @@ export const patchTemplate = defineAction({
       ["email.body", input.email?.body, "html"],
       ["sms.body", input.sms?.body, "text"],
     ];
+    const { stage, locale: requested } = params;
     const problems: Issue[] = [];
     for (const [field, source, kind] of sources) {
       if (source === undefined) continue;
-      const problem = await templateProblem(field, source, kind);
+      const problem = (await templateProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
       if (problem) problems.push(problem);
     }
     if (problems.length > 0) throw unprocessable(problems);
 
-    const { stage, locale: requested } = params;
     if (input.enabled !== undefined) {
       await ctx.db.query(
         `insert into bis_stage_settings (shop_id, stage, enabled) values ($1, $2, $3)

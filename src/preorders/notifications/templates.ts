@@ -81,38 +81,6 @@ export function shippedTemplate(stage: NotificationStage, locale: string): Shipp
   return SHIPPED[locale]?.[stage];
 }
 
-/** The variables every preorder notification template can use. */
-export const NOTIFICATION_VARIABLES = [
-  "shop.name",
-  "shop.url",
-  "customer.email",
-  "customer.phone",
-  "order.name",
-  "order.currency",
-  "order.total_price",
-  "order.status",
-  "offer.name",
-  "delivery.type",
-  "delivery.date",
-  "delivery.days",
-  "previous_delivery.type",
-  "previous_delivery.date",
-  "previous_delivery.days",
-  "balance.amount",
-  "balance.due_date",
-  "balance.auto_collect",
-] as const;
-
-export const SAMPLE_NOTIFICATION_VARIABLES = {
-  shop: { name: "Sample Store", url: "https://sample-store.example" },
-  customer: { email: "alex@example.com", phone: "+15555550123" },
-  order: { name: "#1001", currency: "USD", total_price: "120.00", status: "awaiting_balance" },
-  offer: { name: "Spring drop" },
-  delivery: { type: "on_date", date: "2026-12-01", days: null },
-  previous_delivery: { type: "asap", date: "", days: 14 },
-  balance: { amount: "60.00", due_date: "2026-11-20", auto_collect: true },
-};
-
 export interface TemplateText {
   subject: string;
   body: string;

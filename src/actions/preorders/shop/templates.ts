@@ -5,15 +5,9 @@ import { type Issue, unprocessable } from "../../../core/errors.ts";
 import { locale, notBlank } from "../../../core/schemas.ts";
 import { TEMPLATE_LIMITS, type TemplateKind } from "../../../messaging/render/limits.ts";
 import { templateProblem as renderProblem } from "../../../messaging/render/render.ts";
-import {
-  DEFAULT_STAGE_ENABLED,
-  NOTIFICATION_VARIABLES,
-  type NotificationChannel,
-  type NotificationStage,
-  SAMPLE_NOTIFICATION_VARIABLES,
-  shippedTemplate,
-  stageSchema,
-} from "../../../preorders/notifications/templates.ts";
+import { DEFAULT_STAGE_ENABLED, type NotificationChannel, type NotificationStage, shippedTemplate, stageSchema } from "../../../preorders/notifications/templates.ts";
+import { stageSample, stageVariables } from "../../../preorders/notifications/stages.ts";
+import { unknownVariableIssue } from "../../../back_in_stock/templates/variables-check.ts";
 import { fallbackLocales } from "../../../core/locales.ts";
 
 const templateParams = z.object({ stage: stageSchema, locale });
@@ -57,7 +51,7 @@ async function loadTemplate(db: Db, shopId: string, stage: NotificationStage, re
       ? { subject: email.subject ?? defaults.email.subject, body: email.body, customized: true, default_locale: null }
       : { ...defaults.email, customized: false, default_locale: fallbackLocale },
     sms: sms ? { body: sms.body, customized: true, default_locale: null } : { ...defaults.sms, customized: false, default_locale: fallbackLocale },
-    variables: [...NOTIFICATION_VARIABLES],
+    variables: stageVariables(stage),
   };
 }
 
@@ -80,9 +74,9 @@ export const getPreorderTemplate = defineAction({
 
 const templateSource = (max: number) => notBlank(z.string().max(max));
 
-/** The 422 issue of a template that does not render with sample values within the limits, as back-in-stock templates. */
-function templateProblem(field: string, source: string, kind: TemplateKind): Promise<Issue | undefined> {
-  return renderProblem(field, source, kind, SAMPLE_NOTIFICATION_VARIABLES);
+/** The 422 issue of a template that does not render with the stage's sample values within the limits, or uses a variable the stage does not declare. */
+async function templateProblem(stage: NotificationStage, field: string, source: string, kind: TemplateKind): Promise<Issue | undefined> {
+  return (await renderProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
 }
 
 export const patchPreorderTemplate = defineAction({
@@ -90,7 +84,7 @@ export const patchPreorderTemplate = defineAction({
   method: "PATCH",
   path: "/preorders/templates/{stage}/{locale}",
   aliases: ["change a preorder notification template", "edit the preorder shipping date change email", "turn off preorder confirmation messages"],
-  description: `Changes a preorder notification stage's template for one locale (deep partial): enabled (the stage's switch, for every locale), email.subject, email.body, sms.body. Stages: ${STAGES_TEXT}. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422. Variables: ${NOTIFICATION_VARIABLES.join(", ")}. Answers the template.`,
+  description: `Changes a preorder notification stage's template for one locale (deep partial): enabled (the stage's switch, for every locale), email.subject, email.body, sms.body. Stages: ${STAGES_TEXT}. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422. A template that uses a variable its stage does not declare is refused with 422 naming it (names the template assigns, captures or loops over are its own). Variables: ${stageVariables("shipping_date_change").join(", ")} (previous_delivery.* in shipping_date_change only). Answers the template.`,
   notes: [
     "Dates (delivery.date, balance.due_date) are YYYY-MM-DD; delivery.days is null unless the offer ships within a number of days.",
     "E-mails are sent from the shop's sender identity (GET /account/sending: From name and address, Reply-To) and wrapped in its e-mail layout (GET /account/templates/email_layout), as back-in-stock alerts; text messages from its SMS sender.",
@@ -110,13 +104,13 @@ export const patchPreorderTemplate = defineAction({
       ["email.body", input.email?.body, "html"],
       ["sms.body", input.sms?.body, "text"],
     ];
+    const { stage, locale: requested } = params;
     const problems: Issue[] = [];
     for (const [field, source, kind] of sources) {
-      const problem = source === undefined ? undefined : await templateProblem(field, source, kind);
+      const problem = source === undefined ? undefined : await templateProblem(stage, field, source, kind);
       if (problem) problems.push(problem);
     }
     if (problems.length > 0) throw unprocessable(problems);
-    const { stage, locale: requested } = params;
     if (input.enabled !== undefined) {
       await ctx.db.query(
         `insert into preorder_stage_settings (shop_id, stage, enabled) values ($1, $2, $3)
