@@ -18,6 +18,8 @@ export interface SmtpSink {
   tempFail: Map<string, number>;
   /** Recipients refused with 550 (permanent). */
   reject: Set<string>;
+  /** An outage: while set, new connections are refused with 421 and recipients with 421 on open ones. */
+  outage: { down: boolean; refused: number };
   /** Messages to `to`, in arrival order. */
   to(address: string): SinkMessage[];
   close(): Promise<void>;
@@ -37,12 +39,23 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
   const byMessageId = new Map<string, number>();
   const tempFail = new Map<string, number>();
   const reject = new Set<string>();
+  const outage = { down: false, refused: 0 };
+  const serviceDown = () => Object.assign(new Error("Service not available, closing transmission channel"), { responseCode: 421 });
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
     maxClients: 100,
+    onConnect(_session, callback) {
+      if (!outage.down) return callback();
+      outage.refused += 1;
+      callback(serviceDown());
+    },
     onRcptTo(address: SMTPServerAddress, _session, callback) {
+      if (outage.down) {
+        outage.refused += 1;
+        return callback(serviceDown());
+      }
       const to = address.address.toLowerCase();
       const left = tempFail.get(to) ?? 0;
       if (left > 0) {
@@ -78,6 +91,7 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
     byMessageId,
     tempFail,
     reject,
+    outage,
     to: (address) => messages.filter((m) => m.to === address.toLowerCase()),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -74,6 +74,28 @@ export async function claimStage(db: Db, shopId: string, signupIds: readonly str
   return rows;
 }
 
+/**
+ * Takes the stage's messages that failed, or were refused at send, back to pending for the given
+ * signups (a merchant's or an operator's resend): the same ledger row, so the same message id;
+ * the signup reads pending again. Answers the ledger ids; queue their sends after.
+ */
+export async function reclaimFailed(db: Db, shopId: string, signupIds: readonly string[], stage: Stage): Promise<{ id: string; signup_id: string }[]> {
+  if (signupIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string; signup_id: string }>(
+    `with reclaimed as (
+       update bis_ledger l set status = 'pending', lease_pid = null, lease_backend_start = null
+       where l.shop_id = $1 and l.signup_id = any($2::uuid[]) and l.stage = $3 and l.status in ('failed', 'blocked')
+       returning l.id, l.signup_id
+     ), signups as (
+       update bis_signups s set status = 'pending', updated_at = now()
+       from reclaimed r where $3 = 'initial' and s.id = r.signup_id and s.status = 'failed'
+     )
+     select id, signup_id from reclaimed`,
+    [shopId, signupIds, stage],
+  );
+  return rows;
+}
+
 /** A refusal that claims nothing (the stage stays available): only the notifications log records it. */
 export async function logRefusal(
   db: Db,

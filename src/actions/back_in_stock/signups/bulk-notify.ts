@@ -8,7 +8,7 @@ import { variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { isUuid } from "../../../core/params.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
 import { type AlertDeps, bulkNotifyTask } from "../../../back_in_stock/alerts/deps.ts";
-import { SendContexts, addSummary, blockedReason, claimStage, emptySummary, logRefusal, sendLedgerRows } from "../../../back_in_stock/alerts/ledger.ts";
+import { SendContexts, addSummary, blockedReason, claimStage, emptySummary, logRefusal, reclaimFailed, sendLedgerRows, sendLimit } from "../../../back_in_stock/alerts/ledger.ts";
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
 import { CHUNK_SIZE } from "../../../back_in_stock/alerts/runs.ts";
 
@@ -19,11 +19,14 @@ const payload = z.object({ ids: z.array(z.string()).optional(), variant_id: z.st
 export const bulkNotifySignups = defineAction({
   name: "back_in_stock.signups.bulk_notify",
   aliases: ["alert every waiting customer of a variant now", "send back in stock alerts to many signups"],
-  notes: ["Each signup gets its initial alert at most once, ever: a repeated bulk_notify sends nothing to those already alerted."],
+  notes: [
+    "Each signup's initial alert is delivered at most once, ever: a repeated bulk_notify sends nothing to those already alerted or whose alert is still being sent.",
+    "Signups whose alert failed (status failed) are sent again, with the same message id: by ids, or with variant_id (every waiting and failed signup of the variant); the job's result counts them as resent.",
+  ],
   output: jobHandleOutput,
   method: "POST",
   path: "/back_in_stock/signups/bulk_notify",
-  description: `Sends the back-in-stock alert (stage initial) now, on demand, in a background job, to either ids (signup ids, 1-${BULK_NOTIFY_MAX}) or every waiting signup of variant_id (numeric id or gid), oldest first; one of the two. No batching and no stock check: the merchant's call. The ledger holds: a signup that already had its initial alert is skipped (already_notified); one that may not be sent to (unsubscribed, channel off, stage off, consent missing) is refused and logged as blocked. Answers a job handle; the job's result counts requested, not_found, already_notified, blocked, sent, failed and retrying (retryable failures still being retried: their outcome lands in the notifications log).`,
+  description: `Sends the back-in-stock alert (stage initial) now, on demand, in a background job, to either ids (signup ids, 1-${BULK_NOTIFY_MAX}) or every waiting or failed signup of variant_id (numeric id or gid), oldest first; one of the two. No batching and no stock check: the merchant's call. The ledger holds: a signup that already had its initial alert is skipped (already_notified); one that may not be sent to (unsubscribed, channel off, stage off, consent missing) is refused and logged as blocked. Answers a job handle; the job's result counts requested, not_found, already_notified, resent (failed alerts sent again), blocked, sent, failed and retrying (retryable failures still being retried: their outcome lands in the notifications log).`,
   kind: "write",
   async: true,
   input: z
@@ -63,7 +66,8 @@ export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknow
   if (!shopId) throw new Error(`${bulkNotifyTask.name} job without a shop`);
   const [settings, switches] = await Promise.all([loadBackInStockSettings(ctx.pool, shopId), stageSwitches(ctx.pool, shopId)]);
   const contexts = new SendContexts(ctx);
-  const counts = { requested: 0, not_found: 0, already_notified: 0, blocked: 0 };
+  const limit = sendLimit(ctx);
+  const counts = { requested: 0, not_found: 0, already_notified: 0, resent: 0, blocked: 0 };
   const sent = emptySummary();
   let processed = 0;
 
@@ -76,9 +80,12 @@ export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknow
         await logRefusal(ctx.pool, { shopId, signupId: signup.id, variantId: signup.variant_id, stage: "initial", channel: signup.channel, reason });
       } else eligible.push(signup.id);
     }
-    const claimed = await claimStage(ctx.pool, shopId, eligible, "initial");
-    counts.already_notified += eligible.length - claimed.length;
-    addSummary(sent, await sendLedgerRows(ctx, claimed.map((c) => c.id), { mode: "job" }, { contexts }));
+    const failed = new Set(page.filter((s) => s.status === "failed").map((s) => s.id));
+    const resent = await reclaimFailed(ctx.pool, shopId, eligible.filter((id) => failed.has(id)), "initial");
+    const claimed = await claimStage(ctx.pool, shopId, eligible.filter((id) => !failed.has(id)), "initial");
+    counts.resent += resent.length;
+    counts.already_notified += eligible.length - claimed.length - resent.length;
+    addSummary(sent, await sendLedgerRows(ctx, [...resent, ...claimed].map((c) => c.id), { mode: "job" }, { contexts, limit }));
     processed += page.length;
     await ctx.progress(processed);
   };
@@ -97,7 +104,7 @@ export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknow
     }
     counts.not_found += ids.length - valid.length;
   } else if (variantId) {
-    const { rows: total } = await ctx.pool.query<{ n: number }>("select count(*)::int as n from bis_signups where shop_id = $1 and variant_id = $2 and status = 'waiting'", [
+    const { rows: total } = await ctx.pool.query<{ n: number }>("select count(*)::int as n from bis_signups where shop_id = $1 and variant_id = $2 and status in ('waiting', 'failed')", [
       shopId,
       variantId,
     ]);
@@ -106,7 +113,7 @@ export async function runBulkNotify(ctx: JobContext & AlertDeps): Promise<unknow
     for (;;) {
       const { rows } = await ctx.pool.query<Candidate>(
         `select id, created_at, variant_id, channel, status, consent from bis_signups
-         where shop_id = $1 and variant_id = $2 and status = 'waiting'
+         where shop_id = $1 and variant_id = $2 and status in ('waiting', 'failed')
            and ($3::timestamptz is null or (created_at, id) > ($3, $4::uuid))
          order by created_at, id limit $5`,
         [shopId, variantId, after?.created_at ?? null, after?.id ?? null, CHUNK_SIZE],

@@ -4,7 +4,7 @@ import { conflict } from "../../../core/errors.ts";
 import { SIGNUP_CHANNELS } from "../../../back_in_stock/signups/model.ts";
 import { SIGNUP_RESOURCE, loadSignup } from "../../../back_in_stock/signups/model.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
-import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend } from "../../../back_in_stock/alerts/ledger.ts";
+import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend, reclaimFailed } from "../../../back_in_stock/alerts/ledger.ts";
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
 import { sendAttemptsFor } from "../../../messaging/retry.ts";
 
@@ -19,18 +19,23 @@ export const REFUSAL_TEXT: Record<BlockedReason, string> = {
 export const notifySignup = defineAction({
   name: "back_in_stock.signups.notify",
   aliases: ["send a back in stock alert to one customer now", "notify a back in stock signup"],
-  notes: ["The send itself runs in the background; GET /back_in_stock/notifications?signup_id=<id> shows its outcome."],
+  notes: [
+    "The send itself runs in the background; GET /back_in_stock/notifications?signup_id=<id> shows its outcome.",
+    "A signup whose alert failed (status failed: the server refused it for good, or it was still failing after SEND_RETRY_HOURS of retries, or it was refused at send) is sent again, with the same message id.",
+    "A failure that may pass (a server down, SMTP 4xx, a provider's 429 or 5xx) is retried for 24 hours by default; meanwhile the signup reads pending with its last_error.",
+  ],
   output: z.strictObject({
     message_id: z.string().describe("the ledger row the message id derives from"),
     signup_id: z.string(),
     stage: z.literal("initial"),
     channel: z.enum(SIGNUP_CHANNELS),
     status: z.literal("pending").describe("queued for sending"),
+    resent: z.boolean().describe("true when this sends again an alert that had failed"),
   }),
   method: "POST",
   path: "/back_in_stock/signups/{id}/notify",
   description:
-    "Sends the signup its back-in-stock alert (stage initial) now, on demand, whatever the stock and the batching: the merchant's call. The ledger holds: each signup gets each stage at most once, ever, so a signup that already had its initial alert (by a run or an earlier notify) is 409. A signup that may not be sent to (unsubscribed, its channel off, the initial stage off, consent missing while opt-in is required) is 409 with the reason, and the refusal is in the notifications log (status blocked). Otherwise the message is claimed in the ledger, the signup becomes notified and the send is queued: answers 202 with the message: message_id (the ledger id the message id derives from), signup_id, stage, channel, status pending. The outcome (sent, failed after retries, or blocked) is in GET /back_in_stock/notifications.",
+    "Sends the signup its back-in-stock alert (stage initial) now, on demand, whatever the stock and the batching: the merchant's call. The ledger holds: each signup gets each stage at most once, ever, so a signup that already had its initial alert (by a run or an earlier notify) is 409. A signup that may not be sent to (unsubscribed, its channel off, the initial stage off, consent missing while opt-in is required) is 409 with the reason, and the refusal is in the notifications log (status blocked). Otherwise the message is claimed in the ledger, the signup becomes pending and the send is queued: answers 202 with the message: message_id (the ledger id the message id derives from), signup_id, stage, channel, status pending, resent. The signup becomes notified once the server accepts the alert. An alert that failed is sent again (resent true). The outcome (sent, failed with its reason, or blocked) is in GET /back_in_stock/notifications.",
   kind: "write",
   params: z.object({ id: z.string() }),
   input: z.strictObject({}),
@@ -41,7 +46,10 @@ export const notifySignup = defineAction({
     const { rows: existing } = await ctx.db.query<{ id: string; status: string }>("select id, status from bis_ledger where signup_id = $1 and stage = 'initial'", [
       signup.id,
     ]);
-    if (existing[0]) throw conflict(`${SIGNUP_RESOURCE} ${signup.id} already had its initial alert (message ${existing[0].id}, ${existing[0].status})`);
+    const previous = existing[0];
+    if (previous && previous.status !== "failed" && previous.status !== "blocked") {
+      throw conflict(`${SIGNUP_RESOURCE} ${signup.id} already had its initial alert (message ${previous.id}, ${previous.status})`);
+    }
     const [settings, switches] = await Promise.all([loadBackInStockSettings(ctx.db, ctx.shopId), stageSwitches(ctx.db, ctx.shopId)]);
     const reason = blockedReason(signup, "initial", settings, switches);
     if (reason) {
@@ -49,9 +57,11 @@ export const notifySignup = defineAction({
       await logRefusal(ctx.pool, { shopId: ctx.shopId, signupId: signup.id, variantId: signup.variant_id, stage: "initial", channel: signup.channel, reason });
       throw conflict(`${SIGNUP_RESOURCE} ${signup.id} was not notified: ${REFUSAL_TEXT[reason]} (${reason})`);
     }
-    const [claimed] = await claimStage(ctx.db, ctx.shopId, [signup.id], "initial");
+    const [claimed] = previous
+      ? await reclaimFailed(ctx.db, ctx.shopId, [signup.id], "initial")
+      : await claimStage(ctx.db, ctx.shopId, [signup.id], "initial");
     if (!claimed) throw conflict(`${SIGNUP_RESOURCE} ${signup.id} already had its initial alert`);
     await queueSend(ctx.db, claimed.id, { maxAttempts: sendAttemptsFor(ctx.config.SEND_RETRY_HOURS) });
-    return { message_id: claimed.id, signup_id: signup.id, stage: "initial", channel: signup.channel, status: "pending" };
+    return { message_id: claimed.id, signup_id: signup.id, stage: "initial", channel: signup.channel, status: "pending", resent: previous !== undefined };
   },
 });
