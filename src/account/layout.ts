@@ -9,6 +9,7 @@ import { renderTemplate } from "../messaging/render/render.ts";
 import { templateProblem } from "../back_in_stock/templates/template-rendering.ts";
 import { unknownVariableIssue } from "../back_in_stock/templates/variables-check.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
+import { withUnsubscribeLink } from "./unsubscribe-footer.ts";
 import { loadAccountSettings } from "./settings.ts";
 
 /**
@@ -148,9 +149,15 @@ export async function loadEmailLayout(db: Db, shopId: string, shopUrl: string): 
   return prepareLayout(layout, { name: settings.store_name, url: shopUrl });
 }
 
-/** Wraps an e-mail's html body in the layout (text part re-derived from the whole); other messages pass. */
+/**
+ * Wraps an e-mail's html body in the layout (text part re-derived from the whole); other messages
+ * pass. A marketing e-mail whose body does not link its unsubscribe page gets the link at the
+ * body's end, with or without a layout (unsubscribe-footer.ts).
+ */
 export function wrapInLayout(message: OutboundMessage, layout: PreparedLayout | null): OutboundMessage {
-  if (!layout || message.channel !== "email" || message.html === undefined) return message;
-  const html = `${layout.before}${message.html}${layout.after}`;
+  if (message.channel !== "email" || message.html === undefined) return message;
+  const body = withUnsubscribeLink(message.html, message.headers);
+  if (!layout && body === message.html) return message;
+  const html = layout ? `${layout.before}${body}${layout.after}` : body;
   return { ...message, html, text: htmlToText(html) };
 }
