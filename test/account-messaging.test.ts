@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LAYOUT_HTML } from "../src/account/layout.ts";
+import { readMigrations } from "../src/db/migrate.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -98,7 +99,7 @@ describe("account sending", () => {
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({
       errors: [
-        "sender_name must not contain line breaks, tabs, quotes, backslashes or angle brackets",
+        'sender_name must not contain an e-mail address, control characters or the characters < > " \\ @',
         "sender_email must be an e-mail address",
         "reply_to must be an e-mail address",
         "sms_sender must be an E.164 number (+15551234567) or an alphanumeric sender id of 1 to 11 letters, digits or spaces with at least one letter",
@@ -141,6 +142,40 @@ describe("account sending", () => {
     const smsId = await notify(shop, "+15550002222", "sms");
     const sms = JSON.parse(await readFile(path.join(env.dataDir, "outbox", `${smsId}.sms.json`), "utf8")) as { from?: string };
     expect(sms.from).not.toBe("DROPPED");
+  });
+
+  it("refuses a sender_name with an e-mail address, < > \" \\ @ or control characters, full-width look-alikes included; saves nothing", async () => {
+    const shop = await newShop("Sending Names");
+    const rule = 'sender_name must not contain an e-mail address, control characters or the characters < > " \\ @';
+    const names = ["security@paypal.com", "PayPal <x>", 'Say "hi"', "back\\slash", "bell\u0007", "tab\there", "cr\rlf", "line\u2028sep", "bidi\u202Elapyap", "security\uFF20paypal.com", "\uFF02PayPal\uFF02 \uFF1Cx\uFF1E"];
+    for (const sender_name of names) {
+      const answer = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name } });
+      expect({ name: sender_name, status: answer.status, body: answer.body }).toEqual({ name: sender_name, status: 422, body: { errors: [rule] } });
+    }
+    expect((await api(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null });
+    const fine = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "Café Ünïcode & Co. (Paris) – 10% off" } });
+    expect(fine.status).toBe(202);
+  });
+
+  it("never puts an unsafe stored sender_name or store name in the From header", async () => {
+    const shop = await newShop("Stored Names");
+    // Stored before the rule: its migration resets it (keeping the rest), and the e-mail comes from the store name.
+    await env.app.pool.query(`insert into account_settings (shop_id, sending) values ($1, '{"sender_name": "security@paypal.com", "reply_to": "care@sender.example"}')`, [shop.shopId]);
+    const rule = (await readMigrations()).find((m) => m.name === "095_sender_name_rule.sql");
+    if (!rule) throw new Error("no migration resets the sender names stored before the rule");
+    await env.app.pool.query(rule.sql);
+    const { rows } = await env.app.pool.query<{ sending: unknown }>("select sending from account_settings where shop_id = $1", [shop.shopId]);
+    expect(rows[0]?.sending).toEqual({ reply_to: "care@sender.example" });
+    await notify(shop, "stored-name@example.com");
+    const named = env.sink.to("stored-name@example.com")[0];
+    if (!named) throw new Error("no message");
+    expect(header(named.raw, "From")).toMatch(/^"?Stored Names"? <no-reply@localhost>$/);
+    // A store name that breaks the rule too (it has no such rule of its own): the bare address.
+    await env.app.pool.query("update shops set name = $2 where id = $1", [shop.shopId, '"PayPal" <security@paypal.com>']);
+    await notify(shop, "stored-store@example.com");
+    const bare = env.sink.to("stored-store@example.com")[0];
+    if (!bare) throw new Error("no message");
+    expect(header(bare.raw, "From")).toBe("no-reply@localhost");
   });
 
   it("back-in-stock e-mails carry the From name and address and the Reply-To; text messages the SMS sender; null falls back", async () => {

@@ -19,15 +19,31 @@ import { emailAddress, loadAccountSettings } from "./settings.ts";
 const SMS_SENDER = /^(?:\+[1-9]\d{6,14}|(?=[A-Za-z0-9 ]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9 ]{0,10})$/;
 export const SMS_SENDER_RULE = "must be an E.164 number (+15551234567) or an alphanumeric sender id of 1 to 11 letters, digits or spaces with at least one letter";
 
+/**
+ * What a From display name must not carry: an `@` (a name such as `security@paypal.com` shows in
+ * mail clients as the sender's address), the quote, backslash and angle brackets that would end
+ * the quoted name and start an address, and control, line-separator and bidirectional-override
+ * characters. Checked on the NFKC form, so the full-width ＠ ＜ ＞ ＂ count as their ASCII selves.
+ * The same characters as sql/095_sender_name_rule.sql, which reset the names stored before the rule.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const NAME_FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF"<>\\@]/;
+export const SENDER_NAME_RULE = 'must not contain an e-mail address, control characters or the characters < > " \\ @';
+
+/** Whether `name` can stand as the quoted display name of a From header as it is. */
+export function isSafeDisplayName(name: string): boolean {
+  return /\S/.test(name) && !NAME_FORBIDDEN.test(name.normalize("NFKC"));
+}
+
 export const sendingSchema = z.strictObject({
   sender_name: z
     .string({ error: "must be a string" })
     .min(1)
     .max(100)
-    .regex(/^[^\r\n\t"<>\\]*$/, "must not contain line breaks, tabs, quotes, backslashes or angle brackets")
+    .refine((name) => !NAME_FORBIDDEN.test(name.normalize("NFKC")), SENDER_NAME_RULE)
     .regex(/\S/, "must not be blank")
     .nullable()
-    .describe("From name of e-mails; null: the store name"),
+    .describe(`From name of e-mails; null: the store name. It ${SENDER_NAME_RULE}`),
   sender_email: emailAddress.nullable().describe("From address of e-mails; null: the address of the service's EMAIL_FROM"),
   reply_to: emailAddress.nullable().describe("Reply-To of e-mails; null: the settings' contact_email, or none"),
   sms_sender: z
@@ -95,7 +111,7 @@ export function sendingIssues(policy: SenderPolicy, sending: Sending, patch: Rec
 
 /** What a message of the shop is sent as, resolved. */
 export interface SenderIdentity {
-  /** `"Name" <address>`. */
+  /** `"Name" <address>`, or the bare address when no name is safe to show. */
   emailFrom: string;
   replyTo: string | null;
   /** null: the channel's configured sender. */
@@ -110,10 +126,13 @@ export interface SenderIdentity {
 export async function loadSenderIdentity(db: Db, shopId: string, policy: SenderPolicy): Promise<SenderIdentity> {
   const sending = await loadDocument(db, shopId, sendingDocument);
   const settings = await loadAccountSettings(db, shopId);
-  const name = (sending.sender_name ?? settings.store_name).replace(/["\\\r\n]/g, "");
+  // A name stored before the rule (or a store name, which has no such rule) that breaks it is not
+  // used: the store name, else the bare address, rather than a name that reads as another sender.
+  const name = [sending.sender_name, settings.store_name].find((candidate) => candidate !== null && isSafeDisplayName(candidate));
   const ownAddress = sending.sender_email !== null && senderEmailAllowed(policy, sending.sender_email) ? sending.sender_email : null;
+  const address = ownAddress ?? addressOf(policy.emailFrom);
   return {
-    emailFrom: `"${name}" <${ownAddress ?? addressOf(policy.emailFrom)}>`,
+    emailFrom: name === undefined || name === null ? address : `"${name}" <${address}>`,
     replyTo: sending.reply_to ?? (ownAddress === null ? sending.sender_email : null) ?? settings.contact_email,
     smsFrom: sending.sms_sender === null ? null : (allowedSmsSender(policy, sending.sms_sender) ?? null),
   };
