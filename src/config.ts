@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_WEBHOOK_MAX_AGE_SECONDS } from "./webhooks/freshness.ts";
+import { MAX_SEND_RETRY_HOURS } from "./messaging/retry.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -77,7 +78,7 @@ const envSchema = z.object({
    */
   SEND_CONCURRENCY: positiveInt.default(10),
   /** How long a message that failed for a passing reason (server down, SMTP 4xx, 429, 5xx) is retried before it is failed. */
-  SEND_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  SEND_RETRY_HOURS: z.coerce.number().positive().max(MAX_SEND_RETRY_HOURS).default(24),
   EMAIL_FROM: z.string().min(3).default("Demo Store <no-reply@localhost>"),
   /**
    * Comma-separated domains a shop's sender_email may use besides EMAIL_FROM's (those the mail

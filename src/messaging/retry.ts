@@ -6,6 +6,9 @@
  * backoff's steps are.
  */
 
+/** The longest SEND_RETRY_HOURS the configuration accepts. */
+export const MAX_SEND_RETRY_HOURS = 24 * 30;
+
 /** graphile-worker's delay after failed attempt `attempt` (its fail_job: exp(least(attempts, 10)) seconds). */
 function backoffSeconds(attempt: number): number {
   return Math.exp(Math.min(attempt, 10));

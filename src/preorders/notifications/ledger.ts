@@ -13,6 +13,7 @@ import { renderTemplate } from "../../messaging/render/render.ts";
 import { paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
 import { loadPreorderSettings } from "../settings/settings.ts";
 import { type DeliverySnapshot, MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "./task-refs.ts";
+import { gaveUpReason, sendAttemptsFor } from "../../messaging/retry.ts";
 import { type NotificationChannel, type NotificationStage, chooseTemplate, stageSwitches, storedTemplates } from "./templates.ts";
 
 /**
@@ -185,8 +186,11 @@ export async function sendNotification(ctx: TaskContext, id: string): Promise<st
         } catch (error) {
           const retryable = isChannelError(error) ? error.retryable : true;
           const text = error instanceof Error ? error.message : String(error);
-          const last = ctx.attempt >= ctx.maxAttempts || row.attempts + 1 >= MAX_NOTIFICATION_ATTEMPTS;
-          result = retryable && !last ? { outcome: "retry", error: text } : { outcome: "failed", attempted: true, error: text };
+          // The configured window's last attempt (the job's own max_attempts covers the longest window).
+          const last = ctx.attempt >= Math.min(ctx.maxAttempts, sendAttemptsFor(ctx.config.SEND_RETRY_HOURS));
+          if (!retryable) result = { outcome: "failed", attempted: true, error: text };
+          else if (last) result = { outcome: "failed", attempted: true, error: gaveUpReason(text, ctx.config.SEND_RETRY_HOURS) };
+          else result = { outcome: "retry", error: text };
         }
       }
     }

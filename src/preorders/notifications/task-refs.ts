@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { declareTask } from "../../core/tasks.ts";
+import { MAX_SEND_RETRY_HOURS, sendAttemptsFor } from "../../messaging/retry.ts";
 
 // Tasks of shop-wide preorder work that src/ queues (their runs: tasks/preorders/shop.ts).
 
@@ -36,7 +37,11 @@ export const notificationRecoverTask = declareTask({
   payload: z.object({ grace_seconds: z.number().min(0).optional() }).nullish(),
 });
 
-/** Attempts of a notification send before it is logged failed. */
-export const MAX_NOTIFICATION_ATTEMPTS = 5;
+/**
+ * The send job's max_attempts: enough for the longest SEND_RETRY_HOURS allowed (30 days). The
+ * configured window ends the retries sooner: the attempt past it fails the notification with the
+ * reason and returns (see sendNotification), so graphile-worker's backoff does the waiting.
+ */
+export const MAX_NOTIFICATION_ATTEMPTS = sendAttemptsFor(MAX_SEND_RETRY_HOURS);
 /** Attempts of a webhook delivery (graphile-worker's backoff: about 20 minutes in all). */
 export const MAX_WEBHOOK_ATTEMPTS = 8;

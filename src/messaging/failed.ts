@@ -1,0 +1,120 @@
+import type pg from "pg";
+import type { Db } from "../core/db.ts";
+import { withTransaction } from "../core/db.ts";
+import { enqueue } from "../core/tasks.ts";
+import { sendTask } from "../back_in_stock/alerts/deps.ts";
+import { MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "../preorders/notifications/task-refs.ts";
+import { sendAttemptsFor } from "./retry.ts";
+
+/**
+ * Failed messages of both areas, as operators see and resend them (the CLI's `messages`, the
+ * console's failed-messages view): a back-in-stock alert, reminder or thank-you (bis_ledger) or a
+ * preorder customer notification (preorder_notifications) that failed for good, with its reason.
+ * A resend takes the same row back to pending and queues its send job: the same message id, so a
+ * recipient's mail system can tell it from a new message.
+ */
+
+export const MESSAGE_AREAS = ["back_in_stock", "preorders"] as const;
+export type MessageArea = (typeof MESSAGE_AREAS)[number];
+
+export interface FailedMessage {
+  id: string;
+  area: MessageArea;
+  shop_id: string;
+  shop_name: string;
+  stage: string;
+  channel: string;
+  recipient: string;
+  attempts: number;
+  error: string | null;
+  created_at: Date;
+}
+
+export interface FailedFilter {
+  shopId?: string | undefined;
+  area?: MessageArea | undefined;
+  /** Only these message ids (either area's). */
+  ids?: readonly string[] | undefined;
+  limit?: number;
+}
+
+const FAILED = `
+  select l.id, 'back_in_stock' as area, l.shop_id, sh.name as shop_name, l.stage, s.channel, s.contact as recipient, l.attempts,
+         l.last_error as error, l.created_at
+  from bis_ledger l join bis_signups s on s.id = l.signup_id join shops sh on sh.id = l.shop_id
+  where l.status = 'failed' and ($1::uuid is null or l.shop_id = $1) and ($2::text is null or $2 = 'back_in_stock')
+    and ($3::uuid[] is null or l.id = any($3))
+  union all
+  select n.id, 'preorders', n.shop_id, sh.name, n.stage, n.channel, n.recipient, n.attempts, n.last_error, n.created_at
+  from preorder_notifications n join shops sh on sh.id = n.shop_id
+  where n.status = 'failed' and ($1::uuid is null or n.shop_id = $1) and ($2::text is null or $2 = 'preorders')
+    and ($3::uuid[] is null or n.id = any($3))`;
+
+/** Failed messages, newest first. */
+export async function listFailedMessages(db: Db, filter: FailedFilter = {}): Promise<FailedMessage[]> {
+  const { rows } = await db.query<FailedMessage>(`${FAILED} order by created_at desc, id limit $4`, [
+    filter.shopId ?? null,
+    filter.area ?? null,
+    filter.ids ?? null,
+    filter.limit ?? 100,
+  ]);
+  return rows;
+}
+
+/** How many failed messages each shop has (the console's overview). */
+export async function countFailedMessages(db: Db, filter: Omit<FailedFilter, "ids" | "limit"> = {}): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (${FAILED}) f`, [filter.shopId ?? null, filter.area ?? null, null]);
+  return rows[0]?.n ?? 0;
+}
+
+export interface ResendResult {
+  back_in_stock: number;
+  preorders: number;
+}
+
+/**
+ * Sends failed messages again (all that match the filter; at most `limit`, default 1000, per
+ * call): each row back to pending (a back-in-stock `initial` also takes its signup back to
+ * pending) and its send job queued, in one transaction. Answers how many of each area.
+ */
+export async function resendFailedMessages(pool: pg.Pool, filter: FailedFilter, retryHours: number): Promise<ResendResult> {
+  return withTransaction(pool, async (db) => {
+    const { rows: alerts } = await db.query<{ id: string }>(
+      `with picked as (
+         select l.id from bis_ledger l
+         where l.status = 'failed' and ($1::uuid is null or l.shop_id = $1) and ($2::text is null or $2 = 'back_in_stock')
+           and ($3::uuid[] is null or l.id = any($3))
+         order by l.created_at limit $4
+         for update skip locked
+       ), reclaimed as (
+         update bis_ledger l set status = 'pending', lease_pid = null, lease_backend_start = null
+         from picked where l.id = picked.id
+         returning l.id, l.signup_id, l.stage
+       ), signups as (
+         update bis_signups s set status = 'pending', updated_at = now()
+         from reclaimed r where r.stage = 'initial' and s.id = r.signup_id and s.status = 'failed'
+       )
+       select id from reclaimed`,
+      [filter.shopId ?? null, filter.area ?? null, filter.ids ?? null, filter.limit ?? 1000],
+    );
+    const attempts = sendAttemptsFor(retryHours);
+    for (const { id } of alerts) await enqueue(db, sendTask, { ledger_id: id }, { jobKey: `${sendTask.name}:${id}`, maxAttempts: attempts });
+    const { rows: notifications } = await db.query<{ id: string }>(
+      `with picked as (
+         select n.id from preorder_notifications n
+         where n.status = 'failed' and ($1::uuid is null or n.shop_id = $1) and ($2::text is null or $2 = 'preorders')
+           and ($3::uuid[] is null or n.id = any($3))
+         order by n.created_at limit $4
+         for update skip locked
+       )
+       update preorder_notifications n set status = 'pending', updated_at = now()
+       from picked where n.id = picked.id
+       returning n.id`,
+      [filter.shopId ?? null, filter.area ?? null, filter.ids ?? null, filter.limit ?? 1000],
+    );
+    for (const { id } of notifications) {
+      await enqueue(db, notificationSendTask, { notification_id: id }, { jobKey: `${notificationSendTask.name}:${id}`, maxAttempts: MAX_NOTIFICATION_ATTEMPTS });
+    }
+    return { back_in_stock: alerts.length, preorders: notifications.length };
+  });
+}
