@@ -117,6 +117,27 @@ export class Dispatcher {
     return (rowCount ?? 0) > 0;
   }
 
+  /**
+   * Charges a call that runs no action (MCP's initialize, tools/list) like a read: 200 with the
+   * rate-limit headers, or the 401 or 429 an action would have answered. It is what a caller
+   * would otherwise get free and could repeat without end.
+   */
+  async charge(token: string | undefined, requestId: string): Promise<DispatchResult> {
+    const headers: Record<string, string> = { "x-request-id": requestId };
+    try {
+      if (!token) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
+      const charge = await authenticateAndCharge(this.deps.pool, hashApiKey(token), COST.read, this.policy);
+      if (!charge) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
+      Object.assign(headers, rateLimitHeaders(this.policy, charge));
+      if (charge.used > this.policy.points) {
+        throw new ApiError("RATE_LIMITED", MESSAGES.rateLimited, { "retry-after": String(charge.resetSeconds) });
+      }
+      return { status: 200, body: undefined, headers, issues: [] };
+    } catch (error) {
+      return this.failure(error, { method: "POST", path: "", token, query: {}, body: { parsed: undefined }, requestId }, headers);
+    }
+  }
+
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const headers: Record<string, string> = { "x-request-id": request.requestId };
     const started = performance.now();

@@ -37,7 +37,44 @@ export function responseSchema(action: AnyAction): unknown {
   return schema;
 }
 
+export const SUMMARY_MAX = 160;
+
+/** One line for lists: the description's first sentence, at most SUMMARY_MAX characters. */
+export function summary(description: string): string {
+  const flat = description.replace(/\s+/g, " ").trim();
+  const sentence = /^(.+?[.!?])(?= [A-Z(]|$)/.exec(flat)?.[1] ?? flat;
+  if (sentence.length <= SUMMARY_MAX) return sentence;
+  const cut = sentence.slice(0, SUMMARY_MAX - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), SUMMARY_MAX / 2))}…`;
+}
+
+/** The compact manifest's entry (`/help?format=compact`): enough to pick an action, not to call it. */
+export interface CompactEntry {
+  name: string;
+  method: string;
+  path: string;
+  description: string;
+}
+
+export const compactEntry = (entry: ManifestEntry): CompactEntry => ({
+  name: entry.name,
+  method: entry.method,
+  path: entry.path,
+  description: summary(entry.description),
+});
+
+// Every entry is built once per action and process: /help, the public documents and the MCP tools
+// all start from it, and converting the zod schemas is the expensive part (about 0.5 ms an action).
+const entries = new WeakMap<AnyAction, ManifestEntry>();
+
+/** The action's manifest entry, shared: callers must not change it. */
 export function manifestEntry(action: AnyAction): ManifestEntry {
+  let entry = entries.get(action);
+  if (!entry) entries.set(action, (entry = buildEntry(action)));
+  return entry;
+}
+
+function buildEntry(action: AnyAction): ManifestEntry {
   return {
     name: action.name,
     method: action.method,
@@ -62,6 +99,7 @@ export function underPrefix(path: string, prefix: string): boolean {
 
 export class Manifest {
   private readonly entries: ManifestEntry[];
+  private compactEntries: CompactEntry[] | undefined;
 
   constructor(actions: readonly AnyAction[]) {
     this.entries = actions.map(manifestEntry).sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
@@ -72,6 +110,16 @@ export class Manifest {
       version: API_VERSION,
       base_path: V2_BASE_PATH,
       actions: this.entries.filter((e) => underPrefix(e.path, prefix)),
+    };
+  }
+
+  /** The same list with name, method, path and a one-line description per action only. */
+  compact(prefix = ""): { version: string; base_path: string; actions: CompactEntry[] } {
+    this.compactEntries ??= this.entries.map(compactEntry);
+    return {
+      version: API_VERSION,
+      base_path: V2_BASE_PATH,
+      actions: this.compactEntries.filter((e) => underPrefix(e.path, prefix)),
     };
   }
 }

@@ -26,7 +26,8 @@ if (!(await dispatcher.authenticate(token))) {
   log.fatal("MCP_API_KEY is missing or invalid");
   process.exit(2);
 }
-const server = createMcpServer(dispatcher, toolCatalog(registry.actions), token);
+// MCP_TOOLSETS: the toolsets to list (comma-separated, as ?toolsets= over HTTP); unset: the discovery tools.
+const server = createMcpServer(dispatcher, toolCatalog(registry.actions), token, process.env.MCP_TOOLSETS);
 const transport = new StdioServerTransport();
 let released: Promise<void> | undefined;
 const release = () => (released ??= services.close().then(() => pool.end()).then(() => database.embedded?.stop()));

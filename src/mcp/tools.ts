@@ -79,17 +79,18 @@ export function toolCatalog(actions: readonly AnyAction[]): ToolCatalog {
 }
 
 /**
- * Runs one tool call through the dispatcher, exactly as the HTTP layer would run the request.
+ * Runs one tool call (`actions`: the tools that may be called, by name) through the dispatcher,
+ * exactly as the HTTP layer would run the request.
  * Expected failures (4xx) come back as tool errors; the caller throws only for protocol faults.
  */
 export async function callTool(
   dispatcher: Dispatcher,
-  catalog: ToolCatalog,
+  actions: ReadonlyMap<string, AnyAction>,
   token: string | undefined,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<CallToolResult> {
-  const action = catalog.byName.get(name);
+  const action = actions.get(name);
   if (!action) return { isError: true, content: [{ type: "text", text: `Unknown tool: ${name}` }] };
   const rest: Record<string, unknown> = { ...args };
   const refused: Issue[] = [];
@@ -137,7 +138,7 @@ export const ERROR_META_KEY = "preorder-api/error";
  * `_meta`. Not as structuredContent: clients (the official SDK's among them) check structuredContent
  * against the tool's outputSchema even on an error, and would reject the answer instead of showing it.
  */
-function refusal(status: number, errors: string[], issues: Issue[]): CallToolResult {
+export function refusal(status: number, errors: string[], issues: Issue[]): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: `${status}: ${errors.join("; ")}` }],

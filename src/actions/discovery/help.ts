@@ -7,24 +7,31 @@ const manifests = new WeakMap<object, Manifest>();
 
 const jsonSchema = z.record(z.string(), z.unknown()).describe("a JSON Schema (draft 2020-12)");
 
+const fullEntry = z.strictObject({
+  name: z.string().describe("dotted action name; the MCP tool name is the same with _ for ."),
+  method: z.enum(["GET", "POST", "PATCH", "PUT", "DELETE"]),
+  path: z.string().describe("relative to base_path, {param} placeholders"),
+  description: z.string(),
+  aliases: z.array(z.string()).describe("natural-language phrases for the action; not routes"),
+  notes: z.array(z.string()).describe("rules and caveats, one sentence each"),
+  path_params: z.array(z.string()),
+  request_schema: jsonSchema.describe("JSON Schema of the query (GET, DELETE) or JSON body"),
+  response_schema: jsonSchema.nullable().describe("JSON Schema of a success's body; null where the action declares none"),
+  cost: z.int().min(1).describe("rate-limit points: read 1, write 2"),
+  async: z.boolean().describe("true when the action answers a job handle"),
+});
+
+const compactEntry = z.strictObject({
+  name: z.string().describe("dotted action name"),
+  method: z.enum(["GET", "POST", "PATCH", "PUT", "DELETE"]),
+  path: z.string().describe("relative to base_path, {param} placeholders"),
+  description: z.string().describe("the description's first sentence (format=compact)"),
+});
+
 const manifestOutput = z.strictObject({
   version: z.string().describe("the API version label, 2.0.0-beta"),
   base_path: z.string().describe("the prefix of every path below, /api/v2/external"),
-  actions: z.array(
-    z.strictObject({
-      name: z.string().describe("dotted action name; the MCP tool name is the same with _ for ."),
-      method: z.enum(["GET", "POST", "PATCH", "PUT", "DELETE"]),
-      path: z.string().describe("relative to base_path, {param} placeholders"),
-      description: z.string(),
-      aliases: z.array(z.string()).describe("natural-language phrases for the action; not routes"),
-      notes: z.array(z.string()).describe("rules and caveats, one sentence each"),
-      path_params: z.array(z.string()),
-      request_schema: jsonSchema.describe("JSON Schema of the query (GET, DELETE) or JSON body"),
-      response_schema: jsonSchema.nullable().describe("JSON Schema of a success's body; null where the action declares none"),
-      cost: z.int().min(1).describe("rate-limit points: read 1, write 2"),
-      async: z.boolean().describe("true when the action answers a job handle"),
-    }),
-  ),
+  actions: z.array(z.union([fullEntry, compactEntry])).describe("full entries, or compact ones with format=compact"),
 });
 
 export const help = defineAction({
@@ -32,7 +39,7 @@ export const help = defineAction({
   method: "GET",
   path: "/help",
   description:
-    "Manifest of every registered action: method, path, aliases, path parameters, JSON Schema of the request, cost in rate-limit points and whether it answers a job handle. Narrow it with ?prefix=/preorders/offers or GET <scope>/help.",
+    "Manifest of every registered action: method, path, aliases, path parameters, JSON Schema of the request, cost in rate-limit points and whether it answers a job handle. Narrow it with ?prefix=/preorders/offers or GET <scope>/help; ?format=compact answers name, method, path and a one-line description only.",
   notes: [
     "A prefix matches whole path segments: /preorders/offers lists /preorders/offers/{id}/enable but not /preorders/offers_x.",
     "GET <scope>/help (any path followed by /help) answers the same as ?prefix=<scope>.",
@@ -43,6 +50,7 @@ export const help = defineAction({
   kind: "read",
   input: z.strictObject({
     prefix: z.string().regex(/^(\/[A-Za-z0-9_{}.-]+)*\/?$/, "must be a path prefix such as /preorders/offers").optional(),
+    format: z.enum(["full", "compact"]).optional(),
   }),
   async handler(ctx, { input }) {
     let manifest = manifests.get(ctx.registry);
@@ -50,6 +58,6 @@ export const help = defineAction({
       manifest = new Manifest(ctx.registry.actions);
       manifests.set(ctx.registry, manifest);
     }
-    return manifest.document(input.prefix ?? "");
+    return input.format === "compact" ? manifest.compact(input.prefix ?? "") : manifest.document(input.prefix ?? "");
   },
 });
