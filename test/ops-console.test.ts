@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { declareJobTask, enqueueJob, retryJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
+import { sendTask } from "../src/back_in_stock/alerts/deps.ts";
+import { tagCustomerTask } from "../src/back_in_stock/signups/tagging.ts";
+import { notificationSendTask } from "../src/preorders/notifications/task-refs.ts";
+import { providerSyncTask } from "../src/providers/sync/model.ts";
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_SECONDS, loginClient, pruneLoginFailures } from "../src/ops/login-limit.ts";
 import { pruneRevokedSessions } from "../src/ops/sessions.ts";
 import { z } from "zod";
@@ -9,6 +13,7 @@ import { withTransaction } from "../src/core/db.ts";
 import { startTestApp } from "./helpers/app.ts";
 import { cliOutput } from "./helpers/cli.ts";
 import { awayFromWindowEnd } from "./helpers/clock.ts";
+import { seedAlert, seedNotification } from "./helpers/failed-messages.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const TOKEN = "ops-console-http-test-token-71d2";
@@ -306,6 +311,24 @@ describe("ops console: jobs", () => {
     expect(detail.text).toContain('<strong id="job-status">queued</strong>');
     expect(detail.text).not.toContain(hostile);
     expect(detail.text).toContain("&lt;script&gt;");
+  });
+
+  it("shows a shop's message sends, provider syncs and tagging under that shop, so a shop filter keeps them", async () => {
+    const { cookie } = await login();
+    const alert = await seedAlert(env.pool, env.shopId, { contact: "filtered-send@example.com", status: "pending" });
+    const notificationId = await seedNotification(env.pool, env.shopId, { recipient: "filtered-buyer@example.com", status: "pending" });
+    await enqueue(env.pool, sendTask, { ledger_id: alert.ledgerId });
+    await enqueue(env.pool, notificationSendTask, { notification_id: notificationId });
+    await enqueue(env.pool, providerSyncTask, { signup_id: alert.signupId, target: "email_provider_1" });
+    await enqueue(env.pool, tagCustomerTask, { signup_id: alert.signupId });
+    const tasks = ["bis_send", "preorders_notification_send", "provider_sync_signup", "bis_tag_customer"];
+
+    const listed = JSON.parse((await request(`/ops/api/jobs?source=queue&shop=${env.shopId}`, { cookie })).text) as { jobs: { task: string; shop_id: string | null }[] };
+    for (const task of tasks) expect(listed.jobs.find((j) => j.task === task), task).toMatchObject({ shop_id: env.shopId });
+    const page = await request(`/ops/jobs?task=bis_send&shop=${env.shopId}`, { cookie });
+    expect(page.text).toMatch(new RegExp(`<td class="task">bis_send</td><td class="status">queued</td><td class="shop">[^<]*${env.shopId}</td>`));
+    const cli = JSON.parse(await cliOutput(env.db.url, ["jobs", "list", "--source", "queue", "--shop", env.shopId, "--json"])) as { task: string }[];
+    expect(tasks.every((task) => cli.some((j) => j.task === task))).toBe(true);
   });
 
   it("cancels and retries an app job (POST with CSRF), and refuses a POST without the token", async () => {

@@ -49,8 +49,15 @@ const APP_ROWS = `
     ${APP_LAST_ERROR} as last_error, null::text as locked_by
   from jobs j left join shops s on s.id = j.shop_id`;
 
+/** The payload's `field` as a uuid, or null when it is absent or not one (a cast would fail the query). */
+const payloadUuid = (field: string) =>
+  `case when q.payload ->> '${field}' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then (q.payload ->> '${field}')::uuid end`;
+
 // The queue row of an app job (key job:<id>, or a keyless copy graphile-worker left when the key
-// moved to a new row: payload job_id) belongs to that job's shop; others name theirs in the payload.
+// moved to a new row: payload job_id) belongs to that job's shop; others name theirs in the
+// payload, or name a row that has one: a message's send (ledger_id, notification_id), a signup's
+// thank-you, tag and provider syncs (signup_id), a platform webhook (delivery_id) and a developer
+// webhook (event_id). Without this a shop filter hid the sends and syncs of that shop.
 const queueRows = (extra = "") => `
   select 'queue' as source, q.id::text as id, t.identifier as task, s.id::text as shop_id, s.name as shop_name,
     ${QUEUE_STATUS} as status, q.attempts, q.max_attempts::int, q.run_at, q.created_at, q.updated_at,
@@ -58,7 +65,13 @@ const queueRows = (extra = "") => `
   from graphile_worker._private_jobs q
   join graphile_worker._private_tasks t on t.id = q.task_id
   left join jobs aj on aj.id::text = case when q.key like 'job:%' then substr(q.key, 5) else q.payload ->> 'job_id' end
-  left join shops s on s.id::text = coalesce(aj.shop_id::text, q.payload ->> 'shop_id')`;
+  left join bis_ledger bl on bl.id = ${payloadUuid("ledger_id")}
+  left join preorder_notifications pn on pn.id = ${payloadUuid("notification_id")}
+  left join bis_signups bs on bs.id = ${payloadUuid("signup_id")}
+  left join webhook_deliveries wd on t.identifier = 'platform_webhook'
+    and wd.id = case when q.payload ->> 'delivery_id' ~ '^[0-9]{1,18}$' then (q.payload ->> 'delivery_id')::bigint end
+  left join preorder_webhook_events we on t.identifier = 'preorders_developer_webhook' and we.id = ${payloadUuid("event_id")}
+  left join shops s on s.id = coalesce(aj.shop_id, ${payloadUuid("shop_id")}, bl.shop_id, pn.shop_id, bs.shop_id, wd.shop_id, we.shop_id)`;
 const QUEUE_ROWS = queueRows();
 
 /** Newest first, app jobs and queue rows together (or one source), filtered. */
