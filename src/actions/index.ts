@@ -14,6 +14,7 @@ import { BACK_IN_STOCK_SIGNUPS_ACTIONS } from "./back_in_stock/signups/index.ts"
 import { bulkNotifySignups } from "./back_in_stock/signups/bulk-notify.ts";
 import { notifySignup } from "./back_in_stock/signups/notify.ts";
 import { getTemplate, patchTemplate } from "./back_in_stock/templates.ts";
+import { previewTemplate } from "./back_in_stock/template-preview.ts";
 import { help } from "./discovery/help.ts";
 import { downloadExport } from "./exports/download.ts";
 import { getJob } from "./jobs/get.ts";
@@ -35,6 +36,7 @@ export const ACTIONS: readonly AnyAction[] = [
   ...ACCOUNT_INTEGRATIONS_ACTIONS,
   getTemplate,
   patchTemplate,
+  previewTemplate,
   ...BACK_IN_STOCK_SIGNUPS_ACTIONS,
   notifySignup,
   bulkNotifySignups,

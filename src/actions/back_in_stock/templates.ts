@@ -14,7 +14,7 @@ import { templateProblem } from "../../messaging/render/render.ts";
 /** The spec accepts 0 and 1 for the first two stages. */
 const STAGE_ALIASES: Record<string, Stage> = { "0": "initial", "1": "reminder" };
 
-const templateParams = z.object({
+export const templateParams = z.object({
   // A literal list, not an enum: it keeps the stage names first in messages and the schema.
   stage: z.literal([...STAGES, "0", "1"]).transform((s): Stage => STAGE_ALIASES[s] ?? (s as Stage)),
   locale,
@@ -32,7 +32,22 @@ function defaultLocaleFor(stage: Stage, requested: string, shopDefault: string):
   return fallbackLocales(requested, shopDefault).find((c) => DEFAULT_TEMPLATES[stage][c] !== undefined) ?? "en";
 }
 
-async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: string): Promise<Record<string, unknown>> {
+const sourceOutput = {
+  customized: z.boolean().describe("true: the shop's own text for this locale; false: a shipped default"),
+  default_locale: z.string().nullable().describe("the locale of the shipped default shown; null when customized"),
+};
+
+const templateOutput = z.strictObject({
+  stage: z.enum(STAGES),
+  locale: z.string(),
+  enabled: z.boolean().describe("the stage's on/off switch (for every locale)"),
+  email: z.strictObject({ subject: z.string(), body: z.string().describe("Liquid, HTML"), ...sourceOutput }),
+  sms: z.strictObject({ body: z.string().describe("Liquid, plain text"), ...sourceOutput }),
+  variables: z.array(z.string()).describe("the variables a template may use"),
+});
+
+/** The stage's template for a locale as GET answers it: the shop's own texts, else the shipped default of the first fallback locale. */
+export async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: string): Promise<z.output<typeof templateOutput>> {
   const { rows: shopRows } = await db.query<{ default_locale: string; enabled: boolean | null }>(
     `select s.default_locale, st.enabled
      from shops s left join bis_stage_settings st on st.shop_id = s.id and st.stage = $2
@@ -64,20 +79,6 @@ async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: str
   };
 }
 
-const sourceOutput = {
-  customized: z.boolean().describe("true: the shop's own text for this locale; false: a shipped default"),
-  default_locale: z.string().nullable().describe("the locale of the shipped default shown; null when customized"),
-};
-
-const templateOutput = z.strictObject({
-  stage: z.enum(STAGES),
-  locale: z.string(),
-  enabled: z.boolean().describe("the stage's on/off switch (for every locale)"),
-  email: z.strictObject({ subject: z.string(), body: z.string().describe("Liquid, HTML"), ...sourceOutput }),
-  sms: z.strictObject({ body: z.string().describe("Liquid, plain text"), ...sourceOutput }),
-  variables: z.array(z.string()).describe("the variables a template may use"),
-});
-
 const TEMPLATE_NOTES = [`A message is rendered for the signup's stage, channel (${SIGNUP_CHANNELS.join(", ")}) and locale, falling back to the shop's default locale, then to en.`];
 
 export const getTemplate = defineAction({
@@ -99,6 +100,30 @@ export const getTemplate = defineAction({
 
 const templateSource = (max: number) => notBlank(z.string().max(max));
 
+/** The texts of a PATCH (or of a preview to try): each optional. */
+export const templateTexts = {
+  email: z.strictObject({ subject: templateSource(500).optional(), body: templateSource(TEMPLATE_LIMITS.parseLength).optional() }).optional(),
+  sms: z.strictObject({ body: templateSource(1600).optional() }).optional(),
+};
+
+type TemplateTexts = z.output<z.ZodObject<typeof templateTexts>>;
+
+/** The 422 issues of texts about to be saved or previewed: each must render with the stage's sample values within the limits and use only its variables. */
+export async function templateIssues(stage: Stage, texts: TemplateTexts): Promise<Issue[]> {
+  const sources: [string, string | undefined, TemplateKind][] = [
+    ["email.subject", texts.email?.subject, "text"],
+    ["email.body", texts.email?.body, "html"],
+    ["sms.body", texts.sms?.body, "text"],
+  ];
+  const problems: Issue[] = [];
+  for (const [field, source, kind] of sources) {
+    if (source === undefined) continue;
+    const problem = (await templateProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
 export const patchTemplate = defineAction({
   name: "back_in_stock.templates.update",
   aliases: ["edit the back in stock e-mail template", "change the back in stock sms text", "turn the back in stock reminder on or off"],
@@ -109,24 +134,10 @@ export const patchTemplate = defineAction({
   description: `Changes a stage's template for one locale (deep partial): enabled (the stage's on/off switch, for every locale), email.subject, email.body, sms.body. Texts are Liquid templates (no include, render or layout); a template that does not render with sample values, takes more than ${TEMPLATE_LIMITS.renderMs} ms or allocates more than ${TEMPLATE_LIMITS.memory} characters or list items is refused with 422, as is one that uses a variable the stage does not declare (names the template assigns, captures or loops over are its own). Variables: ${stageVariables("initial").join(", ")}.`,
   kind: "write",
   params: templateParams,
-  input: z.strictObject({
-    enabled: z.boolean().optional(),
-    email: z.strictObject({ subject: templateSource(500).optional(), body: templateSource(TEMPLATE_LIMITS.parseLength).optional() }).optional(),
-    sms: z.strictObject({ body: templateSource(1600).optional() }).optional(),
-  }),
+  input: z.strictObject({ enabled: z.boolean().optional(), ...templateTexts }),
   async handler(ctx, { params, input }) {
-    const sources: [string, string | undefined, TemplateKind][] = [
-      ["email.subject", input.email?.subject, "text"],
-      ["email.body", input.email?.body, "html"],
-      ["sms.body", input.sms?.body, "text"],
-    ];
     const { stage, locale: requested } = params;
-    const problems: Issue[] = [];
-    for (const [field, source, kind] of sources) {
-      if (source === undefined) continue;
-      const problem = (await templateProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
-      if (problem) problems.push(problem);
-    }
+    const problems = await templateIssues(stage, input);
     if (problems.length > 0) throw unprocessable(problems);
 
     if (input.enabled !== undefined) {
@@ -137,9 +148,7 @@ export const patchTemplate = defineAction({
       );
     }
     if (input.email?.subject !== undefined || input.email?.body !== undefined || input.sms?.body !== undefined) {
-      const current = await loadTemplate(ctx.db, ctx.shopId, stage, requested);
-      const email = current.email as { subject: string; body: string };
-      const sms = current.sms as { body: string };
+      const { email, sms } = await loadTemplate(ctx.db, ctx.shopId, stage, requested);
       if (input.email?.subject !== undefined || input.email?.body !== undefined) {
         await upsertOverride(ctx.db, ctx.shopId, stage, requested, "email", input.email.subject ?? email.subject, input.email.body ?? email.body);
       }
