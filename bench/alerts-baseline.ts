@@ -5,7 +5,8 @@ import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
 import { htmlToText } from "../src/messaging/render/html-to-text.ts";
 import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
-import { renderTemplate } from "../src/messaging/render/render.ts";
+import { closeRenderPool } from "../src/messaging/render/pool.ts";
+import { renderFields } from "../src/messaging/render/render.ts";
 
 const count = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const url = process.env.SMTP_URL ?? "";
@@ -13,27 +14,36 @@ const poolSize = Number(process.env.SMTP_POOL_SIZE ?? 5);
 const template = DEFAULT_TEMPLATES.initial.en;
 if (!template) throw new Error("no template");
 
-const messages: SendMailOptions[] = [];
-for (let i = 1; i <= count; i++) {
-  const link = `http://127.0.0.1:3000/back_in_stock/unsubscribe?signup=${i}&sig=x`;
-  const variables = {
-    shop: { name: "Alerts Bench Shop", url: "https://alerts-bench.platform.local" },
-    customer: { first_name: "", email: `baseline-${i}@example.com`, phone: "" },
-    product: { title: "Bench Tee", url: "https://alerts-bench.platform.local/products/product-1?variant=1", image_url: "" },
-    variant: { title: "Size 1", sku: "SKU-1", price: "10.00" },
-    unsubscribe_url: link,
-  };
-  const html = await renderTemplate(template.email.body, variables);
-  messages.push({
+const variables = Array.from({ length: count }, (_, n) => ({
+  shop: { name: "Alerts Bench Shop", url: "https://alerts-bench.platform.local" },
+  customer: { first_name: "", email: `baseline-${n + 1}@example.com`, phone: "" },
+  product: { title: "Bench Tee", url: "https://alerts-bench.platform.local/products/product-1?variant=1", image_url: "" },
+  variant: { title: "Size 1", sku: "SKU-1", price: "10.00" },
+  unsubscribe_url: `http://127.0.0.1:3000/back_in_stock/unsubscribe?signup=${n + 1}&sig=x`,
+}));
+// On the render pool in batches, as the pipeline renders.
+const rendered = await renderFields(
+  [
+    { kind: "text", source: template.email.body },
+    { kind: "text", source: template.email.subject },
+  ],
+  variables,
+);
+const messages: SendMailOptions[] = rendered.map(([html, subject], n) => {
+  if (typeof html !== "string" || typeof subject !== "string") throw new Error(`message ${n + 1} did not render`);
+  const i = n + 1;
+  const link = variables[n]?.unsubscribe_url ?? "";
+  return {
     from: '"Alerts Bench Shop" <no-reply@localhost>',
     to: `baseline-${i}@example.com`,
-    subject: await renderTemplate(template.email.subject, variables),
+    subject,
     html,
     text: htmlToText(html),
     messageId: `<baseline-${i}@localhost>`,
     headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-  });
-}
+  };
+});
+await closeRenderPool();
 const transport = nodemailer.createTransport({ url, pool: true, maxConnections: poolSize });
 process.stdout.write("BENCH_BASELINE_READY\n");
 await new Promise<void>((resolve) => readline.createInterface({ input: process.stdin }).once("line", () => resolve()));

@@ -1,6 +1,6 @@
 import type { Template } from "liquidjs";
 import { parseTemplate, renderParsed } from "./engine.ts";
-import { type TemplateKind, exceededLimit } from "./limits.ts";
+import { RENDER_LIMIT_MESSAGE, TEMPLATE_LIMITS, type TemplateKind, exceededLimit } from "./limits.ts";
 
 /**
  * The render pool's thread (pool.ts loads this file by its URL). One job renders a few templates
@@ -47,7 +47,11 @@ function parsed(field: RenderField): Template[] {
 const failure = (error: unknown): RenderOutcome => ({ error: error instanceof Error ? error.message : String(error) });
 
 export default function renderJob(job: RenderJob): RenderOutcome[][] {
-  const started = () => Atomics.store(job.clock, 0, Math.max(1, Math.round(now() - job.base) + 1));
+  const started = (): number => {
+    const at = now();
+    Atomics.store(job.clock, 0, Math.max(1, Math.round(at - job.base) + 1));
+    return at;
+  };
   try {
     // A field beyond a limit keeps its verdict for the rest of the job: each further render would
     // only spend the limit again.
@@ -66,9 +70,13 @@ export default function renderJob(job: RenderJob): RenderOutcome[][] {
         const verdict = verdicts[i];
         if (verdict) return verdict;
         for (let attempt = 1; ; attempt++) {
-          started();
+          const start = started();
           try {
-            return { text: renderParsed(templates[i] ?? [], variables, field.kind) };
+            const text = renderParsed(templates[i] ?? [], variables, field.kind);
+            // liquidjs checks its limit only between nodes: a last node that ran long (a slow
+            // filter chain) finishes past it unnoticed.
+            if (now() - start > TEMPLATE_LIMITS.renderMs) throw new Error(RENDER_LIMIT_MESSAGE);
+            return { text };
           } catch (error) {
             const limit = exceededLimit(error);
             // Time is the one limit a pause of the thread (GC, a busy core) can trip: one more

@@ -1,0 +1,86 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { templateFailure } from "../src/messaging/render/limits.ts";
+import { closeRenderPool, terminatedRenders } from "../src/messaging/render/pool.ts";
+import { renderTemplate } from "../src/messaging/render/render.ts";
+import { api } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
+
+/**
+ * Merchant templates render on worker threads (src/messaging/render/pool.ts): a render that
+ * blocks its thread blocks no request or job of another shop, and one past the deadline has its
+ * thread terminated.
+ */
+
+const env = useTestEnv({ shop: "Render Pool Shop" });
+
+afterAll(closeRenderPool);
+
+/** 99,000 letters in no order (a fixed pseudo-random sequence): sorting them costs n log n comparisons. */
+let seed = 7;
+const LETTERS = Array.from({ length: 99_000 }, () => String.fromCharCode(97 + (((seed = (seed * 1103515245 + 12345) % 2147483648) >> 16) % 26))).join("");
+
+/**
+ * The issue's repro with letters in no order: one `{{ }}` whose filter chain sorts 198,000 of
+ * them, 200 to 500 ms here. liquidjs checks its time limit only between nodes, so this ran on the
+ * thread that serves every shop (and was saved: the last node is never checked).
+ */
+const SLOW_FILTER_CHAIN = `{% assign s = "${LETTERS}" %}{% assign s = s | append: s %}{{ s | split: "" | sort_natural | reverse | join: "" | size }}`;
+
+/**
+ * The most CPU time the thread running the app (this one) spent between two turns of its event
+ * loop while `work` ran, in ms: what a render on this thread would take from every other request.
+ * CPU time, not wall time: on a loaded machine the thread also waits for a core, which blocks no
+ * one in particular (a 5 ms interval measures it).
+ */
+async function longestBlock(work: () => Promise<void>): Promise<number> {
+  const cpuMs = () => {
+    const { user, system } = process.threadCpuUsage();
+    return (user + system) / 1000;
+  };
+  let last = cpuMs();
+  let longest = 0;
+  const tick = setInterval(() => {
+    const now = cpuMs();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  try {
+    await work();
+  } finally {
+    clearInterval(tick);
+  }
+  return Math.max(longest, cpuMs() - last);
+}
+
+describe("the render pool", () => {
+  it("refuses the slow filter chain at PATCH, and the thread that serves requests stays responsive while it renders 20 times", { timeout: 60_000 }, async () => {
+    const statuses: number[] = [];
+    const errors: unknown[] = [];
+    const blocked = await longestBlock(async () => {
+      for (let i = 0; i < 20; i++) {
+        const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: SLOW_FILTER_CHAIN } } });
+        statuses.push(answer.status);
+        errors.push((answer.body as { errors?: unknown }).errors);
+      }
+    });
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 422));
+    expect(errors).toEqual(Array.from({ length: 20 }, () => ["email.body must render within 100 ms"]));
+    // Each render took the app's thread for 200 ms and more before (and the template was saved).
+    expect(blocked).toBeLessThan(50);
+    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it("terminates a render past the deadline with the render limit's message, and the next render works", { timeout: 30_000 }, async () => {
+    const before = terminatedRenders();
+    const error = await renderTemplate(SLOW_FILTER_CHAIN, {}, "text").then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(templateFailure("sms.body", error)).toBe("sms.body must render within 100 ms");
+    // Tried twice (a pause of the machine gets one more chance); its thread was terminated.
+    expect(terminatedRenders() - before).toBeGreaterThanOrEqual(1);
+    expect(await renderTemplate("Hi {{ customer.first_name }}", { customer: { first_name: "Ada" } }, "text")).toBe("Hi Ada");
+    expect(await renderTemplate("<p>{{ product }}</p>", { product: "Tee <b>" }, "html")).toBe("<p>Tee &lt;b&gt;</p>");
+  });
+});
