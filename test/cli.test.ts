@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { type CliResult, runCli } from "./helpers/cli.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -281,5 +283,43 @@ describe("cli: jobs", () => {
     expect(await workerJobCount(queuedId)).toBe(0);
     const row = await env.pool.query<{ status: string }>("select status from jobs where id = $1", [queuedId]);
     expect(row.rows[0]?.status).toBe("queued");
+  });
+});
+
+describe("cli: jobs show and retry take the queue ids jobs list --source all prints", () => {
+  it("shows a failed graphile-worker queue row by its id and reschedules it with fresh attempts", async () => {
+    await enqueue(env.pool, declareTask({ name: "cli_test_queue_row", payload: z.object({ note: z.string() }) }), { note: "queue row" });
+    const { rows } = await env.pool.query<{ id: string }>("select id::text from graphile_worker.jobs where task_identifier = 'cli_test_queue_row'");
+    await env.pool.query("select graphile_worker.permanently_fail_jobs(array[$1::bigint], 'platform answered 503')", [rows[0]?.id]);
+
+    const listed = await cli("jobs", "list", "--source", "all", "--kind", "cli_test_queue_row");
+    expect(listed.code).toBe(0);
+    const line = listed.stdout.split("\n").find((l) => l.startsWith("queue "));
+    const id = line?.split(/\s+/)[1] ?? "";
+    expect(id).toBe(rows[0]?.id);
+
+    const shown = await cli("jobs", "show", id);
+    expect(shown.stderr).toBe("");
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^id:\\s+${id}$`, "m"));
+    expect(shown.stdout).toMatch(/^task:\s+cli_test_queue_row$/m);
+    expect(shown.stdout).toMatch(/^status:\s+failed$/m);
+    expect(shown.stdout).toMatch(/^last_error:\s+platform answered 503$/m);
+    const json = JSON.parse((await cli("jobs", "show", id, "--json")).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ source: "queue", id, task: "cli_test_queue_row", status: "failed", payload: { note: "queue row" } });
+
+    const retried = await cli("jobs", "retry", id);
+    expect(retried.stderr).toBe("");
+    expect(JSON.parse(retried.stdout)).toEqual({ job_id: id, source: "queue", status: "queued" });
+    const after = await env.pool.query<{ attempts: number; due: boolean }>("select attempts, run_at <= now() as due from graphile_worker.jobs where id = $1", [id]);
+    expect(after.rows).toEqual([{ attempts: 0, due: true }]);
+
+    // Queued, it is not retried again; a row that is gone is not found.
+    const again = await cli("jobs", "retry", id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe("error: A queued job cannot be retried.\n");
+    const gone = await cli("jobs", "show", "999999999");
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toBe("error: Job not found: 999999999 (a queue row is removed once it completes)\n");
   });
 });

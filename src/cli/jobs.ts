@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import type { Db } from "../core/db.ts";
 import { withTransaction } from "../core/db.ts";
 import { type JobRow, type JobStatus, retryJob } from "../core/jobs.ts";
-import { LIST_STATUSES, listJobs } from "../ops/data.ts";
+import { type JobDetail, LIST_STATUSES, getJob, listJobs, retry as retryListed } from "../ops/data.ts";
 import { isUuid, oneOf, positionals, positiveInteger, usageErrors } from "./args.ts";
 import type { CommandParser } from "./context.ts";
 import { CliError } from "./errors.ts";
@@ -27,6 +27,37 @@ function jobIdArgument(args: string[], json: boolean): { id: string; json: boole
     const [id] = positionals(parsed.positionals, ["JOB_ID"]);
     return { id: id ?? "", json: parsed.values.json === true };
   });
+}
+
+/** A graphile-worker queue row's id, as `jobs list --source queue|all` prints it (app jobs have uuids). */
+const isQueueId = (id: string): boolean => /^\d{1,18}$/.test(id);
+
+async function findQueueRow(db: Db, id: string): Promise<JobDetail> {
+  const row = await getJob(db, "queue", id);
+  if (!row) throw new CliError(`Job not found: ${id} (a queue row is removed once it completes)`);
+  return row;
+}
+
+function printQueueRow(row: JobDetail): void {
+  printText(
+    formatFields([
+      ["source", "queue"],
+      ["id", row.id],
+      ["task", row.task],
+      ["shop_id", row.shop_id ?? "-"],
+      ["status", row.status],
+      ["attempts", String(row.attempts)],
+      ["max_attempts", String(row.max_attempts)],
+      ["run_at", row.run_at?.toISOString() ?? "-"],
+      ["locked_by", row.locked_by ?? "-"],
+      ["created_at", row.created_at.toISOString()],
+      ["updated_at", row.updated_at.toISOString()],
+      ["key", row.key ?? "-"],
+      ["app_job_id", row.app_job_id ?? "-"],
+      ["payload", inline(row.payload)],
+      ["last_error", row.last_error ?? "-"],
+    ]),
+  );
 }
 
 async function findJob(db: Db, id: string, options: { lock?: boolean } = {}): Promise<JobRecord> {
@@ -151,12 +182,18 @@ const list: CommandParser = (args) => {
   };
 };
 
-/** jobs show ID [--json]: every column, errors one per line. */
+/** jobs show ID [--json]: every column, errors one per line; a queue row's id shows that row. */
 const show: CommandParser = (args) => {
   const { id, json } = jobIdArgument(args, true);
   return {
     ensureSchema: true,
     async run({ pool }) {
+      if (isQueueId(id)) {
+        const row = await findQueueRow(pool, id);
+        if (json) printJson(row);
+        else printQueueRow(row);
+        return;
+      }
       const job = await findJob(pool, id);
       if (json) {
         printJson(job);
@@ -187,12 +224,23 @@ const show: CommandParser = (args) => {
   };
 };
 
-/** jobs retry ID: back to queued with fresh attempts, and its graphile-worker job re-added. */
+/**
+ * jobs retry ID: back to queued with fresh attempts, and its graphile-worker job re-added. A queue
+ * row's id: that row rescheduled now with fresh attempts, as the console's retry does (a row that
+ * runs an app job is retried as that job).
+ */
 const retry: CommandParser = (args) => {
   const { id } = jobIdArgument(args, false);
   return {
     ensureSchema: true,
     async run({ pool }) {
+      if (isQueueId(id)) {
+        await findQueueRow(pool, id);
+        const outcome = await withTransaction(pool, (db) => retryListed(db, "queue", id));
+        if (!outcome.ok) throw new CliError(outcome.message);
+        printJsonLine({ job_id: id, source: "queue", status: "queued" });
+        return;
+      }
       const retried = await withTransaction(pool, async (db) => {
         const job = await findJob(db, id, { lock: true });
         if (!RETRYABLE.includes(job.status)) {
