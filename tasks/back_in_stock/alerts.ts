@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { runBulkNotify } from "../../src/actions/back_in_stock/signups/bulk-notify.ts";
-import { alertRecoverTask, alertRunTask, bulkNotifyTask, sendTask, thankYouTask } from "../../src/back_in_stock/alerts/deps.ts";
+import { alertRecoverTask, alertRunTask, bulkNotifyTask, restockBurstTask, sendTask, thankYouTask } from "../../src/back_in_stock/alerts/deps.ts";
 import { claimStage, queueSend, sendLedgerRows } from "../../src/back_in_stock/alerts/ledger.ts";
 import { recoverAlerts } from "../../src/back_in_stock/alerts/recovery.ts";
 import { scanReminders } from "../../src/back_in_stock/alerts/reminders.ts";
-import { checkInventory, runAlertBatch } from "../../src/back_in_stock/alerts/runs.ts";
+import { checkInventory, runAlertBatch, runRestockBurst } from "../../src/back_in_stock/alerts/runs.ts";
 import { withTransaction } from "../../src/core/db.ts";
 import { defineJobTask } from "../../src/core/job-task.ts";
 import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
@@ -18,6 +18,15 @@ const alertRun = defineTask({
   async run(ctx, payload) {
     const result = await runAlertBatch(ctx, payload, { signal: ctx.signal });
     ctx.log.debug({ task: alertRunTask.name, ...result }, "alert batch");
+  },
+});
+
+// The first message of every variant a restock just opened, at once (ahead of the runs' batches).
+const restockBurst = defineTask({
+  ...restockBurstTask,
+  async run(ctx, { shop_id: shopId }) {
+    const result = await runRestockBurst(ctx, shopId);
+    ctx.log.debug({ task: restockBurstTask.name, variants: result.variants, ...result.sent }, "restock burst");
   },
 });
 
@@ -76,7 +85,7 @@ const recover = defineTask({
 
 const bulkNotify = defineJobTask({ name: bulkNotifyTask.name, run: runBulkNotify });
 
-export const alertTasks: readonly AnyTaskDefinition[] = [alertRun, send, thankYou, reminderScan, inventoryCheck, recover, bulkNotify];
+export const alertTasks: readonly AnyTaskDefinition[] = [alertRun, restockBurst, send, thankYou, reminderScan, inventoryCheck, recover, bulkNotify];
 
 /** The alert pipeline's crontab lines. */
 export const ALERTS_CRONTAB = `

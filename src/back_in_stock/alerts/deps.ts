@@ -24,6 +24,12 @@ export const alertRunTask = declareTask({
   name: "bis_alert_run",
   payload: z.object({ shop_id: z.uuid(), variant_id: z.string().min(1), trigger: z.string().optional() }),
 });
+/**
+ * A shop's restock burst (job key `bis_restock_burst:<shop>`, high priority): the first message of
+ * every variant whose run a restock just opened, claimed in one statement and sent at once, so no
+ * customer's first alert waits behind another variant's whole batch.
+ */
+export const restockBurstTask = declareTask({ name: "bis_restock_burst", payload: z.object({ shop_id: z.uuid() }) });
 /** One claimed message (job key `bis_send:<ledger id>`). */
 export const sendTask = declareTask({ name: "bis_send", payload: z.object({ ledger_id: z.uuid() }) });
 /** The thank-you message of a new signup (job key `bis_send_thank_you:<signup id>`). */

@@ -251,19 +251,24 @@ export class RetryLater extends Error {
   }
 }
 
-/** The database connection whose life is the life of a sender's leases (bis_ledger.lease_pid). */
+/**
+ * The database connection whose life is the life of a sender's leases (bis_ledger.lease_pid). Its
+ * backend's start time is read in SQL, never through JavaScript (a Date keeps milliseconds,
+ * PostgreSQL microseconds: the lease would never match its holder).
+ */
 export interface LeaseHolder {
   pid: number;
-  backendStart: Date;
 }
 
-/** The lease identity of a connection: its backend's pid and start time (a reused pid starts later). */
 export async function leaseHolder(db: Db): Promise<LeaseHolder> {
-  const { rows } = await db.query<{ pid: number; backend_start: Date }>("select pid, backend_start from pg_stat_activity where pid = pg_backend_pid()");
+  const { rows } = await db.query<{ pid: number }>("select pg_backend_pid() as pid");
   const row = rows[0];
-  if (!row) throw new Error("the connection's backend is not in pg_stat_activity");
-  return { pid: row.pid, backendStart: row.backend_start };
+  if (!row) throw new Error("pg_backend_pid() answered no row");
+  return { pid: row.pid };
 }
+
+/** The holder's backend start (a reused pid starts later), in SQL; `$n` is the holder's pid. */
+const holderStart = (param: string) => `(select a.backend_start from pg_stat_activity a where a.pid = ${param})`;
 
 /** A lease is dead when its connection is gone: `l` is the bis_ledger row. */
 export const LEASE_DEAD = `(l.lease_pid is null or not exists (
@@ -308,8 +313,9 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
       await marks.flushed();
       // A row this call leased and did not mark (an error midway): free for the next sender now.
       await deps.pool.query(
-        "update bis_ledger set lease_pid = null, lease_backend_start = null where id = any($1::uuid[]) and lease_pid = $2 and lease_backend_start = $3",
-        [rows.map((r) => r.id), holder.pid, holder.backendStart],
+        `update bis_ledger set lease_pid = null, lease_backend_start = null
+         where id = any($1::uuid[]) and lease_pid = $2 and lease_backend_start = ${holderStart("$2")}`,
+        [rows.map((r) => r.id), holder.pid],
       );
     }
   } finally {
@@ -329,7 +335,7 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
 async function lease(pool: pg.Pool, ledgerIds: readonly string[], holder: LeaseHolder): Promise<PendingRow[]> {
   const { rows } = await pool.query<PendingRow>(
     `with leased as (
-       update bis_ledger l set lease_pid = $2, lease_backend_start = $3
+       update bis_ledger l set lease_pid = $2, lease_backend_start = ${holderStart("$2")}
        where l.id = any($1::uuid[]) and l.status = 'pending' and ${LEASE_DEAD}
        returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.created_at
      )
@@ -337,7 +343,7 @@ async function lease(pool: pg.Pool, ledgerIds: readonly string[], holder: LeaseH
             s.status as signup_status
      from leased l join bis_signups s on s.id = l.signup_id
      order by l.created_at, l.id`,
-    [ledgerIds, holder.pid, holder.backendStart],
+    [ledgerIds, holder.pid],
   );
   return rows;
 }

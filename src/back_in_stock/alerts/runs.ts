@@ -2,7 +2,7 @@ import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
-import { type AlertDeps, alertRunTask, sendTask } from "./deps.ts";
+import { type AlertDeps, alertRunTask, restockBurstTask, sendTask } from "./deps.ts";
 import { LEASE_DEAD, type LeaseHolder, type SendOptions, type SendSummary, SendContexts, addSummary, emptySummary, leaseHolder, sendLedgerRows, sendLimit } from "./ledger.ts";
 import { stageSwitches } from "../templates/render.ts";
 import { batchStock, itemStocks, mirrorStock } from "./stock.ts";
@@ -77,14 +77,20 @@ async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: 
   return rows[0]?.any ?? false;
 }
 
-/** Claims the next chunk of the queue for the run's batch, in one statement; answers the ledger ids. */
-async function claimChunk(db: Db, runId: string, shopId: string, variantId: string, limit: number, e: Eligibility): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `with picked as (
+/**
+ * Claims the next chunk of the queue for the run's batch, in one statement, within the quota the
+ * batch has left on the run row (locked: the restock burst claims from the same quota). Answers
+ * the ledger ids and the quota left before the claim.
+ */
+async function claimChunk(db: Db, runId: string, shopId: string, variantId: string, limit: number, e: Eligibility): Promise<{ ids: string[]; quotaLeft: number }> {
+  const { rows } = await db.query<{ quota_left: number; ids: string[] }>(
+    `with run as (
+       select greatest(coalesce(batch_quota, 0) - batch_claimed, 0) as quota_left from bis_alert_runs where id = $6 for update
+     ), picked as (
        select s.id, s.created_at from bis_signups s
        where ${ELIGIBLE}
        order by s.created_at, s.id
-       limit $5
+       limit least($5, (select quota_left from run))
        for update skip locked
      ), notified as (
        update bis_signups s set status = 'pending', last_error = null, updated_at = now()
@@ -94,16 +100,16 @@ async function claimChunk(db: Db, runId: string, shopId: string, variantId: stri
        insert into bis_ledger (shop_id, signup_id, stage)
        select $1, id, 'initial' from notified order by created_at, id
        on conflict (signup_id, stage) do nothing
-       returning id
+       returning id, created_at
      ), counted as (
        update bis_alert_runs set batch_claimed = batch_claimed + (select count(*) from claimed),
          notified = notified + (select count(*) from claimed), updated_at = now()
        where id = $6
      )
-     select id from claimed`,
+     select coalesce((select quota_left from run), 0)::int as quota_left, array(select id from claimed order by created_at, id) as ids`,
     [shopId, variantId, e.channels, e.optInRequired, limit, runId],
   );
-  return rows.map((r) => r.id);
+  return { ids: rows[0]?.ids ?? [], quotaLeft: rows[0]?.quota_left ?? 0 };
 }
 
 interface RunRow {
@@ -115,6 +121,7 @@ interface RunRow {
   batch_quota: number | null;
   batch_claimed: number;
   next_batch_at: Date | null;
+  trigger: string;
 }
 
 async function finishRun(db: Db, runId: string, status: "completed" | "stopped", reason: string | null, available?: number): Promise<void> {
@@ -223,7 +230,12 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
   const sendOptions: SendOptions = { contexts: new SendContexts(deps), limit: sendLimit(deps), holder };
   const sent = await resendOrphans(deps, shopId, variantId, sendOptions);
 
-  const stock = await batchStock(pool, deps.platform, log, shopId, variantId);
+  // The first batch of a run a restock webhook opened is sized by the stock that webhook wrote
+  // (openRestockRun): no live read before a customer's first alert. Later batches read live.
+  const fromWebhook = run.batches === 1 && run.batch_started_at !== null && run.trigger === "inventory_webhook";
+  const stock = fromWebhook
+    ? { available: (await mirrorStock(pool, shopId, variantId)).available, source: "mirror" as const }
+    : await batchStock(pool, deps.platform, log, shopId, variantId);
   if (stock.available < minimum) {
     await finishRun(pool, runId, "stopped", "out_of_stock", stock.available);
     return { outcome: "stopped", run_id: runId, stop_reason: "out_of_stock", available: stock.available, sent };
@@ -235,7 +247,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
     // A batch that did not finish (its worker died): it continues, within what the stock allows now.
     quota = Math.min(run.batch_quota ?? fresh, fresh);
     batchStart = run.batch_started_at;
-    await pool.query("update bis_alert_runs set last_available = $2, updated_at = now() where id = $1", [runId, stock.available]);
+    await pool.query("update bis_alert_runs set batch_quota = $3, last_available = $2, updated_at = now() where id = $1", [runId, stock.available, quota]);
   } else {
     quota = fresh;
     const { rows } = await pool.query<{ batch_started_at: Date }>(
@@ -250,6 +262,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
 
   const chunkSize = options.chunkSize ?? CHUNK_SIZE;
   const chunksInFlight = options.chunksInFlight ?? CHUNKS_IN_FLIGHT;
+  // An upper bound (the burst may have claimed some): claimChunk keeps the quota exact.
   let remaining = quota - run.batch_claimed;
   let claimedNow = 0;
   let exhausted = false;
@@ -267,9 +280,10 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
       stopAvailable = news.available;
       break;
     }
-    const ids = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e);
+    const { ids, quotaLeft } = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e);
     if (ids.length === 0) {
-      exhausted = true;
+      // Nobody left to claim, or the quota is used (by the restock burst): only the first ends the run.
+      exhausted = quotaLeft > 0;
       break;
     }
     remaining -= ids.length;
@@ -323,13 +337,83 @@ export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: 
   const after = await itemStocks(db, shopId, inventoryItemId);
   const rose = [...after.values()].filter((v) => v.available > (before.get(v.variantId)?.available ?? 0));
   if (rose.length === 0) return result;
-  const settings = await loadBackInStockSettings(db, shopId);
+  const [settings, switches] = await Promise.all([loadBackInStockSettings(db, shopId), stageSwitches(db, shopId)]);
   const e = eligibility(settings);
+  let opened = 0;
   for (const variant of rose) {
     if (variant.available < settings.delivery.minimum_restock_quantity) continue;
-    if (await anyEligibleWaiting(db, shopId, variant.variantId, e)) await requestAlertRun(db, shopId, variant.variantId, "inventory_webhook");
+    if (!(await anyEligibleWaiting(db, shopId, variant.variantId, e))) continue;
+    if (switches.initial && (await openRestockRun(db, shopId, variant.variantId, variant.available, settings))) opened += 1;
+    await requestAlertRun(db, shopId, variant.variantId, "inventory_webhook");
   }
+  if (opened > 0) await requestRestockBurst(db, shopId);
   return result;
+}
+
+/**
+ * Opens the variant's run with its first batch sized by the stock the webhook just wrote, in the
+ * webhook's transaction (no run under way: otherwise that run's batches go on as they are).
+ * Answers whether it opened one.
+ */
+async function openRestockRun(db: Db, shopId: string, variantId: string, available: number, settings: BackInStockSettings): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `insert into bis_alert_runs (shop_id, variant_id, trigger, batches, batch_started_at, batch_quota, batch_claimed, last_available)
+     values ($1, $2, 'inventory_webhook', 1, now(), $3, 0, $4)
+     on conflict (shop_id, variant_id) where status = 'running' do nothing`,
+    [shopId, variantId, Math.floor(settings.delivery.batch_multiplier * available), available],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Queues the shop's restock burst: one job, ahead of other work (graphile-worker runs lower priority numbers first). */
+async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
+  await enqueue(db, restockBurstTask, { shop_id: shopId }, { jobKey: `${restockBurstTask.name}:${shopId}`, priority: -10, maxAttempts: 5 });
+}
+
+/**
+ * The restock burst (the `bis_restock_burst` task): the first message of every run a restock
+ * opened that has claimed nothing yet, claimed in one statement (one per variant, each the
+ * variant's oldest eligible signup, within its batch's quota) and sent at once. The rest of each
+ * batch is its run's (runAlertBatch claims from the same quota, on the same locked run row).
+ */
+export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<{ variants: number; sent: SendSummary }> {
+  const { pool } = deps;
+  const [settings, switches] = await Promise.all([loadBackInStockSettings(pool, shopId), stageSwitches(pool, shopId)]);
+  if (!switches.initial) return { variants: 0, sent: emptySummary() };
+  const e = eligibility(settings);
+  const { rows } = await pool.query<{ id: string }>(
+    `with runs as (
+       select r.id, r.variant_id, r.started_at from bis_alert_runs r
+       where r.shop_id = $1 and r.status = 'running' and r.batches = 1 and r.batch_started_at is not null
+         and r.batch_claimed = 0 and r.batch_quota > 0 and r.trigger = 'inventory_webhook'
+       for update of r skip locked
+     ), picked as (
+       select runs.id as run_id, runs.started_at, first.id, first.created_at from runs
+       cross join lateral (
+         select s.id, s.created_at from bis_signups s
+         where s.shop_id = $1 and s.variant_id = runs.variant_id and s.status = 'waiting'
+           and s.channel = any($2::text[]) and (s.consent or not $3)
+         order by s.created_at, s.id
+         limit 1
+         for update skip locked
+       ) first
+     ), notified as (
+       update bis_signups s set status = 'pending', last_error = null, updated_at = now()
+       from picked where s.id = picked.id
+     ), claimed as (
+       insert into bis_ledger (shop_id, signup_id, stage)
+       select $1, id, 'initial' from picked
+       on conflict (signup_id, stage) do nothing
+       returning id, signup_id
+     ), counted as (
+       update bis_alert_runs r set batch_claimed = batch_claimed + 1, notified = notified + 1, updated_at = now()
+       from picked p join claimed c on c.signup_id = p.id where r.id = p.run_id
+     )
+     select c.id from claimed c join picked p on p.id = c.signup_id order by p.started_at, p.created_at`,
+    [shopId, e.channels, e.optInRequired],
+  );
+  const sent = await sendLedgerRows(deps, rows.map((r) => r.id), { mode: "job" });
+  return { variants: rows.length, sent };
 }
 
 /**
