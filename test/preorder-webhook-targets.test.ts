@@ -47,7 +47,7 @@ describe("webhook target addresses", () => {
       "100.127.255.254": "a shared (CGNAT) address",
       "0.0.0.0": "an unspecified address",
       "224.0.0.251": "a multicast address",
-      "255.255.255.255": "a reserved address",
+      "255.255.255.255": "a broadcast address",
       "::": "an unspecified address",
       "::1": "a loopback address",
       "fc00::1": "a private address",
@@ -62,6 +62,47 @@ describe("webhook target addresses", () => {
     for (const address of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "169.255.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) {
       expect([address, blockedAddressReason(address)]).toEqual([address, undefined]);
     }
+  });
+
+  it("refuses the special ranges a hand list missed, and judges an IPv6 address that carries an IPv4 one by that IPv4 address", () => {
+    const table: [string, string | undefined][] = [
+      // documentation (TEST-NET-1/2/3), benchmarking, the 6to4 relay anycast, IETF protocol assignments
+      ["192.0.2.1", "a reserved address"],
+      ["198.51.100.7", "a reserved address"],
+      ["203.0.113.9", "a reserved address"],
+      ["198.18.0.1", "a reserved address"],
+      ["192.88.99.1", "a reserved address"],
+      ["192.0.0.8", "a reserved address"],
+      // IPv4-translated (::ffff:0:a.b.c.d), in hex and dotted
+      ["::ffff:0:7f00:1", "a loopback address"],
+      ["::ffff:0:10.0.0.1", "a private address"],
+      ["::ffff:0:808:808", undefined],
+      // 6to4: 2002:AABB:CCDD::/48 carries AA.BB.CC.DD
+      ["2002:7f00:1::1", "a loopback address"],
+      ["2002:a9fe:a9fe::1", "a link-local address"],
+      ["2002:c000:201::1", "a reserved address"],
+      ["2002:808:808::1", undefined],
+      // NAT64: the well-known prefix carries an IPv4 address; the local-use prefix is refused
+      ["64:ff9b::7f00:1", "a loopback address"],
+      ["64:ff9b::8.8.8.8", undefined],
+      ["64:ff9b:1::808:808", "a reserved address"],
+      // Teredo: refused whatever it carries
+      ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "a Teredo tunnel address"],
+      // IPv4-compatible (deprecated), documentation, discard, outside 2000::/3, site-local, zone ids
+      ["::127.0.0.1", "a reserved address"],
+      ["::8.8.8.8", "a reserved address"],
+      ["2001:db8::1", "a reserved address"],
+      ["100::1", "a reserved address"],
+      ["4000::1", "a reserved address"],
+      ["fec0::1", "a site-local address"],
+      ["fe80::1%eth0", "a link-local address"],
+      ["::ffff:127.0.0.1%lo", "a loopback address"],
+      // public
+      ["1.1.1.1", undefined],
+      ["2a00:1450:4001:80b::200e", undefined],
+      ["::ffff:1.1.1.1", undefined],
+    ];
+    for (const [address, reason] of table) expect([address, blockedAddressReason(address)]).toEqual([address, reason]);
   });
 
   it("connects only after checking the address the name resolves to; with allowPrivate it goes through", async () => {
@@ -93,6 +134,8 @@ describe("PATCH /preorders/developer_settings refuses non-public endpoints", () 
       // The URL parser reads a decimal host as IPv4: 2130706433 is 127.0.0.1.
       ["https://2130706433/hook", "webhook.url must not point to a loopback address (127.0.0.1): webhooks go to public endpoints only"],
       ["https://0.0.0.0/hook", "webhook.url must not point to an unspecified address (0.0.0.0): webhooks go to public endpoints only"],
+      ["https://192.0.2.10/hook", "webhook.url must not point to a reserved address (192.0.2.10): webhooks go to public endpoints only"],
+      ["https://[2002:7f00:1::1]/hook", "webhook.url must not point to a loopback address (2002:7f00:1::1): webhooks go to public endpoints only"],
       // With private targets refused, http is not accepted anywhere: not to a public name, not to localhost.
       ["http://hooks.example.com/preorders", "webhook.url must be an https URL"],
       [`http://localhost:${port}/hook`, "webhook.url must not point to this machine (localhost)"],

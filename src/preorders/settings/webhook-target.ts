@@ -2,12 +2,14 @@ import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { type LookupFunction, isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * Where the developer webhook may be delivered. A merchant's endpoint must be on the public
- * internet: loopback, private (RFC 1918, fc00::/7), link-local (169.254/16 with the cloud
- * metadata address, fe80::/10), unspecified, multicast, CGNAT (100.64/10) and reserved
- * addresses are refused, so the webhook cannot be used to reach this service's own network.
+ * internet: only public unicast addresses are allowed (ipaddr.js's range classification), so
+ * loopback, private, link-local (the cloud metadata address), unspecified, multicast, CGNAT,
+ * documentation, benchmarking and other special ranges are refused and the webhook cannot be
+ * used to reach this service's own network.
  *
  * The check is made on the address actually connected to: the host is resolved once by the
  * connection's own lookup, the address is checked there, and the socket connects to that very
@@ -17,74 +19,66 @@ import { type LookupFunction, isIP } from "node:net";
  * the address rule, for a developer's own machine and the tests.
  */
 
-/** The reason an address may not be a webhook target, or undefined when it is public. */
+/** How a refusal names ipaddr.js's ranges; any other range that is not public unicast is "a reserved address". */
+const RANGE_REASONS: Readonly<Record<string, string>> = {
+  unspecified: "an unspecified address",
+  loopback: "a loopback address",
+  private: "a private address",
+  uniqueLocal: "a private address",
+  linkLocal: "a link-local address",
+  deprecatedSiteLocal: "a site-local address",
+  carrierGradeNat: "a shared (CGNAT) address",
+  multicast: "a multicast address",
+  broadcast: "a broadcast address",
+  // Its IPv4 parts are the relay's and the client's (obfuscated): neither says where packets end up.
+  teredo: "a Teredo tunnel address",
+};
+
+const reasonOfRange = (range: string): string | undefined => (range === "unicast" ? undefined : (RANGE_REASONS[range] ?? "a reserved address"));
+
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR("64:ff9b::/96");
+
+/** The IPv4 address of two 16-bit groups of an IPv6 address. */
+const v4Of = (high: number, low: number): ipaddr.IPv4 => new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
+
+/**
+ * An IPv6 address that carries an IPv4 address the packets are delivered to (IPv4-mapped,
+ * IPv4-translated, NAT64 well-known prefix, 6to4): that IPv4 address, judged by the IPv4 rules.
+ */
+function embeddedV4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
+  const [, g1 = 0, g2 = 0, , , , g6 = 0, g7 = 0] = address.parts;
+  if (range === "ipv4Mapped") return address.toIPv4Address();
+  if (range === "rfc6145") return v4Of(g6, g7);
+  // The well-known prefix only: the local-use 64:ff9b:1::/48 (RFC 8215) is a reserved range of its own.
+  if (range === "rfc6052" && address.match(NAT64_WELL_KNOWN)) return v4Of(g6, g7);
+  if (range === "6to4") return v4Of(g1, g2);
+  return undefined;
+}
+
+function blockedV6(address: ipaddr.IPv6): string | undefined {
+  const range = address.range() as string;
+  const v4 = embeddedV4(address, range);
+  if (v4) return reasonOfRange(v4.range());
+  if (range !== "unicast") return reasonOfRange(range);
+  // ipaddr.js calls every address outside its special ranges unicast; only 2000::/3 is allocated
+  // as global unicast (the rest, IPv4-compatible ::a.b.c.d included, is reserved).
+  return ((address.parts[0] ?? 0) & 0xe000) === 0x2000 ? undefined : "a reserved address";
+}
+
+/**
+ * The reason an address may not be a webhook target, or undefined when it is public unicast: the
+ * ranges are ipaddr.js's classification, an IPv6 address that carries an IPv4 one is judged by it.
+ */
 export function blockedAddressReason(address: string): string | undefined {
-  const family = isIP(address);
-  if (family === 4) return blockedV4(address);
-  if (family === 6) return blockedV6(address);
-  return "not an IP address";
-}
-
-function v4Number(address: string): number {
-  return address.split(".").reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-/** [first address, prefix length, reason] */
-const V4_BLOCKS: readonly (readonly [string, number, string])[] = [
-  ["0.0.0.0", 8, "an unspecified address"],
-  ["10.0.0.0", 8, "a private address"],
-  ["100.64.0.0", 10, "a shared (CGNAT) address"],
-  ["127.0.0.0", 8, "a loopback address"],
-  ["169.254.0.0", 16, "a link-local address"],
-  ["172.16.0.0", 12, "a private address"],
-  ["192.0.0.0", 24, "a reserved address"],
-  ["192.168.0.0", 16, "a private address"],
-  ["198.18.0.0", 15, "a reserved address"],
-  ["224.0.0.0", 4, "a multicast address"],
-  ["240.0.0.0", 4, "a reserved address"],
-];
-
-function blockedV4(address: string): string | undefined {
-  const n = v4Number(address);
-  for (const [first, bits, reason] of V4_BLOCKS) {
-    const size = 2 ** (32 - bits);
-    const start = v4Number(first);
-    if (n >= start && n < start + size) return reason;
-  }
-  return undefined;
-}
-
-/** The eight 16-bit groups of an IPv6 address (an embedded dotted IPv4 tail expanded). */
-function v6Groups(address: string): number[] {
-  let text = address.toLowerCase().replace(/%.*$/, "");
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted?.[1]) {
-    const n = v4Number(dotted[1]);
-    text = `${text.slice(0, dotted.index)}${Math.floor(n / 65536).toString(16)}:${(n % 65536).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
-  const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-}
-
-function blockedV6(address: string): string | undefined {
-  const g = v6Groups(address);
-  const [g0 = 0, g1 = 0, , , , g5 = 0, g6 = 0, g7 = 0] = g;
-  const zeroUntil = (n: number) => g.slice(0, n).every((x) => x === 0);
-  const embedded = () => `${g6 >> 8}.${g6 & 255}.${g7 >> 8}.${g7 & 255}`;
-  if (zeroUntil(8)) return "an unspecified address";
-  if (zeroUntil(7) && g7 === 1) return "a loopback address";
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d): the IPv4 rules.
-  if (zeroUntil(5) && g5 === 0xffff) return blockedV4(embedded());
-  if (zeroUntil(6)) return blockedV4(embedded());
-  if (g0 === 0x64 && g1 === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embedded());
-  if ((g0 & 0xfe00) === 0xfc00) return "a private address";
-  if ((g0 & 0xffc0) === 0xfe80) return "a link-local address";
-  if ((g0 & 0xffc0) === 0xfec0) return "a site-local address";
-  if ((g0 & 0xff00) === 0xff00) return "a multicast address";
-  return undefined;
+  // node:net's isIP first: it is stricter than ipaddr.parse, which also reads 0x7f.1 and octal forms.
+  if (isIP(address) === 0) return "not an IP address";
+  if (isIP(address) === 4) return reasonOfRange(ipaddr.IPv4.parse(address).range());
+  // ipaddr.js reads a dotted tail after :: as IPv4-mapped (::8.8.8.8 as ::ffff:8.8.8.8): written
+  // out in hex first, the deprecated IPv4-compatible form keeps its own place (reserved).
+  const hex = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)(%.*)?$/, (_m, a: string, b: string, c: string, d: string, zone: string | undefined) =>
+    `${[[a, b], [c, d]].map(([high, low]) => ((Number(high) << 8) | Number(low)).toString(16)).join(":")}${zone ?? ""}`,
+  );
+  return blockedV6(ipaddr.IPv6.parse(hex));
 }
 
 /** A URL's host without IPv6 brackets. */
