@@ -1,6 +1,18 @@
-import { describe, expect, it } from "vitest";
-import { ACTIONS } from "../src/actions/index.ts";
+import { describe, expect, it, vi } from "vitest";
+import { ACTIONS, createRegistry } from "../src/actions/index.ts";
+import { Dispatcher } from "../src/core/dispatcher.ts";
+import type * as OpenApiModule from "../src/docs/openapi.ts";
+import { openApiDocument } from "../src/docs/openapi.ts";
+import { cachedFor } from "../src/http/cached.ts";
+import { METRICS_CACHE_MS, createHttpServer } from "../src/http/server.ts";
+import { testConfig } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+
+// Counts the renderings of the OpenAPI document, wherever they happen in this process.
+vi.mock("../src/docs/openapi.ts", async (importOriginal) => {
+  const original: typeof OpenApiModule = await importOriginal();
+  return { ...original, openApiDocument: vi.fn(original.openApiDocument) };
+});
 
 const env = useTestEnv({ shop: false });
 
@@ -30,5 +42,72 @@ describe("public documents rendered from the registry", () => {
     for (const action of ACTIONS) {
       expect(openapi.paths[action.path]?.[action.method.toLowerCase()]?.operationId).toBe(action.name);
     }
+  });
+});
+
+describe("open routes cost the same however often they are asked", () => {
+  async function serve(options: Partial<Parameters<typeof createHttpServer>[0]>): Promise<{ origin: string; close: () => Promise<void> }> {
+    const config = testConfig(env.db.url);
+    const registry = createRegistry();
+    const http = createHttpServer({
+      dispatcher: new Dispatcher({ registry, pool: env.app.pool, config, log: env.log }),
+      log: env.log,
+      bodyLimit: config.BODY_LIMIT_BYTES,
+      healthy: async () => true,
+      ...options,
+    });
+    return { origin: await http.listen({ port: 0, host: "127.0.0.1" }), close: () => http.close() };
+  }
+
+  it("renders openapi.json once per registry, on its first request, for every server over it", async () => {
+    // A registry of its own: the service's actions are rendered already, by the tests above.
+    const actions = [...createRegistry().actions];
+    const builds = vi.mocked(openApiDocument);
+    const before = builds.mock.calls.length;
+    const servers = [await serve({ actions }), await serve({ actions })];
+    try {
+      expect(builds.mock.calls.length - before).toBe(0);
+      const texts: string[] = [];
+      for (const server of [...servers, ...servers]) texts.push(await (await fetch(`${server.origin}/api/v2/external/openapi.json`)).text());
+      expect(builds.mock.calls.length - before).toBe(1);
+      expect(new Set(texts).size).toBe(1);
+    } finally {
+      for (const server of servers) await server.close();
+    }
+  });
+
+  it("answers /metrics from one collection for the cache's time, concurrent scrapes included", async () => {
+    let collections = 0;
+    const metrics = async () => {
+      collections += 1;
+      return { contentType: "text/plain; version=0.0.4; charset=utf-8", text: `collections ${collections}\n` };
+    };
+    const server = await serve({ metrics, metricsCacheMs: 60_000 });
+    try {
+      const scrape = async () => (await fetch(`${server.origin}/metrics`)).text();
+      const answers = await Promise.all(Array.from({ length: 10 }, scrape));
+      answers.push(await scrape(), await scrape());
+      expect(collections).toBe(1);
+      expect(new Set(answers)).toEqual(new Set(["collections 1\n"]));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("collects again once the cache's time is over, and keeps no failed collection", async () => {
+    let now = 0;
+    let calls = 0;
+    const collect = cachedFor(1_000, async () => {
+      calls += 1;
+      if (calls === 1) throw new Error("scrape failed");
+      return calls;
+    }, () => now);
+    await expect(collect()).rejects.toThrow("scrape failed");
+    expect(await collect()).toBe(2);
+    now = 999;
+    expect(await collect()).toBe(2);
+    now = 1_000;
+    expect(await collect()).toBe(3);
+    expect(METRICS_CACHE_MS).toBeGreaterThan(0);
   });
 });

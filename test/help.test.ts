@@ -155,6 +155,24 @@ describe("GET /help", () => {
     expect(unknown.body).toEqual({ errors: ["verbose is not allowed"] });
   });
 
+  it("answers name, method, path and a one-line description only with ?format=compact, narrowed like the full form", async () => {
+    const full = await manifest("/help");
+    const compact = await manifest("/help?format=compact");
+    expect(compact.actions.map((a) => a.name)).toEqual(full.actions.map((a) => a.name));
+    for (const entry of compact.actions) {
+      expect(Object.keys(entry).sort()).toEqual(["description", "method", "name", "path"]);
+      expect(entry.description).not.toMatch(/\n/);
+      expect(entry.description.length).toBeLessThanOrEqual(160);
+      expect(entry.description.length).toBeGreaterThan(10);
+    }
+    expect(JSON.stringify(compact).length).toBeLessThan(JSON.stringify(full).length / 10);
+    const languages = compact.actions.find((a) => a.name === "account.languages.update");
+    expect(languages).toEqual({ name: "account.languages.update", method: "PATCH", path: "/account/languages", description: "Changes language settings." });
+    expect(await manifest("/account/help?format=compact")).toEqual(await manifest("/help?prefix=/account&format=compact"));
+    const bad = await api(env.app, "GET", "/help?format=short", { key: env.key });
+    expect(bad.body).toEqual({ errors: ["format must be one of: full, compact"] });
+  });
+
   it("needs a key like every v2 action", async () => {
     const answer = await api(env.app, "GET", "/help");
     expect(answer.status).toBe(401);

@@ -73,6 +73,8 @@ beforeAll(async () => {
     bodyLimit: config.BODY_LIMIT_BYTES,
     healthy: async () => true,
     metrics: exposition,
+    // Every scrape collects: the figures are read as differences between scrapes a moment apart.
+    metricsCacheMs: 0,
   });
   origin = await app.listen({ port: 0, host: "127.0.0.1" });
 });

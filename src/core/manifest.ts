@@ -39,10 +39,19 @@ export function responseSchema(action: AnyAction): unknown {
 
 export const SUMMARY_MAX = 160;
 
+/** Up to the first `.`, `!` or `?` followed by a space, other than an abbreviation's (e.g., i.e.). */
+function firstSentence(text: string): string {
+  for (const end of text.matchAll(/[.!?](?= )/g)) {
+    const upTo = text.slice(0, end.index + 1);
+    if (!/\b(e\.g|i\.e|etc|vs|cf)\.$/i.test(upTo)) return upTo;
+  }
+  return text;
+}
+
 /** One line for lists: the description's first sentence, at most SUMMARY_MAX characters. */
 export function summary(description: string): string {
   const flat = description.replace(/\s+/g, " ").trim();
-  const sentence = /^(.+?[.!?])(?= [A-Z(]|$)/.exec(flat)?.[1] ?? flat;
+  const sentence = firstSentence(flat);
   if (sentence.length <= SUMMARY_MAX) return sentence;
   const cut = sentence.slice(0, SUMMARY_MAX - 1);
   return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), SUMMARY_MAX / 2))}…`;

@@ -5,16 +5,18 @@ import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import type { Log } from "../logger.ts";
-import { llmsTxt, skillMd } from "../docs/llms.ts";
-import { openApiDocument } from "../docs/openapi.ts";
+import { publicDocuments } from "../docs/documents.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../config.ts";
+import { loginClient } from "../ops/login-limit.ts";
+import { AuthThrottle } from "./auth-throttle.ts";
+import { cachedFor } from "./cached.ts";
 import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
 import { type WebhookRouteOptions, webhookRoutes } from "./webhooks.ts";
 import { requestToken } from "./token.ts";
-import { mountV1 } from "./v1.ts";
+import { V1_BASE_PATH, mountV1, v1Errors } from "./v1.ts";
 import { type OpsOptions, opsRoutes } from "../ops/routes.ts";
 
 export interface HttpDeps {
@@ -39,6 +41,22 @@ export interface HttpDeps {
   ready?: () => Promise<{ ready: boolean; reasons: string[] }>;
   /** GET /metrics: the process's Prometheus exposition; absent: no /metrics route. */
   metrics?: () => Promise<{ contentType: string; text: string }>;
+  /** How long one collection of /metrics answers every scrape (default METRICS_CACHE_MS); 0: each scrape collects. */
+  metricsCacheMs?: number;
+  /** Failed authentications counted per client address (default: 60 a minute, see auth-throttle.ts). */
+  authThrottle?: AuthThrottle;
+}
+
+/** A flood of scrapes costs one collection per this time; Prometheus scrapes every 15 s or more. */
+export const METRICS_CACHE_MS = 1_000;
+
+/** The documents served without a key under the v2 base. */
+const PUBLIC_DOCUMENTS = ["llms.txt", "skill.md", "openapi.json"].map((name) => `${V2_BASE_PATH}/${name}`);
+
+/** Whether a path is answered only with an API key (v2 and MCP, v1): those count failed authentications. */
+function needsKey(path: string): boolean {
+  const under = (base: string) => path === base || path.startsWith(`${base}/`);
+  return (under(V2_BASE_PATH) || under(V1_BASE_PATH)) && !PUBLIC_DOCUMENTS.includes(path.replace(/\/+$/, ""));
 }
 
 /** The thin HTTP layer: normalises a request, hands it to the dispatcher, writes the answer. */
@@ -82,6 +100,24 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     done();
   });
 
+  // An address that sent too many missing or wrong keys is refused before its key is looked up:
+  // a flood of them would otherwise cost a database lookup each.
+  const throttle = deps.authThrottle ?? new AuthThrottle();
+  app.addHook("onRequest", (request, reply, done) => {
+    const path = request.url.split("?")[0] ?? "";
+    const waitSeconds = needsKey(path) ? throttle.refusedFor(loginClient(request.ip)) : undefined;
+    if (waitSeconds === undefined) return done();
+    const body = { errors: [MESSAGES.rateLimited] };
+    void reply
+      .code(429)
+      .header("retry-after", String(waitSeconds))
+      .send(path.startsWith(V1_BASE_PATH) ? v1Errors(429, body, []) : body);
+  });
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (reply.statusCode === 401 && needsKey(request.url.split("?")[0] ?? "")) throttle.fail(loginClient(request.ip));
+    done(null, payload);
+  });
+
   app.setErrorHandler((error: { code?: string; statusCode?: number }, request, reply) => {
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return reply.code(413).send({ errors: [MESSAGES.bodyTooLarge(deps.bodyLimit)] });
@@ -109,7 +145,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   });
 
   // Open on the listener like /healthz: its labels carry no shop, key or path (see src/metrics).
-  const metrics = deps.metrics;
+  const metrics = deps.metrics ? cachedFor(deps.metricsCacheMs ?? METRICS_CACHE_MS, deps.metrics) : undefined;
   if (metrics) {
     app.get("/metrics", async (_request, reply) => {
       const { contentType, text } = await metrics();
@@ -138,13 +174,11 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   if (deps.actions) {
     const actions = deps.actions;
     mountMcp(app, deps.dispatcher, actions);
-    // Public documents for people and AI agents, rendered once from the registry.
-    const llms = llmsTxt(actions);
-    const skill = skillMd(actions);
-    const openapi = JSON.stringify(openApiDocument(actions));
-    app.get(`${V2_BASE_PATH}/llms.txt`, (_request, reply) => reply.type("text/plain; charset=utf-8").send(llms));
-    app.get(`${V2_BASE_PATH}/skill.md`, (_request, reply) => reply.type("text/markdown; charset=utf-8").send(skill));
-    app.get(`${V2_BASE_PATH}/openapi.json`, (_request, reply) => reply.type("application/json").send(openapi));
+    // Public documents for people and AI agents, rendered once per process from the registry.
+    const documents = publicDocuments(actions);
+    app.get(`${V2_BASE_PATH}/llms.txt`, (_request, reply) => reply.type("text/plain; charset=utf-8").send(documents.llms()));
+    app.get(`${V2_BASE_PATH}/skill.md`, (_request, reply) => reply.type("text/markdown; charset=utf-8").send(documents.skill()));
+    app.get(`${V2_BASE_PATH}/openapi.json`, (_request, reply) => reply.type("application/json").send(documents.openapi()));
   }
   mountV1(app, deps.dispatcher);
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}`, handler: v2 });
