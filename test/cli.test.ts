@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
+import { sendAttemptsFor } from "../src/messaging/retry.ts";
 import { type CliResult, runCli } from "./helpers/cli.ts";
+import { seedAlert, seedNotification } from "./helpers/failed-messages.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
@@ -321,5 +323,84 @@ describe("cli: jobs show and retry take the queue ids jobs list --source all pri
     const gone = await cli("jobs", "show", "999999999");
     expect(gone.code).toBe(1);
     expect(gone.stderr).toBe("error: Job not found: 999999999 (a queue row is removed once it completes)\n");
+  });
+});
+
+describe("cli: messages", () => {
+  let shopA: string;
+  let shopB: string;
+  let alertA: { signupId: string; ledgerId: string };
+  let notificationA: string;
+  let pendingA: { signupId: string; ledgerId: string };
+  let alertB: { signupId: string; ledgerId: string };
+
+  const queueRow = async (key: string) =>
+    (await env.pool.query<{ max_attempts: number }>("select max_attempts from graphile_worker.jobs where key = $1", [key])).rows[0];
+  const status = async (table: "bis_ledger" | "preorder_notifications", id: string) =>
+    (await env.pool.query<{ status: string }>(`select status from ${table} where id = $1`, [id])).rows[0]?.status;
+
+  beforeAll(async () => {
+    const shops = await env.pool.query<{ id: string }>("insert into shops (name) values ('Messages Shop A'), ('Messages Shop B') returning id");
+    [shopA, shopB] = shops.rows.map((r) => r.id) as [string, string];
+    alertA = await seedAlert(env.pool, shopA, { contact: "refused-a@example.com", status: "failed", error: "550 5.1.1 mailbox unavailable" });
+    notificationA = await seedNotification(env.pool, shopA, { recipient: "buyer-a@example.com", status: "failed", error: "421 try again later (retry window ended)" });
+    pendingA = await seedAlert(env.pool, shopA, { contact: "pending-a@example.com", status: "pending" });
+    alertB = await seedAlert(env.pool, shopB, { contact: "refused-b@example.com", status: "failed", error: "550 no such user" });
+  });
+
+  it("messages failed lists both areas' failed messages with their reason, filtered by shop and area", async () => {
+    const table = await cli("messages", "failed");
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^id\s+area\s+shop\s+stage\s+channel\s+recipient\s+attempts\s+created\s+error$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0]).sort()).toEqual([alertA.ledgerId, notificationA, alertB.ledgerId].sort());
+    expect(table.stdout).toMatch(new RegExp(`^${notificationA}\\s+preorders\\s+${shopA}\\s+confirmation\\s+email\\s+buyer-a@example.com\\s+2\\s+.*421 try again later`, "m"));
+    expect(table.stdout).not.toContain(pendingA.ledgerId);
+
+    const json = JSON.parse((await cli("messages", "failed", "--shop", shopA, "--area", "back_in_stock", "--json")).stdout) as Record<string, unknown>[];
+    expect(json).toEqual([expect.objectContaining({ id: alertA.ledgerId, area: "back_in_stock", shop_id: shopA, recipient: "refused-a@example.com", error: "550 5.1.1 mailbox unavailable" })]);
+    const limited = await cli("messages", "failed", "--limit", "1");
+    expect(limited.stdout.trimEnd().split("\n")).toHaveLength(2);
+    expect(limited.stderr).toBe("Showing the newest 1 of 3 failed messages; --limit N shows more.\n");
+
+    expect((await cli("messages", "failed", "--shop", "not-a-shop")).stderr).toBe("error: Shop not found: not-a-shop\n");
+    const area = await cli("messages", "failed", "--area", "sms");
+    expect(area.code).toBe(2);
+    expect(area.stderr).toContain("--area must be one of: back_in_stock, preorders");
+  });
+
+  it("messages retry --id queues those messages again with the configured retry window, and refuses a message that is not failed", async () => {
+    const neither = await cli("messages", "retry");
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain("give --id ID (one or more) or --all, not both");
+
+    const refused = await cli("messages", "retry", "--id", notificationA, "--id", pendingA.ledgerId);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`error: Not a failed message: ${pendingA.ledgerId} (nothing was queued; see: messages failed)\n`);
+    expect(await status("preorder_notifications", notificationA)).toBe("failed");
+
+    const retried = await runCli(env.db.url, ["messages", "retry", "--id", notificationA], { SEND_RETRY_HOURS: "2" });
+    expect(retried.stderr).toBe("");
+    expect(JSON.parse(retried.stdout)).toEqual({ back_in_stock: 0, preorders: 1, shop_id: null });
+    expect(await status("preorder_notifications", notificationA)).toBe("pending");
+    expect(await queueRow(`preorders_notification_send:${notificationA}`)).toBeDefined();
+    expect(await status("bis_ledger", alertA.ledgerId)).toBe("failed");
+  });
+
+  it("messages retry --all takes a shop's failed messages, or every shop's without --shop (and says so)", async () => {
+    const one = await runCli(env.db.url, ["messages", "retry", "--all", "--shop", shopA], { SEND_RETRY_HOURS: "2" });
+    expect(one.stderr).toBe("");
+    expect(JSON.parse(one.stdout)).toEqual({ back_in_stock: 1, preorders: 0, shop_id: shopA });
+    expect(await status("bis_ledger", alertA.ledgerId)).toBe("pending");
+    expect((await env.pool.query<{ status: string }>("select status from bis_signups where id = $1", [alertA.signupId])).rows[0]?.status).toBe("pending");
+    expect(await queueRow(`bis_send:${alertA.ledgerId}`)).toEqual({ max_attempts: sendAttemptsFor(2) });
+    expect(await status("bis_ledger", alertB.ledgerId)).toBe("failed");
+
+    const every = await cli("messages", "retry", "--all");
+    expect(every.code).toBe(0);
+    expect(every.stderr).toBe("No --shop: retrying the failed messages of every shop.\n");
+    expect(JSON.parse(every.stdout)).toEqual({ back_in_stock: 1, preorders: 0, shop_id: null });
+    expect(await status("bis_ledger", alertB.ledgerId)).toBe("pending");
+    expect((await cli("messages", "failed")).stdout).toBe("No failed messages.\n");
   });
 });

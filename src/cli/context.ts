@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { loadConfig } from "../config.ts";
+import { type Config, loadConfig } from "../config.ts";
 import { migrate } from "../db/migrate.ts";
 import { type Log, createLogger } from "../logger.ts";
 import { createPool, resolveDatabase } from "../runtime/database.ts";
@@ -7,6 +7,7 @@ import { createPool, resolveDatabase } from "../runtime/database.ts";
 export interface CliContext {
   pool: pg.Pool;
   log: Log;
+  config: Config;
 }
 
 /** What a parsed command line runs; parsing happens first, so a usage error never touches the database. */
@@ -34,7 +35,7 @@ export async function runWithContext(command: Command): Promise<void> {
         const applied = await migrate(pool, log);
         if (applied.length > 0) log.info({ applied }, "migrations applied");
       }
-      await command.run({ pool, log });
+      await command.run({ pool, log, config });
     } finally {
       await pool.end();
     }

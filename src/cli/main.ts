@@ -3,6 +3,7 @@ import { EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError, errorLine } from "./errors
 import { integrationsCommands } from "./integrations.ts";
 import { jobsCommands } from "./jobs.ts";
 import { keysCommands } from "./keys.ts";
+import { messagesCommands } from "./messages.ts";
 import { migrateCommand } from "./migrate.ts";
 import { plansCommands } from "./plans.ts";
 import { shopsCommands } from "./shops.ts";
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, CommandParser | Record<string, CommandParser>> = 
   shops: shopsCommands,
   keys: keysCommands,
   jobs: jobsCommands,
+  messages: messagesCommands,
   integrations: integrationsCommands,
   plans: plansCommands,
 };

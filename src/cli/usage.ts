@@ -11,7 +11,15 @@ Usage: npm run cli -- <command> [options]
                                            newest jobs first (default limit 50);
                                            S is queued, running, completed, failed or cancelled
   jobs show JOB_ID [--json]                every field of one job, its errors and result
+                                           (JOB_ID: an app job's uuid or a queue row's number)
   jobs retry JOB_ID                        queue a failed, cancelled or completed job again
+  messages failed [--shop SHOP_ID] [--area back_in_stock|preorders] [--limit N] [--json]
+                                           messages that failed for good, newest first, with
+                                           their reason (default limit 50)
+  messages retry (--id MESSAGE_ID ... | --all) [--shop SHOP_ID] [--area back_in_stock|preorders]
+                                           send failed messages again (same message ids, retried
+                                           for SEND_RETRY_HOURS); --all without --shop takes
+                                           every shop's; prints how many of each area were queued
   integrations connect-email-provider-1 --shop SHOP_ID --code CODE [--list LIST_ID]
                                            finish email_provider_1's OAuth connection (the code is
                                            exchanged for a token, stored encrypted; sync stays off)
