@@ -104,11 +104,19 @@ async function renderedPreorders(): Promise<Rendered[]> {
       const template = shippedTemplate(stage, locale);
       if (!template) throw new Error(`no shipped ${stage} template in ${locale}`);
       const where = `preorder ${stage} ${locale}`;
-      // balance_due is sent only while a balance is outstanding, due on a date.
-      const variables = stage === "balance_due" ? { ...PREORDER_VARIABLES, balance: { amount: "60.00", due_date: "2026-11-20", auto_collect: false } } : PREORDER_VARIABLES;
-      out.push({ where: `${where} sms`, text: await renderTemplate(template.sms.body, variables, "text") });
-      const html = await wrapped(await renderTemplate(template.email.body, variables, "html"), DEFAULT_EMAIL_LAYOUT, "");
-      out.push({ where: `${where} email`, html, text: await renderTemplate(template.email.subject, variables, "text") });
+      // balance_due is sent only while a balance is outstanding, due on a date; a confirmation may
+      // have no balance, or one the offer gives no due date.
+      const balances =
+        stage === "balance_due"
+          ? [{ amount: "60.00", due_date: "2026-11-20", auto_collect: false }]
+          : [PREORDER_VARIABLES.balance, { amount: "60.00", due_date: "", auto_collect: false }];
+      for (const balance of balances) {
+        const variables = { ...PREORDER_VARIABLES, balance };
+        const at = `${where} (balance ${balance.amount || "none"} due ${balance.due_date || "never"})`;
+        out.push({ where: `${at} sms`, text: await renderTemplate(template.sms.body, variables, "text") });
+        const html = await wrapped(await renderTemplate(template.email.body, variables, "html"), DEFAULT_EMAIL_LAYOUT, "");
+        out.push({ where: `${at} email`, html, text: await renderTemplate(template.email.subject, variables, "text") });
+      }
     }
   }
   return out;
@@ -148,7 +156,8 @@ describe("shipped templates and layout with nothing set", () => {
 
   it("render every preorder notification stage, locale and channel without them", async () => {
     const rendered = await renderedPreorders();
-    expect(rendered).toHaveLength(NOTIFICATION_STAGES.length * SHIPPED_LOCALES.length * 2);
+    // Two balances for confirmation and shipping_date_change, one for balance_due; two channels each.
+    expect(rendered).toHaveLength((NOTIFICATION_STAGES.length * 2 - 1) * SHIPPED_LOCALES.length * 2);
     expect(defectsOf(rendered)).toEqual([]);
   });
 

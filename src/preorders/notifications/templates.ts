@@ -35,22 +35,22 @@ function shipped(locale: "en" | "fr" | "de" | "es"): Record<NotificationStage, S
   const when = WHEN[locale] ?? "";
   const texts = {
     en: {
-      confirmation: ["Your preorder {{ order.name }} is confirmed", `Thank you for your preorder {{ order.name }} at {{ shop.name }}. {{ offer.name }} ships ${when}.`, "A balance of {{ balance.amount }} {{ order.currency }} is due on {{ balance.due_date }}."],
+      confirmation: ["Your preorder {{ order.name }} is confirmed", `Thank you for your preorder {{ order.name }} at {{ shop.name }}. {{ offer.name }} ships ${when}.`, "A balance of {{ balance.amount }} {{ order.currency }} is due on {{ balance.due_date }}.", "A balance of {{ balance.amount }} {{ order.currency }} remains to be paid."],
       shipping_date_change: ["New shipping date for your preorder {{ order.name }}", `{{ offer.name }} in your preorder {{ order.name }} now ships ${when} (before: ${before(when)}).`],
       balance_due: ["The balance of your preorder {{ order.name }} is due", "The remaining balance of {{ balance.amount }} {{ order.currency }} for your preorder {{ order.name }} is due on {{ balance.due_date }}.", "We will charge it automatically with your saved payment method."],
     },
     fr: {
-      confirmation: ["Votre précommande {{ order.name }} est confirmée", `Merci pour votre précommande {{ order.name }} chez {{ shop.name }}. {{ offer.name }} sera expédié ${when}.`, "Un solde de {{ balance.amount }} {{ order.currency }} est dû le {{ balance.due_date }}."],
+      confirmation: ["Votre précommande {{ order.name }} est confirmée", `Merci pour votre précommande {{ order.name }} chez {{ shop.name }}. {{ offer.name }} sera expédié ${when}.`, "Un solde de {{ balance.amount }} {{ order.currency }} est dû le {{ balance.due_date }}.", "Un solde de {{ balance.amount }} {{ order.currency }} reste à payer."],
       shipping_date_change: ["Nouvelle date d'expédition pour votre précommande {{ order.name }}", `{{ offer.name }} de votre précommande {{ order.name }} sera expédié ${when} (avant : ${before(when)}).`],
       balance_due: ["Le solde de votre précommande {{ order.name }} est dû", "Le solde de {{ balance.amount }} {{ order.currency }} de votre précommande {{ order.name }} est dû le {{ balance.due_date }}.", "Nous le débiterons automatiquement avec votre moyen de paiement enregistré."],
     },
     de: {
-      confirmation: ["Ihre Vorbestellung {{ order.name }} ist bestätigt", `Danke für Ihre Vorbestellung {{ order.name }} bei {{ shop.name }}. {{ offer.name }} wird ${when} versandt.`, "Ein Restbetrag von {{ balance.amount }} {{ order.currency }} ist am {{ balance.due_date }} fällig."],
+      confirmation: ["Ihre Vorbestellung {{ order.name }} ist bestätigt", `Danke für Ihre Vorbestellung {{ order.name }} bei {{ shop.name }}. {{ offer.name }} wird ${when} versandt.`, "Ein Restbetrag von {{ balance.amount }} {{ order.currency }} ist am {{ balance.due_date }} fällig.", "Ein Restbetrag von {{ balance.amount }} {{ order.currency }} ist noch offen."],
       shipping_date_change: ["Neues Versanddatum für Ihre Vorbestellung {{ order.name }}", `{{ offer.name }} aus Ihrer Vorbestellung {{ order.name }} wird jetzt ${when} versandt (vorher: ${before(when)}).`],
       balance_due: ["Der Restbetrag Ihrer Vorbestellung {{ order.name }} ist fällig", "Der Restbetrag von {{ balance.amount }} {{ order.currency }} für Ihre Vorbestellung {{ order.name }} ist am {{ balance.due_date }} fällig.", "Wir buchen ihn automatisch über Ihre gespeicherte Zahlungsart ab."],
     },
     es: {
-      confirmation: ["Tu reserva {{ order.name }} está confirmada", `Gracias por tu reserva {{ order.name }} en {{ shop.name }}. {{ offer.name }} se enviará ${when}.`, "Quedan {{ balance.amount }} {{ order.currency }} por pagar el {{ balance.due_date }}."],
+      confirmation: ["Tu reserva {{ order.name }} está confirmada", `Gracias por tu reserva {{ order.name }} en {{ shop.name }}. {{ offer.name }} se enviará ${when}.`, "Quedan {{ balance.amount }} {{ order.currency }} por pagar el {{ balance.due_date }}.", "Quedan {{ balance.amount }} {{ order.currency }} por pagar."],
       shipping_date_change: ["Nueva fecha de envío de tu reserva {{ order.name }}", `{{ offer.name }} de tu reserva {{ order.name }} se enviará ${when} (antes: ${before(when)}).`],
       balance_due: ["El saldo de tu reserva {{ order.name }} vence", "El saldo de {{ balance.amount }} {{ order.currency }} de tu reserva {{ order.name }} vence el {{ balance.due_date }}.", "Lo cobraremos automáticamente con tu método de pago guardado."],
     },
@@ -60,7 +60,8 @@ function shipped(locale: "en" | "fr" | "de" | "es"): Record<NotificationStage, S
   const due = texts.balance_due;
   return {
     confirmation: {
-      email: { subject: conf[0] ?? "", body: `<p>${conf[1] ?? ""}</p>{% if balance.amount != blank %}<p>${conf[2] ?? ""}</p>{% endif %}` },
+      // An order may have a balance without a due date (the offer sets none): no "due on ." then.
+      email: { subject: conf[0] ?? "", body: `<p>${conf[1] ?? ""}</p>{% if balance.amount != blank %}<p>{% if balance.due_date != blank %}${conf[2] ?? ""}{% else %}${conf[3] ?? ""}{% endif %}</p>{% endif %}` },
       sms: { body: `{{ shop.name }}: ${conf[1] ?? ""}` },
     },
     shipping_date_change: {
