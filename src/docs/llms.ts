@@ -4,7 +4,8 @@ import { API_VERSION, V2_BASE_PATH, manifestEntry } from "../core/manifest.ts";
 const RULES = `## How to call it
 
 - Base path: \`${V2_BASE_PATH}\`. Every request needs the header \`X-Auth-Token: <API key>\`.
-- Discover actions with \`GET ${V2_BASE_PATH}/help\` (narrow with \`?prefix=/preorders/offers\` or \`GET <scope>/help\`);
+- Discover actions with \`GET ${V2_BASE_PATH}/help\` (narrow with \`?prefix=/preorders/offers\` or \`GET <scope>/help\`,
+  shorten to one line per action with \`?format=compact\`);
   each entry has the method, path, JSON Schema of the request and of the success's answer, aliases
   (phrases to match a request to the action), notes (its rules), cost and whether it is async.
 - Reads answer 200 with the payload itself. Writes answer 202 with the committed resource, or a job
@@ -12,12 +13,16 @@ const RULES = `## How to call it
   \`completed\`, \`failed\` or \`cancelled\`.
 - Errors are \`{ "errors": ["..."] }\`: 400 bad JSON, 401 key missing or invalid, 404 unknown action or
   resource, 409 refused state change (one-line reason), 422 validation (one message per field;
-  unknown fields are refused), 429 rate limit (wait \`Retry-After\` seconds), 500 with a request id.
+  unknown fields are refused), 429 rate limit (wait \`Retry-After\` seconds; also after 60 requests
+  without a valid key from one address in a minute), 500 with a request id.
 - Rate limit: 360 points per 60 seconds per key; reads cost 1, writes 2. Headers
   \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` tell the budget.
 - Settings are changed with one deep-partial PATCH per capability; state changes and side effects
   are named POST actions (for example \`POST /preorders/offers/{id}/enable\`).
-- MCP: every action is also a tool at \`POST ${V2_BASE_PATH}/mcp\` (Streamable HTTP, same key).`;
+- MCP: every action is also a tool at \`POST ${V2_BASE_PATH}/mcp\` (Streamable HTTP, same key, one
+  JSON-RPC message per request). It lists \`search_actions\`, \`describe_action\` and \`call_action\`
+  by default; \`?toolsets=preorders,back_in_stock\` (or \`account\`, \`core\`, \`discovery\`, \`all\`)
+  lists those areas' tools instead.`;
 
 /**
  * One action: its line, then (indented, so the list stays one item per action) the phrases an
