@@ -179,7 +179,7 @@ class RecordingValidator implements jsonSchemaValidator {
 
 async function connect(validator: jsonSchemaValidator): Promise<Client> {
   const client = new Client({ name: "contract-test", version: "1.0.0" }, { jsonSchemaValidator: validator });
-  const transport = new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp?toolsets=all`), {
     requestInit: { headers: { "X-Auth-Token": env.key } },
   });
   await client.connect(transport);

@@ -281,7 +281,7 @@ describe("CSV export", () => {
 
     // Over MCP the same download is the file's text.
     const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "X-Auth-Token": env.shop.apiKey } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp?toolsets=all`), { requestInit: { headers: { "X-Auth-Token": env.shop.apiKey } } }));
     try {
       const result = await client.callTool({ name: "exports_download", arguments: { export_id: path.split("/").at(-1) } });
       expect(result.isError).toBeFalsy();

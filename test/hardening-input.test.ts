@@ -102,7 +102,7 @@ describe("NUL bytes in query strings and path parameters", () => {
 describe("other transports", () => {
   it("MCP: a NUL in a tool's argument is a tool error naming the field", async () => {
     const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "X-Auth-Token": env.key } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp?toolsets=all`), { requestInit: { headers: { "X-Auth-Token": env.key } } }));
     try {
       const created = await client.callTool({ name: "preorders_offers_create", arguments: { name: "a\u0000b" } });
       expect(created.isError).toBe(true);

@@ -206,7 +206,7 @@ describe("loading the articles from several processes at once", () => {
 describe("help docs through MCP", () => {
   it("searches with a JSON number as limit and answers the results as structured content", async () => {
     const client = new Client({ name: "test", version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), {
+    const transport = new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp?toolsets=all`), {
       requestInit: { headers: { "x-auth-token": env.key } },
     });
     await client.connect(transport);
@@ -225,7 +225,7 @@ describe("help docs through MCP", () => {
 
   it("answers a refused limit as a tool error with the API's message", async () => {
     const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp`), { requestInit: { headers: { "x-auth-token": env.key } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${env.app.origin}/api/v2/external/mcp?toolsets=all`), { requestInit: { headers: { "x-auth-token": env.key } } }));
     try {
       // A client that listed the tools checks structuredContent against the outputSchema: errors must still reach it.
       await client.listTools();
