@@ -4,9 +4,8 @@ import type { Db } from "../core/db.ts";
 import { type Issue, fieldIssue } from "../core/errors.ts";
 import { hexColor } from "../core/schemas.ts";
 import { htmlToText } from "../messaging/render/html-to-text.ts";
-import { TEMPLATE_LIMITS, templateFailure } from "../messaging/render/limits.ts";
-import { renderTemplate } from "../messaging/render/render.ts";
-import { templateProblem } from "../back_in_stock/templates/template-rendering.ts";
+import { TEMPLATE_LIMITS, templateFailure, templateIssue } from "../messaging/render/limits.ts";
+import { renderTemplate, templateProblem } from "../messaging/render/render.ts";
 import { unknownVariableIssue } from "../back_in_stock/templates/variables-check.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { withUnsubscribeLink } from "./unsubscribe-footer.ts";
@@ -129,13 +128,14 @@ export async function prepareLayout(layout: EmailLayout, shop: LayoutShop): Prom
 
 /** The 422 issues of a layout about to be saved: its html must render (limits included), use only LAYOUT_VARIABLES and hold {{ content }} once. */
 export async function layoutIssues(layout: EmailLayout, shop: LayoutShop): Promise<Issue[]> {
-  const problem = await templateProblem("html", layout.html, "html");
+  // With the layout's own values (not the back-in-stock samples): they are what it renders with.
+  const problem = await templateProblem("html", layout.html, "html", variables(layout, shop));
   if (problem) return [problem];
   try {
     const out = await renderTemplate(layout.html, variables(layout, shop), "html");
     if (out.split(CONTENT_MARKER).length !== 2) return [fieldIssue("html", ONE_CONTENT)];
   } catch (error) {
-    return [fieldIssue("html", templateFailure("", error).trim())];
+    return [templateIssue("html", error)];
   }
   const unknown = unknownVariableIssue("html", layout.html, LAYOUT_VARIABLES);
   return unknown ? [unknown] : [];
