@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { MESSAGE_AREAS, countFailedMessages, listFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
+import { MESSAGE_AREAS, countFailedMessages, listFailedMessages, resendAllFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
 import { isUuid, oneOf, positionals, positiveInteger, usageErrors } from "./args.ts";
 import type { CommandParser } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
@@ -8,8 +8,6 @@ import { requireShop } from "./shop-lookup.ts";
 import { formatTable, formatTime } from "./table.ts";
 
 const DEFAULT_LIMIT = 50;
-/** resendFailedMessages takes at most this many of each area per call (its default). */
-const RESEND_CHUNK = 1000;
 
 const filterOptions = { shop: { type: "string" }, area: { type: "string" } } as const;
 
@@ -85,15 +83,7 @@ const retry: CommandParser = (args) => {
         Object.assign(queued, await resendFailedMessages(pool, { ...filter, ids: options.ids, limit: options.ids.length }, config.SEND_RETRY_HOURS));
       } else {
         if (options.shop === undefined) printNotice("No --shop: retrying the failed messages of every shop.");
-        // In chunks; bounded by the count at the start, as a message failing again at once (a
-        // refused address) would otherwise be taken again and again.
-        const rounds = Math.ceil((await countFailedMessages(pool, filter)) / RESEND_CHUNK) + 1;
-        for (let round = 0; round < rounds; round++) {
-          const chunk = await resendFailedMessages(pool, { ...filter, limit: RESEND_CHUNK }, config.SEND_RETRY_HOURS);
-          queued.back_in_stock += chunk.back_in_stock;
-          queued.preorders += chunk.preorders;
-          if (chunk.back_in_stock < RESEND_CHUNK && chunk.preorders < RESEND_CHUNK) break;
-        }
+        Object.assign(queued, await resendAllFailedMessages(pool, filter, config.SEND_RETRY_HOURS));
       }
       printJsonLine({ ...queued, shop_id: options.shop ?? null });
     },

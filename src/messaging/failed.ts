@@ -118,3 +118,21 @@ export async function resendFailedMessages(pool: pg.Pool, filter: FailedFilter, 
     return { back_in_stock: alerts.length, preorders: notifications.length };
   });
 }
+
+/**
+ * Every failed message the filter matches sent again, in chunks of `resendFailedMessages`. The
+ * rounds are bounded by the count at the start: a message that fails again at once (a refused
+ * address) would otherwise be taken again and again.
+ */
+export async function resendAllFailedMessages(pool: pg.Pool, filter: Omit<FailedFilter, "ids" | "limit">, retryHours: number): Promise<ResendResult> {
+  const chunk = 1000;
+  const total: ResendResult = { back_in_stock: 0, preorders: 0 };
+  const rounds = Math.ceil((await countFailedMessages(pool, filter)) / chunk) + 1;
+  for (let round = 0; round < rounds; round++) {
+    const done = await resendFailedMessages(pool, { ...filter, limit: chunk }, retryHours);
+    total.back_in_stock += done.back_in_stock;
+    total.preorders += done.preorders;
+    if (done.back_in_stock < chunk && done.preorders < chunk) break;
+  }
+  return total;
+}

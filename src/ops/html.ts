@@ -25,7 +25,7 @@ export function page(options: PageOptions): string {
   const nav =
     options.csrf === undefined
       ? ""
-      : `<header><nav id="ops-nav"><a href="/ops">Overview</a> <a href="/ops/jobs">Jobs</a></nav>
+      : `<header><nav id="ops-nav"><a href="/ops">Overview</a> <a href="/ops/jobs">Jobs</a> <a href="/ops/messages">Failed messages</a></nav>
 <form id="logout" method="post" action="/ops/logout"><input type="hidden" name="csrf" value="${esc(options.csrf)}"><button type="submit">Log out</button></form></header>`;
   const flash = options.flash ? `<p id="flash" role="status">${esc(options.flash)}</p>` : "";
   return `<!doctype html>

@@ -1,4 +1,5 @@
 import type { Db } from "../core/db.ts";
+import { countFailedMessages } from "../messaging/failed.ts";
 import { esc, time } from "./html.ts";
 
 export interface Overview {
@@ -8,12 +9,14 @@ export interface Overview {
   offer_syncs: { counts: Record<string, number>; failing: { id: string; shop_name: string | null; name: string; sync_last_error: string | null; updated_at: Date }[] };
   webhook_lag: { unprocessed: number; oldest_unprocessed_at: Date | null; oldest_unprocessed_seconds: number | null; p50_seconds: number | null; max_seconds: number | null; processed_last_hour: number };
   failing_providers: { target: string; failed: number; last_error: string | null; last_failed_at: Date }[];
+  /** Messages of both areas that failed for good (the failed-messages view, /ops/messages). */
+  failed_messages: number;
 }
 
 const n = (v: unknown): number => Number(v ?? 0);
 
 export async function loadOverview(db: Db): Promise<Overview> {
-  const [depth, throughput, runs, syncCounts, failing, lag, providers] = await Promise.all([
+  const [depth, throughput, runs, syncCounts, failing, lag, providers, failedMessages] = await Promise.all([
     db.query<Overview["queue_depth"][number]>(
       `select task_identifier as task,
          count(*) filter (where locked_at is null and attempts < max_attempts and run_at <= now())::int as ready,
@@ -62,6 +65,7 @@ export async function loadOverview(db: Db): Promise<Overview> {
       `select distinct on (target) target, count(*) over (partition by target)::int as failed, last_error, updated_at as last_failed_at
        from signup_syncs where status = 'failed' order by target, updated_at desc`,
     ),
+    countFailedMessages(db),
   ]);
   const counts: Record<string, number> = { pending: 0, synced: 0, failed: 0 };
   for (const row of syncCounts.rows) counts[row.sync_status] = row.count;
@@ -80,6 +84,7 @@ export async function loadOverview(db: Db): Promise<Overview> {
       processed_last_hour: n(l.processed_last_hour),
     },
     failing_providers: providers.rows,
+    failed_messages: failedMessages,
   };
 }
 
@@ -95,7 +100,10 @@ function table(id: string, headers: string[], rows: { task?: string; cells: unkn
 
 export function renderOverview(o: Overview): string {
   const w = o.webhook_lag;
-  return `<section id="queue"><h2>Queue depth per task</h2>
+  return `<section id="failed-messages-section"><h2>Failed messages</h2>
+<p><a id="failed-messages-link" href="/ops/messages"><span class="count">${esc(o.failed_messages)}</span> message(s) failed for good</a> (back-in-stock alerts and preorder notifications, with their reasons; retry them there).</p>
+</section>
+<section id="queue"><h2>Queue depth per task</h2>
 ${table("queue-depth", ["task", "ready", "scheduled", "running", "failed"], o.queue_depth.map((r) => ({ task: r.task, cells: [r.task, r.ready, r.scheduled, r.running, r.failed] })), "The queue is empty.")}
 </section>
 <section id="throughput-section"><h2>Throughput per task</h2>

@@ -5,6 +5,9 @@ import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STAT
 import { CSP, CSS, esc, liveRegion, page, time } from "./html.ts";
 import { countLoginAttempt, forgiveLoginAttempt, loginClient } from "./login-limit.ts";
 import { loadOverview, renderOverview } from "./overview.ts";
+import { isUuid } from "../core/params.ts";
+import { countFailedMessages, listFailedMessages, resendAllFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
+import { MESSAGES_SHOWN, type MessageFilters, messageFiltersOf, messagesPage, messagesQuery, presentMessage, retriedText, shopIdOf } from "./messages.ts";
 import { isSessionRevoked, revokeSession } from "./sessions.ts";
 import { SCRIPT } from "./static.ts";
 
@@ -16,11 +19,14 @@ export interface OpsOptions {
   secureCookies: boolean;
   /** PUBLIC_URL's origin, accepted as same-origin besides the request's own Host. */
   publicOrigin?: string | undefined;
+  /** SEND_RETRY_HOURS: how long a message sent again from the console is retried (default 24, the configuration's). */
+  sendRetryHours?: number | undefined;
 }
 
 const FLASH_COOKIE = "ops_flash";
 const JOB_GONE = "<p>No such job (it may have finished and been removed from the queue).</p>";
 const DEFAULT_REFRESH_SECONDS = 5;
+const DEFAULT_SEND_RETRY_HOURS = 24;
 
 interface Authed {
   session: Session;
@@ -304,6 +310,57 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return reply.code(400).send({ errors: [filters] });
     return reply.send({ jobs: (await listJobs(options.pool, filters)).map(presentListed) });
+  });
+
+  /** The failed-messages filters of a request, its shop resolved to an id; a message when they are wrong. */
+  const messageFilter = async (values: { shop?: string | undefined; area?: string | undefined }) => {
+    const filters = messageFiltersOf(values);
+    if (typeof filters === "string") return filters;
+    const shop = await shopIdOf(options.pool, filters.shop);
+    if (typeof shop === "string") return shop;
+    return { filters, filter: { shopId: shop.shopId, area: filters.area } };
+  };
+  const failedPage = (auth: Authed, body: string, flash?: string) => page({ title: "Failed messages", body, csrf: auth.csrf, ...(flash ? { flash } : {}) });
+
+  app.get("/ops/messages", async (request, reply) => {
+    const auth = await pageSession(request, reply);
+    if (!auth) return reply;
+    const resolved = await messageFilter({ shop: one(request.query, "shop"), area: one(request.query, "area") });
+    if (typeof resolved === "string") return html(reply, 400, failedPage(auth, `<p>${esc(resolved)}</p>`));
+    const [messages, total] = await Promise.all([listFailedMessages(options.pool, { ...resolved.filter, limit: MESSAGES_SHOWN }), countFailedMessages(options.pool, resolved.filter)]);
+    return html(reply, 200, failedPage(auth, messagesPage(messages, total, resolved.filters, auth.csrf), takeFlash(request, reply)));
+  });
+  app.get("/ops/api/messages", async (request, reply) => {
+    if (!(await apiSession(request, reply))) return reply;
+    const resolved = await messageFilter({ shop: one(request.query, "shop"), area: one(request.query, "area") });
+    if (typeof resolved === "string") return reply.code(400).send({ errors: [resolved] });
+    const [messages, total] = await Promise.all([listFailedMessages(options.pool, { ...resolved.filter, limit: MESSAGES_SHOWN }), countFailedMessages(options.pool, resolved.filter)]);
+    return reply.send({ messages: messages.map(presentMessage), total });
+  });
+  // The ticked rows (id), or every failed message of the filters (scope=all): back to the list with how many were queued.
+  app.post("/ops/messages/retry", async (request, reply) => {
+    if (!(await postSession(request, reply))) return reply;
+    const body = form(request.body);
+    const hours = options.sendRetryHours ?? DEFAULT_SEND_RETRY_HOURS;
+    const resolved = await messageFilter({ shop: body.get("shop") ?? undefined, area: body.get("area") ?? undefined });
+    let message: string;
+    let filters: MessageFilters = {};
+    if (typeof resolved === "string") {
+      message = `Not retried: ${resolved}.`;
+    } else {
+      filters = resolved.filters;
+      if (body.get("scope") === "all") {
+        message = retriedText(await resendAllFailedMessages(options.pool, resolved.filter, hours), resolved.filter.shopId === undefined);
+      } else {
+        const ids = [...new Set(body.getAll("id").filter(isUuid))];
+        message = ids.length === 0 ? "No message selected: tick the rows to retry, or use Retry all." : retriedText(await resendFailedMessages(options.pool, { ...resolved.filter, ids, limit: ids.length }, hours), false);
+      }
+    }
+    return reply
+      .code(303)
+      .header("set-cookie", cookie(request, FLASH_COOKIE, Buffer.from(message, "utf8").toString("base64url"), 60))
+      .header("location", `/ops/messages${messagesQuery(filters)}`)
+      .send();
   });
 
   const sourceOf = (params: unknown): { source: JobSource; id: string } | undefined => {

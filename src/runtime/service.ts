@@ -121,7 +121,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         healthy: async () => (await pool.query("select 1")).rowCount === 1,
         ready: () => readiness.check(),
         metrics: exposition,
-        ops: { pool, token: operator.token, secureCookies: publicOrigin.startsWith("https:"), publicOrigin },
+        ops: { pool, token: operator.token, secureCookies: publicOrigin.startsWith("https:"), publicOrigin, sendRetryHours: config.SEND_RETRY_HOURS },
       });
       url = await http.listen({ port: config.PORT, host: config.HOST });
       log.info({ url }, "HTTP API listening");
