@@ -1,16 +1,22 @@
 // bench:alerts baseline, in its own process: nodemailer's pooled SMTP transport (the channel's
 // settings) sending pre-rendered messages, the same template and headers as the pipeline's.
-// Renders them all, prints `BENCH_BASELINE_READY`, sends on a line on stdin, prints `BENCH_BASELINE_DONE <json>`.
+// Renders them all, prints `BENCH_BASELINE_READY`; then, for each line on stdin (`bounded` or
+// `unbounded`), sends them all and prints `BENCH_BASELINE_DONE <json>`. `bounded` keeps at most
+// SEND_CONCURRENCY sends in flight, as the pipeline does (p-limit, src/back_in_stock/alerts/ledger.ts):
+// the honest baseline. `unbounded` hands every message to the pool at once, for reference.
 import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
+import pLimit from "p-limit";
 import { htmlToText } from "../src/messaging/render/html-to-text.ts";
 import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
 import { closeRenderPool } from "../src/messaging/render/pool.ts";
 import { renderFields } from "../src/messaging/render/render.ts";
+import { positiveIntEnv } from "./lib.ts";
 
-const count = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const count = positiveIntEnv("BENCH_MESSAGES", 20_000);
 const url = process.env.SMTP_URL ?? "";
-const poolSize = Number(process.env.SMTP_POOL_SIZE ?? 5);
+const poolSize = positiveIntEnv("SMTP_POOL_SIZE", 5);
+const concurrency = positiveIntEnv("SEND_CONCURRENCY", 10);
 const template = DEFAULT_TEMPLATES.initial.en;
 if (!template) throw new Error("no template");
 
@@ -43,12 +49,22 @@ const messages: SendMailOptions[] = rendered.map(([html, subject], n) => {
     headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
   };
 });
+variables.length = 0;
 await closeRenderPool();
 const transport = nodemailer.createTransport({ url, pool: true, maxConnections: poolSize });
 process.stdout.write("BENCH_BASELINE_READY\n");
-await new Promise<void>((resolve) => readline.createInterface({ input: process.stdin }).once("line", () => resolve()));
-const started = performance.now();
-const results = await Promise.allSettled(messages.map((m) => transport.sendMail(m)));
-const failed = results.filter((r) => r.status === "rejected").length;
-process.stdout.write(`BENCH_BASELINE_DONE ${JSON.stringify({ sent: count - failed, failed, seconds: (performance.now() - started) / 1000 })}\n`);
+
+let round = 0;
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  const mode = line.trim();
+  if (mode !== "bounded" && mode !== "unbounded") throw new Error(`unknown baseline mode ${mode}`);
+  round += 1;
+  // A message id per round, so that the sink counts each round's messages as distinct.
+  const send = (m: SendMailOptions) => transport.sendMail({ ...m, messageId: `<baseline-${round}-${String(m.messageId).slice(1)}` });
+  const limit = pLimit(concurrency);
+  const started = performance.now();
+  const results = await Promise.allSettled(messages.map((m) => (mode === "bounded" ? limit(() => send(m)) : send(m))));
+  const failed = results.filter((r) => r.status === "rejected").length;
+  process.stdout.write(`BENCH_BASELINE_DONE ${JSON.stringify({ mode, sent: count - failed, failed, seconds: (performance.now() - started) / 1000 })}\n`);
+}
 transport.close();
