@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
-import { startService } from "./runtime/service.ts";
+import { type Service, startService } from "./runtime/service.ts";
 import { stopOnSignals } from "./runtime/signals.ts";
 
 const { values } = parseArgs({ options: { web: { type: "boolean" }, worker: { type: "boolean" } } });
@@ -14,13 +14,16 @@ const log = createLogger(config.LOG_LEVEL);
 // Signals are taken from the start: a SIGTERM while the service is still starting (migrations
 // waiting on another process's lock, the worker already claiming jobs) waits for the start to
 // finish, then stops it gracefully, instead of killing the process mid-job.
+let started: Service | undefined;
 const starting = startService(config, log, {
   web: all || Boolean(values.web),
   worker: all || Boolean(values.worker),
   migrate: all,
   demo: all,
-});
-stopOnSignals(async () => (await starting).stop(), config, log);
+}).then((service) => (started = service));
+// A forced exit (a third signal, the shutdown timeout) still takes down the embedded database
+// this process started, instead of leaving it running for the next start to adopt.
+stopOnSignals(async () => (await starting).stop(), config, log, () => started?.database.embedded?.stopWithoutWaiting());
 try {
   await starting;
 } catch (error) {

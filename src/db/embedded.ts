@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -15,6 +16,8 @@ export interface EmbeddedServer {
   owned: boolean;
   /** Stops the server if owned, or always with `force` (the caller knows nobody else uses it). */
   stop(options?: { force?: boolean }): Promise<void>;
+  /** For a process about to exit at once: asks an owned server for a fast shutdown and returns without waiting. */
+  stopWithoutWaiting(): void;
 }
 
 export interface EmbeddedOptions {
@@ -56,6 +59,28 @@ async function runAsUser(): Promise<RunAs> {
     await run("useradd", ["-g", "postgres", "postgres"]).catch(() => undefined);
     return ids();
   }
+}
+
+/**
+ * Runs initdb or pg_ctl in a process group of its own: Ctrl-C on `npm start` signals the whole
+ * foreground group, and must not kill them halfway (the service waits for its start, then stops
+ * in order).
+ */
+function runPg(file: string, args: string[], as: RunAs): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...as, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${path.basename(file)} ${args[0] ?? ""} exited with ${code ?? signal ?? "?"}: ${output.trim()}`));
+    });
+  });
 }
 
 function isAlive(pid: number): boolean {
@@ -135,7 +160,7 @@ async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T>
 async function initialise(bin: Binaries, pgdata: string, as: RunAs, settings: Record<string, string>): Promise<void> {
   await fs.mkdir(pgdata, { recursive: true, mode: 0o700 });
   if (as.uid !== undefined && as.gid !== undefined) await fs.chown(pgdata, as.uid, as.gid);
-  await run(bin.initdb, ["-D", pgdata, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions"], as);
+  await runPg(bin.initdb, ["-D", pgdata, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions"], as);
   const lines = Object.entries(settings).map(([key, value]) => `${key} = '${value}'`);
   await fs.appendFile(path.join(pgdata, "postgresql.conf"), `\n# embedded defaults\n${lines.join("\n")}\n`);
 }
@@ -173,12 +198,12 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
         log(`adopting embedded PostgreSQL left running on port ${running.port} (pid ${running.pid})`);
         await fs.writeFile(ownerFile, String(process.pid));
       }
-      return { port: running.port, owned: adopt };
+      return { port: running.port, pid: running.pid, owned: adopt };
     }
     const port = await freePort(options.port);
     if (port !== options.port) log(`port ${options.port} is taken: embedded PostgreSQL uses ${port}`);
     log(`starting embedded PostgreSQL on 127.0.0.1:${port}`);
-    await run(
+    await runPg(
       bin.pg_ctl,
       ["start", "-D", pgdata, "-w", "-t", "60", "-l", path.join(pgdata, "server.log"), "-o", `-p ${port}`],
       as,
@@ -187,7 +212,7 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
       throw new Error(`embedded PostgreSQL failed to start on port ${port}: ${String(error)}\n${tail.slice(-2000)}`, { cause: error });
     });
     await fs.writeFile(ownerFile, String(process.pid));
-    return { port, owned: true };
+    return { port, pid: (await readPostmasterPid(pgdata))?.pid, owned: true };
   });
 
   await createDatabaseIfMissing(started.port, database);
@@ -199,8 +224,19 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
     async stop(stopOptions = {}) {
       if ((!started.owned && !stopOptions.force) || stopped) return;
       stopped = true;
-      await run(bin.pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "60"], as);
+      await runPg(bin.pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "60"], as);
       await fs.rm(ownerFile, { force: true });
+    },
+    stopWithoutWaiting() {
+      if (!started.owned || stopped || started.pid === undefined) return;
+      stopped = true;
+      try {
+        // SIGINT is PostgreSQL's fast shutdown, what `pg_ctl stop -m fast` sends.
+        process.kill(started.pid, "SIGINT");
+        rmSync(ownerFile, { force: true });
+      } catch {
+        // Already gone: nothing to stop.
+      }
     },
   };
 }
