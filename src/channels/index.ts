@@ -6,9 +6,10 @@ import { outboxDir } from "./outbox.ts";
 import { TWILIO_STATUS_PATH, publicUrl } from "./public-url.ts";
 import { createOutboxSmsSender } from "./sms-outbox.ts";
 import { createTwilioSmsSender } from "./sms-twilio.ts";
+import PQueue from "p-queue";
 import type { ChannelName, ChannelSender } from "./types.ts";
 
-export type { ChannelName, ChannelSender, OutboundMessage, SendResult } from "./types.ts";
+export type { ChannelName, ChannelSender, OutboundMessage, SendOptions, SendResult } from "./types.ts";
 export { ChannelError, isChannelError } from "./errors.ts";
 export { emailMessageId } from "./email-message.ts";
 export { TWILIO_STATUS_PATH, publicUrl } from "./public-url.ts";
@@ -73,12 +74,34 @@ export function createChannels(config: ChannelsConfig, log: Log): Channels {
     },
     "channels",
   );
+  const queued = { email: prioritized(email, config.SMTP_POOL_SIZE), sms: prioritized(sms, SMS_IN_FLIGHT) };
   return {
-    email,
-    sms,
-    get: (channel) => (channel === "email" ? email : sms),
+    email: queued.email,
+    sms: queued.sms,
+    get: (channel) => queued[channel],
     async close() {
-      await Promise.all([email.close(), sms.close()]);
+      await Promise.all([queued.email.close(), queued.sms.close()]);
+    },
+  };
+}
+
+/** Text messages in flight at once per process (HTTP calls to the SMS API). */
+const SMS_IN_FLIGHT = 16;
+
+/**
+ * The process's sends of one channel wait in one queue, at most `inFlight` at once (the SMTP
+ * pool's connections), highest priority first. Without it every batch's sends wait in the
+ * transport's own first-come queue, and a restock's first message to a customer queues behind
+ * thousands of follow-ups of batches already under way.
+ */
+export function prioritized(sender: ChannelSender, inFlight: number): ChannelSender {
+  const queue = new PQueue({ concurrency: inFlight });
+  return {
+    channel: sender.channel,
+    send: (message, options) => queue.add(() => sender.send(message), { priority: options?.priority ?? 0 }),
+    async close() {
+      await queue.onIdle();
+      await sender.close();
     },
   };
 }

@@ -30,10 +30,18 @@ export interface SendResult {
   accepted: boolean;
 }
 
+export interface SendOptions {
+  /**
+   * Higher goes first when the channel's connections are all busy: a restock's first message to
+   * each customer goes ahead of the follow-ups of batches already under way.
+   */
+  priority?: number;
+}
+
 export interface ChannelSender {
   readonly channel: ChannelName;
   /** Sends one message; throws a ChannelError that says whether a retry may succeed. */
-  send(message: OutboundMessage): Promise<SendResult>;
+  send(message: OutboundMessage, options?: SendOptions): Promise<SendResult>;
   /** Lets messages in flight finish and releases connections. */
   close(): Promise<void>;
 }

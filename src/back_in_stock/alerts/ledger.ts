@@ -280,6 +280,8 @@ export interface SendOptions {
   limit?: LimitFunction;
   /** The connection the leases live with; absent: one is taken from the pool for the call. */
   holder?: LeaseHolder;
+  /** The channel's queue priority (the restock burst's first messages: 1, ahead of follow-ups). */
+  priority?: number;
 }
 
 /** A concurrency limit of SEND_CONCURRENCY sends (one per batch or call). */
@@ -399,7 +401,7 @@ async function sendLeased(deps: AlertDeps, rows: readonly PendingRow[], policy: 
     }
     const subject = message.subject;
     try {
-      const sent = await deps.channels.get(row.channel).send(message);
+      const sent = await deps.channels.get(row.channel).send(message, { priority: options.priority ?? 0 });
       return sent.accepted
         ? { ...about(row), outcome: "sent", attempted: true, provider_message_id: sent.providerMessageId, subject }
         : { ...about(row), outcome: "failed", attempted: true, provider_message_id: sent.providerMessageId, error: "The provider accepted no recipient", subject };

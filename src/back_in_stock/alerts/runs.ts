@@ -412,7 +412,8 @@ export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<
      select c.id from claimed c join picked p on p.id = c.signup_id order by p.started_at, p.created_at`,
     [shopId, e.channels, e.optInRequired],
   );
-  const sent = await sendLedgerRows(deps, rows.map((r) => r.id), { mode: "job" });
+  // Ahead of every follow-up already waiting for a connection.
+  const sent = await sendLedgerRows(deps, rows.map((r) => r.id), { mode: "job" }, { priority: 1 });
   return { variants: rows.length, sent };
 }
 
