@@ -8,7 +8,8 @@ export interface Overview {
   alert_runs: { id: string; shop_name: string | null; variant_id: string; batches: number; notified: number; last_available: number | null; started_at: Date; next_batch_at: Date | null }[];
   offer_syncs: { counts: Record<string, number>; failing: { id: string; shop_name: string | null; name: string; sync_last_error: string | null; updated_at: Date }[] };
   webhook_lag: { unprocessed: number; oldest_unprocessed_at: Date | null; oldest_unprocessed_seconds: number | null; p50_seconds: number | null; max_seconds: number | null; processed_last_hour: number };
-  failing_providers: { target: string; failed: number; last_error: string | null; last_failed_at: Date }[];
+  /** Per target (an e-mail provider, commerce_platform): syncs failed for good, and those failing now and being retried. */
+  failing_providers: { target: string; failed: number; retrying: number; last_error: string | null; last_failed_at: Date }[];
   /** Messages of both areas that failed for good (the failed-messages view, /ops/messages). */
   failed_messages: number;
 }
@@ -61,9 +62,20 @@ export async function loadOverview(db: Db): Promise<Overview> {
          count(*)::int as processed_last_hour
        from webhook_deliveries where processed_at > now() - interval '1 hour'`,
     ),
+    // A provider answering 5xx, timing out or unreachable leaves its syncs pending with the error
+    // while graphile-worker retries them for days: counted as retrying, not only once they fail for
+    // good. Platform calls failing (PlatformError: "Platform <operation> failed ...") are the queue
+    // rows carrying one; the customer tag is counted from its sync rows instead.
     db.query<Overview["failing_providers"][number]>(
-      `select distinct on (target) target, count(*) over (partition by target)::int as failed, last_error, updated_at as last_failed_at
-       from signup_syncs where status = 'failed' order by target, updated_at desc`,
+      `select target, sum(failed)::int as failed, sum(retrying)::int as retrying,
+         (array_agg(last_error order by at desc))[1] as last_error, max(at) as last_failed_at
+       from (
+         select target, (status = 'failed')::int as failed, (status = 'pending')::int as retrying, last_error, updated_at as at
+         from signup_syncs where status = 'failed' or (status = 'pending' and last_error is not null)
+         union all
+         select 'commerce_platform', (attempts >= max_attempts)::int, (attempts < max_attempts)::int, last_error, updated_at
+         from graphile_worker.jobs where last_error like 'Platform %' and task_identifier <> 'bis_tag_customer'
+       ) f group by target order by target`,
     ),
     countFailedMessages(db),
   ]);
@@ -121,6 +133,6 @@ ${table("", ["offer", "shop", "name", "last error", "updated"], o.offer_syncs.fa
 Last hour (${esc(w.processed_last_hour)} processed): received → processed p50 ${esc(secs(w.p50_seconds))}, max ${esc(secs(w.max_seconds))}.</p>
 </section>
 <section id="failing-providers"><h2>Failing providers</h2>
-${table("", ["target", "failed signup syncs", "last error", "last failed"], o.failing_providers.map((r) => ({ task: r.target, cells: [r.target, r.failed, r.last_error, time(r.last_failed_at)] })), "No failing provider.")}
+${table("failing-providers-table", ["target", "failed for good", "failing, retrying", "last error", "last failure"], o.failing_providers.map((r) => ({ task: r.target, cells: [r.target, r.failed, r.retrying, r.last_error, time(r.last_failed_at)] })), "No failing provider.")}
 </section>`;
 }
