@@ -1,30 +1,39 @@
 /**
  * `npm run bench:latency`: restock webhook to first alert received, with 100 variants restocking
  * at once. The service (startService: HTTP API and worker, production settings) runs in this
- * process against the platform emulator, which signs and posts its webhooks to the API; e-mail
- * goes to a local SMTP sink in this process. A shop connected to the emulator has BENCH_SIGNUPS
- * (10) waiting signups on each of 2 x BENCH_VARIANTS (100) sold-out variants (catalog mirrored by
- * a full sync). Three measurements, one after the other:
+ * process; the platform emulator runs in a child process of its own (bench/latency-emulator.ts),
+ * signing and posting its webhooks to the API; e-mail goes to a local SMTP sink in this process.
+ * A shop connected to the emulator has BENCH_SIGNUPS (10) waiting signups on each of
+ * 2 x BENCH_VARIANTS (100) sold-out variants (catalog mirrored by a full sync). Three
+ * measurements, one after the other:
  *
  *   webhook   the emulator's admin `POST /admin/inventory` for variants 1..100, all sent at once:
  *             per variant, the time from that request's send to the sink receiving the first
  *             message for that variant (the emulator's signed webhook, HTTP intake, the worker's
- *             platform_webhook task, the alert run with its live stock read, the send).
- *   direct    the baseline of the pipeline without the webhook hop: variants 101..200 restocked
- *             on the emulator's store, their inventory webhooks recorded with `acceptWebhook`
- *             (what the HTTP intake calls) all at once; same timing.
+ *             platform_webhook task, the alert run, the send).
+ *   direct    the pipeline without the webhook hop: variants 101..200 restocked on the emulator's
+ *             store, their inventory webhooks recorded with `acceptWebhook` (what the HTTP intake
+ *             calls) all at once; same timing.
  *   smtp      the floor: one message per variant, 100 at once, through nodemailer's pool (the
  *             channel's pool size) to the same sink; send to receipt.
  *
- * Prints p50, p99 and max of each and the ratios; writes bench/results/latency.json.
- * Environment: BENCH_VARIANTS (100), BENCH_SIGNUPS (10), SMTP_POOL_SIZE (5), DATABASE_URL or a
- * scratch database (bench/lib.ts).
+ * The emulator's cost bucket (its throttle) is left to refill before each of the first two, so
+ * neither measures after the other drained it; its state before and after each side, and the
+ * emulator's calls and throttled calls during it, are printed beside the figures.
+ *
+ * Prints p50, p99 and max of each and their ratios to the SMTP floor; writes
+ * bench/results/latency.json. Target: webhook p99 under BENCH_TARGET_P99_MS (1000); exits
+ * non-zero above it. Environment: BENCH_VARIANTS (100), BENCH_SIGNUPS (10), SMTP_POOL_SIZE (5),
+ * BENCH_BUCKET_WAIT_SECONDS (120), DATABASE_URL or a scratch database (bench/lib.ts).
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";
@@ -33,15 +42,16 @@ import { loadConfig } from "../src/config.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
-import { startEmulator } from "../src/platform/emulator/index.ts";
 import { startService } from "../src/runtime/service.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
-import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool } from "./lib.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const VARIANTS = positiveIntEnv("BENCH_VARIANTS", 100);
 const SIGNUPS = positiveIntEnv("BENCH_SIGNUPS", 10);
 const POOL_SIZE = positiveIntEnv("SMTP_POOL_SIZE", 5);
+const TARGET_P99_MS = positiveIntEnv("BENCH_TARGET_P99_MS", 1000);
+const BUCKET_WAIT_MS = positiveIntEnv("BENCH_BUCKET_WAIT_SECONDS", 120) * 1000;
 const RESULTS_FILE = path.join(HERE, "results", "latency.json");
 const SECRET = "bench-latency-secret-0123456789abcdef";
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -106,6 +116,94 @@ function summary(latencies: number[]) {
   return { count: latencies.length, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), max_ms: Math.max(...latencies) };
 }
 
+interface EmulatorInfo {
+  origin: string;
+  graphqlUrl: string;
+  accessToken: string;
+  shopDomain: string;
+  locationId: number;
+  variants: { id: number; inventoryItemId: number }[];
+}
+
+interface EmulatorStats {
+  requests: number;
+  throttled: number;
+  serverErrors: number;
+  costSpent: number;
+}
+
+interface Bucket {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+}
+
+/** The emulator in its own process; `ask` sends one command line and resolves with the answer after `prefix`. */
+async function startEmulatorProcess(env: Record<string, string>) {
+  const proc: ChildProcess = spawn(process.execPath, [...serviceNodeFlags(), path.join(HERE, "latency-emulator.ts")], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  onCleanup(async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    proc.stdin?.end();
+    await Promise.race([exited, delay(5000)]);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  });
+  const lines = readline.createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  const next = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the emulator process exited with ${String(code)} before ${prefix.trim()}`));
+      const listener = (line: string) => {
+        if (!line.startsWith(prefix)) return;
+        lines.off("line", listener);
+        proc.off("exit", onExit);
+        resolve(line.slice(prefix.length));
+      };
+      lines.on("line", listener);
+      proc.once("exit", onExit);
+    });
+  const info = JSON.parse(await next("BENCH_EMULATOR ")) as EmulatorInfo;
+  const ask = (command: string, prefix: string) => {
+    const answer = next(prefix);
+    proc.stdin?.write(`${command}\n`);
+    return answer;
+  };
+  return {
+    info,
+    stats: async () => JSON.parse(await ask("stats", "BENCH_STATS ")) as EmulatorStats,
+    restock: async (ids: number[], available: number) => void (await ask(`restock ${available} ${ids.join(",")}`, "BENCH_RESTOCKED")),
+  };
+}
+
+/** The cost bucket of the shop's token, from a one-point query's extensions.cost.throttleStatus. */
+async function bucketOf(info: EmulatorInfo): Promise<Bucket> {
+  const response = await fetch(info.graphqlUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-platform-access-token": info.accessToken },
+    body: JSON.stringify({ query: "{ shop { name } }" }),
+  });
+  const body = (await response.json()) as { extensions?: { cost?: { throttleStatus?: Bucket } } };
+  const status = body.extensions?.cost?.throttleStatus;
+  if (!status) throw new Error(`the emulator's answer carries no throttle status (HTTP ${response.status})`);
+  return status;
+}
+
+/** Waits for the bucket to be full again (it refills at restoreRate points a second). */
+async function refilled(info: EmulatorInfo): Promise<Bucket> {
+  const deadline = Date.now() + BUCKET_WAIT_MS;
+  for (;;) {
+    const bucket = await bucketOf(info);
+    // A probe costs a point or so: "full" is within a couple of points of the maximum.
+    if (bucket.currentlyAvailable >= bucket.maximumAvailable - 2) return bucket;
+    if (Date.now() > deadline) throw new Error(`the emulator's cost bucket did not refill within ${BUCKET_WAIT_MS / 1000} s: ${bucket.currentlyAvailable} of ${bucket.maximumAvailable}`);
+    await delay(Math.min(2000, ((bucket.maximumAvailable - bucket.currentlyAvailable) / bucket.restoreRate) * 1000));
+  }
+}
+
+const bucketText = (b: Bucket) => `${b.currentlyAvailable}/${b.maximumAvailable}`;
+
 try {
   const database = await acquireDatabase("bench_latency");
   const log = createLogger(process.env.LOG_LEVEL ?? "warn");
@@ -132,26 +230,22 @@ try {
   const service = await startService(config, log, { web: true, worker: true, migrate: false, demo: false });
   onCleanup(() => service.stop());
   if (!service.url) throw new Error("the service is not listening");
-  const emulator = await startEmulator({
-    seed: { products: 2 * VARIANTS, variantsPerProduct: 1, customers: 1 },
-    webhooks: { url: `${service.url}/webhooks/platform`, secret: SECRET },
+  const emulator = await startEmulatorProcess({
+    BENCH_VARIANTS: String(VARIANTS),
+    BENCH_WEBHOOK_URL: `${service.url}/webhooks/platform`,
+    BENCH_WEBHOOK_SECRET: SECRET,
   });
-  onCleanup(() => emulator.close());
+  const info = emulator.info;
 
-  // The shop: connected, every variant sold out everywhere, mirrored, signups waiting.
-  const store = emulator.store;
-  const locations = store.activeLocations();
-  const location = locations[0];
-  if (!location) throw new Error("the emulator has no active location");
-  for (let index = 0; index < store.variants.length; index++) for (const l of locations) store.setAvailable(index, l, 0);
+  // The shop: connected, every variant sold out everywhere (the emulator process saw to it), mirrored, signups waiting.
   const shopId = await createShop(admin, "Latency Bench Shop");
-  await service.platform.connect(admin, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
+  await service.platform.connect(admin, shopId, { domain: info.shopDomain, graphqlUrl: info.graphqlUrl, accessToken: info.accessToken });
   await syncCatalog({ pool: admin, client: await service.platform.clientFor(admin, shopId), shopId, mode: "full", log });
   await admin.query("insert into bis_settings (shop_id, settings) values ($1, $2) on conflict (shop_id) do update set settings = excluded.settings", [
     shopId,
     JSON.stringify({ delivery: { batch_multiplier: 100, batch_interval_seconds: 3600 } }),
   ]);
-  const variants = store.variants.slice(0, 2 * VARIANTS).map((v) => v.id);
+  const variants = info.variants.map((v) => v.id);
   await admin.query(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
      select $1, 'gid://platform/ProductVariant/' || v, 'email', 'v' || v || '-' || k || '@example.com', true, now() - interval '1 day' + make_interval(secs => k)
@@ -163,48 +257,71 @@ try {
   if (waiting !== 2 * VARIANTS * SIGNUPS) throw new Error(`expected ${2 * VARIANTS * SIGNUPS} waiting signups, found ${String(waiting)}`);
 
   const latenciesOf = (ids: number[], sentAt: Map<number, number>) => ids.map((id) => (sink.first.get(id) ?? Number.NaN) - (sentAt.get(id) ?? Number.NaN));
+  const itemOf = new Map(info.variants.map((v) => [v.id, v.inventoryItemId]));
+
+  /** Runs one side from a full bucket; answers the bucket before and after and the emulator's calls during it. */
+  const fromFullBucket = async (name: string, side: () => Promise<void>) => {
+    err(`${name}: waiting for the emulator's cost bucket to refill`);
+    const before = await refilled(info);
+    const stats0 = await emulator.stats();
+    await side();
+    const stats1 = await emulator.stats();
+    const after = await bucketOf(info);
+    return {
+      bucket_before: before,
+      bucket_after: after,
+      emulator_calls: stats1.requests - stats0.requests - 1,
+      throttled_calls: stats1.throttled - stats0.throttled,
+      cost_spent: stats1.costSpent - stats0.costSpent,
+    };
+  };
 
   // 1. The webhook path: the emulator's admin restock, all at once.
-  err(`webhook: restocking ${VARIANTS} variants through the emulator`);
   const webhookIds = variants.slice(0, VARIANTS);
   const webhookSent = new Map<number, number>();
-  await Promise.all(
-    webhookIds.map(async (id) => {
-      webhookSent.set(id, performance.now());
-      const response = await fetch(`${emulator.origin}/admin/inventory`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ variant_id: id, available: 100, location_id: location.id }),
-      });
-      if (!response.ok) throw new Error(`POST /admin/inventory answered ${response.status}`);
-      await response.arrayBuffer();
-    }),
-  );
-  await waitUntil(() => webhookIds.every((id) => sink.first.has(id)), "a first alert for every webhook-restocked variant");
+  const webhookBucket = await fromFullBucket("webhook", async () => {
+    err(`webhook: restocking ${VARIANTS} variants through the emulator`);
+    await Promise.all(
+      webhookIds.map(async (id) => {
+        webhookSent.set(id, performance.now());
+        const response = await fetch(`${info.origin}/admin/inventory`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ variant_id: id, available: 100, location_id: info.locationId }),
+        });
+        if (!response.ok) throw new Error(`POST /admin/inventory answered ${response.status}`);
+        await response.arrayBuffer();
+      }),
+    );
+    await waitUntil(() => webhookIds.every((id) => sink.first.has(id)), "a first alert for every webhook-restocked variant");
+    // Its remaining alerts are sent before the next measurement starts, so the two do not overlap.
+    await waitUntil(() => sink.received() >= VARIANTS * SIGNUPS, "every alert of the webhook restock", 600_000);
+  });
   const webhook = summary(latenciesOf(webhookIds, webhookSent));
-  // Its remaining alerts are sent before the next measurement starts, so the two do not overlap.
-  await waitUntil(() => sink.received() >= VARIANTS * SIGNUPS, "every alert of the webhook restock", 600_000);
+  const webhookLoad = os.loadavg()[0] ?? Number.NaN;
 
   // 2. The direct path: the same restock recorded as the intake records it, without the HTTP hop.
-  err(`direct: restocking ${VARIANTS} variants with acceptWebhook`);
   const directIds = variants.slice(VARIANTS, 2 * VARIANTS);
   const directSent = new Map<number, number>();
-  await Promise.all(
-    directIds.map(async (id) => {
-      const index = store.variants.findIndex((v) => v.id === id);
-      store.setAvailable(index, location, 100);
-      directSent.set(id, performance.now());
-      await acceptWebhook(admin, {
-        shopDomain: emulator.shopDomain,
-        topic: "inventory_levels/update",
-        webhookId: randomUUID(),
-        payload: { inventory_item_id: store.inventoryItemId(index), location_id: location.id, available: 100, updated_at: new Date().toISOString() },
-      });
-    }),
-  );
-  await waitUntil(() => directIds.every((id) => sink.first.has(id)), "a first alert for every directly restocked variant");
+  const directBucket = await fromFullBucket("direct", async () => {
+    err(`direct: restocking ${VARIANTS} variants with acceptWebhook`);
+    await emulator.restock(directIds, 100);
+    await Promise.all(
+      directIds.map(async (id) => {
+        directSent.set(id, performance.now());
+        await acceptWebhook(admin, {
+          shopDomain: info.shopDomain,
+          topic: "inventory_levels/update",
+          webhookId: randomUUID(),
+          payload: { inventory_item_id: itemOf.get(id), location_id: info.locationId, available: 100, updated_at: new Date().toISOString() },
+        });
+      }),
+    );
+    await waitUntil(() => directIds.every((id) => sink.first.has(id)), "a first alert for every directly restocked variant");
+    await waitUntil(() => sink.received() >= 2 * VARIANTS * SIGNUPS, "every alert of the direct restock", 600_000);
+  });
   const direct = summary(latenciesOf(directIds, directSent));
-  await waitUntil(() => sink.received() >= 2 * VARIANTS * SIGNUPS, "every alert of the direct restock", 600_000);
+  const directLoad = os.loadavg()[0] ?? Number.NaN;
 
   // 3. The floor: bare SMTP sends through a pool of the same size.
   err(`smtp: ${VARIANTS} messages through nodemailer's pool`);
@@ -221,24 +338,55 @@ try {
   );
   await waitUntil(() => smtpIds.every((id) => sink.first.has(id)), "every bare SMTP message");
   const smtp = summary(latenciesOf(smtpIds, smtpSent));
+  const smtpLoad = os.loadavg()[0] ?? Number.NaN;
 
   const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
   out();
-  out(`database: ${database.description}; ${VARIANTS} variants restocked at once, ${SIGNUPS} signups each, worker concurrency ${config.WORKER_CONCURRENCY}, SMTP pool ${POOL_SIZE}, ${os.cpus().length} CPUs, load average ${load}`);
-  out("path      variants   p50 ms   p99 ms   max ms   p50 vs direct  p99 vs direct");
-  const row = (name: string, s: ReturnType<typeof summary>) =>
-    `${name.padEnd(9)} ${String(s.count).padStart(8)} ${s.p50_ms.toFixed(0).padStart(8)} ${s.p99_ms.toFixed(0).padStart(8)} ${s.max_ms.toFixed(0).padStart(8)} ${`${(s.p50_ms / direct.p50_ms).toFixed(2)}x`.padStart(14)} ${`${(s.p99_ms / direct.p99_ms).toFixed(2)}x`.padStart(14)}`;
-  out(row("webhook", webhook));
-  out(row("direct", direct));
-  out(row("smtp", smtp));
   out(
-    `restock webhook to first alert received: p50 ${webhook.p50_ms.toFixed(0)} ms, p99 ${webhook.p99_ms.toFixed(0)} ms (${(webhook.p99_ms / direct.p99_ms).toFixed(2)}x the direct restock's p99, ${(webhook.p99_ms / smtp.p99_ms).toFixed(1)}x bare SMTP's)`,
+    `database: ${database.description}; ${VARIANTS} variants restocked at once, ${SIGNUPS} signups each, worker concurrency ${config.WORKER_CONCURRENCY}, SMTP pool ${POOL_SIZE}, ` +
+      `${os.cpus().length} CPUs; the emulator in its own process`,
+  );
+  out("path      variants   p50 ms   p99 ms   max ms  p50 vs smtp  p99 vs smtp  bucket before -> after  emulator calls  throttled  load (1 min)");
+  const bucketCols = (b: typeof webhookBucket | undefined) =>
+    b
+      ? `${`${bucketText(b.bucket_before)} -> ${bucketText(b.bucket_after)}`.padStart(22)} ${String(b.emulator_calls).padStart(15)} ${String(b.throttled_calls).padStart(10)}`
+      : `${"(no platform calls)".padStart(22)} ${"".padStart(15)} ${"".padStart(10)}`;
+  const row = (name: string, s: ReturnType<typeof summary>, b: typeof webhookBucket | undefined, l: number) =>
+    `${name.padEnd(9)} ${String(s.count).padStart(8)} ${s.p50_ms.toFixed(0).padStart(8)} ${s.p99_ms.toFixed(0).padStart(8)} ${s.max_ms.toFixed(0).padStart(8)} ${`${(s.p50_ms / smtp.p50_ms).toFixed(1)}x`.padStart(12)} ${`${(s.p99_ms / smtp.p99_ms).toFixed(1)}x`.padStart(12)}  ${bucketCols(b)}  ${l.toFixed(2).padStart(12)}`;
+  out(row("webhook", webhook, webhookBucket, webhookLoad));
+  out(row("direct", direct, directBucket, directLoad));
+  out(row("smtp", smtp, undefined, smtpLoad));
+  out(
+    `both the webhook and the direct side start from a full cost bucket (refilled first: ${webhookBucket.bucket_before.restoreRate} points/s); ` +
+      `the webhook side adds ${(webhook.p99_ms - direct.p99_ms).toFixed(0)} ms at p99 to the direct one (${(webhook.p99_ms / direct.p99_ms).toFixed(2)}x)`,
+  );
+  const met = webhook.p99_ms < TARGET_P99_MS;
+  out(
+    `restock webhook to first alert received: p50 ${webhook.p50_ms.toFixed(0)} ms, p99 ${webhook.p99_ms.toFixed(0)} ms (target < ${TARGET_P99_MS} ms: ${met ? "met" : "NOT met"}), ` +
+      `${(webhook.p99_ms / smtp.p99_ms).toFixed(1)}x bare SMTP's p99; load average ${load}`,
   );
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ at: new Date().toISOString(), database: database.description, variants: VARIANTS, signups_per_variant: SIGNUPS, smtp_pool_size: POOL_SIZE, load_average: os.loadavg(), webhook, direct, smtp, messages_received: sink.received() }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        database: database.description,
+        variants: VARIANTS,
+        signups_per_variant: SIGNUPS,
+        smtp_pool_size: POOL_SIZE,
+        emulator: "own process",
+        load_average: os.loadavg(),
+        target_webhook_p99_ms: TARGET_P99_MS,
+        webhook: { ...webhook, ...webhookBucket, load_1m: webhookLoad, p50_vs_smtp: webhook.p50_ms / smtp.p50_ms, p99_vs_smtp: webhook.p99_ms / smtp.p99_ms },
+        direct: { ...direct, ...directBucket, load_1m: directLoad, p50_vs_smtp: direct.p50_ms / smtp.p50_ms, p99_vs_smtp: direct.p99_ms / smtp.p99_ms },
+        smtp: { ...smtp, load_1m: smtpLoad },
+        messages_received: sink.received(),
+      },
+      null,
+      2,
+    )}\n`,
   );
-  process.exitCode = [webhook, direct, smtp].every((s) => Number.isFinite(s.max_ms)) ? 0 : 1;
+  process.exitCode = met && [webhook, direct, smtp].every((s) => Number.isFinite(s.max_ms)) ? 0 : 1;
 } finally {
   await cleanup();
 }
