@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { listJobs } from "../src/ops/data.ts";
 import { signWebhook } from "../src/platform/webhooks.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -102,5 +103,31 @@ describe("platform webhooks", () => {
       "select legacy_id, price, product_id from variants where id = 'gid://platform/ProductVariant/9001'",
     );
     expect(rows[0]).toEqual({ legacy_id: "9001", price: "12.50", product_id: "gid://platform/Product/900" });
+  });
+
+  it.each([
+    ["not the topic's shape", "orders/create", { hello: "world" }, "the payload is not the topic's shape: id: Invalid input"],
+    ["not an object", "products/update", [1, 2], "the payload is not the topic's shape: payload: Invalid input: expected object, received array"],
+    ["a value the database refuses", "inventory_levels/update", { inventory_item_id: 502, location_id: 7, available: 1, updated_at: "not a time" }, "the database refuses a value of the payload: invalid input syntax for type timestamp with time zone"],
+  ])("fails a signed delivery whose payload is %s at once, with its reason, and never retries it", async (_, topic, payload, reason) => {
+    const answer = await send(delivery(topic, payload));
+    expect(answer).toEqual({ status: 200, body: { status: "accepted" } });
+    const { rows: ids } = await env.app.pool.query<{ id: string }>("select id from webhook_deliveries where topic = $1 and payload = $2::jsonb", [topic, JSON.stringify(payload)]);
+    const deliveryId = ids[0]?.id ?? "";
+    const job = await waitFor("the webhook job to fail", async () => {
+      const { rows } = await env.app.pool.query<{ attempts: number; max_attempts: number; last_error: string | null }>(
+        `select q.attempts, q.max_attempts, q.last_error from graphile_worker._private_jobs q join graphile_worker._private_tasks t on t.id = q.task_id
+         where t.identifier = 'platform_webhook' and q.payload ->> 'delivery_id' = $1 and q.locked_at is null`,
+        [deliveryId],
+      );
+      return rows[0]?.last_error ? rows[0] : undefined;
+    });
+    // Out of attempts after the first: graphile-worker never runs it again.
+    expect(job).toMatchObject({ attempts: 1, max_attempts: 1 });
+    expect(job.last_error).toContain(`platform webhook delivery ${deliveryId} (${topic}) can never be applied: ${reason}`);
+    // Operators see it failed, with its reason and shop, in the console's and the CLI's job list.
+    const listed = await listJobs(env.app.pool, { source: "queue", status: "failed", task: "platform_webhook", shop: env.shopId });
+    expect(listed.find((j) => j.last_error?.includes(`delivery ${deliveryId} `))).toMatchObject({ status: "failed", shop_id: env.shopId });
+    expect(await count("select 1 from webhook_deliveries where id = $1 and processed_at is null", [deliveryId])).toBe(1);
   });
 });

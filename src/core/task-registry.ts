@@ -1,5 +1,5 @@
 import type { JobHelpers, Task, TaskList } from "graphile-worker";
-import type { AnyTaskDefinition, TaskContext, TaskDeps } from "./tasks.ts";
+import { type AnyTaskDefinition, PermanentJobFailure, type TaskContext, type TaskDeps } from "./tasks.ts";
 
 /** Every task the worker runs, by name; beside the action registry (registry.ts). */
 export class TaskRegistry {
@@ -28,7 +28,8 @@ export class TaskRegistry {
 
 /**
  * The one policy for a payload the task's schema refuses: it can never succeed, so it is logged
- * at error (job id, task, attempt, issues) and the job finishes without a retry.
+ * at error (job id, task, attempt, issues) and the job finishes without a retry. A run that
+ * throws a PermanentJobFailure is failed for good, with its reason, on its first attempt.
  */
 function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
   return async (raw: unknown, helpers: JobHelpers) => {
@@ -47,6 +48,16 @@ function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
       maxAttempts: helpers.job.max_attempts,
       signal: helpers.abortSignal,
     };
-    await task.run(ctx, parsed.data);
+    try {
+      await task.run(ctx, parsed.data);
+    } catch (error) {
+      if (error instanceof PermanentJobFailure) {
+        // graphile-worker has no call that fails the job it is running (permanently_fail_jobs
+        // skips a locked one): with its attempts used up, the failure it records next is final.
+        await deps.pool.query("update graphile_worker._private_jobs set max_attempts = attempts where id = $1", [helpers.job.id]);
+        deps.log.error({ workerJobId: helpers.job.id, task: task.name, attempt: helpers.job.attempts, reason: error.message }, "job failed for good: not retried");
+      }
+      throw error;
+    }
   };
 }

@@ -38,11 +38,23 @@ export interface TaskRef<S extends z.ZodType = z.ZodType> {
 }
 
 export interface TaskDefinition<S extends z.ZodType = z.ZodType> extends TaskRef<S> {
-  /** A throw is retried with graphile-worker's backoff until the job's max attempts. */
+  /**
+   * A throw is retried with graphile-worker's backoff until the job's max attempts; a
+   * PermanentJobFailure ends the job failed at once.
+   */
   run(ctx: TaskContext, payload: z.output<S>): Promise<unknown>;
 }
 
 export type AnyTaskDefinition = TaskDefinition;
+
+/**
+ * A failure no retry can mend (a payload that can never be applied): thrown by a run, the job ends
+ * failed at once with this message as its last error, instead of going through its retries
+ * (task-registry.ts). It stays in graphile-worker's table, where operators see failed jobs.
+ */
+export class PermanentJobFailure extends Error {
+  override name = "PermanentJobFailure";
+}
 
 /** A task's identifier and payload, for those that queue it (the run is defined in tasks/). */
 export function declareTask<S extends z.ZodType>(ref: TaskRef<S>): TaskRef<S> {

@@ -4,7 +4,7 @@ import { withTransaction } from "../core/db.ts";
 import { declareTask, enqueue } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
 
-/** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff. */
+/** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff unless its payload can never be applied. */
 export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
 
 export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";

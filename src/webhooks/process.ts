@@ -1,4 +1,4 @@
-import type pg from "pg";
+import pg from "pg";
 import { z } from "zod";
 import { convertSignupsFromOrder } from "../back_in_stock/alerts/conversions.ts";
 import { detectRestock } from "../back_in_stock/alerts/runs.ts";
@@ -6,6 +6,7 @@ import { applyPreorderOrder } from "../preorders/orders/ingest.ts";
 import { upsertInventoryLevels } from "../catalog/mirror.ts";
 import { withTransaction } from "../core/db.ts";
 import type { Db } from "../core/db.ts";
+import { PermanentJobFailure } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
 
 const gid = (type: string, id: number | string) => `gid://platform/${type}/${id}`;
@@ -114,7 +115,25 @@ const HANDLERS: Record<WebhookTopic, (db: Db, shopId: string, payload: unknown) 
   "orders/fulfilled": applyOrder,
 };
 
-/** Applies one recorded delivery to the mirror, once: a processed delivery is skipped. */
+/**
+ * Why a handler's failure means the payload itself is unusable (not the topic's shape, or a value
+ * the database refuses: SQLSTATE class 22, data exception), or undefined for a failure a retry may
+ * mend (a lost connection, a deadlock). The same payload would fail the same way every time.
+ */
+function unusablePayload(error: unknown): string | undefined {
+  if (error instanceof z.ZodError) {
+    // zod's own words: they name what was received (the handlers parse without reportInput, so
+    // formatIssues would take a wrong type for an absent field).
+    return `the payload is not the topic's shape: ${error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`).join("; ")}`;
+  }
+  if (error instanceof pg.DatabaseError && error.code?.startsWith("22")) return `the database refuses a value of the payload: ${error.message}`;
+  return undefined;
+}
+
+/**
+ * Applies one recorded delivery to the mirror, once: a processed delivery is skipped; one whose
+ * payload can never be applied throws a PermanentJobFailure (failed at once, not retried).
+ */
 export async function processWebhook(pool: pg.Pool, deliveryId: number): Promise<"processed" | "skipped"> {
   return withTransaction(pool, async (db) => {
     const { rows } = await db.query<{ shop_id: string; topic: WebhookTopic; payload: unknown }>(
@@ -123,7 +142,13 @@ export async function processWebhook(pool: pg.Pool, deliveryId: number): Promise
     );
     const delivery = rows[0];
     if (!delivery) return "skipped";
-    await HANDLERS[delivery.topic](db, delivery.shop_id, delivery.payload);
+    try {
+      await HANDLERS[delivery.topic](db, delivery.shop_id, delivery.payload);
+    } catch (error) {
+      const reason = unusablePayload(error);
+      if (reason === undefined) throw error;
+      throw new PermanentJobFailure(`platform webhook delivery ${String(deliveryId)} (${delivery.topic}) can never be applied: ${reason}`, { cause: error });
+    }
     await db.query("update webhook_deliveries set processed_at = now() where id = $1", [deliveryId]);
     return "processed";
   });
