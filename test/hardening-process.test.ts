@@ -172,7 +172,76 @@ describe("SIGTERM while the service is still starting", () => {
   });
 });
 
+/** The command the README gives for MCP over stdio (its commands table), as argv. */
+function readmeMcpCommand(): [string, ...string[]] {
+  const line = readFileSync("README.md", "utf8")
+    .split("\n")
+    .find((text) => text.includes("MCP tools over stdio"));
+  const command = /`(npm [^`]*mcp)`/.exec(line ?? "")?.[1];
+  if (!command) throw new Error("README.md gives no npm command for MCP over stdio");
+  const [file, ...args] = command.split(" ");
+  return [file ?? "npm", ...args];
+}
+
+/** The service's environment without the npm settings of whatever npm started the tests (`npm test -s` passes its log level down). */
+function npmFreeEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(serviceEnv(extra)).filter(([name]) => !name.toLowerCase().startsWith("npm_")));
+}
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1.0.0" } },
+};
+
+/** Runs an npm command that starts the MCP server, sends `initialize`, closes stdin once answered; answers stdout and stderr. */
+async function mcpSession(argv: string[], extra: Record<string, string>): Promise<{ stdout: string; stderr: string; exit: [number | null, NodeJS.Signals | null] }> {
+  const admin = new pg.Pool({ connectionString: env.db.url, max: 1 });
+  const { apiKey } = await createShopWithKey(admin);
+  await admin.end();
+  const [command = "npm", ...args] = argv;
+  const child = spawn(command, args, { env: npmFreeEnv({ MCP_API_KEY: apiKey, ...extra }), stdio: ["pipe", "pipe", "pipe"] });
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    await waitFor("the answer to initialize", async () => {
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${stderr}`);
+      return stdout.includes('"id":1') && stdout.endsWith("\n") ? true : undefined;
+    });
+    child.stdin.end();
+    return { stdout, stderr, exit: await exited };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+}
+
 describe("MCP over stdio", () => {
+  it("writes nothing but JSON-RPC to stdout when started with the README's command (npm's script banner goes to stdout)", async () => {
+    const session = await mcpSession(readmeMcpCommand(), {});
+    expect(session.exit).toEqual([0, null]);
+    const lines = session.stdout.split("\n");
+    expect(lines.pop()).toBe(""); // every message ends with a newline
+    const parsed = lines.map((line): unknown => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        return line; // not JSON: shown as it is in the failure
+      }
+    });
+    expect(parsed).toEqual([expect.objectContaining({ jsonrpc: "2.0", id: 1, result: expect.objectContaining({ serverInfo: expect.anything() as unknown }) as unknown })]);
+  });
+
+  it("tells the host's log how to get a clean stream when plain `npm run mcp` started it", async () => {
+    const session = await mcpSession(["npm", "run", "mcp"], { LOG_LEVEL: "info" });
+    expect(session.stdout.startsWith("\n> preorder-bis-api@")).toBe(true);
+    expect(session.stderr).toContain("start the server with `npm run --silent mcp`");
+  });
+
   it("exits 0 once its client closes stdin", async () => {
     const admin = new pg.Pool({ connectionString: env.db.url, max: 1 });
     const { apiKey } = await createShopWithKey(admin);
@@ -184,12 +253,6 @@ describe("MCP over stdio", () => {
     const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
     try {
       const lines = createInterface({ input: child.stdout });
-      const initialize = {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1.0.0" } },
-      };
       child.stdin.write(`${JSON.stringify(initialize)}\n`);
       const [line] = (await once(lines, "line")) as [string];
       expect(JSON.parse(line)).toMatchObject({ id: 1, result: { serverInfo: { name: expect.any(String) as string } } });

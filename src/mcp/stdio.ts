@@ -12,6 +12,12 @@ import { toolCatalog } from "./tools.ts";
 const config = loadConfig();
 // stdout carries the protocol: logs go to stderr.
 const log = pino({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL }, pino.destination(2));
+// npm 11 writes its script banner ("> preorder-bis-api@... mcp") to stdout before this process
+// starts, unless its log level is silent (or its output JSON, which moves the banner to stderr).
+// Too late to take back; telling the host's log how to get a clean stream is what is left.
+if (process.env.npm_lifecycle_event === "mcp" && process.env.npm_config_loglevel !== "silent" && process.env.npm_config_json !== "true") {
+  log.warn("npm wrote its script banner to stdout, which is not JSON-RPC: start the server with `npm run --silent mcp`");
+}
 const token = process.env.MCP_API_KEY;
 if (!token) {
   log.fatal("MCP_API_KEY is required: the API key of the shop the tools act for");
