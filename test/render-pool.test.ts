@@ -65,9 +65,10 @@ describe("the render pool", () => {
     });
     expect(statuses).toEqual(Array.from({ length: 20 }, () => 422));
     expect(errors).toEqual(Array.from({ length: 20 }, () => ["email.body must render within 100 ms"]));
-    // Each render took the app's thread for 200 ms and more before (and the template was saved).
-    expect(blocked).toBeLessThan(50);
-    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
+    // Each render took the app's thread for 200 ms and more before (and the template was saved);
+    // about 30 ms here now (the first request's own work), a bound with room for a loaded machine.
+    expect(blocked).toBeLessThan(100);
+    const { rows } = await env.app.pool.query("select 1 from message_templates where shop_id = $1 and area = 'back_in_stock'", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 
