@@ -147,14 +147,15 @@ function lineStartingWith(lines: readline.Interface, prefix: string): Promise<st
   });
 }
 
-/** Stops a child and waits for it to exit (SIGKILL after 30 s). */
-async function stop(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+/** Stops a child and waits for it to exit: `signal` now, or after `graceMs` if it has not exited by then; SIGKILL 30 s later. */
+async function stop(proc: ChildProcess, signal: NodeJS.Signals, graceMs = 0): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-  proc.kill(signal);
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
+  const signalTimer = setTimeout(() => proc.kill(signal), graceMs);
+  const killTimer = setTimeout(() => proc.kill("SIGKILL"), graceMs + 30_000);
   await exited;
-  clearTimeout(timer);
+  clearTimeout(signalTimer);
+  clearTimeout(killTimer);
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -305,8 +306,9 @@ try {
     };
     const bounded = await baselineRound("bounded");
     const unbounded = await baselineRound("unbounded");
+    // Its stdin closed, the baseline closes its transport and exits.
     baseline.proc.stdin?.end();
-    await stop(baseline.proc, "SIGTERM");
+    await stop(baseline.proc, "SIGTERM", 10_000);
 
     err(`${signups}: pipeline`);
     const worker = await child(
@@ -381,7 +383,7 @@ try {
   await pool.query("insert into account_settings (shop_id, plan) values ($1, 'scale')", [remindShop]);
   await pool.query("update shops set platform_domain = 'reminder-bench.platform.local' where id = $1", [remindShop]);
   await pool.query("insert into bis_settings (shop_id, settings) values ($1, $2)", [remindShop, JSON.stringify({ delivery: { reminder_delay_hours: 48 } })]);
-  await pool.query("insert into bis_stage_settings (shop_id, stage, enabled) values ($1, 'reminder', true)", [remindShop]);
+  await pool.query("insert into message_stage_settings (shop_id, area, stage, enabled) values ($1, 'back_in_stock', 'reminder', true)", [remindShop]);
   await pool.query(
     "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', 'Reminder Tee', 'reminder-tee', 'ACTIVE', now())",
     [remindShop],

@@ -1,0 +1,329 @@
+/**
+ * `npm run bench:isolation`: does one hostile shop slow another down? Shop B makes steady API
+ * reads (GET /back_in_stock/settings and GET /preorders/offers, alternately) at a fixed rate,
+ * BENCH_B_RATE a second (4) for BENCH_SECONDS (30), each request's latency measured from its send
+ * to its last byte; open loop: a request leaves on time whether or not the last one answered.
+ * Twice: beside an idle shop A (the baseline), then while shop A (bench/isolation-hostile.ts)
+ * stores a costly template (a 99,000-character string doubled, split into characters, sorted and
+ * joined: its PATCH may be refused, so the bench also writes it straight into message_templates,
+ * which replaced bis_templates),
+ * bulk-notifies 200 waiting signups whose alerts render it, and floods /mcp with JSON-RPC batches
+ * of 64 tools/list requests.
+ *
+ * The service (HTTP API and worker, one process, production settings) runs in a child process
+ * (bench/isolation-service.ts), the hostile client in another, against a scratch database
+ * (bench/lib.ts), with an SMTP sink in this process. B's rate stays within the per-key budget
+ * (RATE_LIMIT_POINTS a window, a read costing 1), each run with a key of its own.
+ *
+ * Prints B's p50/p99/max in both runs and the ratio, and A's answers by status; writes
+ * bench/results/isolation.json. Target: B's p99 beside the hostile run under
+ * BENCH_TARGET_P99_MS (100); exits non-zero above it or when any of B's requests failed.
+ * Environment: BENCH_B_RATE, BENCH_SECONDS, BENCH_MCP_LOOPS (4), BENCH_A_SIGNUPS (200).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import type pg from "pg";
+import { SMTPServer } from "smtp-server";
+import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
+import { loadConfig } from "../src/config.ts";
+import { createApiKey, createShop } from "../src/db/api-keys.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createLogger } from "../src/logger.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const RATE = positiveIntEnv("BENCH_B_RATE", 4);
+const SECONDS = positiveIntEnv("BENCH_SECONDS", 30);
+const TARGET_P99_MS = positiveIntEnv("BENCH_TARGET_P99_MS", 100);
+const A_SIGNUPS = positiveIntEnv("BENCH_A_SIGNUPS", 200);
+const MCP_LOOPS = positiveIntEnv("BENCH_MCP_LOOPS", 4);
+const RESULTS_FILE = path.join(HERE, "results", "isolation.json");
+const V2 = "/api/v2/external";
+const B_PATHS = [`${V2}/back_in_stock/settings`, `${V2}/preorders/offers`];
+const HOSTILE_TEMPLATE = `{% assign s = "${"x".repeat(99_000)}" %}{% assign s = s | append: s %}{{ s | split: "" | sort_natural | reverse | join: "" | size }}`;
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function startSink() {
+  let received = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.on("data", () => undefined);
+      stream.on("end", () => {
+        received += 1;
+        callback();
+      });
+    },
+  });
+  server.on("error", () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}/?ignoreTLS=true`,
+    received: () => received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A bench script as a child with the service's V8 flags; `next(prefix)` resolves with the rest of the next line starting with it. */
+function child(script: string, env: Record<string, string>) {
+  const proc: ChildProcess = spawn(process.execPath, [...serviceNodeFlags(), path.join(HERE, script)], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  onCleanup(async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    proc.kill("SIGTERM");
+    await Promise.race([exited, delay(30_000)]);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  });
+  const lines = readline.createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  const next = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`${script} exited with ${String(code)} before ${prefix.trim()}`));
+      const listener = (line: string) => {
+        if (!line.startsWith(prefix)) return;
+        lines.off("line", listener);
+        proc.off("exit", onExit);
+        resolve(line.slice(prefix.length));
+      };
+      lines.on("line", listener);
+      proc.once("exit", onExit);
+    });
+  return { proc, next };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+async function cpuSeconds(pid: number | undefined): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${String(pid)}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Nearest-rank percentile (ms). */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+interface Run {
+  label: string;
+  requests: number;
+  failed: Record<string, number>;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  load_average: number[];
+  service_cpu_s: number;
+  hostile?: { statuses: unknown; client_cpu_s: number; alerts_received: number; ledger: Record<string, number> };
+}
+
+/** B's reads, RATE a second for SECONDS, open loop; answers each one's latency and the failures by status. */
+async function readsOfB(url: string, key: string): Promise<{ latencies: number[]; failed: Record<string, number> }> {
+  const latencies: number[] = [];
+  const failed: Record<string, number> = {};
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  const total = RATE * SECONDS;
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await delay(wait);
+    const target = `${url}${B_PATHS[i % B_PATHS.length] ?? ""}`;
+    pending.push(
+      (async () => {
+        const sent = performance.now();
+        try {
+          const response = await fetch(target, { headers: { "x-auth-token": key } });
+          await response.arrayBuffer();
+          if (response.status === 200) latencies.push(performance.now() - sent);
+          else failed[String(response.status)] = (failed[String(response.status)] ?? 0) + 1;
+        } catch (error) {
+          const reason = `error ${error instanceof Error ? error.message : String(error)}`;
+          failed[reason] = (failed[reason] ?? 0) + 1;
+        }
+      })(),
+    );
+  }
+  await Promise.all(pending);
+  return { latencies, failed };
+}
+
+async function ledgerOf(pool: pg.Pool, shopId: string): Promise<Record<string, number>> {
+  const { rows } = await pool.query<{ status: string; n: number }>("select status, count(*)::int as n from bis_ledger where shop_id = $1 group by 1", [shopId]);
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+try {
+  const database = await acquireDatabase("bench_isolation");
+  const pool = quietPool(database.url, 4);
+  onCleanup(() => pool.end());
+  await migrate(pool, createLogger("warn"));
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-isolation-"));
+  onCleanup(() => rm(dataDir, { recursive: true, force: true }));
+  const sink = await startSink();
+  onCleanup(() => sink.close());
+
+  // Shop A: one sold-out variant with A_SIGNUPS waiting signups, and the costly template stored as it is.
+  const shopA = await createShop(pool, "Hostile Shop A");
+  const keyA = (await createApiKey(pool, shopA)).apiKey;
+  await pool.query("update shops set platform_domain = 'isolation-a.platform.local' where id = $1", [shopA]);
+  await pool.query(
+    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', 'Hostile Tee', 'hostile-tee', 'ACTIVE', now())",
+    [shopA],
+  );
+  await pool.query(
+    `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
+     values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/1', 'Size 1', 'SKU-1', 10, 'DENY', 'gid://platform/InventoryItem/1', now())`,
+    [shopA],
+  );
+  await pool.query(
+    `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
+     select $1, 'gid://platform/ProductVariant/1', 'email', 'hostile-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
+     from generate_series(1, $2) i`,
+    [shopA, A_SIGNUPS],
+  );
+  await pool.query("insert into message_templates (shop_id, area, stage, locale, channel, subject, body) values ($1, 'back_in_stock', 'initial', 'en', 'email', $2, $3)", [
+    shopA,
+    DEFAULT_TEMPLATES.initial.en?.email.subject ?? "Back in stock",
+    HOSTILE_TEMPLATE,
+  ]);
+  // Shop B: a key per run, so that neither run spends the other's budget.
+  const shopB = await createShop(pool, "Steady Shop B");
+  const keysB = [(await createApiKey(pool, shopB)).apiKey, (await createApiKey(pool, shopB)).apiKey, (await createApiKey(pool, shopB)).apiKey];
+  const serviceEnv = {
+    DATABASE_URL: database.url,
+    PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    SMTP_URL: sink.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    PLATFORM_API_SECRET: "bench-isolation-secret-0123456789abcdef",
+    SECRETS_KEY: randomBytes(32).toString("base64"),
+  };
+  const config = loadConfig({ ...process.env, ...serviceEnv });
+  if (RATE * Math.min(SECONDS, config.RATE_LIMIT_WINDOW_SECONDS) > config.RATE_LIMIT_POINTS) {
+    throw new Error(`BENCH_B_RATE ${RATE}/s would spend more than B's budget of ${config.RATE_LIMIT_POINTS} points in ${config.RATE_LIMIT_WINDOW_SECONDS} s`);
+  }
+
+  err("starting the service");
+  const service = child("isolation-service.ts", serviceEnv);
+  const url = await service.next("BENCH_SERVICE_READY ");
+  // Warm-up, unmeasured: connections, the first compilation of each route.
+  for (const p of B_PATHS) for (let i = 0; i < 5; i++) await (await fetch(`${url}${p}`, { headers: { "x-auth-token": keysB[0] ?? "" } })).arrayBuffer();
+
+  const runs: Run[] = [];
+  const measure = async (label: string, key: string, hostile: boolean): Promise<Run> => {
+    err(`${label}: B reads ${RATE}/s for ${SECONDS} s${hostile ? " while A attacks" : ", A idle"}`);
+    const serviceCpu0 = await cpuSeconds(service.proc.pid);
+    let attacker: ReturnType<typeof child> | undefined;
+    let attackerCpu0 = 0;
+    if (hostile) {
+      attacker = child("isolation-hostile.ts", {
+        BENCH_URL: url,
+        BENCH_A_KEY: keyA,
+        BENCH_A_VARIANT: "1",
+        BENCH_A_TEMPLATE: HOSTILE_TEMPLATE,
+        BENCH_MCP_LOOPS: String(MCP_LOOPS),
+      });
+      await attacker.next("BENCH_HOSTILE_STARTED");
+      attackerCpu0 = await cpuSeconds(attacker.proc.pid);
+    }
+    const { latencies, failed } = await readsOfB(url, key);
+    const load = os.loadavg();
+    const serviceCpu = (await cpuSeconds(service.proc.pid)) - serviceCpu0;
+    let hostileReport: Run["hostile"];
+    if (attacker) {
+      const attackerCpu = (await cpuSeconds(attacker.proc.pid)) - attackerCpu0;
+      const done = attacker.next("BENCH_HOSTILE_DONE ");
+      attacker.proc.stdin?.end("stop\n");
+      hostileReport = { statuses: JSON.parse(await done) as unknown, client_cpu_s: attackerCpu, alerts_received: sink.received(), ledger: await ledgerOf(pool, shopA) };
+    }
+    return {
+      label,
+      requests: latencies.length + Object.values(failed).reduce((a, b) => a + b, 0),
+      failed,
+      p50_ms: percentile(latencies, 50),
+      p99_ms: percentile(latencies, 99),
+      max_ms: Math.max(...latencies),
+      load_average: load,
+      service_cpu_s: serviceCpu,
+      ...(hostileReport ? { hostile: hostileReport } : {}),
+    };
+  };
+  const baseline = await measure("baseline", keysB[1] ?? "", false);
+  runs.push(baseline);
+  const hostile = await measure("hostile", keysB[2] ?? "", true);
+  runs.push(hostile);
+
+  const ratio = hostile.p99_ms / baseline.p99_ms;
+  out();
+  out(
+    `database: ${database.description}; service (web + worker) in its own process, ${os.cpus().length} CPUs, render threads ${config.RENDER_THREADS ?? "default"}, ` +
+      `B reads ${RATE}/s for ${SECONDS} s (${B_PATHS.join(", ")})`,
+  );
+  out("run        requests  failed   p50 ms   p99 ms   max ms  service CPU s  load average");
+  for (const r of runs) {
+    const failures = Object.values(r.failed).reduce((a, b) => a + b, 0);
+    out(
+      `${r.label.padEnd(9)} ${String(r.requests).padStart(9)} ${String(failures).padStart(7)} ${r.p50_ms.toFixed(1).padStart(8)} ${r.p99_ms.toFixed(1).padStart(8)} ${r.max_ms.toFixed(1).padStart(8)} ${r.service_cpu_s.toFixed(1).padStart(14)}  ${r.load_average.map((l) => l.toFixed(2)).join(" ")}`,
+    );
+  }
+  if (hostile.hostile) {
+    out(`shop A's answers by status: ${JSON.stringify(hostile.hostile.statuses)}; its client used ${hostile.hostile.client_cpu_s.toFixed(1)} CPU s`);
+    out(`shop A's alerts: ${hostile.hostile.alerts_received} received by the sink during the run; ledger ${JSON.stringify(hostile.hostile.ledger)}`);
+  }
+  const clean = Object.keys(baseline.failed).length === 0 && Object.keys(hostile.failed).length === 0;
+  const met = hostile.p99_ms < TARGET_P99_MS;
+  out(
+    `B's p99 beside the hostile tenant: ${hostile.p99_ms.toFixed(1)} ms, ${ratio.toFixed(2)}x the baseline's ${baseline.p99_ms.toFixed(1)} ms ` +
+      `(p50 ${hostile.p50_ms.toFixed(1)} vs ${baseline.p50_ms.toFixed(1)} ms); target < ${TARGET_P99_MS} ms: ${met ? "met" : "NOT met"}${clean ? "" : "; some of B's requests failed"}`,
+  );
+  await writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        database: database.description,
+        cpus: os.cpus().length,
+        b_rate_per_second: RATE,
+        seconds: SECONDS,
+        b_paths: B_PATHS,
+        mcp_loops: MCP_LOOPS,
+        a_signups: A_SIGNUPS,
+        target_p99_ms: TARGET_P99_MS,
+        runs,
+        p99_ratio: ratio,
+        met,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  process.exitCode = met && clean ? 0 : 1;
+} finally {
+  await cleanup();
+}
