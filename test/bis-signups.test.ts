@@ -84,6 +84,7 @@ describe("POST /back_in_stock/signups", () => {
       converted_at: null,
       converted_order_id: null,
       unsubscribed_at: null,
+      last_error: null,
       updated_at: expect.any(String) as unknown,
       // No provider sync and no tagging is on in this shop.
       sync: {},
@@ -262,7 +263,7 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
       ["?per_page=251", ["per_page must be at most 250"]],
       ["?per_page=0", ["per_page must be at least 1"]],
       ["?cursor=nonsense", ["cursor must be the next_cursor of a previous page"]],
-      ["?status=gone", ["status must be one of: waiting, notified, converted, unsubscribed"]],
+      ["?status=gone", ["status must be one of: waiting, pending, notified, failed, converted, unsubscribed"]],
       ["?created_from=yesterday", ["created_from must be an ISO 8601 date or timestamp"]],
       ["?sort=asc", ["sort is not allowed"]],
     ];

@@ -40,7 +40,7 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^email\.body must render within /);
     // Nothing was saved.
-    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
+    const { rows } = await env.app.pool.query("select 1 from message_templates where shop_id = $1 and area = 'back_in_stock'", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 
@@ -120,8 +120,8 @@ describe("a template beyond the limits at send time (written straight to the dat
     // The signups are German: a de override is the template they get.
     const locale = "de";
     await env.app.pool.query(
-      `insert into bis_templates (shop_id, stage, locale, channel, subject, body) values ($1, 'initial', $2, $3, $4, $5)
-       on conflict (shop_id, stage, locale, channel) do update set body = excluded.body`,
+      `insert into message_templates (shop_id, area, stage, locale, channel, subject, body) values ($1, 'back_in_stock', 'initial', $2, $3, $4, $5)
+       on conflict (shop_id, area, stage, locale, channel) do update set body = excluded.body`,
       [shop, locale, channel, channel === "email" ? "Back: {{ product.title }}" : null, body],
     );
   }

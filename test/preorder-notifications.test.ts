@@ -60,7 +60,7 @@ describe("templates of preorder notifications", () => {
     expect((await api(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { email: { body: "  " } } })).body).toEqual({
       errors: ["email.body must not be blank"],
     });
-    const { rows } = await env.app.pool.query("select 1 from preorder_templates where shop_id = $1", [env.shopId]);
+    const { rows } = await env.app.pool.query("select 1 from message_templates where shop_id = $1 and area = 'preorders'", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 

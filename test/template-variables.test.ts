@@ -49,7 +49,7 @@ describe("PATCH refuses a template that uses an unknown variable", () => {
     });
     expect(both.status).toBe(422);
     expect(errorsOf(both.body).map((e) => e.split(";")[0])).toEqual(["email.body uses unknown variables customer.name, x", "sms.body uses unknown variable shop.nam"]);
-    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
+    const { rows } = await env.app.pool.query("select 1 from message_templates where shop_id = $1 and area = 'back_in_stock'", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 

@@ -106,7 +106,7 @@ describe("PATCH", () => {
     for (const locale of ["en", "de", "es"]) expect((await getTemplate("0", locale)).enabled).toBe(false);
     // A switch change alone creates no text override.
     expect((await getTemplate("initial", "de")).email.customized).toBe(false);
-    const { rows } = await env.app.pool.query("select 1 from bis_templates where shop_id = $1", [env.shopId]);
+    const { rows } = await env.app.pool.query("select 1 from message_templates where shop_id = $1 and area = 'back_in_stock'", [env.shopId]);
     expect(rows).toHaveLength(0);
   });
 

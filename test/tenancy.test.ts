@@ -25,9 +25,9 @@ beforeAll(async () => {
     );
   }
   await env.app.pool.query("update shops set default_locale = 'de', multi_language_enabled = true, published_locales = '{de,en}' where id = $1", [shopB.id]);
-  await env.app.pool.query("insert into bis_stage_settings (shop_id, stage, enabled) values ($1, 'reminder', true)", [shopB.id]);
+  await env.app.pool.query("insert into message_stage_settings (shop_id, area, stage, enabled) values ($1, 'back_in_stock', 'reminder', true)", [shopB.id]);
   await env.app.pool.query(
-    "insert into bis_templates (shop_id, stage, locale, channel, subject, body) values ($1, 'initial', 'en', 'email', 'B subject', 'B body')",
+    "insert into message_templates (shop_id, area, stage, locale, channel, subject, body) values ($1, 'back_in_stock', 'initial', 'en', 'email', 'B subject', 'B body')",
     [shopB.id],
   );
 });
@@ -41,8 +41,8 @@ async function snapshot(shopId: string): Promise<unknown> {
     ),
     locations: await q("select id, name, active, updated_at from locations where shop_id = $1 order by id"),
     markets: await q("select * from markets where shop_id = $1 order by id"),
-    stages: await q("select stage, enabled, updated_at from bis_stage_settings where shop_id = $1 order by stage"),
-    templates: await q("select stage, locale, channel, subject, body, updated_at from bis_templates where shop_id = $1 order by stage, locale, channel"),
+    stages: await q("select area, stage, enabled, updated_at from message_stage_settings where shop_id = $1 order by area, stage"),
+    templates: await q("select area, stage, locale, channel, subject, body, updated_at from message_templates where shop_id = $1 order by area, stage, locale, channel"),
     jobs: await q("select * from jobs where shop_id = $1 order by id"),
   };
 }

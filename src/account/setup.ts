@@ -64,7 +64,7 @@ export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
     `select (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null)::int as offers,
             (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null and status = 'active' and sync_status = 'synced')::int as live_offers,
             (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null and status = 'active')::int as enabled_offers,
-            (select count(*) from bis_templates where shop_id = $1)::int as bis_templates,
+            (select count(*) from message_templates where shop_id = $1 and area = 'back_in_stock')::int as bis_templates,
             coalesce((select email_layout <> '{}'::jsonb from account_settings where shop_id = $1), false) as layout_customized,
             coalesce((select exists (select 1 from jsonb_each(sending) where value <> 'null'::jsonb) from account_settings where shop_id = $1), false) as sending_set,
             coalesce((select settings ? 'contact_email' and settings->'contact_email' <> 'null'::jsonb from account_settings where shop_id = $1), false) as contact_email_set,

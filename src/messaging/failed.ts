@@ -4,6 +4,7 @@ import { withTransaction } from "../core/db.ts";
 import { enqueue } from "../core/tasks.ts";
 import { sendTask } from "../back_in_stock/alerts/deps.ts";
 import { MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "../preorders/notifications/task-refs.ts";
+import type { MessageArea } from "./areas.ts";
 import { sendAttemptsFor } from "./retry.ts";
 
 /**
@@ -14,8 +15,7 @@ import { sendAttemptsFor } from "./retry.ts";
  * recipient's mail system can tell it from a new message.
  */
 
-export const MESSAGE_AREAS = ["back_in_stock", "preorders"] as const;
-export type MessageArea = (typeof MESSAGE_AREAS)[number];
+export { MESSAGE_AREAS, type MessageArea } from "./areas.ts";
 
 export interface FailedMessage {
   id: string;

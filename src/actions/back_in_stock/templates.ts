@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
+import { setStageSwitch, storedTemplateRows, upsertTemplate } from "../../messaging/templates.ts";
 import type { Db } from "../../core/db.ts";
 import { fallbackLocales } from "../../core/locales.ts";
 import { type Issue, unprocessable } from "../../core/errors.ts";
@@ -50,16 +51,13 @@ const templateOutput = z.strictObject({
 export async function loadTemplate(db: Db, shopId: string, stage: Stage, requested: string): Promise<z.output<typeof templateOutput>> {
   const { rows: shopRows } = await db.query<{ default_locale: string; enabled: boolean | null }>(
     `select s.default_locale, st.enabled
-     from shops s left join bis_stage_settings st on st.shop_id = s.id and st.stage = $2
+     from shops s left join message_stage_settings st on st.shop_id = s.id and st.area = 'back_in_stock' and st.stage = $2
      where s.id = $1`,
     [shopId, stage],
   );
   const shop = shopRows[0];
   if (!shop) throw new Error(`shop ${shopId} of an authenticated key is missing`);
-  const { rows: overrides } = await db.query<OverrideRow>(
-    "select channel, subject, body, updated_at from bis_templates where shop_id = $1 and stage = $2 and locale = $3",
-    [shopId, stage, requested],
-  );
+  const overrides: OverrideRow[] = await storedTemplateRows(db, shopId, "back_in_stock", stage, requested);
   const fallbackLocale = defaultLocaleFor(stage, requested, shop.default_locale);
   const defaults = DEFAULT_TEMPLATES[stage][fallbackLocale] ?? DEFAULT_TEMPLATES[stage].en;
   if (!defaults) throw new Error(`no default ${stage} template`);
@@ -141,11 +139,7 @@ export const patchTemplate = defineAction({
     if (problems.length > 0) throw unprocessable(problems);
 
     if (input.enabled !== undefined) {
-      await ctx.db.query(
-        `insert into bis_stage_settings (shop_id, stage, enabled) values ($1, $2, $3)
-         on conflict (shop_id, stage) do update set enabled = excluded.enabled, updated_at = now()`,
-        [ctx.shopId, stage, input.enabled],
-      );
+      await setStageSwitch(ctx.db, ctx.shopId, "back_in_stock", stage, input.enabled);
     }
     if (input.email?.subject !== undefined || input.email?.body !== undefined || input.sms?.body !== undefined) {
       const { email, sms } = await loadTemplate(ctx.db, ctx.shopId, stage, requested);
@@ -161,9 +155,5 @@ export const patchTemplate = defineAction({
 });
 
 async function upsertOverride(db: Db, shopId: string, stage: Stage, locale: string, channel: Channel, subject: string | null, body: string): Promise<void> {
-  await db.query(
-    `insert into bis_templates (shop_id, stage, locale, channel, subject, body) values ($1, $2, $3, $4, $5, $6)
-     on conflict (shop_id, stage, locale, channel) do update set subject = excluded.subject, body = excluded.body, updated_at = now()`,
-    [shopId, stage, locale, channel, subject, body],
-  );
+  await upsertTemplate(db, { shopId, area: "back_in_stock", stage, locale, channel }, { subject, body });
 }

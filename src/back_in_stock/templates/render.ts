@@ -1,5 +1,6 @@
 import type { OutboundMessage } from "../../channels/index.ts";
 import type { Db } from "../../core/db.ts";
+import { storedStageSwitches, storedTemplateRows } from "../../messaging/templates.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
 import { exceededLimit, templateFailure } from "../../messaging/render/limits.ts";
@@ -61,11 +62,10 @@ export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
   return { id: shopId, name: row.name, url: row.platform_domain ? `https://${row.platform_domain}` : "", defaultLocale: row.default_locale };
 }
 
-/** Whether each stage is on for the shop (bis_stage_settings over the shipped defaults). */
+/** Whether each stage is on for the shop (its switches over the shipped defaults). */
 export async function stageSwitches(db: Db, shopId: string): Promise<Record<Stage, boolean>> {
-  const { rows } = await db.query<{ stage: Stage; enabled: boolean }>("select stage, enabled from bis_stage_settings where shop_id = $1", [shopId]);
   const switches = { ...DEFAULT_STAGE_ENABLED };
-  for (const row of rows) switches[row.stage] = row.enabled;
+  for (const [stage, enabled] of await storedStageSwitches(db, shopId, "back_in_stock")) if (stage in switches) switches[stage as Stage] = enabled;
   return switches;
 }
 
@@ -114,10 +114,7 @@ export class Renderer {
   async prepare(db: Db, recipients: readonly Recipient[]): Promise<void> {
     for (const stage of new Set(recipients.map((r) => r.stage))) {
       if (this.overrides.has(stage)) continue;
-      const { rows } = await db.query<{ locale: string; channel: Channel; subject: string | null; body: string }>(
-        "select locale, channel, subject, body from bis_templates where shop_id = $1 and stage = $2",
-        [this.shop.id, stage],
-      );
+      const rows = await storedTemplateRows(db, this.shop.id, "back_in_stock", stage);
       this.overrides.set(stage, new Map(rows.map((r) => [`${r.channel}:${r.locale}`, { subject: r.subject ?? undefined, body: r.body }])));
     }
     const missing = [...new Set(recipients.map((r) => r.variantId))].filter((id) => !this.variants.has(id));

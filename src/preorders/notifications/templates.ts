@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
+import { storedStageSwitches, storedTemplateRows } from "../../messaging/templates.ts";
 import { fallbackLocales } from "../../core/locales.ts";
 
 /**
  * Notifications to preorder customers, by stage, channel and locale: the shipped defaults (en, fr,
- * de, es), a merchant's texts (preorder_templates) and each stage's switch (preorder_stage_settings).
+ * de, es), a merchant's texts and each stage's switch (message_templates and message_stage_settings, area preorders).
  * Texts are Liquid, rendered with the back-in-stock engines and their limits.
  */
 
@@ -96,15 +97,13 @@ export interface StoredTemplate {
 
 /** The merchant's texts of a stage, every locale and channel. */
 export async function storedTemplates(db: Db, shopId: string, stage: NotificationStage): Promise<StoredTemplate[]> {
-  const { rows } = await db.query<StoredTemplate>("select locale, channel, subject, body from preorder_templates where shop_id = $1 and stage = $2", [shopId, stage]);
-  return rows;
+  return storedTemplateRows(db, shopId, "preorders", stage);
 }
 
 /** Whether each stage is on for the shop. */
 export async function stageSwitches(db: Db, shopId: string): Promise<Record<NotificationStage, boolean>> {
-  const { rows } = await db.query<{ stage: NotificationStage; enabled: boolean }>("select stage, enabled from preorder_stage_settings where shop_id = $1", [shopId]);
   const switches = { ...DEFAULT_STAGE_ENABLED };
-  for (const row of rows) switches[row.stage] = row.enabled;
+  for (const [stage, enabled] of await storedStageSwitches(db, shopId, "preorders")) if (stage in switches) switches[stage as NotificationStage] = enabled;
   return switches;
 }
 

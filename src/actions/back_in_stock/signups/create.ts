@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
+import { storedStageSwitches } from "../../../messaging/templates.ts";
 import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
@@ -38,8 +39,7 @@ async function queueThankYou(db: Db, signupId: string): Promise<void> {
 }
 
 async function stageEnabled(db: Db, shopId: string, stage: "signup_thank_you"): Promise<boolean> {
-  const { rows } = await db.query<{ enabled: boolean }>("select enabled from bis_stage_settings where shop_id = $1 and stage = $2", [shopId, stage]);
-  return rows[0]?.enabled ?? DEFAULT_STAGE_ENABLED[stage];
+  return (await storedStageSwitches(db, shopId, "back_in_stock")).get(stage) ?? DEFAULT_STAGE_ENABLED[stage];
 }
 
 export const createSignup = defineAction({

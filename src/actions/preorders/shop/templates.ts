@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
+import { setStageSwitch, storedTemplateRows, upsertTemplate } from "../../../messaging/templates.ts";
 import type { Db } from "../../../core/db.ts";
 import { type Issue, unprocessable } from "../../../core/errors.ts";
 import { locale, notBlank } from "../../../core/schemas.ts";
@@ -29,15 +30,13 @@ const templateOutput = z.strictObject({
 
 async function loadTemplate(db: Db, shopId: string, stage: NotificationStage, requested: string): Promise<z.output<typeof templateOutput>> {
   const { rows: shopRows } = await db.query<{ default_locale: string; enabled: boolean | null }>(
-    `select s.default_locale, st.enabled from shops s left join preorder_stage_settings st on st.shop_id = s.id and st.stage = $2 where s.id = $1`,
+    `select s.default_locale, st.enabled from shops s
+     left join message_stage_settings st on st.shop_id = s.id and st.area = 'preorders' and st.stage = $2 where s.id = $1`,
     [shopId, stage],
   );
   const shop = shopRows[0];
   if (!shop) throw new Error(`shop ${shopId} of an authenticated key is missing`);
-  const { rows } = await db.query<{ channel: NotificationChannel; subject: string | null; body: string }>(
-    "select channel, subject, body from preorder_templates where shop_id = $1 and stage = $2 and locale = $3",
-    [shopId, stage, requested],
-  );
+  const rows = await storedTemplateRows(db, shopId, "preorders", stage, requested);
   const fallbackLocale = fallbackLocales(requested, shop.default_locale).find((c) => shippedTemplate(stage, c) !== undefined) ?? "en";
   const defaults = shippedTemplate(stage, fallbackLocale);
   if (!defaults) throw new Error(`no default ${stage} template`);
@@ -112,19 +111,11 @@ export const patchPreorderTemplate = defineAction({
     }
     if (problems.length > 0) throw unprocessable(problems);
     if (input.enabled !== undefined) {
-      await ctx.db.query(
-        `insert into preorder_stage_settings (shop_id, stage, enabled) values ($1, $2, $3)
-         on conflict (shop_id, stage) do update set enabled = excluded.enabled, updated_at = now()`,
-        [ctx.shopId, stage, input.enabled],
-      );
+      await setStageSwitch(ctx.db, ctx.shopId, "preorders", stage, input.enabled);
     }
     const current = await loadTemplate(ctx.db, ctx.shopId, stage, requested);
     const upsert = (channel: NotificationChannel, subject: string | null, body: string) =>
-      ctx.db.query(
-        `insert into preorder_templates (shop_id, stage, locale, channel, subject, body) values ($1, $2, $3, $4, $5, $6)
-         on conflict (shop_id, stage, locale, channel) do update set subject = excluded.subject, body = excluded.body, updated_at = now()`,
-        [ctx.shopId, stage, requested, channel, subject, body],
-      );
+      upsertTemplate(ctx.db, { shopId: ctx.shopId, area: "preorders", stage, locale: requested, channel }, { subject, body });
     if (input.email?.subject !== undefined || input.email?.body !== undefined) {
       await upsert("email", input.email.subject ?? current.email.subject, input.email.body ?? current.email.body);
     }
