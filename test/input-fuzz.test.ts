@@ -14,11 +14,11 @@ import { createOffer } from "./helpers/offers.ts";
  */
 
 // An impossible calendar date must be refused, not rolled over into March.
-const BAD_TEXT = ["x", "2026-02-30", "2026-02-30T00:00:00Z", "2026-13-01", "1.5", "abc", "99999999999999999999", "-1", "0", "", "1e3", "gid://platform/Product/99999999999999999999", "00000000-0000-0000-0000-00000000000g"];
+const BAD_TEXT = ["x", "2026-02-30", "2026-02-30T00:00:00Z", "2026-13-01", "1.5", "abc", "99999999999999999999", "9999999999999999999", "-1", "0", "", "1e3", "gid://platform/Product/99999999999999999999", "00000000-0000-0000-0000-00000000000g"];
 // Only JSON carries these: a fraction, a number past any column's range (1e20), a negative, null.
 const BAD_JSON: unknown[] = [1.5, 1e20, -1, null, [], {}];
 const BAD_BODIES = ["null", "[]", '"x"', "1", "true"];
-const BAD_IDS = ["x", "1.5", "abc", "99999999999999999999", "-1", "0", "2026-02-30", "gid%3A%2F%2Fplatform%2FProduct%2F1.5", "00000000-0000-0000-0000-00000000000g", "%20"];
+const BAD_IDS = ["x", "1.5", "abc", "99999999999999999999", "9999999999999999999", "-1", "0", "2026-02-30", "gid%3A%2F%2Fplatform%2FProduct%2F1.5", "00000000-0000-0000-0000-00000000000g", "%20"];
 // With these set to a valid bound, the other bound (or any field) is the only thing wrong.
 const PERIOD_FIELDS = new Set(["from", "to", "created_from", "created_to"]);
 const NESTING = 3;
@@ -84,7 +84,9 @@ function probes(action: ManifestEntry, validPath: string): Probe[] {
     for (const bad of BAD_IDS) list.push({ path: validPath.replace(encodeURIComponent(`{${param}}`), bad).replace(`{${param}}`, bad) });
   }
   const schema = action.request_schema as JsonSchema;
-  const bases = [{}, periodBase(schema)];
+  const period = periodBase(schema);
+  // The second pass only where there are bounds to set: elsewhere it would repeat the first.
+  const bases = Object.keys(period).length > 0 ? [{}, period] : [{}];
   const isQuery = action.method === "GET" || action.method === "DELETE";
   for (const base of bases) {
     for (const field of fieldPaths(schema)) {
