@@ -41,7 +41,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
   it("deletes the signup: 202 with its last state; then 404 everywhere, its log entries kept without it", async () => {
     const [id] = await addSignups(env.shopId, 801, ["gone@example.com"]);
     await env.app.pool.query(
-      `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason) values ($1, $2, $3, 'initial', 'email', 'blocked', 'template_disabled')`,
+      `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason) values ($1, $2, $3, 'initial', 'email', 'blocked', 'stage_disabled')`,
       [env.shopId, id, variantGid(801)],
     );
     const before = await api(env.app, "GET", `/back_in_stock/signups/${id}`, { key: env.key });
@@ -65,7 +65,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
     }
     const log = await api(env.app, "GET", `/back_in_stock/notifications?variant_id=801`, { key: env.key });
     expect((log.body as { notifications: unknown[] }).notifications).toEqual([
-      expect.objectContaining({ signup_id: null, recipient: null, status: "blocked", blocked_reason: "template_disabled" }),
+      expect.objectContaining({ signup_id: null, recipient: null, status: "blocked", blocked_reason: "stage_disabled" }),
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BLOCKED_REASONS } from "../../messaging/blocked.ts";
 import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
 import { notFound } from "../../core/errors.ts";
@@ -49,7 +50,7 @@ const notificationFields = {
   channel: z.enum(SIGNUP_CHANNELS),
   recipient: z.string().nullable().describe("the signup's e-mail address or phone number; null once the signup is deleted"),
   status: z.enum(NOTIFICATION_STATUSES),
-  blocked_reason: z.string().nullable().describe("for blocked: unsubscribed, channel_disabled, template_disabled, opt_in_missing, out_of_stock, ..."),
+  blocked_reason: z.enum(BLOCKED_REASONS).nullable().describe("for blocked: why (one vocabulary for every area)"),
   error: z.string().nullable().describe("for failed: what the channel answered"),
   provider_message_id: z.string().nullable(),
   delivery_status: z.string().nullable().describe("text messages: the provider's delivery report"),

@@ -10,6 +10,7 @@ import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { type AlertDeps, sendTask } from "./deps.ts";
 import { gaveUpReason, sendAttemptsFor } from "../../messaging/retry.ts";
+import type { BackInStockBlockedReason } from "../../messaging/blocked.ts";
 import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import { reserveSends } from "../../account/plans.ts";
@@ -30,9 +31,10 @@ import { senderPolicy } from "../../account/sending.ts";
  * re-sends at most the messages in flight, SEND_CONCURRENCY of them.
  */
 
-export type BlockedReason = "unsubscribed" | "channel_disabled" | "template_disabled" | "opt_in_missing" | "out_of_stock";
+/** Refusals the shop's settings and the signup decide (the messaging vocabulary: src/messaging/blocked.ts). */
+export type BlockedReason = Exclude<BackInStockBlockedReason, "plan_limit">;
 /** What a send may also end blocked by, found only at send time: the plan's monthly quota is used up (src/account/plans.ts). */
-export type SendBlockedReason = BlockedReason | "plan_limit";
+export type SendBlockedReason = BackInStockBlockedReason;
 
 export interface SignupFacts {
   status: string;
@@ -43,7 +45,7 @@ export interface SignupFacts {
 /** Why a stage may not be sent to this signup now, or undefined when it may. */
 export function blockedReason(signup: SignupFacts, stage: Stage, settings: BackInStockSettings, switches: Record<Stage, boolean>): BlockedReason | undefined {
   if (signup.status === "unsubscribed") return "unsubscribed";
-  if (!switches[stage]) return "template_disabled";
+  if (!switches[stage]) return "stage_disabled";
   if (!settings.channels[signup.channel].enabled) return "channel_disabled";
   if (settings.compliance.opt_in_required && !signup.consent) return "opt_in_missing";
   return undefined;

@@ -1,5 +1,6 @@
 import { dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import { type SenderPolicy, senderPolicy } from "../../account/sending.ts";
+import type { PreorderBlockedReason } from "../../messaging/blocked.ts";
 import type { OutboundMessage } from "../../channels/index.ts";
 import { isChannelError } from "../../channels/index.ts";
 import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
@@ -25,7 +26,8 @@ import { type NotificationChannel, type NotificationStage, chooseTemplate, stage
  * throws, so graphile-worker retries the job with its backoff.
  */
 
-export const BLOCKED_REASONS = ["stage_disabled", "channel_disabled", "no_recipient", "order_cancelled", "balance_paid"] as const;
+/** The refusals of a preorder notification (the messaging vocabulary: src/messaging/blocked.ts). */
+export const BLOCKED_REASONS = ["stage_disabled", "channel_disabled", "no_recipient", "order_cancelled", "balance_paid"] as const satisfies readonly PreorderBlockedReason[];
 export type BlockedReason = (typeof BLOCKED_REASONS)[number];
 
 export interface ClaimSpec {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BLOCKED_REASON_TEXT } from "../../../messaging/blocked.ts";
 import { defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { SIGNUP_CHANNELS } from "../../../back_in_stock/signups/model.ts";
@@ -8,13 +9,7 @@ import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend, r
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
 import { sendAttemptsFor } from "../../../messaging/retry.ts";
 
-export const REFUSAL_TEXT: Record<BlockedReason, string> = {
-  unsubscribed: "the signup is unsubscribed",
-  channel_disabled: "its channel is switched off in the settings",
-  template_disabled: "the initial stage is switched off",
-  opt_in_missing: "opt-in is required and the signup has no consent",
-  out_of_stock: "the variant is out of stock",
-};
+export const REFUSAL_TEXT: Record<BlockedReason, string> = BLOCKED_REASON_TEXT;
 
 export const notifySignup = defineAction({
   name: "back_in_stock.signups.notify",
