@@ -1,13 +1,35 @@
 import type pg from "pg";
 import { z } from "zod";
-import { withTransaction } from "../core/db.ts";
+import { type Db, withTransaction } from "../core/db.ts";
 import { declareTask, enqueue } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
+import { applyDelivery } from "./process.ts";
 
 /** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff unless its payload can never be applied. */
 export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
 
 export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";
+
+/**
+ * Topics applied in the intake's own transaction: an inventory level is a few statements, and a
+ * restock's first alert should not wait for a worker to pick up a job first. The delivery is
+ * recorded either way; one that fails to apply here (a payload it cannot take, a deadlock) is left
+ * to the durable job, which retries it or fails it with the reason.
+ */
+const APPLIED_AT_INTAKE: ReadonlySet<WebhookTopic> = new Set(["inventory_levels/update"]);
+
+async function appliedAtIntake(db: Db, shopId: string, deliveryId: number, delivery: { topic: WebhookTopic; payload: unknown }): Promise<boolean> {
+  await db.query("savepoint apply_at_intake");
+  try {
+    await applyDelivery(db, shopId, delivery.topic, delivery.payload);
+    await db.query("update webhook_deliveries set processed_at = now() where id = $1", [deliveryId]);
+    await db.query("release savepoint apply_at_intake");
+    return true;
+  } catch {
+    await db.query("rollback to savepoint apply_at_intake");
+    return false;
+  }
+}
 
 /**
  * Records a verified delivery and queues its processing in one transaction. A webhook id seen
@@ -48,6 +70,7 @@ export async function acceptWebhook(
     );
     const inserted = rows[0];
     if (!inserted) return "duplicate";
+    if (APPLIED_AT_INTAKE.has(delivery.topic) && (await appliedAtIntake(db, shop.id, Number(inserted.id), delivery))) return "accepted";
     // bigint arrives as a string; the ids stay far below 2^53.
     await enqueue(db, webhookTask, { delivery_id: Number(inserted.id) }, { maxAttempts: 10 });
     return "accepted";
