@@ -258,6 +258,40 @@ try {
 
   const latenciesOf = (ids: number[], sentAt: Map<number, number>) => ids.map((id) => (sink.first.get(id) ?? Number.NaN) - (sentAt.get(id) ?? Number.NaN));
   const itemOf = new Map(info.variants.map((v) => [v.id, v.inventoryItemId]));
+  const wallOf = (at: number) => performance.timeOrigin + at;
+
+  /**
+   * Where a side's time goes: per variant, from its restock's send to each step the database
+   * recorded (the webhook row, its processing, the alert run, the first claim and mark), and to
+   * the sink's first message; p50 and p99 of each, in ms. Database times are its clock's (same host).
+   */
+  const stepsOf = async (ids: number[], sentAt: Map<number, number>) => {
+    const { rows } = await admin.query<{ v: string; recorded: number | null; processed: number | null; run_started: number | null; claimed: number | null; marked: number | null }>(
+      `select v::text,
+              (select extract(epoch from min(received_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as recorded,
+              (select extract(epoch from min(processed_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as processed,
+              (select extract(epoch from min(started_at)) * 1000 from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://platform/ProductVariant/' || v) as run_started,
+              (select extract(epoch from min(l.created_at)) * 1000 from bis_ledger l join bis_signups s on s.id = l.signup_id
+                where s.shop_id = $1 and s.variant_id = 'gid://platform/ProductVariant/' || v) as claimed,
+              (select extract(epoch from min(l.sent_at)) * 1000 from bis_ledger l join bis_signups s on s.id = l.signup_id
+                where s.shop_id = $1 and s.variant_id = 'gid://platform/ProductVariant/' || v) as marked
+       from unnest($2::bigint[], $3::bigint[]) as t(v, i)`,
+      [shopId, ids, ids.map((id) => itemOf.get(id) ?? 0)],
+    );
+    const step = (name: "recorded" | "processed" | "run_started" | "claimed" | "marked") => {
+      const values = rows.map((r) => Number(r[name]) - wallOf(sentAt.get(Number(r.v)) ?? Number.NaN)).filter(Number.isFinite);
+      return { p50_ms: percentile(values, 50), p99_ms: percentile(values, 99) };
+    };
+    const received = latenciesOf(ids, sentAt);
+    return {
+      webhook_recorded: step("recorded"),
+      webhook_processed: step("processed"),
+      alert_run_started: step("run_started"),
+      first_claimed: step("claimed"),
+      first_received: { p50_ms: percentile(received, 50), p99_ms: percentile(received, 99) },
+      first_marked_sent: step("marked"),
+    };
+  };
 
   /** Runs one side from a full bucket; answers the bucket before and after and the emulator's calls during it. */
   const fromFullBucket = async (name: string, side: () => Promise<void>) => {
@@ -270,7 +304,7 @@ try {
     return {
       bucket_before: before,
       bucket_after: after,
-      emulator_calls: stats1.requests - stats0.requests - 1,
+      emulator_calls: stats1.requests - stats0.requests,
       throttled_calls: stats1.throttled - stats0.throttled,
       cost_spent: stats1.costSpent - stats0.costSpent,
     };
@@ -298,6 +332,7 @@ try {
     await waitUntil(() => sink.received() >= VARIANTS * SIGNUPS, "every alert of the webhook restock", 600_000);
   });
   const webhook = summary(latenciesOf(webhookIds, webhookSent));
+  const webhookSteps = await stepsOf(webhookIds, webhookSent);
   const webhookLoad = os.loadavg()[0] ?? Number.NaN;
 
   // 2. The direct path: the same restock recorded as the intake records it, without the HTTP hop.
@@ -321,6 +356,7 @@ try {
     await waitUntil(() => sink.received() >= 2 * VARIANTS * SIGNUPS, "every alert of the direct restock", 600_000);
   });
   const direct = summary(latenciesOf(directIds, directSent));
+  const directSteps = await stepsOf(directIds, directSent);
   const directLoad = os.loadavg()[0] ?? Number.NaN;
 
   // 3. The floor: bare SMTP sends through a pool of the same size.
@@ -360,6 +396,12 @@ try {
     `both the webhook and the direct side start from a full cost bucket (refilled first: ${webhookBucket.bucket_before.restoreRate} points/s); ` +
       `the webhook side adds ${(webhook.p99_ms - direct.p99_ms).toFixed(0)} ms at p99 to the direct one (${(webhook.p99_ms / direct.p99_ms).toFixed(2)}x)`,
   );
+  out("where the time goes, from each variant's restock (p50 / p99 ms; database clock for the steps it records):");
+  out(`  ${"step".padEnd(20)} ${"webhook".padStart(15)} ${"direct".padStart(15)}`);
+  for (const name of Object.keys(webhookSteps) as (keyof typeof webhookSteps)[]) {
+    const cell = (x: { p50_ms: number; p99_ms: number }) => `${x.p50_ms.toFixed(0)} / ${x.p99_ms.toFixed(0)}`.padStart(15);
+    out(`  ${name.padEnd(20)} ${cell(webhookSteps[name])} ${cell(directSteps[name])}`);
+  }
   const met = webhook.p99_ms < TARGET_P99_MS;
   out(
     `restock webhook to first alert received: p50 ${webhook.p50_ms.toFixed(0)} ms, p99 ${webhook.p99_ms.toFixed(0)} ms (target < ${TARGET_P99_MS} ms: ${met ? "met" : "NOT met"}), ` +
@@ -377,8 +419,8 @@ try {
         emulator: "own process",
         load_average: os.loadavg(),
         target_webhook_p99_ms: TARGET_P99_MS,
-        webhook: { ...webhook, ...webhookBucket, load_1m: webhookLoad, p50_vs_smtp: webhook.p50_ms / smtp.p50_ms, p99_vs_smtp: webhook.p99_ms / smtp.p99_ms },
-        direct: { ...direct, ...directBucket, load_1m: directLoad, p50_vs_smtp: direct.p50_ms / smtp.p50_ms, p99_vs_smtp: direct.p99_ms / smtp.p99_ms },
+        webhook: { ...webhook, ...webhookBucket, steps: webhookSteps, load_1m: webhookLoad, p50_vs_smtp: webhook.p50_ms / smtp.p50_ms, p99_vs_smtp: webhook.p99_ms / smtp.p99_ms },
+        direct: { ...direct, ...directBucket, steps: directSteps, load_1m: directLoad, p50_vs_smtp: direct.p50_ms / smtp.p50_ms, p99_vs_smtp: direct.p99_ms / smtp.p99_ms },
         smtp: { ...smtp, load_1m: smtpLoad },
         messages_received: sink.received(),
       },
