@@ -85,25 +85,30 @@ async function postmaster(): Promise<Postmaster | undefined> {
   return Number.isInteger(pid) && pid > 0 && Number.isInteger(port) ? { pid, port } : undefined;
 }
 
-interface Started {
-  npm: ChildProcess;
-  port: number;
-  exited: Promise<[number | null, NodeJS.Signals | null]>;
-  output: () => string;
+interface Started extends Spawned {
   postmaster: Postmaster;
 }
 
 const groups: ChildProcess[] = [];
 
-/** `npm start` leading a process group of its own, on free ports, answering /readyz 200. */
-async function startNpm(extra: Record<string, string> = {}): Promise<Started> {
+interface Spawned {
+  npm: ChildProcess;
+  port: number;
+  pgPort: number;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  output: () => string;
+}
+
+/** `npm start` leading a process group of its own, on free ports. */
+async function spawnNpm(extra: Record<string, string> = {}): Promise<Spawned> {
   const port = await freePort();
+  const pgPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
     HOST: "127.0.0.1",
     PORT: String(port),
-    EMBEDDED_PG_PORT: String(await freePort()),
+    EMBEDDED_PG_PORT: String(pgPort),
     PLATFORM_EMULATOR_PORT: String(await freePort()),
     PROVIDER_EMULATOR_PORT: String(await freePort()),
     LOG_LEVEL: "info",
@@ -119,17 +124,37 @@ async function startNpm(extra: Record<string, string> = {}): Promise<Started> {
   let text = "";
   npm.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString()));
   npm.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return { npm, port, pgPort, exited, output: () => text };
+}
+
+/** `npm start` as spawnNpm, once it answers /readyz 200. */
+async function startNpm(extra: Record<string, string> = {}): Promise<Started> {
+  const spawned = await spawnNpm(extra);
   await waitFor(
     "`npm start` to answer /readyz 200",
     async () => {
-      if (npm.exitCode !== null) throw new Error(`npm start exited with ${npm.exitCode}:\n${text}`);
-      return (await readyz(port)) === 200 ? true : undefined;
+      if (spawned.npm.exitCode !== null) throw new Error(`npm start exited with ${spawned.npm.exitCode}:\n${spawned.output()}`);
+      return (await readyz(spawned.port)) === 200 ? true : undefined;
     },
     90_000,
   );
   const server = await postmaster();
   if (!server) throw new Error(`no postmaster.pid under ${dataDir}`);
-  return { npm, port, exited, output: () => text, postmaster: server };
+  return { ...spawned, postmaster: server };
+}
+
+/** Whether a process whose command line holds every one of `parts` runs now. */
+function running(...parts: string[]): boolean {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .some((entry) => {
+      try {
+        const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+        return parts.every((part) => cmd.includes(part));
+      } catch {
+        return false; // exited while we looked
+      }
+    });
 }
 
 /** The messages the service logged (pino's JSON lines), in order. */
@@ -167,21 +192,39 @@ afterAll(async () => {
 });
 
 describe("`npm start` in its own process group", () => {
-  it("drains on Ctrl-C (SIGINT to the group: node gets the terminal's and npm's), exits 0 and stops its embedded PostgreSQL", async () => {
+  it("on Ctrl-C during the first start (initdb running), lets initdb finish, starts no listener or worker, exits 0 and stops PostgreSQL", async () => {
+    // The shutdown timeout counts from the signal, and the whole start now comes first.
+    const spawned = await spawnNpm({ SHUTDOWN_TIMEOUT_MS: "40000" });
+    await waitFor("initdb to run", async () => (running("initdb", dataDir) ? true : undefined), 60_000);
+    process.kill(-(spawned.npm.pid as number), "SIGINT");
+    // Before, initdb died with the group's SIGINT (and node's second signal exited 1 at once); then,
+    // the worker started after the signal and the drain waited for its jobs past the timeout.
+    expect(await spawned.exited, spawned.output()).toEqual([0, null]);
+    const logged = messages(spawned.output());
+    expect(logged).toContain(`starting embedded PostgreSQL on 127.0.0.1:${spawned.pgPort}`);
+    expect(logged).toContain("migrations applied");
+    // Stopping was asked for: no new requests or jobs, so nothing that would take them is started.
+    expect(logged.filter((msg) => msg === "HTTP API listening" || msg.startsWith("Worker connected"))).toEqual([]);
+    expect(logged).toContain("stopped");
+    expect(await postmaster()).toBeUndefined();
+    expect(await accepts(spawned.pgPort)).toBe(false);
+  });
+
+  it("drains on Ctrl-C (SIGINT to the group: node gets the terminal's and npm's), exits 0 and stops its embedded PostgreSQL (the server under DATA_DIR is reused)", async () => {
     const started = await startNpm();
     process.kill(-(started.npm.pid as number), "SIGINT");
     // npm exits with its script's code: 0 here means node exited 0 too.
-    expect(await started.exited).toEqual([0, null]);
+    expect(await started.exited, started.output()).toEqual([0, null]);
     const logged = messages(started.output());
     expect(logged).toContain("shutting down: no new requests or jobs, waiting for running ones");
     expect(logged).toContain("stopped");
     await expectStopped(started.postmaster);
   });
 
-  it("drains on `kill -TERM -- -PGID`, exits 0 and stops its embedded PostgreSQL (the server under DATA_DIR is reused)", async () => {
+  it("drains on `kill -TERM -- -PGID`, exits 0 and stops its embedded PostgreSQL", async () => {
     const started = await startNpm();
     process.kill(-(started.npm.pid as number), "SIGTERM");
-    expect(await started.exited).toEqual([0, null]);
+    expect(await started.exited, started.output()).toEqual([0, null]);
     expect(messages(started.output())).toContain("stopped");
     await expectStopped(started.postmaster);
   });
@@ -199,7 +242,7 @@ describe("`npm start` in its own process group", () => {
     expect(await readyz(started.port)).toBe(503);
 
     process.kill(node, "SIGINT");
-    expect(await started.exited).toEqual([1, null]);
+    expect(await started.exited, started.output()).toEqual([1, null]);
     expect(messages(started.output())).toContain("signal during shutdown: exiting now");
     // The forced exit asks for PostgreSQL's fast shutdown without waiting for it.
     await waitFor("the embedded PostgreSQL to stop", async () => (alive(started.postmaster.pid) ? undefined : true), 30_000);

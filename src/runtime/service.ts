@@ -33,6 +33,11 @@ export interface ServiceOptions {
   /** Create the demo shop on first start and connect it to the platform (or the emulator). */
   demo: boolean;
   worker_options?: WorkerOptions;
+  /**
+   * Aborted when a stop was asked for during the start: what is started by then (the database,
+   * the migrations) finishes, but no listener, worker or demo connection is started after it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Service {
@@ -83,6 +88,9 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     await pool.end();
     await database.embedded?.stop();
   };
+  // A signal during the start means "no new requests or jobs": starting the worker then would
+  // claim jobs that the drain must wait for or abort.
+  const wanted = (part: boolean) => part && options.signal?.aborted !== true;
   try {
     if (options.migrate) {
       const applied = await migrate(pool, log);
@@ -92,14 +100,14 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     const services = createServices(config, log, { platform });
     // Closed after the worker and HTTP have stopped (closers run after both).
     closers.push(() => services.close());
-    if (options.demo) {
+    if (wanted(options.demo)) {
       const demo = await ensureDemoShop(pool, config.DEMO_API_KEY);
       if (demo) {
         // Printed once, on the start that creates it: the key is stored only as a hash.
         process.stdout.write(`\nDemo shop created: ${demo.shopId}\nDemo API key (shown once): ${demo.apiKey}\n\n`);
       }
     }
-    if (options.web) {
+    if (wanted(options.web)) {
       const registry = createRegistry();
       const dispatcher = new Dispatcher({ registry, pool, config, log, services, observe: observeDispatch });
       const operator = await operatorToken(config.OPERATOR_TOKEN, config.dataDir);
@@ -129,13 +137,13 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       // GET /account/help_docs also loads them on first use, so a failure here only delays that.
       ensureHelpArticles(pool).catch((error: unknown) => log.warn({ err: error }, "help articles not loaded at start"));
     }
-    if (options.demo) {
+    if (wanted(options.demo)) {
       const close = await connectDemoShop(pool, platform, config, log, url);
       if (close) closers.push(close);
       const closeProviders = await startDemoProviders(pool, platform, config, log);
       if (closeProviders) closers.push(closeProviders);
     }
-    if (options.worker) {
+    if (wanted(options.worker)) {
       runner = await startWorker({ pool, log, config, platform, channels: services.channels() }, options.worker_options);
       if (!options.web && config.WORKER_METRICS_PORT !== undefined) {
         const metrics = await serveMetrics(config.WORKER_METRICS_PORT, config.HOST);
