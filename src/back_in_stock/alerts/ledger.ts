@@ -335,18 +335,18 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
   return summary;
 }
 
-/** Leases the pending rows no live sender holds, to `holder`; answers them with their signups. */
+/** Leases the pending rows no live sender holds, to `holder`; answers them with their signups, oldest signup first (the order quota and sends follow). */
 async function lease(pool: pg.Pool, ledgerIds: readonly string[], holder: LeaseHolder): Promise<PendingRow[]> {
   const { rows } = await pool.query<PendingRow>(
     `with leased as (
        update bis_ledger l set lease_pid = $2, lease_backend_start = ${holderStart("$2")}
        where l.id = any($1::uuid[]) and l.status = 'pending' and ${LEASE_DEAD}
-       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.created_at
+       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts
      )
      select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
             s.status as signup_status
      from leased l join bis_signups s on s.id = l.signup_id
-     order by l.created_at, l.id`,
+     order by s.created_at, s.id`,
     [ledgerIds, holder.pid],
   );
   return rows;

@@ -343,8 +343,10 @@ export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: 
   for (const variant of rose) {
     if (variant.available < settings.delivery.minimum_restock_quantity) continue;
     if (!(await anyEligibleWaiting(db, shopId, variant.variantId, e))) continue;
+    // A run opened here gets its batch job from the burst, once the burst has sent (and taken the
+    // quota for) its first message: the oldest signup goes first, also under the plan's quota.
     if (switches.initial && (await openRestockRun(db, shopId, variant.variantId, variant.available, settings))) opened += 1;
-    await requestAlertRun(db, shopId, variant.variantId, "inventory_webhook");
+    else await requestAlertRun(db, shopId, variant.variantId, "inventory_webhook");
   }
   if (opened > 0) await requestRestockBurst(db, shopId);
   return result;
@@ -373,15 +375,32 @@ async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
 /**
  * The restock burst (the `bis_restock_burst` task): the first message of every run a restock
  * opened that has claimed nothing yet, claimed in one statement (one per variant, each the
- * variant's oldest eligible signup, within its batch's quota) and sent at once. The rest of each
- * batch is its run's (runAlertBatch claims from the same quota, on the same locked run row).
+ * variant's oldest eligible signup, within its batch's quota) and sent at once. Then each of those
+ * runs gets its batch job, which sends the rest of the batch (claiming from the same quota, on the
+ * same locked run row). A burst that dies leaves its runs to the recovery sweep (recoverRuns).
  */
 export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<{ variants: number; sent: SendSummary }> {
   const { pool } = deps;
   const [settings, switches] = await Promise.all([loadBackInStockSettings(pool, shopId), stageSwitches(pool, shopId)]);
-  if (!switches.initial) return { variants: 0, sent: emptySummary() };
   const e = eligibility(settings);
-  const { rows } = await pool.query<{ id: string }>(
+  const { rows: runs } = await pool.query<{ variant_id: string }>(
+    `select variant_id from bis_alert_runs
+     where shop_id = $1 and status = 'running' and batches = 1 and batch_started_at is not null and batch_claimed = 0 and trigger = 'inventory_webhook'`,
+    [shopId],
+  );
+  if (runs.length === 0) return { variants: 0, sent: emptySummary() };
+  try {
+    if (!switches.initial) return { variants: 0, sent: emptySummary() };
+    return await burst(deps, shopId, e);
+  } finally {
+    await withTransaction(pool, async (db) => {
+      for (const run of runs) await requestAlertRun(db, shopId, run.variant_id, "inventory_webhook");
+    });
+  }
+}
+
+async function burst(deps: AlertDeps, shopId: string, e: Eligibility): Promise<{ variants: number; sent: SendSummary }> {
+  const { rows } = await deps.pool.query<{ id: string }>(
     `with runs as (
        select r.id, r.variant_id, r.started_at from bis_alert_runs r
        where r.shop_id = $1 and r.status = 'running' and r.batches = 1 and r.batch_started_at is not null
