@@ -72,6 +72,14 @@ export interface ResendResult {
   preorders: number;
 }
 
+/** The failed rows of one area's ledger that a resend's filter ($1 shop, $2 area, $3 ids, $4 limit) takes, locked. */
+function pickFailed(table: "bis_ledger" | "preorder_notifications", area: MessageArea): string {
+  return `select m.id from ${table} m
+    where m.status = 'failed' and ($1::uuid is null or m.shop_id = $1) and ($2::text is null or $2 = '${area}') and ($3::uuid[] is null or m.id = any($3))
+    order by m.created_at limit $4
+    for update skip locked`;
+}
+
 /**
  * Sends failed messages again (all that match the filter; at most `limit`, default 1000, per
  * call): each row back to pending (a back-in-stock `initial` also takes its signup back to
@@ -80,13 +88,7 @@ export interface ResendResult {
 export async function resendFailedMessages(pool: pg.Pool, filter: FailedFilter, retryHours: number): Promise<ResendResult> {
   return withTransaction(pool, async (db) => {
     const { rows: alerts } = await db.query<{ id: string }>(
-      `with picked as (
-         select l.id from bis_ledger l
-         where l.status = 'failed' and ($1::uuid is null or l.shop_id = $1) and ($2::text is null or $2 = 'back_in_stock')
-           and ($3::uuid[] is null or l.id = any($3))
-         order by l.created_at limit $4
-         for update skip locked
-       ), reclaimed as (
+      `with picked as (${pickFailed("bis_ledger", "back_in_stock")}), reclaimed as (
          update bis_ledger l set status = 'pending', lease_pid = null, lease_backend_start = null
          from picked where l.id = picked.id
          returning l.id, l.signup_id, l.stage
@@ -100,13 +102,7 @@ export async function resendFailedMessages(pool: pg.Pool, filter: FailedFilter, 
     const attempts = sendAttemptsFor(retryHours);
     for (const { id } of alerts) await enqueue(db, sendTask, { ledger_id: id }, { jobKey: `${sendTask.name}:${id}`, maxAttempts: attempts });
     const { rows: notifications } = await db.query<{ id: string }>(
-      `with picked as (
-         select n.id from preorder_notifications n
-         where n.status = 'failed' and ($1::uuid is null or n.shop_id = $1) and ($2::text is null or $2 = 'preorders')
-           and ($3::uuid[] is null or n.id = any($3))
-         order by n.created_at limit $4
-         for update skip locked
-       )
+      `with picked as (${pickFailed("preorder_notifications", "preorders")})
        update preorder_notifications n set status = 'pending', updated_at = now()
        from picked where n.id = picked.id
        returning n.id`,
