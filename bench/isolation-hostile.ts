@@ -5,7 +5,8 @@
 //     whose alerts render the costly template the bench stored for shop A;
 //   - PATCH /back_in_stock/templates/initial/en with that template, again and again;
 //   - BENCH_MCP_LOOPS loops POSTing a JSON-RPC batch of 64 tools/list requests to /mcp.
-// Then prints `BENCH_HOSTILE_DONE <json>`: the count of each answer's status, per kind of request.
+// Then aborts what is still in flight (counted as `unanswered after N s`, its age when stopped) and
+// prints `BENCH_HOSTILE_DONE <json>`: the count of each answer's status, per kind of request.
 import readline from "node:readline";
 import { positiveIntEnv } from "./lib.ts";
 
@@ -22,17 +23,22 @@ const count = (kind: string, status: string) => {
   byStatus[status] = (byStatus[status] ?? 0) + 1;
 };
 
+const abortAll = new AbortController();
+
 async function call(kind: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+  const sent = performance.now();
   try {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: { "content-type": "application/json", "x-auth-token": key, ...headers },
       body: JSON.stringify(body),
+      signal: abortAll.signal,
     });
     await response.arrayBuffer();
     count(kind, String(response.status));
   } catch (error) {
-    count(kind, `error ${error instanceof Error ? error.message : String(error)}`);
+    if (abortAll.signal.aborted) count(kind, `unanswered after ${((performance.now() - sent) / 1000).toFixed(1)} s`);
+    else count(kind, `error ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -43,6 +49,7 @@ const stopped = new Promise<void>((resolve) => {
   lines.once("close", () => resolve());
 }).then(() => {
   stopping = true;
+  abortAll.abort();
 });
 
 const batch = Array.from({ length: 64 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }));
