@@ -25,7 +25,7 @@ export const alertRunTask = declareTask({
   payload: z.object({ shop_id: z.uuid(), variant_id: z.string().min(1), trigger: z.string().optional() }),
 });
 /**
- * A shop's restock burst (job key `bis_restock_burst:<shop>`, high priority): the first message of
+ * A shop's restock burst (no job key, high priority): the first message of
  * every variant whose run a restock just opened, claimed in one statement and sent at once, so no
  * customer's first alert waits behind another variant's whole batch.
  */

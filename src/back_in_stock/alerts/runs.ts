@@ -367,9 +367,14 @@ async function openRestockRun(db: Db, shopId: string, variantId: string, availab
   return (rowCount ?? 0) > 0;
 }
 
-/** Queues the shop's restock burst: one job, ahead of other work (graphile-worker runs lower priority numbers first). */
+/**
+ * Queues a restock burst for the shop, ahead of other work (graphile-worker runs lower priority
+ * numbers first). No job key: a hundred inventory webhooks at once would each upsert that one job
+ * row and wait for each other's commit. A burst serves every run opened so far; the ones after it
+ * find nothing left and end after one query.
+ */
 async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
-  await enqueue(db, restockBurstTask, { shop_id: shopId }, { jobKey: `${restockBurstTask.name}:${shopId}`, priority: -10, maxAttempts: 5 });
+  await enqueue(db, restockBurstTask, { shop_id: shopId }, { priority: -10, maxAttempts: 5 });
 }
 
 /**
@@ -382,29 +387,17 @@ async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
 export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<{ variants: number; sent: SendSummary }> {
   const { pool } = deps;
   const [settings, switches] = await Promise.all([loadBackInStockSettings(pool, shopId), stageSwitches(pool, shopId)]);
-  const e = eligibility(settings);
-  const { rows: runs } = await pool.query<{ variant_id: string }>(
-    `select variant_id from bis_alert_runs
-     where shop_id = $1 and status = 'running' and batches = 1 and batch_started_at is not null and batch_claimed = 0 and trigger = 'inventory_webhook'`,
-    [shopId],
-  );
-  if (runs.length === 0) return { variants: 0, sent: emptySummary() };
-  try {
-    if (!switches.initial) return { variants: 0, sent: emptySummary() };
-    return await burst(deps, shopId, e);
-  } finally {
-    await withTransaction(pool, async (db) => {
-      for (const run of runs) await requestAlertRun(db, shopId, run.variant_id, "inventory_webhook");
-    });
+  if (!switches.initial) {
+    // Nothing to send: the runs' batches stop them (stage_disabled).
+    const { rows } = await pool.query<{ variant_id: string }>(`select r.variant_id from bis_alert_runs r where ${BURST_RUNS}`, [shopId]);
+    await queueBatches(pool, shopId, rows.map((r) => r.variant_id));
+    return { variants: 0, sent: emptySummary() };
   }
-}
-
-async function burst(deps: AlertDeps, shopId: string, e: Eligibility): Promise<{ variants: number; sent: SendSummary }> {
-  const { rows } = await deps.pool.query<{ id: string }>(
+  const e = eligibility(settings);
+  const { rows } = await pool.query<{ variants: string[]; ids: string[] }>(
     `with runs as (
-       select r.id, r.variant_id, r.started_at from bis_alert_runs r
-       where r.shop_id = $1 and r.status = 'running' and r.batches = 1 and r.batch_started_at is not null
-         and r.batch_claimed = 0 and r.batch_quota > 0 and r.trigger = 'inventory_webhook'
+       select r.id, r.variant_id, r.started_at, r.batch_quota from bis_alert_runs r
+       where ${BURST_RUNS}
        for update of r skip locked
      ), picked as (
        select runs.id as run_id, runs.started_at, first.id, first.created_at from runs
@@ -416,6 +409,7 @@ async function burst(deps: AlertDeps, shopId: string, e: Eligibility): Promise<{
          limit 1
          for update skip locked
        ) first
+       where runs.batch_quota > 0
      ), notified as (
        update bis_signups s set status = 'pending', last_error = null, updated_at = now()
        from picked where s.id = picked.id
@@ -428,12 +422,29 @@ async function burst(deps: AlertDeps, shopId: string, e: Eligibility): Promise<{
        update bis_alert_runs r set batch_claimed = batch_claimed + 1, notified = notified + 1, updated_at = now()
        from picked p join claimed c on c.signup_id = p.id where r.id = p.run_id
      )
-     select c.id from claimed c join picked p on p.id = c.signup_id order by p.started_at, p.created_at`,
+     select array(select variant_id from runs) as variants,
+            array(select c.id from claimed c join picked p on p.id = c.signup_id order by p.started_at, p.created_at) as ids`,
     [shopId, e.channels, e.optInRequired],
   );
-  // Ahead of every follow-up already waiting for a connection.
-  const sent = await sendLedgerRows(deps, rows.map((r) => r.id), { mode: "job" }, { priority: 1 });
-  return { variants: rows.length, sent };
+  const { variants = [], ids = [] } = rows[0] ?? {};
+  try {
+    // Ahead of every follow-up already waiting for a connection.
+    return { variants: ids.length, sent: await sendLedgerRows(deps, ids, { mode: "job" }, { priority: 1 }) };
+  } finally {
+    // The runs this burst took (locked) get their batch jobs: after their first messages took the quota.
+    await queueBatches(pool, shopId, variants);
+  }
+}
+
+/** Runs a restock opened whose first batch has claimed nothing yet: a burst's to serve ($1: the shop). */
+const BURST_RUNS = `r.shop_id = $1 and r.status = 'running' and r.batches = 1 and r.batch_started_at is not null
+  and r.batch_claimed = 0 and r.trigger = 'inventory_webhook'`;
+
+async function queueBatches(pool: pg.Pool, shopId: string, variantIds: readonly string[]): Promise<void> {
+  if (variantIds.length === 0) return;
+  await withTransaction(pool, async (db) => {
+    for (const variantId of variantIds) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
+  });
 }
 
 /**
