@@ -132,7 +132,7 @@ export async function layoutIssues(layout: EmailLayout, shop: LayoutShop): Promi
   const problem = await templateProblem("html", layout.html, "html", variables(layout, shop));
   if (problem) return [problem];
   try {
-    const out = await renderTemplate(layout.html, variables(layout, shop), "html");
+    const out = await renderTemplate(layout.html, variables(layout, shop), "html", { interactive: true });
     if (out.split(CONTENT_MARKER).length !== 2) return [fieldIssue("html", ONE_CONTENT)];
   } catch (error) {
     return [templateIssue("html", error)];

@@ -32,7 +32,7 @@ const output = z.strictObject({
 
 async function render(source: string, variables: Record<string, unknown>, kind: "text" | "html", field: string): Promise<string> {
   try {
-    return await renderTemplate(source, variables, kind);
+    return await renderTemplate(source, variables, kind, { interactive: true });
   } catch (error) {
     throw unprocessable([fieldIssue(field, templateFailure("", error).trim())]);
   }

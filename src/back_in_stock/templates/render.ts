@@ -209,7 +209,7 @@ export class Renderer {
       const known = fields.map((f) => this.failed.get(`${f.kind}:${f.source}`));
       const outcomes = known.some((e) => e !== undefined)
         ? Promise.resolve(group.map(() => known.map((e) => e ?? "")))
-        : renderFields(fields, variables).then((rows) => {
+        : renderFields(fields, variables, { owner: this.shop.id }).then((rows) => {
             for (const row of rows) {
               row.forEach((outcome, i) => {
                 const field = fields[i];

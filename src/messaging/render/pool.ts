@@ -1,4 +1,5 @@
 import os from "node:os";
+import PQueue from "p-queue";
 import { Piscina } from "piscina";
 import { RENDER_LIMIT_MESSAGE, TEMPLATE_LIMITS } from "./limits.ts";
 import type { RenderField, RenderJob, RenderOutcome } from "./worker.ts";
@@ -46,6 +47,7 @@ function currentPool(): Piscina<RenderJob, RenderOutcome[][]> {
 export async function closeRenderPool(): Promise<void> {
   const closing = pool;
   pool = undefined;
+  queue = undefined;
   await closing?.close();
 }
 
@@ -79,6 +81,39 @@ function watch(): void {
   }
 }
 
+/**
+ * Whose render a job is: a merchant's edit or preview (`interactive`: someone waits for the answer)
+ * or a send of the shop `owner`. Jobs wait for a thread in one queue: interactive ones first, then
+ * sends, a shop with fewer jobs waiting ahead of one with many. Without it the pool served first
+ * come first: one shop's 200 alerts with a slow template held every other shop's sends, and its
+ * own template edits waited minutes behind them.
+ */
+export interface RenderLane {
+  interactive?: boolean;
+  owner?: string;
+}
+
+let queue: PQueue | undefined;
+const waitingByOwner = new Map<string, number>();
+
+function laneQueue(): PQueue {
+  queue ??= new PQueue({ concurrency: threads });
+  return queue;
+}
+
+async function queued<T>(lane: RenderLane, run: () => Promise<T>): Promise<T> {
+  const owner = lane.owner ?? "";
+  const waiting = waitingByOwner.get(owner) ?? 0;
+  waitingByOwner.set(owner, waiting + 1);
+  try {
+    return await laneQueue().add(run, { priority: lane.interactive ? 1_000_000 : -waiting });
+  } finally {
+    const left = (waitingByOwner.get(owner) ?? 1) - 1;
+    if (left > 0) waitingByOwner.set(owner, left);
+    else waitingByOwner.delete(owner);
+  }
+}
+
 /** Runs one job; a render past the deadline rejects with DeadlineExceeded (its thread terminated). */
 async function runOnce(fields: RenderField[], variables: Record<string, unknown>[]): Promise<RenderOutcome[][]> {
   const job: Watched = { clock: new Int32Array(new SharedArrayBuffer(4)), base: now(), controller: new AbortController() };
@@ -103,10 +138,10 @@ async function runOnce(fields: RenderField[], variables: Record<string, unknown>
  * terminated is run once more (a pause of the machine may have caused it); terminated again, its
  * every render fails with the render limit, as a template beyond a limit fails the rest of a batch.
  */
-export async function runRenderJob(fields: RenderField[], variables: Record<string, unknown>[]): Promise<RenderOutcome[][]> {
+export async function runRenderJob(fields: RenderField[], variables: Record<string, unknown>[], lane: RenderLane = {}): Promise<RenderOutcome[][]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runOnce(fields, variables);
+      return await queued(lane, () => runOnce(fields, variables));
     } catch (error) {
       if (!(error instanceof DeadlineExceeded)) throw error;
       if (attempt === 2) return variables.map(() => fields.map(() => ({ error: RENDER_LIMIT_MESSAGE })));

@@ -1,6 +1,6 @@
 import type { Issue } from "../../core/errors.ts";
 import { type TemplateKind, templateIssue } from "./limits.ts";
-import { runRenderJob } from "./pool.ts";
+import { type RenderLane, runRenderJob } from "./pool.ts";
 import type { RenderField } from "./worker.ts";
 
 /**
@@ -15,17 +15,17 @@ export type { RenderField } from "./worker.ts";
 const JOB_SIZE = 50;
 
 /** Each field rendered for each variables object: outcomes[v][f] is the text or the Error that stopped it. */
-export async function renderFields(fields: RenderField[], variables: readonly Record<string, unknown>[]): Promise<(string | Error)[][]> {
+export async function renderFields(fields: RenderField[], variables: readonly Record<string, unknown>[], lane: RenderLane = {}): Promise<(string | Error)[][]> {
   const jobs: Promise<(string | Error)[][]>[] = [];
   for (let i = 0; i < variables.length; i += JOB_SIZE) {
-    jobs.push(runRenderJob(fields, variables.slice(i, i + JOB_SIZE)).then((rows) => rows.map((row) => row.map((o) => ("text" in o ? o.text : new Error(o.error))))));
+    jobs.push(runRenderJob(fields, variables.slice(i, i + JOB_SIZE), lane).then((rows) => rows.map((row) => row.map((o) => ("text" in o ? o.text : new Error(o.error))))));
   }
   return (await Promise.all(jobs)).flat();
 }
 
 /** Renders one template; throws the Error that stopped it. */
-export async function renderTemplate(source: string, variables: Record<string, unknown>, kind: TemplateKind = "text"): Promise<string> {
-  const outcome = (await renderFields([{ kind, source }], [variables]))[0]?.[0];
+export async function renderTemplate(source: string, variables: Record<string, unknown>, kind: TemplateKind = "text", lane: RenderLane = {}): Promise<string> {
+  const outcome = (await renderFields([{ kind, source }], [variables], lane))[0]?.[0];
   if (typeof outcome === "string") return outcome;
   throw outcome ?? new Error("the render pool answered nothing");
 }
@@ -36,6 +36,7 @@ export async function renderTemplate(source: string, variables: Record<string, u
  * undefined when the template is fine. A failure of the pool itself throws (a 500, not a 422).
  */
 export async function templateProblem(field: string, source: string, kind: TemplateKind, sample: Record<string, unknown>): Promise<Issue | undefined> {
-  const outcome = (await renderFields([{ kind, source }], [sample]))[0]?.[0];
+  // A merchant waits for the answer: ahead of every send.
+  const outcome = (await renderFields([{ kind, source }], [sample], { interactive: true }))[0]?.[0];
   return outcome instanceof Error ? templateIssue(field, outcome) : undefined;
 }

@@ -262,7 +262,7 @@ async function render(db: Db, row: PendingRow, senders: SenderPolicy): Promise<O
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
   const run = async (kind: "text" | "html", source: string, name: string): Promise<string> => {
     try {
-      return await renderTemplate(source, vars, kind);
+      return await renderTemplate(source, vars, kind, { owner: row.shop_id });
     } catch (error) {
       throw new Error(`Template did not render: ${templateFailure(field(name), error)}`, { cause: error });
     }
