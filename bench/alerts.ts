@@ -41,7 +41,7 @@ import { createLogger } from "../src/logger.ts";
 import { PlatformRuntime } from "../src/platform/runtime.ts";
 import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
-import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, serviceNodeFlags } from "./lib.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SIZES = (process.env.BENCH_SIGNUPS ?? "20000,100000").split(",").map((raw) => {
@@ -234,24 +234,10 @@ async function seedShop(pool: pg.Pool, signups: number): Promise<{ shopId: strin
     shopId,
     JSON.stringify({ delivery: { batch_multiplier: 100, batch_interval_seconds: 3600 } }),
   ]);
-  await pool.query(
-    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', 'Bench Tee', 'product-1', 'ACTIVE', now())",
-    [shopId],
-  );
-  await pool.query(
-    `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
-     values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/1', 'Size 1', 'SKU-1', 10, 'DENY', 'gid://platform/InventoryItem/1', now())`,
-    [shopId],
-  );
+  await seedOneVariantWithSignups(pool, shopId, "Bench Tee", "alert-", signups);
   await pool.query(
     "insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at) values ($1, 'gid://platform/InventoryItem/1', 'gid://platform/Location/1', 0, now() - interval '1 hour')",
     [shopId],
-  );
-  await pool.query(
-    `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-     select $1, 'gid://platform/ProductVariant/1', 'email', 'alert-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
-     from generate_series(1, $2) i`,
-    [shopId, signups],
   );
   await pool.query("analyze");
   return { shopId, domain };

@@ -38,7 +38,7 @@ import { loadConfig } from "../src/config.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
-import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, serviceNodeFlags } from "./lib.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RATE = positiveIntEnv("BENCH_B_RATE", 4);
@@ -194,21 +194,7 @@ try {
   const shopA = await createShop(pool, "Hostile Shop A");
   const keyA = (await createApiKey(pool, shopA)).apiKey;
   await pool.query("update shops set platform_domain = 'isolation-a.platform.local' where id = $1", [shopA]);
-  await pool.query(
-    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', 'Hostile Tee', 'hostile-tee', 'ACTIVE', now())",
-    [shopA],
-  );
-  await pool.query(
-    `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
-     values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/1', 'Size 1', 'SKU-1', 10, 'DENY', 'gid://platform/InventoryItem/1', now())`,
-    [shopA],
-  );
-  await pool.query(
-    `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-     select $1, 'gid://platform/ProductVariant/1', 'email', 'hostile-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
-     from generate_series(1, $2) i`,
-    [shopA, A_SIGNUPS],
-  );
+  await seedOneVariantWithSignups(pool, shopA, "Hostile Tee", "hostile-", A_SIGNUPS);
   await pool.query("insert into message_templates (shop_id, area, stage, locale, channel, subject, body) values ($1, 'back_in_stock', 'initial', 'en', 'email', $2, $3)", [
     shopA,
     DEFAULT_TEMPLATES.initial.en?.email.subject ?? "Back in stock",

@@ -111,3 +111,25 @@ export function serviceNodeFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
   return (scripts.worker ?? "").split(/\s+/).filter((token) => token.startsWith("--") && token !== "--worker");
 }
+
+/**
+ * One product with one variant (gid ProductVariant/1, inventory item 1) for a shop, and `waiting`
+ * back-in-stock signups on it, oldest first, e-mailed to `<prefix><n>@example.com`.
+ */
+export async function seedOneVariantWithSignups(pool: pg.Pool, shopId: string, title: string, prefix: string, waiting: number): Promise<void> {
+  await pool.query(
+    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', $2, 'product-1', 'ACTIVE', now())",
+    [shopId, title],
+  );
+  await pool.query(
+    `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
+     values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/1', 'Size 1', 'SKU-1', 10, 'DENY', 'gid://platform/InventoryItem/1', now())`,
+    [shopId],
+  );
+  await pool.query(
+    `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
+     select $1, 'gid://platform/ProductVariant/1', 'email', $2 || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
+     from generate_series(1, $3) i`,
+    [shopId, prefix, waiting],
+  );
+}
