@@ -15,41 +15,20 @@ import { cliOutput } from "./helpers/cli.ts";
 import { awayFromWindowEnd } from "./helpers/clock.ts";
 import { seedAlert, seedNotification } from "./helpers/failed-messages.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { type OpsAnswer, type OpsRequest, opsLogin, opsRequest } from "./helpers/ops.ts";
 
 const TOKEN = "ops-console-http-test-token-71d2";
 const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN } });
 /** Seconds a sequence of logins counted in one window may take (each test starts this far from the window's end). */
 const LOGIN_SEQUENCE_SECONDS = 20;
 
-interface Answer {
-  status: number;
-  text: string;
-  headers: Headers;
-}
-
-async function request(path: string, init: { method?: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.cookie) headers.cookie = init.cookie;
-  let body: string | undefined;
-  if (init.form) {
-    headers["content-type"] = "application/x-www-form-urlencoded";
-    body = new URLSearchParams(init.form).toString();
-  }
-  const response = await fetch(`${env.app.origin}${path}`, { method: init.method ?? "GET", headers, body, redirect: "manual" });
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
+const request = (path: string, init?: OpsRequest): Promise<OpsAnswer> => opsRequest(env.app.origin, path, init);
 
 /** Logs in; the session cookie and the page's CSRF token. */
 async function login(): Promise<{ cookie: string; csrf: string }> {
-  const answer = await request("/ops/login", { method: "POST", form: { token: TOKEN } });
-  expect(answer.status).toBe(303);
-  const setCookie = answer.headers.get("set-cookie") ?? "";
+  const { cookie, csrf, setCookie } = await opsLogin(env.app.origin, TOKEN);
   expect(setCookie).toMatch(/HttpOnly/);
   expect(setCookie).toMatch(/SameSite=Strict/);
-  const cookie = setCookie.split(";")[0] ?? "";
-  const page = await request("/ops/jobs", { cookie });
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
-  if (!csrf) throw new Error("no CSRF token on the page");
   return { cookie, csrf };
 }
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createShopWithKey } from "./helpers/app.ts";
 import { type SeededAlert, seedAlert, seedNotification } from "./helpers/failed-messages.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { type OpsAnswer, type OpsRequest, opsLogin, opsRequest } from "./helpers/ops.ts";
 
 // The console's failed-messages view: both areas' failed messages with their reasons, by shop and
 // area, a bulk retry behind the console's CSRF and origin checks, and its JSON.
@@ -9,32 +10,8 @@ import { useTestEnv } from "./helpers/fixture.ts";
 const TOKEN = "ops-failed-messages-test-token-5b8e";
 const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN }, shop: "Failed View Shop" });
 
-interface Answer {
-  status: number;
-  text: string;
-  headers: Headers;
-}
-
-async function request(path: string, init: { method?: string; cookie?: string; form?: [string, string][]; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.cookie) headers.cookie = init.cookie;
-  let body: string | undefined;
-  if (init.form) {
-    headers["content-type"] = "application/x-www-form-urlencoded";
-    body = new URLSearchParams(init.form).toString();
-  }
-  const response = await fetch(`${env.app.origin}${path}`, { method: init.method ?? "GET", headers, body, redirect: "manual" });
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
-
-async function login(): Promise<{ cookie: string; csrf: string }> {
-  const answer = await request("/ops/login", { method: "POST", form: [["token", TOKEN]] });
-  expect(answer.status).toBe(303);
-  const cookie = (answer.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  const csrf = /name="csrf" value="([^"]+)"/.exec((await request("/ops/messages", { cookie })).text)?.[1];
-  if (!csrf) throw new Error("no CSRF token on the page");
-  return { cookie, csrf };
-}
+const request = (path: string, init?: OpsRequest): Promise<OpsAnswer> => opsRequest(env.app.origin, path, init);
+const login = () => opsLogin(env.app.origin, TOKEN, "/ops/messages");
 
 /** A retry posted from the console's own page; its redirect and the flash it set. */
 async function postRetry(session: { cookie: string; csrf: string }, fields: [string, string][]): Promise<{ location: string | null; flash: string }> {
