@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { MESSAGE_AREAS, countFailedMessages, listFailedMessages, resendAllFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
+import { MESSAGE_AREAS } from "../messaging/areas.ts";
+import { countFailedMessages, listFailedMessages, resendAllFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
 import { isUuid, oneOf, positionals, positiveInteger, usageErrors } from "./args.ts";
 import type { CommandParser } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";

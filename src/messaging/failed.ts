@@ -15,7 +15,6 @@ import { sendAttemptsFor } from "./retry.ts";
  * recipient's mail system can tell it from a new message.
  */
 
-export { MESSAGE_AREAS, type MessageArea } from "./areas.ts";
 
 export interface FailedMessage {
   id: string;

@@ -1,6 +1,7 @@
 import type { Db } from "../core/db.ts";
 import { isUuid } from "../core/params.ts";
-import { type FailedMessage, MESSAGE_AREAS, type MessageArea, type ResendResult } from "../messaging/failed.ts";
+import { MESSAGE_AREAS, type MessageArea } from "../messaging/areas.ts";
+import type { FailedMessage, ResendResult } from "../messaging/failed.ts";
 import { esc, time } from "./html.ts";
 
 /**

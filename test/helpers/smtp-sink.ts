@@ -19,7 +19,7 @@ export interface SmtpSink {
   /** Recipients refused with 550 (permanent). */
   reject: Set<string>;
   /** An outage: while set, new connections are refused with 421 and recipients with 421 on open ones. */
-  outage: { down: boolean; refused: number };
+  outage: { down: boolean };
   /** Messages to `to`, in arrival order. */
   to(address: string): SinkMessage[];
   close(): Promise<void>;
@@ -39,7 +39,7 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
   const byMessageId = new Map<string, number>();
   const tempFail = new Map<string, number>();
   const reject = new Set<string>();
-  const outage = { down: false, refused: 0 };
+  const outage = { down: false };
   const serviceDown = () => Object.assign(new Error("Service not available, closing transmission channel"), { responseCode: 421 });
   const server = new SMTPServer({
     authOptional: true,
@@ -47,15 +47,10 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
     logger: false,
     maxClients: 100,
     onConnect(_session, callback) {
-      if (!outage.down) return callback();
-      outage.refused += 1;
-      callback(serviceDown());
+      callback(outage.down ? serviceDown() : undefined);
     },
     onRcptTo(address: SMTPServerAddress, _session, callback) {
-      if (outage.down) {
-        outage.refused += 1;
-        return callback(serviceDown());
-      }
+      if (outage.down) return callback(serviceDown());
       const to = address.address.toLowerCase();
       const left = tempFail.get(to) ?? 0;
       if (left > 0) {

@@ -15,13 +15,13 @@ import { batchStock, itemStocks, mirrorStock } from "./stock.ts";
  * the next batch as a new job under the same key at batch start + interval. No job sleeps.
  *
  * A batch claims and sends in chunks: each chunk is claimed in one statement (ledger rows,
- * signups to notified, the batch's count) and committed, then sent and marked by
- * sendLedgerRows while the next chunk is claimed. The batch's quota and count live on the run
+ * signups to pending, the batch's count) and committed, then sent by sendLedgerRows (each
+ * message marked as its send completes) while the next chunk is claimed. The batch's quota and count live on the run
  * row, so a batch resumed after a crash continues it rather than starting a new one.
  */
 
 export const CHUNK_SIZE = 200;
-/** Chunks sent at once by one batch: claimed-but-unmarked messages never exceed CHUNK_SIZE x this. */
+/** Chunks claimed ahead by one batch; their sends share one SEND_CONCURRENCY limit. */
 export const CHUNKS_IN_FLIGHT = 2;
 
 export type RunTrigger = "inventory_webhook" | "inventory_check" | "recovery";

@@ -5,11 +5,10 @@ import { conflict } from "../../../core/errors.ts";
 import { SIGNUP_CHANNELS } from "../../../back_in_stock/signups/model.ts";
 import { SIGNUP_RESOURCE, loadSignup } from "../../../back_in_stock/signups/model.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
-import { type BlockedReason, blockedReason, claimStage, logRefusal, queueSend, reclaimFailed } from "../../../back_in_stock/alerts/ledger.ts";
+import { blockedReason, claimStage, logRefusal, queueSend, reclaimFailed } from "../../../back_in_stock/alerts/ledger.ts";
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
 import { sendAttemptsFor } from "../../../messaging/retry.ts";
 
-export const REFUSAL_TEXT: Record<BlockedReason, string> = BLOCKED_REASON_TEXT;
 
 export const notifySignup = defineAction({
   name: "back_in_stock.signups.notify",
@@ -50,7 +49,7 @@ export const notifySignup = defineAction({
     if (reason) {
       // Outside the request's transaction: the 409 rolls that back, the log keeps the refusal.
       await logRefusal(ctx.pool, { shopId: ctx.shopId, signupId: signup.id, variantId: signup.variant_id, stage: "initial", channel: signup.channel, reason });
-      throw conflict(`${SIGNUP_RESOURCE} ${signup.id} was not notified: ${REFUSAL_TEXT[reason]} (${reason})`);
+      throw conflict(`${SIGNUP_RESOURCE} ${signup.id} was not notified: ${BLOCKED_REASON_TEXT[reason]} (${reason})`);
     }
     const [claimed] = previous
       ? await reclaimFailed(ctx.db, ctx.shopId, [signup.id], "initial")
