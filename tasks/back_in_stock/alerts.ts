@@ -9,6 +9,7 @@ import { withTransaction } from "../../src/core/db.ts";
 import { defineJobTask } from "../../src/core/job-task.ts";
 import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
 import { sendAttemptsFor } from "../../src/messaging/retry.ts";
+import { isLastAttempt } from "../../src/messaging/ledger/outcome.ts";
 
 // The alert pipeline's tasks (src/back_in_stock/alerts); thin: each calls into src/.
 
@@ -35,7 +36,7 @@ const restockBurst = defineTask({
 const send = defineTask({
   ...sendTask,
   async run(ctx, { ledger_id: ledgerId }) {
-    await sendLedgerRows(ctx, [ledgerId], { mode: "throw", lastAttempt: ctx.attempt >= ctx.maxAttempts });
+    await sendLedgerRows(ctx, [ledgerId], { mode: "throw", lastAttempt: isLastAttempt(ctx, ctx.config.SEND_RETRY_HOURS) });
   },
 });
 
@@ -77,7 +78,7 @@ const recover = defineTask({
   ...alertRecoverTask,
   async run(ctx, payload) {
     const result = await recoverAlerts(ctx, { graceSeconds: payload?.grace_seconds ?? 60 });
-    if (result.resent.sent + result.resent.failed + result.resent.blocked + result.runs_resumed > 0) {
+    if (result.messages.requeued + result.messages.failed + result.runs_resumed > 0) {
       ctx.log.info({ task: alertRecoverTask.name, ...result }, "recovered alerts");
     }
   },

@@ -25,7 +25,7 @@ export const preorderShopTasks: readonly AnyTaskDefinition[] = [
   defineTask({
     ...notificationRecoverTask,
     async run(ctx, p) {
-      const result = await recoverNotifications(ctx.pool, { graceSeconds: p?.grace_seconds });
+      const result = await recoverNotifications(ctx, { graceSeconds: p?.grace_seconds });
       if (result.requeued + result.failed > 0) ctx.log.info({ task: notificationRecoverTask.name, ...result }, "recovered preorder notifications");
       return result;
     },

@@ -1,29 +1,32 @@
-import { dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
-import { type SenderPolicy, senderPolicy } from "../../account/sending.ts";
+import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
+import { senderPolicy } from "../../account/sending.ts";
 import type { PreorderBlockedReason } from "../../messaging/blocked.ts";
 import type { OutboundMessage } from "../../channels/index.ts";
-import { isChannelError } from "../../channels/index.ts";
-import { type Db, onCommit, rollbackFailed } from "../../core/db.ts";
+import type { Config } from "../../config.ts";
+import { type Db, onCommit } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import { htmlToText } from "../../messaging/render/html-to-text.ts";
-import { loadShopInfo } from "../../back_in_stock/templates/render.ts";
+import { type ShopInfo, loadShopInfo } from "../../back_in_stock/templates/render.ts";
 import { templateFailure } from "../../messaging/render/limits.ts";
 import { renderTemplate } from "../../messaging/render/render.ts";
+import { type LeaseHolder, leaseDead, leaseTo } from "../../messaging/ledger/lease.ts";
+import { isLastAttempt } from "../../messaging/ledger/outcome.ts";
+import { type LedgerDeps, type MarkResult, type MessageLedger, sendClaimed } from "../../messaging/ledger/send.ts";
 import { paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
-import { loadPreorderSettings } from "../settings/settings.ts";
+import { type PreorderSettings, loadPreorderSettings } from "../settings/settings.ts";
 import { type DeliverySnapshot, MAX_NOTIFICATION_ATTEMPTS, notificationSendTask } from "./task-refs.ts";
-import { gaveUpReason, sendAttemptsFor } from "../../messaging/retry.ts";
-import { type NotificationChannel, type NotificationStage, chooseTemplate, stageSwitches, storedTemplates } from "./templates.ts";
+import { type NotificationChannel, type NotificationStage, type StoredTemplate, chooseTemplate, stageSwitches, storedTemplates } from "./templates.ts";
 
 /**
- * THE LEDGER of notifications to preorder customers (preorder_notifications): one row per order,
- * stage, event and channel, ever. `claimNotifications` inserts the rows (`on conflict do nothing`:
- * a repeated event claims nothing) and queues one send job per row in the caller's transaction;
- * `sendNotification` sends a pending row while holding its row lock, with the row's id as the
- * message id, and marks it sent, failed or blocked. A retryable failure records the attempt and
- * throws, so graphile-worker retries the job with its backoff.
+ * THE PREORDER LEDGER of notifications to preorder customers (preorder_notifications): one row
+ * per order, stage, event and channel, ever. `claimNotifications` inserts the rows (`on conflict
+ * do nothing`: a repeated event claims nothing) and queues one send job per row in the caller's
+ * transaction; each job sends its row through the messaging pipeline (src/messaging/ledger/send.ts:
+ * a lease instead of a lock held across the send, the row's id in the message id, marked sent,
+ * failed or blocked; a retryable failure is recorded and the job throws, so graphile-worker
+ * retries it with its backoff) with this area's rows, refusals, render and mark (preorderLedger).
  */
 
 /** The refusals of a preorder notification (the messaging vocabulary: src/messaging/blocked.ts). */
@@ -85,7 +88,8 @@ export async function claimNotifications(db: Db, spec: ClaimSpec, orderIds: read
   return pending;
 }
 
-interface PendingRow {
+/** A leased preorder_notifications row, with its order and offer. */
+interface NotificationRow {
   id: string;
   shop_id: string;
   order_id: string;
@@ -123,7 +127,7 @@ export function offerDelivery(settings: Record<string, unknown> | null): Deliver
   return { type: delivery.type, date: delivery.date, days: delivery.days };
 }
 
-function blockedReason(row: PendingRow, switches: Record<NotificationStage, boolean>, channelOn: boolean): BlockedReason | undefined {
+function blockedReason(row: NotificationRow, switches: Record<NotificationStage, boolean>, channelOn: boolean): BlockedReason | undefined {
   if (!switches[row.stage]) return "stage_disabled";
   if (!channelOn) return "channel_disabled";
   if (row.order_status === "cancelled" || row.order_status === "refunded") return "order_cancelled";
@@ -131,105 +135,120 @@ function blockedReason(row: PendingRow, switches: Record<NotificationStage, bool
   return undefined;
 }
 
-type Outcome =
-  | { outcome: "sent"; providerMessageId: string }
-  | { outcome: "failed"; error: string; attempted: boolean }
-  | { outcome: "blocked"; reason: BlockedReason }
-  | { outcome: "retry"; error: string };
-
 /** The notification's message id: deterministic, from the ledger row. */
 export const notificationMessageId = (id: string): string => `preorder-${id}`;
 
-/**
- * Sends one pending notification and marks it. Answers what happened (`skipped` when another
- * sender holds the row or it is no longer pending); throws after recording a retryable failure.
- */
-export async function sendNotification(ctx: TaskContext, id: string): Promise<string> {
-  const client = await ctx.pool.connect();
-  let broken = false;
-  let result: Outcome | undefined;
-  let channel: string | undefined;
-  try {
-    await client.query("begin");
-    const { rows } = await client.query<PendingRow>(
-      `select n.id, n.shop_id, n.order_id, n.offer_id, n.stage, n.channel, n.recipient, n.locale, n.attempts, n.context,
-              o.name as order_name, o.currency, o.total_price::text, o.total_outstanding::text, o.status as order_status, o.email, o.phone,
-              o.balance_due_at, o.auto_collect, po.name as offer_name, po.settings as offer_settings
-       from preorder_notifications n
-       join preorder_orders o on o.id = n.order_id
-       left join preorder_offers po on po.id = n.offer_id
-       where n.id = $1 and n.status = 'pending'
-       for update of n skip locked`,
-      [id],
-    );
-    const row = rows[0];
-    if (!row) {
-      await client.query("commit");
-      return "skipped";
-    }
-    channel = row.channel;
-    const settings = await loadPreorderSettings(client, row.shop_id);
-    const switches = await stageSwitches(client, row.shop_id);
-    const reason = blockedReason(row, switches, settings.notifications[row.channel].enabled);
-    if (reason) result = { outcome: "blocked", reason };
-    else {
-      let message: OutboundMessage | undefined;
-      try {
-        message = await render(client, row, senderPolicy(ctx.config));
-      } catch (error) {
-        result = { outcome: "failed", attempted: false, error: error instanceof Error ? error.message : String(error) };
-      }
-      if (message) {
-        try {
-          const sent = await ctx.channels.get(row.channel).send(message);
-          result = sent.accepted
-            ? { outcome: "sent", providerMessageId: sent.providerMessageId }
-            : { outcome: "failed", attempted: true, error: "The provider accepted no recipient" };
-        } catch (error) {
-          const retryable = isChannelError(error) ? error.retryable : true;
-          const text = error instanceof Error ? error.message : String(error);
-          // The configured window's last attempt (the job's own max_attempts covers the longest window).
-          const last = ctx.attempt >= Math.min(ctx.maxAttempts, sendAttemptsFor(ctx.config.SEND_RETRY_HOURS));
-          if (!retryable) result = { outcome: "failed", attempted: true, error: text };
-          else if (last) result = { outcome: "failed", attempted: true, error: gaveUpReason(text, ctx.config.SEND_RETRY_HOURS) };
-          else result = { outcome: "retry", error: text };
-        }
-      }
-    }
-    await mark(client, id, result ?? { outcome: "failed", attempted: false, error: "nothing was decided" });
-    await client.query("commit");
-  } catch (error) {
-    broken = await rollbackFailed(client);
-    throw error;
-  } finally {
-    client.release(broken);
-  }
-  if (channel !== undefined) countSend("preorder", channel, result?.outcome ?? "failed");
-  if (result?.outcome === "retry") throw new Error(`notification ${id}: ${result.error}`);
-  return result?.outcome ?? "failed";
+interface ShopContext {
+  settings: PreorderSettings;
+  switches: Record<NotificationStage, boolean>;
+  shop: ShopInfo;
+  account: AccountMessaging;
+  templates: Map<NotificationStage, Promise<StoredTemplate[]>>;
 }
 
-async function mark(db: Db, id: string, result: Outcome): Promise<void> {
-  const attempted = result.outcome === "sent" || result.outcome === "retry" || (result.outcome === "failed" && result.attempted);
+/** The pipeline's view of preorder_notifications (src/messaging/ledger/send.ts). */
+export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLedger<NotificationRow, BlockedReason> {
+  return {
+    kind: "preorder",
+    table: "preorder_notifications",
+    lease: leaseNotifications,
+    mark: markNotifications,
+    queueSend: queueNotificationSend,
+    async open(rows) {
+      const shops = new Map<string, ShopContext>();
+      for (const shopId of new Set(rows.map((r) => r.shop_id))) {
+        const shop = await loadShopInfo(deps.pool, shopId);
+        shops.set(shopId, {
+          settings: await loadPreorderSettings(deps.pool, shopId),
+          switches: await stageSwitches(deps.pool, shopId),
+          shop,
+          account: await loadAccountMessaging(deps.pool, shopId, { senders: senderPolicy(deps.config), shopUrl: shop.url }),
+          templates: new Map(),
+        });
+      }
+      const context = (row: NotificationRow): ShopContext => {
+        const found = shops.get(row.shop_id);
+        if (!found) throw new Error(`no send context for shop ${row.shop_id}`);
+        return found;
+      };
+      return {
+        refusal: (row) => {
+          const { settings, switches } = context(row);
+          return blockedReason(row, switches, settings.notifications[row.channel].enabled);
+        },
+        render: async (row) => {
+          const shop = context(row);
+          let templates = shop.templates.get(row.stage);
+          if (!templates) shop.templates.set(row.stage, (templates = storedTemplates(deps.pool, row.shop_id, row.stage)));
+          return render(row, shop, await templates);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Sends one pending notification (its job, `preorders_notification_send`) and marks it. Answers
+ * what happened (`skipped` when another sender holds the row or it is no longer pending); throws
+ * after recording a retryable failure, so graphile-worker retries the job with its backoff, until
+ * the last attempt of SEND_RETRY_HOURS fails it with the reason.
+ */
+export async function sendNotification(ctx: TaskContext, id: string): Promise<string> {
+  const summary = await sendClaimed(ctx, preorderLedger(ctx), [id], { mode: "throw", lastAttempt: isLastAttempt(ctx, ctx.config.SEND_RETRY_HOURS) });
+  if (summary.skipped > 0) return "skipped";
+  return summary.sent > 0 ? "sent" : summary.blocked > 0 ? "blocked" : "failed";
+}
+
+async function queueNotificationSend(db: Db, id: string): Promise<void> {
+  await enqueue(db, notificationSendTask, { notification_id: id }, { jobKey: `${notificationSendTask.name}:${id}`, maxAttempts: MAX_NOTIFICATION_ATTEMPTS });
+}
+
+async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseHolder): Promise<NotificationRow[]> {
+  const { rows } = await db.query<NotificationRow>(
+    `with leased as (
+       update preorder_notifications n set ${leaseTo("$2")}
+       where n.id = any($1::uuid[]) and n.status = 'pending' and ${leaseDead("n")}
+       returning n.*
+     )
+     select n.id, n.shop_id, n.order_id, n.offer_id, n.stage, n.channel, n.recipient, n.locale, n.attempts, n.context,
+            o.name as order_name, o.currency, o.total_price::text, o.total_outstanding::text, o.status as order_status, o.email, o.phone,
+            o.balance_due_at, o.auto_collect, po.name as offer_name, po.settings as offer_settings
+     from leased n
+     join preorder_orders o on o.id = n.order_id
+     left join preorder_offers po on po.id = n.offer_id
+     order by n.created_at, n.id`,
+    [ids, holder.pid],
+  );
+  return rows;
+}
+
+/** Marks the outcomes in one statement (their leases end); a retry stays pending with its error. */
+async function markNotifications(db: Db, results: readonly MarkResult<NotificationRow, BlockedReason>[]): Promise<void> {
+  if (results.length === 0) return;
+  const flat = results.map(({ row, outcome, attempted, error, blocked_reason, provider_message_id }) => ({
+    id: row.id,
+    outcome,
+    attempted,
+    error: outcome === "failed" || outcome === "retry" ? (error ?? null) : null,
+    blocked_reason: outcome === "blocked" ? (blocked_reason ?? null) : null,
+    provider_message_id: outcome === "sent" ? (provider_message_id ?? null) : null,
+  }));
   await db.query(
-    `update preorder_notifications set
-       status = $2, attempts = attempts + $3, blocked_reason = $4, last_error = coalesce($5, last_error),
-       provider_message_id = coalesce($6, provider_message_id), sent_at = case when $2 = 'sent' then now() else sent_at end, updated_at = now()
-     where id = $1`,
-    [
-      id,
-      result.outcome === "retry" ? "pending" : result.outcome,
-      attempted ? 1 : 0,
-      result.outcome === "blocked" ? result.reason : null,
-      result.outcome === "failed" || result.outcome === "retry" ? result.error : null,
-      result.outcome === "sent" ? result.providerMessageId : null,
-    ],
+    `update preorder_notifications n set
+       status = case when r.outcome = 'retry' then 'pending' else r.outcome end,
+       attempts = n.attempts + case when r.attempted then 1 else 0 end,
+       blocked_reason = r.blocked_reason, last_error = coalesce(r.error, n.last_error),
+       provider_message_id = coalesce(r.provider_message_id, n.provider_message_id),
+       sent_at = case when r.outcome = 'sent' then now() else n.sent_at end, updated_at = now(),
+       lease_pid = null, lease_backend_start = null
+     from jsonb_to_recordset($1::jsonb) as r(id uuid, outcome text, attempted boolean, error text, blocked_reason text, provider_message_id text)
+     where n.id = r.id and n.status = 'pending'`,
+    [JSON.stringify(flat)],
   );
 }
 
 /** The variables of NOTIFICATION_VARIABLES for one row. */
-async function variables(db: Db, row: PendingRow): Promise<{ vars: Record<string, unknown>; shopUrl: string; defaultLocale: string }> {
-  const shop = await loadShopInfo(db, row.shop_id);
+function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string, unknown>; shopUrl: string; defaultLocale: string } {
   const context = row.context as { current?: DeliverySnapshot; previous?: DeliverySnapshot };
   const payments = row.offer_settings ? paymentsGroup.schema.parse(row.offer_settings.payments ?? {}) : undefined;
   const balance = Number(row.total_outstanding) > 0 ? row.total_outstanding : "";
@@ -256,9 +275,9 @@ async function variables(db: Db, row: PendingRow): Promise<{ vars: Record<string
  * The row's message as the shop sends it: rendered from its template, then dressed like every
  * message of the shop (account/messaging.ts: the sender identity, the e-mail layout).
  */
-async function render(db: Db, row: PendingRow, senders: SenderPolicy): Promise<OutboundMessage> {
-  const { vars, shopUrl, defaultLocale } = await variables(db, row);
-  const template = chooseTemplate(row.stage, row.channel, row.locale, defaultLocale, await storedTemplates(db, row.shop_id, row.stage));
+async function render(row: NotificationRow, shop: ShopContext, stored: StoredTemplate[]): Promise<OutboundMessage> {
+  const { vars, defaultLocale } = variables(row, shop.shop);
+  const template = chooseTemplate(row.stage, row.channel, row.locale, defaultLocale, stored);
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
   const run = async (kind: "text" | "html", source: string, name: string): Promise<string> => {
     try {
@@ -282,10 +301,5 @@ async function render(db: Db, row: PendingRow, senders: SenderPolicy): Promise<O
       text: htmlToText(html),
     };
   }
-  const account = await loadAccountMessaging(db, row.shop_id, { senders, shopUrl });
-  try {
-    return dressMessage(message, account);
-  } catch (error) {
-    throw new Error(`Template did not render: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, { cause: error });
-  }
+  return dressMessage(message, shop.account);
 }
