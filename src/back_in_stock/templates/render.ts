@@ -64,14 +64,24 @@ export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
 
 /** Whether each stage is on for the shop (its switches over the shipped defaults). */
 export async function stageSwitches(db: Db, shopId: string): Promise<Record<Stage, boolean>> {
+  return stageSwitchesOver(await storedStageSwitches(db, shopId, "back_in_stock"));
+}
+
+/** The switches a shop stored (stage to enabled, as message_stage_settings holds them) over the shipped defaults. */
+export function stageSwitchesOver(stored: Iterable<[string, boolean]>): Record<Stage, boolean> {
   const switches = { ...DEFAULT_STAGE_ENABLED };
-  for (const [stage, enabled] of await storedStageSwitches(db, shopId, "back_in_stock")) if (stage in switches) switches[stage as Stage] = enabled;
+  for (const [stage, enabled] of stored) if (stage in switches) switches[stage as Stage] = enabled;
   return switches;
 }
 
 /** The address part of `Name <address>` (or the whole text when it is a bare address). */
 function addressOf(from: string): string {
   return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+}
+
+export interface PrepareOptions {
+  /** The render pool's priority for these messages: higher first (default 0; see RenderLane). */
+  priority?: number;
 }
 
 export interface RendererOptions {
@@ -110,8 +120,13 @@ export class Renderer {
     this.from = `"${name}" <${addressOf(options.emailFrom)}>`;
   }
 
-  /** Loads what the recipients need that is not cached yet, through `db`. */
-  async prepare(db: Db, recipients: readonly Recipient[]): Promise<void> {
+  /**
+   * Loads what the recipients need that is not cached yet, through `db`, and starts their renders.
+   * `priority` is the send's (SendOptions.priority: a restock burst's first messages 1, default
+   * 0): the render pool renders a higher one first, so a burst's messages do not wait behind the
+   * follow-ups of batches queued before it.
+   */
+  async prepare(db: Db, recipients: readonly Recipient[], options: PrepareOptions = {}): Promise<void> {
     for (const stage of new Set(recipients.map((r) => r.stage))) {
       if (this.overrides.has(stage)) continue;
       const rows = await storedTemplateRows(db, this.shop.id, "back_in_stock", stage);
@@ -119,7 +134,7 @@ export class Renderer {
     }
     const missing = [...new Set(recipients.map((r) => r.variantId))].filter((id) => !this.variants.has(id));
     if (missing.length > 0) await this.loadVariants(db, missing);
-    this.renderAll(recipients);
+    this.renderAll(recipients, options.priority ?? 0);
   }
 
   private async loadVariants(db: Db, missing: string[]): Promise<void> {
@@ -185,7 +200,7 @@ export class Renderer {
    * template each message uses); `render` then answers them. A field beyond a limit keeps its
    * error for the renderer's later batches.
    */
-  private renderAll(recipients: readonly Recipient[]): void {
+  private renderAll(recipients: readonly Recipient[], priority: number): void {
     const groups = new Map<string, { template: ChosenTemplate; recipients: Recipient[] }>();
     for (const recipient of recipients) {
       if (this.rendered.has(recipient.ledgerId)) continue;
@@ -209,7 +224,7 @@ export class Renderer {
       const known = fields.map((f) => this.failed.get(`${f.kind}:${f.source}`));
       const outcomes = known.some((e) => e !== undefined)
         ? Promise.resolve(group.map(() => known.map((e) => e ?? "")))
-        : renderFields(fields, variables, { owner: this.shop.id }).then((rows) => {
+        : renderFields(fields, variables, { owner: this.shop.id, priority }).then((rows) => {
             for (const row of rows) {
               row.forEach((outcome, i) => {
                 const field = fields[i];
@@ -261,7 +276,7 @@ export class Renderer {
    * message names the field and the rule it broke (`the initial sms.body (de) must render within 100 ms`).
    */
   render(recipient: Recipient): Promise<OutboundMessage> {
-    if (!this.rendered.has(recipient.ledgerId)) this.renderAll([recipient]);
+    if (!this.rendered.has(recipient.ledgerId)) this.renderAll([recipient], 0);
     const message = this.rendered.get(recipient.ledgerId) ?? Promise.reject(new Error(`nothing rendered for ${recipient.ledgerId}`));
     this.rendered.delete(recipient.ledgerId);
     return message;
