@@ -1,33 +1,37 @@
 import type pg from "pg";
 import { z } from "zod";
+import { type RestockRules, type StockBefore, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
+import { itemStocksQuery } from "../back_in_stock/alerts/stock.ts";
 import { type Db, withTransaction } from "../core/db.ts";
 import { declareTask, enqueue } from "../core/tasks.ts";
+import type { InventoryLevelRecord } from "../platform/catalog.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
-import { applyDelivery } from "./process.ts";
+import { applyInventoryLevel, inventoryLevelOf } from "./process.ts";
 
 /** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff unless its payload can never be applied. */
 export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
 
 export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";
 
-/**
- * Topics applied in the intake's own transaction: an inventory level is a few statements, and a
- * restock's first alert should not wait for a worker to pick up a job first. The delivery is
- * recorded either way; one that fails to apply here (a payload it cannot take, a deadlock) is left
- * to the durable job, which retries it or fails it with the reason.
- */
-const APPLIED_AT_INTAKE: ReadonlySet<WebhookTopic> = new Set(["inventory_levels/update"]);
+interface Delivery {
+  shopDomain: string;
+  topic: WebhookTopic;
+  webhookId: string;
+  payload: unknown;
+}
 
-async function appliedAtIntake(db: Db, shopId: string, deliveryId: number, delivery: { topic: WebhookTopic; payload: unknown }): Promise<boolean> {
-  await db.query("savepoint apply_at_intake");
+/**
+ * The level an inventory webhook carries, applied in the intake's own transaction: it is a few
+ * statements, and a restock's first alert should not wait for a worker to pick up a job first.
+ * Every other topic, and a payload that is not the topic's shape, is left to the durable job
+ * (which fails such a payload at once, with the reason).
+ */
+function levelAppliedAtIntake(delivery: Delivery): InventoryLevelRecord | undefined {
+  if (delivery.topic !== "inventory_levels/update") return undefined;
   try {
-    await applyDelivery(db, shopId, delivery.topic, delivery.payload);
-    await db.query("update webhook_deliveries set processed_at = now() where id = $1", [deliveryId]);
-    await db.query("release savepoint apply_at_intake");
-    return true;
+    return inventoryLevelOf(delivery.payload);
   } catch {
-    await db.query("rollback to savepoint apply_at_intake");
-    return false;
+    return undefined;
   }
 }
 
@@ -41,38 +45,99 @@ async function appliedAtIntake(db: Db, shopId: string, deliveryId: number, deliv
  * this shop delivered under the same topic is a duplicate whatever its webhook id. The same
  * payload under another topic of the same shop is a distinct event (an order created already paid
  * sends orders/create and orders/paid alike).
+ *
+ * An inventory level is applied in the same transaction (levelAppliedAtIntake), in few round
+ * trips: the shop, the digest, its lock and the shop's restock rules in one statement; the
+ * duplicate checks, the insert (marked processed) and the item's stock before the write in a
+ * second; then the level and the restock's runs (applyInventoryLevel). When applying fails (a value
+ * the database refuses, a deadlock), the whole transaction is rolled back and the delivery is
+ * recorded again without it, for the durable job, which retries it or fails it with the reason.
  */
-export async function acceptWebhook(
-  pool: pg.Pool,
-  delivery: { shopDomain: string; topic: WebhookTopic; webhookId: string; payload: unknown },
-): Promise<IntakeOutcome> {
+export async function acceptWebhook(pool: pg.Pool, delivery: Delivery): Promise<IntakeOutcome> {
+  const level = levelAppliedAtIntake(delivery);
+  if (!level) return record(pool, delivery, undefined);
+  try {
+    return await record(pool, delivery, level);
+  } catch {
+    return record(pool, delivery, undefined);
+  }
+}
+
+async function record(pool: pg.Pool, delivery: Delivery, level: InventoryLevelRecord | undefined): Promise<IntakeOutcome> {
+  const payload = JSON.stringify(delivery.payload);
   return withTransaction(pool, async (db) => {
-    const { rows: shops } = await db.query<{ id: string }>("select id from shops where platform_domain = $1", [delivery.shopDomain]);
-    const shop = shops[0];
+    const shop = await lockedShop(db, delivery.shopDomain, payload, level !== undefined);
     if (!shop) return "unknown_shop";
-    const payload = JSON.stringify(delivery.payload);
-    const { rows: digests } = await db.query<{ digest: Buffer }>("select sha256(convert_to($1::jsonb::text, 'UTF8')) as digest", [payload]);
-    const digest = digests[0]?.digest;
-    if (!digest) throw new Error("sha256 returned no row");
-    // Deliveries of one payload take turns: two shops racing cannot both claim it.
-    await db.query("select pg_advisory_xact_lock(hashtext('webhook_payload:' || encode($1::bytea, 'hex')))", [digest]);
-    const { rows: seen } = await db.query<{ shop_id: string; topic: string }>(
-      "select shop_id, topic from webhook_deliveries where payload_sha256 = $1",
-      [digest],
-    );
-    if (seen.some((row) => row.shop_id !== shop.id)) return "other_shop";
-    if (seen.some((row) => row.topic === delivery.topic)) return "duplicate";
-    const { rows } = await db.query<{ id: string }>(
-      `insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256) values ($1, $2, $3, $4, $5)
-       on conflict (shop_id, webhook_id) do nothing
-       returning id`,
-      [shop.id, delivery.webhookId, delivery.topic, payload, digest],
-    );
-    const inserted = rows[0];
-    if (!inserted) return "duplicate";
-    if (APPLIED_AT_INTAKE.has(delivery.topic) && (await appliedAtIntake(db, shop.id, Number(inserted.id), delivery))) return "accepted";
+    const recorded = await insertDelivery(db, shop, delivery, payload, level);
+    if (recorded.outcome !== "accepted") return recorded.outcome;
+    if (level && shop.rules) {
+      await applyInventoryLevel(db, shop.id, level, recorded.before, shop.rules);
+      return "accepted";
+    }
     // bigint arrives as a string; the ids stay far below 2^53.
-    await enqueue(db, webhookTask, { delivery_id: Number(inserted.id) }, { maxAttempts: 10 });
+    await enqueue(db, webhookTask, { delivery_id: Number(recorded.id) }, { maxAttempts: 10 });
     return "accepted";
   });
+}
+
+interface LockedShop {
+  id: string;
+  digest: Buffer;
+  /** Read with the shop when the intake applies an inventory level. */
+  rules?: RestockRules;
+}
+
+/**
+ * The shop of the domain and the payload's digest, with the digest's lock taken: deliveries of
+ * one payload take turns, so two shops racing cannot both claim it. The duplicate checks run in
+ * the next statement, whose snapshot sees what the lock's previous holder committed.
+ */
+async function lockedShop(db: Db, shopDomain: string, payload: string, withRules: boolean): Promise<LockedShop | undefined> {
+  const { rows } = await db.query<{ id: string; digest: Buffer; settings: unknown; switches: Record<string, boolean> | null }>(
+    `select s.id, d.digest, pg_advisory_xact_lock(hashtext('webhook_payload:' || encode(d.digest, 'hex'))) as locked
+       ${
+         withRules
+           ? `, (select b.settings from bis_settings b where b.shop_id = s.id) as settings,
+              (select jsonb_object_agg(m.stage, m.enabled) from message_stage_settings m where m.shop_id = s.id and m.area = 'back_in_stock') as switches`
+           : ""
+       }
+     from shops s cross join (select sha256(convert_to($2::jsonb::text, 'UTF8')) as digest) d
+     where s.platform_domain = $1`,
+    [shopDomain, payload],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return { id: row.id, digest: row.digest, ...(withRules ? { rules: restockRulesFrom(row.id, row) } : {}) };
+}
+
+type Recorded = { outcome: "accepted"; id: string; before: StockBefore[] } | { outcome: "duplicate" | "other_shop" };
+
+/**
+ * In one statement: the deliveries of this payload seen before, the insert when none makes this
+ * one a duplicate or another shop's (`processed_at` set when the intake applies it), and, for an
+ * inventory level, the stock of its item's variants before the write.
+ */
+async function insertDelivery(db: Db, shop: LockedShop, delivery: Delivery, payload: string, level: InventoryLevelRecord | undefined): Promise<Recorded> {
+  const { rows } = await db.query<{ id: string | null; other_shop: boolean; before: StockBefore[] | null }>(
+    `with seen as (
+       select shop_id, topic from webhook_deliveries where payload_sha256 = $5::bytea
+     ), inserted as (
+       insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256, processed_at)
+       select $1::uuid, $2::text, $3::text, $4::jsonb, $5::bytea, case when $6::boolean then now() end
+       where not exists (select 1 from seen where seen.shop_id <> $1::uuid or seen.topic = $3::text)
+       on conflict (shop_id, webhook_id) do nothing
+       returning id
+     )
+     select (select id from inserted) as id, exists (select 1 from seen where seen.shop_id <> $1::uuid) as other_shop,
+       ${
+         level
+           ? `(select jsonb_agg(jsonb_build_object('variant_id', b.variant_id, 'available', b.available)) from (${itemStocksQuery("$1::uuid", "$7::text")}) b)`
+           : "null::jsonb"
+       } as before`,
+    [shop.id, delivery.webhookId, delivery.topic, payload, shop.digest, level !== undefined, ...(level ? [level.inventoryItemId] : [])],
+  );
+  const row = rows[0];
+  if (row?.other_shop) return { outcome: "other_shop" };
+  if (!row?.id) return { outcome: "duplicate" };
+  return { outcome: "accepted", id: row.id, before: row.before ?? [] };
 }

@@ -1,9 +1,10 @@
 import pg from "pg";
 import { z } from "zod";
 import { convertSignupsFromOrder } from "../back_in_stock/alerts/conversions.ts";
-import { detectRestock } from "../back_in_stock/alerts/runs.ts";
+import { type RestockRules, type StockBefore, detectRestock, openRestockRuns } from "../back_in_stock/alerts/runs.ts";
 import { applyPreorderOrder } from "../preorders/orders/ingest.ts";
 import { upsertInventoryLevels } from "../catalog/mirror.ts";
+import type { InventoryLevelRecord } from "../platform/catalog.ts";
 import { withTransaction } from "../core/db.ts";
 import type { Db } from "../core/db.ts";
 import { PermanentJobFailure } from "../core/tasks.ts";
@@ -44,20 +45,30 @@ const orderPayload = z.object({
   updated_at: z.string(),
 });
 
-async function applyInventory(db: Db, shopId: string, payload: unknown): Promise<void> {
+/** The level an inventory_levels/update payload carries, as the mirror stores it; throws a ZodError for another shape. */
+export function inventoryLevelOf(payload: unknown): InventoryLevelRecord {
   const level = inventoryPayload.parse(payload);
-  const inventoryItemId = gid("InventoryItem", level.inventory_item_id);
+  return {
+    inventoryItemId: gid("InventoryItem", level.inventory_item_id),
+    locationId: gid("Location", level.location_id),
+    available: level.available,
+    updatedAt: level.updated_at,
+  };
+}
+
+async function applyInventory(db: Db, shopId: string, payload: unknown): Promise<void> {
+  const level = inventoryLevelOf(payload);
   // A variant whose stock this raises to the back-in-stock minimum gets an alert run.
-  await detectRestock(db, shopId, inventoryItemId, () =>
-    upsertInventoryLevels(db, shopId, new Date(), [
-      {
-        inventoryItemId,
-        locationId: gid("Location", level.location_id),
-        available: level.available,
-        updatedAt: level.updated_at,
-      },
-    ]),
-  );
+  await detectRestock(db, shopId, level.inventoryItemId, () => upsertInventoryLevels(db, shopId, new Date(), [level]));
+}
+
+/**
+ * The intake's inventory write, when it has read the item's stock before it and the shop's
+ * restock rules in its own statements: the level, then the restock's runs (openRestockRuns).
+ */
+export async function applyInventoryLevel(db: Db, shopId: string, level: InventoryLevelRecord, before: readonly StockBefore[], rules: RestockRules): Promise<void> {
+  await upsertInventoryLevels(db, shopId, new Date(), [level]);
+  await openRestockRuns(db, shopId, level.inventoryItemId, before, rules);
 }
 
 /** A product webhook carries the product and its variants: enough to refresh both without a call back. */

@@ -1,11 +1,15 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
-import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
+import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings-store.ts";
+import { mergeDeep } from "../../core/deep-partial.ts";
+import { issueText } from "../../core/errors.ts";
+import { formatIssues } from "../../core/validation.ts";
 import { type AlertDeps, alertRunTask, restockBurstTask, sendTask } from "./deps.ts";
 import { LEASE_DEAD, type LeaseHolder, type SendOptions, type SendSummary, SendContexts, addSummary, emptySummary, leaseHolder, sendLedgerRows, sendLimit } from "./ledger.ts";
-import { stageSwitches } from "../templates/render.ts";
-import { batchStock, itemStocks, mirrorStock } from "./stock.ts";
+import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
+import type { Stage } from "../templates/default-templates.ts";
+import { batchStock, itemStocks, itemStocksQuery, mirrorStock } from "./stock.ts";
 
 /**
  * ALERT RUNS. A restock starts one run per variant (at most one `running` row per variant, and
@@ -68,9 +72,11 @@ function eligibility(settings: BackInStockSettings): Eligibility {
 
 // The queue of a variant: waiting signups that may be sent to now, oldest first (index
 // bis_signups_waiting). Others stay waiting: a channel switched on again, or consent given, lets
-// them into a later run.
-const ELIGIBLE = `s.shop_id = $1 and s.variant_id = $2 and s.status = 'waiting'
-  and s.channel = any($3::text[]) and (s.consent or not $4)`;
+// them into a later run. The parameters are the shop, the variant, the channels (text[]) and
+// whether consent is required.
+const eligibleSql = (shop: string, variant: string, channels: string, optIn: string) => `s.shop_id = ${shop} and s.variant_id = ${variant} and s.status = 'waiting'
+  and s.channel = any(${channels}::text[]) and (s.consent or not ${optIn})`;
+const ELIGIBLE = eligibleSql("$1", "$2", "$3", "$4");
 
 async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: Eligibility): Promise<boolean> {
   const { rows } = await db.query<{ any: boolean }>(`select exists (select 1 from bis_signups s where ${ELIGIBLE}) as any`, [shopId, variantId, e.channels, e.optInRequired]);
@@ -231,7 +237,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
   const sent = await resendOrphans(deps, shopId, variantId, sendOptions);
 
   // The first batch of a run a restock webhook opened is sized by the stock that webhook wrote
-  // (openRestockRun): no live read before a customer's first alert. Later batches read live.
+  // (openRestockRuns): no live read before a customer's first alert. Later batches read live.
   const fromWebhook = run.batches === 1 && run.batch_started_at !== null && run.trigger === "inventory_webhook";
   const stock = fromWebhook
     ? { available: (await mirrorStock(pool, shopId, variantId)).available, source: "mirror" as const }
@@ -326,45 +332,96 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
   return { ...result, outcome: "next_batch", next_batch_at: next.toISOString() };
 }
 
+/** What decides whether a restock opens alert runs: the shop's settings and stage switches. */
+export interface RestockRules {
+  settings: BackInStockSettings;
+  switches: Record<Stage, boolean>;
+}
+
+export async function loadRestockRules(db: Db, shopId: string): Promise<RestockRules> {
+  const [settings, switches] = await Promise.all([loadBackInStockSettings(db, shopId), stageSwitches(db, shopId)]);
+  return { settings, switches };
+}
+
+/**
+ * The rules from what a statement of the caller read beside its own work (the intake reads them
+ * with the shop): `settings` is bis_settings.settings (or null), `switches` the shop's
+ * message_stage_settings of back in stock, stage to enabled. Laid over the defaults and checked
+ * as loadBackInStockSettings does.
+ */
+export function restockRulesFrom(shopId: string, stored: { settings: unknown; switches: Record<string, boolean> | null }): RestockRules {
+  const partial = typeof stored.settings === "object" && stored.settings !== null && !Array.isArray(stored.settings) ? stored.settings : {};
+  const parsed = backInStockSettingsSchema.safeParse(mergeDeep(DEFAULT_BACK_IN_STOCK_SETTINGS, partial, backInStockSettingsSchema));
+  if (!parsed.success) throw new Error(`back-in-stock settings of shop ${shopId} are invalid: ${formatIssues(parsed.error.issues).map(issueText).join("; ")}`);
+  return { settings: parsed.data, switches: stageSwitchesOver(Object.entries(stored.switches ?? {})) };
+}
+
+/** A variant's stock before an inventory write (itemStocks), what openRestockRuns compares the stock after it with. */
+export interface StockBefore {
+  variant_id: string;
+  available: number;
+}
+
 /**
  * Wraps an inventory level write (the inventory webhook): every variant of the item whose stock
  * rose to at least the shop's minimum, with eligible signups waiting, gets an alert run, in the
- * write's transaction.
+ * write's transaction. `rules` when the caller has read them already.
  */
-export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: string, write: () => Promise<T>): Promise<T> {
-  const before = await itemStocks(db, shopId, inventoryItemId);
+export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: string, write: () => Promise<T>, rules?: RestockRules): Promise<T> {
+  const before = [...(await itemStocks(db, shopId, inventoryItemId)).values()].map((v) => ({ variant_id: v.variantId, available: v.available }));
   const result = await write();
-  const after = await itemStocks(db, shopId, inventoryItemId);
-  const rose = [...after.values()].filter((v) => v.available > (before.get(v.variantId)?.available ?? 0));
-  if (rose.length === 0) return result;
-  const [settings, switches] = await Promise.all([loadBackInStockSettings(db, shopId), stageSwitches(db, shopId)]);
-  const e = eligibility(settings);
-  let opened = 0;
-  for (const variant of rose) {
-    if (variant.available < settings.delivery.minimum_restock_quantity) continue;
-    if (!(await anyEligibleWaiting(db, shopId, variant.variantId, e))) continue;
-    // A run opened here gets its batch job from the burst, once the burst has sent (and taken the
-    // quota for) its first message: the oldest signup goes first, also under the plan's quota.
-    if (switches.initial && (await openRestockRun(db, shopId, variant.variantId, variant.available, settings))) opened += 1;
-    else await requestAlertRun(db, shopId, variant.variantId, "inventory_webhook");
-  }
-  if (opened > 0) await requestRestockBurst(db, shopId);
+  await openRestockRuns(db, shopId, inventoryItemId, before, rules ?? (await loadRestockRules(db, shopId)));
   return result;
 }
 
 /**
- * Opens the variant's run with its first batch sized by the stock the webhook just wrote, in the
- * webhook's transaction (no run under way: otherwise that run's batches go on as they are).
- * Answers whether it opened one.
+ * In one statement: the stock of the item's variants after the write, compared with `before`;
+ * each variant whose stock rose, to at least the minimum, with an eligible signup waiting, is a
+ * restock. Each gets its run opened with the first batch sized by the stock the webhook wrote
+ * (when the initial stage is on and no run is under way: otherwise that run's batches go on as
+ * they are). Answers the variants opened and the other restocked ones.
  */
-async function openRestockRun(db: Db, shopId: string, variantId: string, available: number, settings: BackInStockSettings): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `insert into bis_alert_runs (shop_id, variant_id, trigger, batches, batch_started_at, batch_quota, batch_claimed, last_available)
-     values ($1, $2, 'inventory_webhook', 1, now(), $3, 0, $4)
-     on conflict (shop_id, variant_id) where status = 'running' do nothing`,
-    [shopId, variantId, Math.floor(settings.delivery.batch_multiplier * available), available],
-  );
-  return (rowCount ?? 0) > 0;
+const OPEN_RESTOCK_RUNS = `
+  with after as (${itemStocksQuery("$1::uuid", "$2::text")}
+  ), rose as (
+    select a.variant_id, a.available from after a
+    where a.available > coalesce((select b.available from jsonb_to_recordset($3::jsonb) as b(variant_id text, available int) where b.variant_id = a.variant_id), 0)
+      and a.available >= $4::int
+      and exists (select 1 from bis_signups s where ${eligibleSql("$1", "a.variant_id", "$5", "$6::boolean")})
+  ), opened as (
+    insert into bis_alert_runs (shop_id, variant_id, trigger, batches, batch_started_at, batch_quota, batch_claimed, last_available)
+    select $1, variant_id, 'inventory_webhook', 1, now(), floor($7::float8 * available)::int, 0, available from rose where $8::boolean
+    on conflict (shop_id, variant_id) where status = 'running' do nothing
+    returning variant_id
+  )
+  select array(select variant_id from opened) as opened,
+         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others`;
+
+/**
+ * After an inventory write (in its transaction): opens the runs of the variants it restocked
+ * (OPEN_RESTOCK_RUNS) and queues the shop's burst for them; a restocked variant whose run is
+ * already under way, or whose initial stage is off, gets a batch request instead (that run's
+ * batch goes on, or stops the run).
+ *
+ * A run opened here gets its batch job from the burst, once the burst has sent (and taken the
+ * quota for) its first message: the oldest signup goes first, also under the plan's quota.
+ */
+export async function openRestockRuns(db: Db, shopId: string, inventoryItemId: string, before: readonly StockBefore[], rules: RestockRules): Promise<void> {
+  const { settings, switches } = rules;
+  const e = eligibility(settings);
+  const { rows } = await db.query<{ opened: string[]; others: string[] }>(OPEN_RESTOCK_RUNS, [
+    shopId,
+    inventoryItemId,
+    JSON.stringify(before),
+    settings.delivery.minimum_restock_quantity,
+    e.channels,
+    e.optInRequired,
+    settings.delivery.batch_multiplier,
+    switches.initial,
+  ]);
+  const { opened = [], others = [] } = rows[0] ?? {};
+  for (const variantId of others) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
+  if (opened.length > 0) await requestRestockBurst(db, shopId);
 }
 
 /**

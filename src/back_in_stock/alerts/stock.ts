@@ -41,18 +41,24 @@ export async function mirrorStocks(db: Db, shopId: string, variantIds: readonly 
   return new Map(rows.map((r) => [r.variant_id, r.available]));
 }
 
-/** Stock of the variants of one inventory item (what an inventory webhook names). */
-export async function itemStocks(db: Db, shopId: string, inventoryItemId: string): Promise<Map<string, { variantId: string; legacyId: string; available: number }>> {
-  const { rows } = await db.query<{ variant_id: string; legacy_id: string; available: number }>(
-    `select v.id as variant_id, v.legacy_id::text as legacy_id,
+/**
+ * The stock query of the variants of one inventory item (what an inventory webhook names), with
+ * the shop and the item as the given parameters (`$1`, `$2`): a statement that does more may
+ * embed it. Answers variant_id, legacy_id and available per variant.
+ */
+export function itemStocksQuery(shopParam: string, itemParam: string): string {
+  return `select v.id as variant_id, v.legacy_id::text as legacy_id,
             coalesce(sum(greatest(il.available, 0)) filter (
               where not exists (select 1 from locations l where l.shop_id = il.shop_id and l.id = il.location_id and not l.active)), 0)::int as available
      from variants v
      left join inventory_levels il on il.shop_id = v.shop_id and il.inventory_item_id = v.inventory_item_id
-     where v.shop_id = $1 and v.inventory_item_id = $2
-     group by v.id, v.legacy_id`,
-    [shopId, inventoryItemId],
-  );
+     where v.shop_id = ${shopParam} and v.inventory_item_id = ${itemParam}
+     group by v.id, v.legacy_id`;
+}
+
+/** Stock of the variants of one inventory item (what an inventory webhook names). */
+export async function itemStocks(db: Db, shopId: string, inventoryItemId: string): Promise<Map<string, { variantId: string; legacyId: string; available: number }>> {
+  const { rows } = await db.query<{ variant_id: string; legacy_id: string; available: number }>(itemStocksQuery("$1", "$2"), [shopId, inventoryItemId]);
   return new Map(rows.map((r) => [r.variant_id, { variantId: r.variant_id, legacyId: r.legacy_id, available: r.available }]));
 }
 

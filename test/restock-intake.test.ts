@@ -1,0 +1,213 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { describe, expect, it } from "vitest";
+import { acceptWebhook } from "../src/webhooks/intake.ts";
+import { createShopWithKey } from "./helpers/app.ts";
+import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
+
+// The intake applies an inventory webhook in its own transaction in few round trips (a hundred
+// restocks at once each hold a connection for the whole of it), with every rule of restock
+// detection as it was: the minimum quantity, eligible signups, the initial stage's switch, a run
+// under way, inactive locations, and the duplicate and other-shop checks under concurrency.
+
+const env = useTestEnv({ app: false, shop: false, poolSize: 12 });
+
+/** The pool, with the statements its transactions send counted (begin and commit included). */
+function counting(pool: pg.Pool): { pool: pg.Pool; statements: () => number } {
+  let statements = 0;
+  const wrapped = {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query: (...args: Parameters<pg.PoolClient["query"]>) => {
+          statements += 1;
+          return (client.query as (...a: unknown[]) => unknown)(...args);
+        },
+        release: (destroy?: boolean | Error) => client.release(destroy),
+      };
+    },
+  };
+  return { pool: wrapped as unknown as pg.Pool, statements: () => statements };
+}
+
+let shops = 0;
+async function shop(settings?: unknown): Promise<{ shopId: string; domain: string }> {
+  shops += 1;
+  const { shopId } = await createShopWithKey(env.pool, `Restock Intake ${shops}`);
+  const domain = `restock-intake-${shops}.platform.local`;
+  await env.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
+  if (settings) await env.pool.query("insert into bis_settings (shop_id, settings) values ($1, $2)", [shopId, JSON.stringify(settings)]);
+  return { shopId, domain };
+}
+
+async function signup(shopId: string, n: number, fields: { channel?: string; consent?: boolean } = {}): Promise<void> {
+  await env.pool.query("insert into bis_signups (shop_id, variant_id, channel, contact, consent) values ($1, $2, $3, $4, $5)", [
+    shopId,
+    variantGid(n),
+    fields.channel ?? "email",
+    fields.channel === "sms" ? `+1555000${String(n).padStart(4, "0")}` : `v${n}-${randomUUID()}@example.com`,
+    fields.consent ?? true,
+  ]);
+}
+
+const level = (n: number, available: number, location = 1) => ({
+  inventory_item_id: n,
+  location_id: location,
+  available,
+  updated_at: new Date().toISOString(),
+});
+
+async function deliver(pool: pg.Pool, domain: string, payload: unknown, topic: "inventory_levels/update" | "orders/create" = "inventory_levels/update") {
+  return acceptWebhook(pool, { shopDomain: domain, topic, webhookId: randomUUID(), payload });
+}
+
+async function runsOf(shopId: string): Promise<{ variant_id: string; batch_quota: number | null; last_available: number | null }[]> {
+  const { rows } = await env.pool.query<{ variant_id: string; batch_quota: number | null; last_available: number | null }>(
+    "select variant_id, batch_quota, last_available from bis_alert_runs where shop_id = $1 and status = 'running' order by variant_id",
+    [shopId],
+  );
+  return rows;
+}
+
+async function jobsOf(shopId: string, task: string): Promise<number> {
+  const { rows } = await env.pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker.jobs j join graphile_worker._private_jobs p on p.id = j.id
+     where j.task_identifier = $1 and p.payload->>'shop_id' = $2`, [
+    task,
+    shopId,
+  ]);
+  return rows[0]?.n ?? 0;
+}
+
+describe("the intake of an inventory webhook", () => {
+  it("records a restock, writes the level, opens the run and queues the burst in at most 7 statements", async () => {
+    const { shopId, domain } = await shop({ delivery: { batch_multiplier: 2 } });
+    await seedVariants(env.pool, shopId, [{ n: 501, product: 501, available: 0 }]);
+    await signup(shopId, 501);
+    const counted = counting(env.pool);
+    expect(await deliver(counted.pool, domain, level(501, 3))).toBe("accepted");
+    // begin; shop, digest, lock and rules; duplicate checks, insert and stock before; the level;
+    // the stock after and the run; the burst; commit. It took 18 before.
+    expect(counted.statements()).toBeLessThanOrEqual(7);
+    expect(await runsOf(shopId)).toEqual([{ variant_id: variantGid(501), batch_quota: 6, last_available: 3 }]);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(1);
+    const { rows } = await env.pool.query<{ processed: boolean }>("select processed_at is not null as processed from webhook_deliveries where shop_id = $1", [shopId]);
+    expect(rows).toEqual([{ processed: true }]);
+  });
+
+  it("opens runs only for a rise to the minimum with an eligible signup waiting; each variant of the item on its own", async () => {
+    const { shopId, domain } = await shop({ delivery: { minimum_restock_quantity: 5 }, compliance: { opt_in_required: true }, channels: { sms: { enabled: false } } });
+    await seedVariants(env.pool, shopId, [
+      { n: 511, product: 511, available: 0 },
+      { n: 512, product: 512, available: 0 },
+      { n: 513, product: 513, available: 0 },
+      { n: 514, product: 514, available: 0 },
+      { n: 515, product: 515, available: 6 },
+    ]);
+    await signup(shopId, 511);
+    await signup(shopId, 512, { consent: false });
+    await signup(shopId, 513, { channel: "sms" });
+    await signup(shopId, 514);
+    await signup(shopId, 515);
+    // Below the minimum; only a signup without consent; only a switched-off channel; no rise (6 to 6).
+    await deliver(env.pool, domain, level(511, 4));
+    await deliver(env.pool, domain, level(512, 9));
+    await deliver(env.pool, domain, level(513, 9));
+    await deliver(env.pool, domain, level(515, 6));
+    expect(await runsOf(shopId)).toEqual([]);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(0);
+    // A second location takes 511 from 4 to 5: a restock.
+    await deliver(env.pool, domain, level(511, 1, 2));
+    // An inactive location's units do not count.
+    await env.pool.query("insert into locations (shop_id, id, name, active, updated_at, seen_at) values ($1, 'gid://platform/Location/9', 'Closed', false, now(), now())", [shopId]);
+    await deliver(env.pool, domain, level(514, 50, 9));
+    expect(await runsOf(shopId)).toEqual([{ variant_id: variantGid(511), batch_quota: 5, last_available: 5 }]);
+    await deliver(env.pool, domain, level(514, 5));
+    expect((await runsOf(shopId)).map((r) => r.variant_id)).toEqual([variantGid(511), variantGid(514)]);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(2);
+  });
+
+  it("opens every variant of one inventory item", async () => {
+    const { shopId, domain } = await shop();
+    await seedVariants(env.pool, shopId, [
+      { n: 521, product: 521, available: 0 },
+      { n: 522, product: 521, available: 0 },
+    ]);
+    await env.pool.query("update variants set inventory_item_id = 'gid://platform/InventoryItem/521' where shop_id = $1", [shopId]);
+    await signup(shopId, 521);
+    await signup(shopId, 522);
+    await deliver(env.pool, domain, level(521, 2));
+    expect(await runsOf(shopId)).toEqual([
+      { variant_id: variantGid(521), batch_quota: 2, last_available: 2 },
+      { variant_id: variantGid(522), batch_quota: 2, last_available: 2 },
+    ]);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(1);
+  });
+
+  it("asks the run under way, or the batch when the initial stage is off, instead of opening one", async () => {
+    const { shopId, domain } = await shop();
+    await seedVariants(env.pool, shopId, [
+      { n: 531, product: 531, available: 0 },
+      { n: 532, product: 532, available: 0 },
+    ]);
+    await signup(shopId, 531);
+    await signup(shopId, 532);
+    await env.pool.query("insert into bis_alert_runs (shop_id, variant_id, trigger) values ($1, $2, 'inventory_check')", [shopId, variantGid(531)]);
+    await deliver(env.pool, domain, level(531, 3));
+    expect(await jobsOf(shopId, "bis_alert_run")).toBe(1);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(0);
+
+    await env.pool.query("insert into message_stage_settings (shop_id, area, stage, enabled) values ($1, 'back_in_stock', 'initial', false)", [shopId]);
+    await deliver(env.pool, domain, level(532, 3));
+    expect((await runsOf(shopId)).map((r) => r.variant_id)).toEqual([variantGid(531)]);
+    expect(await jobsOf(shopId, "bis_alert_run")).toBe(2);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(0);
+  });
+
+  it("takes a payload once: the same one again is a duplicate, under another topic it is new, from another shop refused", async () => {
+    const a = await shop();
+    const b = await shop();
+    const payload = level(541, 1);
+    expect(await deliver(env.pool, a.domain, payload)).toBe("accepted");
+    expect(await deliver(env.pool, a.domain, payload)).toBe("duplicate");
+    expect(await deliver(env.pool, a.domain, payload, "orders/create")).toBe("accepted");
+    expect(await deliver(env.pool, b.domain, payload)).toBe("other_shop");
+    expect(await deliver(env.pool, "nobody.platform.local", payload)).toBe("unknown_shop");
+    const webhookId = randomUUID();
+    const again = { shopDomain: a.domain, topic: "inventory_levels/update" as const, webhookId, payload: level(541, 2) };
+    expect(await acceptWebhook(env.pool, again)).toBe("accepted");
+    expect(await acceptWebhook(env.pool, { ...again, payload: level(541, 3) })).toBe("duplicate");
+  });
+
+  it("lets one of two shops racing with one payload have it, and records it once", async () => {
+    const a = await shop();
+    const b = await shop();
+    await seedVariants(env.pool, a.shopId, [{ n: 551, product: 551, available: 0 }]);
+    await seedVariants(env.pool, b.shopId, [{ n: 551, product: 551, available: 0 }]);
+    const payload = level(551, 2);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => deliver(env.pool, i % 2 === 0 ? a.domain : b.domain, payload)));
+    expect(outcomes.filter((o) => o === "accepted")).toHaveLength(1);
+    const winner = outcomes.findIndex((o) => o === "accepted") % 2 === 0 ? "a" : "b";
+    expect(outcomes.filter((o, i) => o !== "accepted" && (i % 2 === 0 ? "a" : "b") === winner).every((o) => o === "duplicate")).toBe(true);
+    expect(outcomes.filter((o, i) => (i % 2 === 0 ? "a" : "b") !== winner).every((o) => o === "other_shop")).toBe(true);
+    const { rows } = await env.pool.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where shop_id = any($1::uuid[])", [[a.shopId, b.shopId]]);
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it("records a level the database refuses for the webhook job, with nothing of it applied", async () => {
+    const { shopId, domain } = await shop();
+    await seedVariants(env.pool, shopId, [{ n: 561, product: 561, available: 0 }]);
+    await signup(shopId, 561);
+    expect(await deliver(env.pool, domain, { ...level(561, 5), updated_at: "not a time" })).toBe("accepted");
+    const { rows } = await env.pool.query<{ processed: boolean }>("select processed_at is not null as processed from webhook_deliveries where shop_id = $1", [shopId]);
+    expect(rows).toEqual([{ processed: false }]);
+    expect(await runsOf(shopId)).toEqual([]);
+    const { rows: levels } = await env.pool.query<{ available: number }>("select available from inventory_levels where shop_id = $1", [shopId]);
+    expect(levels).toEqual([{ available: 0 }]);
+    const { rows: jobs } = await env.pool.query<{ n: number }>(
+      "select count(*)::int as n from graphile_worker._private_jobs p join webhook_deliveries w on w.id = (p.payload->>'delivery_id')::bigint where w.shop_id = $1",
+      [shopId],
+    );
+    expect(jobs[0]?.n).toBe(1);
+  });
+});
