@@ -1,5 +1,8 @@
 // bench:alerts baseline, in its own process: nodemailer's pooled SMTP transport (the channel's
-// settings) sending pre-rendered messages, the same template and headers as the pipeline's.
+// settings) sending pre-rendered messages, the same bytes as the pipeline's: the same template
+// rendered as html, wrapped in the default e-mail layout every shop starts with (the text part
+// derived from the whole, as wrapInLayout does), the same headers, through the same
+// toMailOptions. Only the sending is timed.
 // Renders them all, prints `BENCH_BASELINE_READY`; then, for each line on stdin (`bounded` or
 // `unbounded`), sends them all and prints `BENCH_BASELINE_DONE <json>`. `bounded` keeps at most
 // SEND_CONCURRENCY sends in flight, as the pipeline does (p-limit, src/back_in_stock/alerts/ledger.ts):
@@ -7,6 +10,8 @@
 import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
 import pLimit from "p-limit";
+import { DEFAULT_EMAIL_LAYOUT, prepareLayout, wrapInLayout } from "../src/account/layout.ts";
+import { toMailOptions } from "../src/channels/email-message.ts";
 import { htmlToText } from "../src/messaging/render/html-to-text.ts";
 import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
 import { closeRenderPool } from "../src/messaging/render/pool.ts";
@@ -30,24 +35,29 @@ const variables = Array.from({ length: count }, (_, n) => ({
 // On the render pool in batches, as the pipeline renders.
 const rendered = await renderFields(
   [
-    { kind: "text", source: template.email.body },
+    { kind: "html", source: template.email.body },
     { kind: "text", source: template.email.subject },
   ],
   variables,
 );
+const layout = await prepareLayout(DEFAULT_EMAIL_LAYOUT, { name: "Alerts Bench Shop", url: "https://alerts-bench.platform.local" });
 const messages: SendMailOptions[] = rendered.map(([html, subject], n) => {
   if (typeof html !== "string" || typeof subject !== "string") throw new Error(`message ${n + 1} did not render`);
   const i = n + 1;
   const link = variables[n]?.unsubscribe_url ?? "";
-  return {
-    from: '"Alerts Bench Shop" <no-reply@localhost>',
-    to: `baseline-${i}@example.com`,
-    subject,
-    html,
-    text: htmlToText(html),
-    messageId: `<baseline-${i}@localhost>`,
-    headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-  };
+  const message = wrapInLayout(
+    {
+      id: `baseline-${i}`,
+      channel: "email",
+      to: `baseline-${i}@example.com`,
+      subject: subject.replace(/\s+/g, " ").trim(),
+      html,
+      text: htmlToText(html),
+      headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+    },
+    layout,
+  );
+  return toMailOptions(message, '"Alerts Bench Shop" <no-reply@localhost>');
 });
 variables.length = 0;
 await closeRenderPool();

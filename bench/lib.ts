@@ -109,7 +109,7 @@ export function peakRssMb(): number {
  */
 export function serviceNodeFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
-  return (scripts.worker ?? "").split(/\s+/).filter((token) => token.startsWith("--") && token !== "--worker");
+  return [...(scripts.worker ?? "").split(/\s+/).filter((token) => token.startsWith("--") && token !== "--worker"), ...(process.env.BENCH_CHILD_FLAGS ?? "").split(/\s+/).filter(Boolean)];
 }
 
 /**

@@ -13,7 +13,7 @@ export class Marks<R> {
 
   constructor(write: (results: R[]) => Promise<void>, options: { parallel?: number } = {}) {
     this.write = write;
-    this.parallel = options.parallel ?? 2;
+    this.parallel = options.parallel ?? 1;
   }
 
   mark(result: R): Promise<void> {
