@@ -70,7 +70,9 @@ export type StockSource = "platform" | "mirror";
 /**
  * The stock a batch is sized by. A shop connected to the store platform is asked live (the mirror
  * can lag a webhook behind, and an alert for stock that sold out again is the worst outcome);
- * a shop without a connection, or a failed call, uses the mirror.
+ * a shop without a connection, or a failed call, uses the mirror. Live reads of one shop asked
+ * together (the later batches of variants restocked at once, the runs an inventory check or a
+ * recovery starts) go to the platform in one `nodes(ids:)` call (liveReads).
  */
 export async function batchStock(
   db: Db,
@@ -79,23 +81,94 @@ export async function batchStock(
   shopId: string,
   variantId: string,
 ): Promise<{ available: number; source: StockSource }> {
-  const { rows } = await db.query<{ connected: boolean }>(
-    "select platform_graphql_url is not null and platform_access_token is not null as connected from shops where id = $1",
-    [shopId],
-  );
-  if (rows[0]?.connected) {
-    try {
-      const client = await platform.clientFor(db, shopId);
-      const [inventory] = await getInventoryLevels(client, [variantId]);
-      if (!inventory) return { available: 0, source: "platform" };
-      if (!inventory.tracked) return { available: UNTRACKED_STOCK, source: "platform" };
-      const { rows: inactive } = await db.query<{ id: string }>("select id from locations where shop_id = $1 and not active", [shopId]);
-      const skip = new Set(inactive.map((r) => r.id));
-      const available = inventory.levels.filter((l) => !skip.has(l.locationId)).reduce((sum, l) => sum + Math.max(0, l.available), 0);
-      return { available, source: "platform" };
-    } catch (error) {
-      log.warn({ err: error, shopId, variantId }, "live inventory read failed; using the mirror");
-    }
+  try {
+    const available = await liveReads(platform).read(db, shopId, variantId);
+    if (available !== undefined) return { available, source: "platform" };
+  } catch (error) {
+    log.warn({ err: error, shopId, variantId }, "live inventory read failed; using the mirror");
   }
   return { available: (await mirrorStock(db, shopId, variantId)).available, source: "mirror" };
+}
+
+/** How long a shop's first live read waits for others to join its call. */
+export const LIVE_READ_WINDOW_MS = 5;
+
+interface Asked {
+  variantId: string;
+  resolve: (available: number | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A small per-shop batcher of live stock reads: the reads of one shop asked within
+ * LIVE_READ_WINDOW_MS of the first go in one getInventoryLevels call (as many variants per query
+ * as the platform's cost cap allows), instead of one query and its cost each. Answers the
+ * sellable units of each variant, or undefined for every read of a shop that is not connected;
+ * a failed call fails every read in it (each falls back to the mirror).
+ */
+export class LiveStockReads {
+  private readonly platform: PlatformRuntime;
+  private readonly windowMs: number;
+  private readonly waiting = new Map<string, { db: Db; asked: Asked[] }>();
+
+  constructor(platform: PlatformRuntime, windowMs = LIVE_READ_WINDOW_MS) {
+    this.platform = platform;
+    this.windowMs = windowMs;
+  }
+
+  read(db: Db, shopId: string, variantId: string): Promise<number | undefined> {
+    return new Promise((resolve, reject) => {
+      let group = this.waiting.get(shopId);
+      if (!group) {
+        const created = { db, asked: [] as Asked[] };
+        this.waiting.set(shopId, created);
+        setTimeout(() => {
+          this.waiting.delete(shopId);
+          void this.call(created.db, shopId, created.asked);
+        }, this.windowMs);
+        group = created;
+      }
+      group.asked.push({ variantId, resolve, reject });
+    });
+  }
+
+  private async call(db: Db, shopId: string, asked: readonly Asked[]): Promise<void> {
+    try {
+      const stocks = await this.stocks(db, shopId, [...new Set(asked.map((a) => a.variantId))]);
+      for (const a of asked) a.resolve(stocks && (stocks.get(a.variantId) ?? 0));
+    } catch (error) {
+      for (const a of asked) a.reject(error);
+    }
+  }
+
+  /** Sellable units per variant, live (a variant the platform does not know: absent, so 0), or undefined when the shop is not connected. */
+  private async stocks(db: Db, shopId: string, variantIds: readonly string[]): Promise<Map<string, number> | undefined> {
+    const { rows } = await db.query<{ connected: boolean; inactive: string[] }>(
+      `select platform_graphql_url is not null and platform_access_token is not null as connected,
+              array(select l.id from locations l where l.shop_id = s.id and not l.active) as inactive
+       from shops s where id = $1`,
+      [shopId],
+    );
+    const shop = rows[0];
+    if (!shop?.connected) return undefined;
+    const client = await this.platform.clientFor(db, shopId);
+    const skip = new Set(shop.inactive);
+    const stocks = new Map<string, number>();
+    for (const inventory of await getInventoryLevels(client, variantIds)) {
+      const available = inventory.tracked
+        ? inventory.levels.filter((l) => !skip.has(l.locationId)).reduce((sum, l) => sum + Math.max(0, l.available), 0)
+        : UNTRACKED_STOCK;
+      stocks.set(inventory.variantId, available);
+    }
+    return stocks;
+  }
+}
+
+const readsOf = new WeakMap<PlatformRuntime, LiveStockReads>();
+
+/** The process's live reads through `platform` (one batcher per platform runtime). */
+function liveReads(platform: PlatformRuntime): LiveStockReads {
+  let reads = readsOf.get(platform);
+  if (!reads) readsOf.set(platform, (reads = new LiveStockReads(platform)));
+  return reads;
 }
