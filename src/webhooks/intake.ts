@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { type RestockRules, type StockBefore, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
+import { type RestockRules, type StockBefore, type StoredRestockRules, restockRulesColumns, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
 import { itemStocksQuery } from "../back_in_stock/alerts/stock.ts";
 import { type Db, withTransaction } from "../core/db.ts";
 import { declareTask, enqueue } from "../core/tasks.ts";
@@ -93,14 +93,9 @@ interface LockedShop {
  * the next statement, whose snapshot sees what the lock's previous holder committed.
  */
 async function lockedShop(db: Db, shopDomain: string, payload: string, withRules: boolean): Promise<LockedShop | undefined> {
-  const { rows } = await db.query<{ id: string; digest: Buffer; settings: unknown; switches: Record<string, boolean> | null }>(
+  const { rows } = await db.query<{ id: string; digest: Buffer } & StoredRestockRules>(
     `select s.id, d.digest, pg_advisory_xact_lock(hashtext('webhook_payload:' || encode(d.digest, 'hex'))) as locked
-       ${
-         withRules
-           ? `, (select b.settings from bis_settings b where b.shop_id = s.id) as settings,
-              (select jsonb_object_agg(m.stage, m.enabled) from message_stage_settings m where m.shop_id = s.id and m.area = 'back_in_stock') as switches`
-           : ""
-       }
+       ${withRules ? `, ${restockRulesColumns("s.id")}` : ""}
      from shops s cross join (select sha256(convert_to($2::jsonb::text, 'UTF8')) as digest) d
      where s.platform_domain = $1`,
     [shopDomain, payload],

@@ -343,13 +343,25 @@ export async function loadRestockRules(db: Db, shopId: string): Promise<RestockR
   return { settings, switches };
 }
 
+/** What restockRulesColumns reads. */
+export interface StoredRestockRules {
+  settings: unknown;
+  switches: Record<string, boolean> | null;
+}
+
+/** The columns `settings` and `switches` restockRulesFrom takes, of the shop `shop` (an SQL expression): for a statement that reads them beside its own work. */
+export function restockRulesColumns(shop: string): string {
+  return `(select b.settings from bis_settings b where b.shop_id = ${shop}) as settings,
+    (select jsonb_object_agg(m.stage, m.enabled) from message_stage_settings m where m.shop_id = ${shop} and m.area = 'back_in_stock') as switches`;
+}
+
 /**
  * The rules from what a statement of the caller read beside its own work (the intake reads them
  * with the shop): `settings` is bis_settings.settings (or null), `switches` the shop's
  * message_stage_settings of back in stock, stage to enabled. Laid over the defaults and checked
  * as loadBackInStockSettings does.
  */
-export function restockRulesFrom(shopId: string, stored: { settings: unknown; switches: Record<string, boolean> | null }): RestockRules {
+export function restockRulesFrom(shopId: string, stored: StoredRestockRules): RestockRules {
   const partial = typeof stored.settings === "object" && stored.settings !== null && !Array.isArray(stored.settings) ? stored.settings : {};
   const parsed = backInStockSettingsSchema.safeParse(mergeDeep(DEFAULT_BACK_IN_STOCK_SETTINGS, partial, backInStockSettingsSchema));
   if (!parsed.success) throw new Error(`back-in-stock settings of shop ${shopId} are invalid: ${formatIssues(parsed.error.issues).map(issueText).join("; ")}`);
@@ -443,7 +455,13 @@ async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
  */
 export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<{ variants: number; sent: SendSummary }> {
   const { pool } = deps;
-  const [settings, switches] = await Promise.all([loadBackInStockSettings(pool, shopId), stageSwitches(pool, shopId)]);
+  // One query, and the end of it for the bursts of a restock that an earlier burst served.
+  const { rows: found } = await pool.query<{ waiting: boolean } & StoredRestockRules>(
+    `select exists (select 1 from bis_alert_runs r where ${BURST_RUNS}) as waiting, ${restockRulesColumns("$1::uuid")}`,
+    [shopId],
+  );
+  if (!found[0]?.waiting) return { variants: 0, sent: emptySummary() };
+  const { settings, switches } = restockRulesFrom(shopId, found[0]);
   if (!switches.initial) {
     // Nothing to send: the runs' batches stop them (stage_disabled).
     const { rows } = await pool.query<{ variant_id: string }>(`select r.variant_id from bis_alert_runs r where ${BURST_RUNS}`, [shopId]);
