@@ -1,19 +1,16 @@
 /**
- * Marks results as they come. The marks of sends that complete within one turn of the event loop
- * go to `write` together (one statement, or one transaction); each caller waits for its own mark.
- * At most `parallel` writes run at once, so marks keep up with sends instead of queueing behind
- * one statement at a time.
+ * Marks results as they come. One write runs at a time: the marks asked for while it runs go
+ * together in the next (one statement, or one transaction), so a busy sender writes fewer, larger
+ * statements (each a round trip that costs CPU on both ends). Each caller waits for its own mark.
  */
 export class Marks<R> {
   private readonly write: (results: R[]) => Promise<void>;
-  private readonly parallel: number;
   private waiting: { result: R; done: () => void; failed: (error: unknown) => void }[] = [];
-  private readonly writing = new Set<Promise<void>>();
+  private writing: Promise<void> | undefined;
   private scheduled = false;
 
-  constructor(write: (results: R[]) => Promise<void>, options: { parallel?: number } = {}) {
+  constructor(write: (results: R[]) => Promise<void>) {
     this.write = write;
-    this.parallel = options.parallel ?? 1;
   }
 
   mark(result: R): Promise<void> {
@@ -25,15 +22,16 @@ export class Marks<R> {
 
   /** Resolves once every mark asked for so far has landed (or failed). */
   async flushed(): Promise<void> {
-    while (this.scheduled || this.waiting.length > 0 || this.writing.size > 0) {
+    while (this.scheduled || this.waiting.length > 0 || this.writing) {
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all(this.writing);
+      await this.writing;
     }
   }
 
   private schedule(): void {
-    if (this.scheduled || this.writing.size >= this.parallel) return;
+    if (this.scheduled || this.writing) return;
     this.scheduled = true;
+    // The sends that complete in this turn of the event loop join the write.
     setImmediate(() => {
       this.scheduled = false;
       this.flush();
@@ -44,7 +42,7 @@ export class Marks<R> {
     const batch = this.waiting;
     this.waiting = [];
     if (batch.length === 0) return;
-    const writing: Promise<void> = this.write(batch.map((b) => b.result)).then(
+    this.writing = this.write(batch.map((b) => b.result)).then(
       () => {
         for (const b of batch) b.done();
       },
@@ -52,9 +50,8 @@ export class Marks<R> {
         for (const b of batch) b.failed(error);
       },
     );
-    this.writing.add(writing);
-    void writing.finally(() => {
-      this.writing.delete(writing);
+    void this.writing.finally(() => {
+      this.writing = undefined;
       if (this.waiting.length > 0) this.schedule();
     });
   }
