@@ -194,6 +194,37 @@ describe("the intake of an inventory webhook", () => {
     expect(rows[0]?.n).toBe(1);
   });
 
+  it("holds at most a quarter of the pool's connections, however many webhooks arrive at once", async () => {
+    const { shopId, domain } = await shop();
+    await seedVariants(
+      env.pool,
+      shopId,
+      Array.from({ length: 40 }, (_, i) => ({ n: 600 + i, product: 600 + i, available: 0 })),
+    );
+    for (let i = 0; i < 40; i++) await signup(shopId, 600 + i);
+    // A pool of 8 connections (its size is what the intake reads), counting those in use.
+    let inUse = 0;
+    let most = 0;
+    const pool = {
+      options: { max: 8 },
+      async connect() {
+        const client = await env.pool.connect();
+        most = Math.max(most, ++inUse);
+        return {
+          query: (...args: Parameters<pg.PoolClient["query"]>) => (client.query as (...a: unknown[]) => unknown)(...args),
+          release: (destroy?: boolean | Error) => {
+            inUse -= 1;
+            client.release(destroy);
+          },
+        };
+      },
+    } as unknown as pg.Pool;
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => deliver(pool, domain, level(600 + i, 2))));
+    expect(outcomes.every((o) => o === "accepted")).toBe(true);
+    expect(most).toBe(2);
+    expect(await runsOf(shopId)).toHaveLength(40);
+  });
+
   it("records a level the database refuses for the webhook job, with nothing of it applied", async () => {
     const { shopId, domain } = await shop();
     await seedVariants(env.pool, shopId, [{ n: 561, product: 561, available: 0 }]);

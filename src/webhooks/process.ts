@@ -7,6 +7,7 @@ import { upsertInventoryLevels } from "../catalog/mirror.ts";
 import type { InventoryLevelRecord } from "../platform/catalog.ts";
 import { withTransaction } from "../core/db.ts";
 import type { Db } from "../core/db.ts";
+import type { PreparingDb } from "../core/rate-limit.ts";
 import { PermanentJobFailure } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
 
@@ -56,7 +57,7 @@ export function inventoryLevelOf(payload: unknown): InventoryLevelRecord {
   };
 }
 
-async function applyInventory(db: Db, shopId: string, payload: unknown): Promise<void> {
+async function applyInventory(db: Db & PreparingDb, shopId: string, payload: unknown): Promise<void> {
   const level = inventoryLevelOf(payload);
   // A variant whose stock this raises to the back-in-stock minimum gets an alert run.
   await detectRestock(db, shopId, level.inventoryItemId, () => upsertInventoryLevels(db, shopId, new Date(), [level]));
@@ -66,7 +67,7 @@ async function applyInventory(db: Db, shopId: string, payload: unknown): Promise
  * The intake's inventory write, when it has read the item's stock before it and the shop's
  * restock rules in its own statements: the level, then the restock's runs (openRestockRuns).
  */
-export async function applyInventoryLevel(db: Db, shopId: string, level: InventoryLevelRecord, before: readonly StockBefore[], rules: RestockRules): Promise<void> {
+export async function applyInventoryLevel(db: Db & PreparingDb, shopId: string, level: InventoryLevelRecord, before: readonly StockBefore[], rules: RestockRules): Promise<void> {
   await upsertInventoryLevels(db, shopId, new Date(), [level]);
   await openRestockRuns(db, shopId, level.inventoryItemId, before, rules);
 }
@@ -117,7 +118,7 @@ async function applyOrder(db: Db, shopId: string, payload: unknown): Promise<voi
   await convertSignupsFromOrder(db, shopId, payload);
 }
 
-const HANDLERS: Record<WebhookTopic, (db: Db, shopId: string, payload: unknown) => Promise<void>> = {
+const HANDLERS: Record<WebhookTopic, (db: Db & PreparingDb, shopId: string, payload: unknown) => Promise<void>> = {
   "inventory_levels/update": applyInventory,
   "products/update": applyProduct,
   "orders/create": applyOrder,
@@ -130,7 +131,7 @@ const HANDLERS: Record<WebhookTopic, (db: Db, shopId: string, payload: unknown) 
  * Applies a delivery's payload in the caller's transaction (the intake applies inventory levels
  * this way, without waiting for a worker; every other delivery goes through processWebhook).
  */
-export async function applyDelivery(db: Db, shopId: string, topic: WebhookTopic, payload: unknown): Promise<void> {
+export async function applyDelivery(db: Db & PreparingDb, shopId: string, topic: WebhookTopic, payload: unknown): Promise<void> {
   await HANDLERS[topic](db, shopId, payload);
 }
 

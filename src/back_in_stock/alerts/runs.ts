@@ -5,6 +5,7 @@ import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSe
 import { mergeDeep } from "../../core/deep-partial.ts";
 import { issueText } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";
+import type { PreparingDb } from "../../core/rate-limit.ts";
 import { type AlertDeps, alertRunTask, restockBurstTask, sendTask } from "./deps.ts";
 import { LEASE_DEAD, type LeaseHolder, type SendOptions, type SendSummary, SendContexts, addSummary, emptySummary, leaseHolder, sendLedgerRows, sendLimit } from "./ledger.ts";
 import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
@@ -379,7 +380,7 @@ export interface StockBefore {
  * rose to at least the shop's minimum, with eligible signups waiting, gets an alert run, in the
  * write's transaction. `rules` when the caller has read them already.
  */
-export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: string, write: () => Promise<T>, rules?: RestockRules): Promise<T> {
+export async function detectRestock<T>(db: Db & PreparingDb, shopId: string, inventoryItemId: string, write: () => Promise<T>, rules?: RestockRules): Promise<T> {
   const before = [...(await itemStocks(db, shopId, inventoryItemId)).values()].map((v) => ({ variant_id: v.variantId, available: v.available }));
   const result = await write();
   await openRestockRuns(db, shopId, inventoryItemId, before, rules ?? (await loadRestockRules(db, shopId)));
@@ -391,9 +392,12 @@ export async function detectRestock<T>(db: Db, shopId: string, inventoryItemId: 
  * each variant whose stock rose, to at least the minimum, with an eligible signup waiting, is a
  * restock. Each gets its run opened with the first batch sized by the stock the webhook wrote
  * (when the initial stage is on and no run is under way: otherwise that run's batches go on as
- * they are). Answers the variants opened and the other restocked ones.
+ * they are). Answers the variants opened and the other restocked ones. Named: prepared once per
+ * connection (planning it cost more than running it, once per inventory webhook).
  */
-const OPEN_RESTOCK_RUNS = `
+const OPEN_RESTOCK_RUNS = {
+  name: "bis_open_restock_runs",
+  text: `
   with after as (${itemStocksQuery("$1::uuid", "$2::text")}
   ), rose as (
     select a.variant_id, a.available from after a
@@ -407,7 +411,8 @@ const OPEN_RESTOCK_RUNS = `
     returning variant_id
   )
   select array(select variant_id from opened) as opened,
-         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others`;
+         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others`,
+};
 
 /**
  * After an inventory write (in its transaction): opens the runs of the variants it restocked
@@ -418,19 +423,28 @@ const OPEN_RESTOCK_RUNS = `
  * A run opened here gets its batch job from the burst, once the burst has sent (and taken the
  * quota for) its first message: the oldest signup goes first, also under the plan's quota.
  */
-export async function openRestockRuns(db: Db, shopId: string, inventoryItemId: string, before: readonly StockBefore[], rules: RestockRules): Promise<void> {
+export async function openRestockRuns(
+  db: Db & PreparingDb,
+  shopId: string,
+  inventoryItemId: string,
+  before: readonly StockBefore[],
+  rules: RestockRules,
+): Promise<void> {
   const { settings, switches } = rules;
   const e = eligibility(settings);
-  const { rows } = await db.query<{ opened: string[]; others: string[] }>(OPEN_RESTOCK_RUNS, [
-    shopId,
-    inventoryItemId,
-    JSON.stringify(before),
-    settings.delivery.minimum_restock_quantity,
-    e.channels,
-    e.optInRequired,
-    settings.delivery.batch_multiplier,
-    switches.initial,
-  ]);
+  const { rows } = await db.query<{ opened: string[]; others: string[] }>({
+    ...OPEN_RESTOCK_RUNS,
+    values: [
+      shopId,
+      inventoryItemId,
+      JSON.stringify(before),
+      settings.delivery.minimum_restock_quantity,
+      e.channels,
+      e.optInRequired,
+      settings.delivery.batch_multiplier,
+      switches.initial,
+    ],
+  });
   const { opened = [], others = [] } = rows[0] ?? {};
   for (const variantId of others) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
   if (opened.length > 0) await requestRestockBurst(db, shopId);
