@@ -3,6 +3,8 @@ import type pg from "pg";
 /** What an action or task needs of a connection: a pool (autocommit) or a client in a transaction. */
 export interface Db {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** A named statement: prepared once per connection, so a hot statement is not planned again at every call. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: { name: string; text: string; values?: unknown[] }): Promise<pg.QueryResult<R>>;
 }
 
 /** What runs once the transaction of a withTransaction client commits. */

@@ -275,8 +275,9 @@ export const LEASE_DEAD = leaseDead("l");
 
 /** Leases the pending rows no live sender holds, to `holder`; answers them with their signups, oldest signup first (the order quota and sends follow). */
 async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: LeaseHolder): Promise<AlertRow[]> {
-  const { rows } = await db.query<AlertRow>(
-    `with leased as (
+  const { rows } = await db.query<AlertRow>({
+    name: "bis_ledger_lease",
+    text: `with leased as (
        update bis_ledger l set ${leaseTo("$2")}
        where l.id = any($1::uuid[]) and l.status = 'pending' and ${LEASE_DEAD}
        returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts
@@ -285,8 +286,8 @@ async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: LeaseHo
             s.status as signup_status
      from leased l join bis_signups s on s.id = l.signup_id
      order by s.created_at, s.id`,
-    [ledgerIds, holder.pid],
-  );
+    values: [ledgerIds, holder.pid],
+  });
   return rows;
 }
 
@@ -307,8 +308,10 @@ async function markResults(db: Db, results: readonly AlertResult[]): Promise<voi
     stage: row.stage,
     channel: row.channel,
   }));
-  await db.query(
-    `with r as (
+  // Named: planning this statement cost more than running it for a mark of a few messages.
+  await db.query({
+    name: "bis_ledger_mark",
+    text: `with r as (
        select * from jsonb_to_recordset($1::jsonb)
          as r(id uuid, outcome text, attempted boolean, shop_id uuid, signup_id uuid, variant_id text, stage text, channel text,
               provider_message_id text, error text, blocked_reason text, subject text)
@@ -342,6 +345,6 @@ async function markResults(db: Db, results: readonly AlertResult[]): Promise<voi
      insert into bis_reminder_queue (signup_id, shop_id, initial_sent_at)
      select m.signup_id, r.shop_id, m.sent_at from marked m join r on r.id = m.id where r.outcome = 'sent' and r.stage = 'initial'
      on conflict (signup_id) do nothing`,
-    [JSON.stringify(flat)],
-  );
+    values: [JSON.stringify(flat)],
+  });
 }

@@ -204,8 +204,9 @@ async function queueNotificationSend(db: Db, id: string): Promise<void> {
 }
 
 async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseHolder): Promise<NotificationRow[]> {
-  const { rows } = await db.query<NotificationRow>(
-    `with leased as (
+  const { rows } = await db.query<NotificationRow>({
+    name: "preorder_notifications_lease",
+    text: `with leased as (
        update preorder_notifications n set ${leaseTo("$2")}
        where n.id = any($1::uuid[]) and n.status = 'pending' and ${leaseDead("n")}
        returning n.*
@@ -217,8 +218,8 @@ async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseH
      join preorder_orders o on o.id = n.order_id
      left join preorder_offers po on po.id = n.offer_id
      order by n.created_at, n.id`,
-    [ids, holder.pid],
-  );
+    values: [ids, holder.pid],
+  });
   return rows;
 }
 
@@ -233,8 +234,9 @@ async function markNotifications(db: Db, results: readonly MarkResult<Notificati
     blocked_reason: outcome === "blocked" ? (blocked_reason ?? null) : null,
     provider_message_id: outcome === "sent" ? (provider_message_id ?? null) : null,
   }));
-  await db.query(
-    `update preorder_notifications n set
+  await db.query({
+    name: "preorder_notifications_mark",
+    text: `update preorder_notifications n set
        status = case when r.outcome = 'retry' then 'pending' else r.outcome end,
        attempts = n.attempts + case when r.attempted then 1 else 0 end,
        blocked_reason = r.blocked_reason, last_error = coalesce(r.error, n.last_error),
@@ -243,8 +245,8 @@ async function markNotifications(db: Db, results: readonly MarkResult<Notificati
        lease_pid = null, lease_backend_start = null
      from jsonb_to_recordset($1::jsonb) as r(id uuid, outcome text, attempted boolean, error text, blocked_reason text, provider_message_id text)
      where n.id = r.id and n.status = 'pending'`,
-    [JSON.stringify(flat)],
-  );
+    values: [JSON.stringify(flat)],
+  });
 }
 
 /** The variables of NOTIFICATION_VARIABLES for one row. */
