@@ -131,6 +131,33 @@ describe("GET /account/plan_usage", () => {
     expect(rows[0]?.n).toBe(0);
   });
 
+  it("a message sent stays counted when its signup is deleted: the quota is not freed again", async () => {
+    const shop = await newShop("Deleted Quota Shop");
+    await setLimit(shop, 1);
+    const settings = await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
+    expect(settings.status).toBe(202);
+    await seedVariants(env.app.pool, shop.shopId, [{ n: 451, product: 45, available: 0 }, { n: 452, product: 46, available: 0 }]);
+    const [first] = await addSignups(shop, 451, ["deleted-quota-1@example.com"]);
+    const [second] = await addSignups(shop, 452, ["deleted-quota-2@example.com"]);
+    const restock = async (item: number) => {
+      await deliverWebhook(env.app.origin, "inventory_levels/update", { inventory_item_id: item, location_id: 1, available: 5, updated_at: new Date(Date.now() + 1000).toISOString() }, shop.domain);
+      await webhooksProcessed(env.app.pool, shop.shopId);
+    };
+    await restock(451);
+    await waitFor("the first alert sent", async () => ((await ledgerStatuses([first ?? ""]))[0]?.status === "sent" ? true : undefined));
+    const deleted = await api(env.app, "DELETE", `/back_in_stock/signups/${first ?? ""}`, { key: shop.key });
+    expect(deleted.status).toBe(202);
+
+    await restock(452);
+    const [outcome] = await waitFor("the second alert marked", async () => {
+      const statuses = await ledgerStatuses([second ?? ""]);
+      return statuses[0]?.status === "none" || statuses[0]?.status === "pending" ? undefined : statuses;
+    });
+    expect(outcome).toEqual({ status: "blocked", last_error: "plan_limit" });
+    const usage = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    expect(usage.body).toMatchObject({ alerts_sent: 1, remaining: 0, by_channel: { email: { sent: 1 }, sms: { sent: 0 } } });
+  });
+
   it("two concurrent reservations never admit more than the quota; a held reservation is kept, a released one frees its room", async () => {
     const shop = await newShop("Race Shop");
     await setLimit(shop, 3);

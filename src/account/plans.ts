@@ -7,11 +7,11 @@ import { rollbackFailed } from "../core/db.ts";
  * is sent counts; refusals and failures do not). The period is the UTC calendar month.
  *
  * Enforcement (reserveSends, called by the alert send path before it sends): under a
- * transaction-scoped advisory lock per shop, on a short transaction of its own, it counts the
- * period's sent messages (bis_ledger, status sent) plus the reservations of messages still in
- * flight (account_send_reservations whose ledger row is pending), and reserves what still fits.
- * The send's transaction deletes the reservations when it marks the messages, so "sent" and
- * "reserved" change in one commit. Two concurrent batches therefore never overshoot the quota:
+ * transaction-scoped advisory lock per shop, on a short transaction of its own, it reads the
+ * period's sent messages (account_send_usage, counted by the mark of each message sent) plus the
+ * reservations of messages still in flight (account_send_reservations whose ledger row is
+ * pending), and reserves what still fits. The mark counts the messages and deletes their
+ * reservations in one statement, so "sent" and "reserved" change in one commit. Two concurrent batches therefore never overshoot the quota:
  * the second one sees the first one's reservations. A sender that crashes leaves its rows
  * pending and reserved; whoever sends them later (recovery, a retry) finds the reservation and
  * keeps it, so nothing is counted twice, and a reservation of a row no longer pending counts
@@ -76,15 +76,13 @@ export interface PlanUsage {
   by_channel: { email: { sent: number }; sms: { sent: number } };
 }
 
-/** The plan, the month's period and what the month used, from the ledger. */
+/** The plan, the month's period and what the month used (account_send_usage, the reservations in flight, the log's refusals). */
 export async function planUsage(db: Db, shopId: string, now: Date = new Date()): Promise<PlanUsage> {
   const plan = await loadPlan(db, shopId);
   const period = monthPeriod(now);
   const { rows } = await db.query<{ email: number; sms: number; in_flight: number; blocked: number }>(
-    `select (select count(*) from bis_ledger l join bis_signups s on s.id = l.signup_id
-              where l.shop_id = $1 and l.status = 'sent' and l.sent_at >= $2 and l.sent_at < $3 and s.channel = 'email')::int as email,
-            (select count(*) from bis_ledger l join bis_signups s on s.id = l.signup_id
-              where l.shop_id = $1 and l.status = 'sent' and l.sent_at >= $2 and l.sent_at < $3 and s.channel = 'sms')::int as sms,
+    `select (select coalesce(sum(u.sent), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $4::date and u.channel = 'email')::int as email,
+            (select coalesce(sum(u.sent), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $4::date and u.channel = 'sms')::int as sms,
             (select count(*) from account_send_reservations r join bis_ledger l on l.id = r.ledger_id
               where r.shop_id = $1 and r.period_start = $4::date and l.status = 'pending')::int as in_flight,
             (select count(*) from bis_notifications n
@@ -135,10 +133,10 @@ export async function reserveSends(pool: pg.Pool, shopId: string, ledgerIds: rea
     const fresh = ledgerIds.filter((id) => !granted.has(id));
     if (fresh.length > 0) {
       const { rows } = await client.query<{ used: number }>(
-        `select (select count(*) from bis_ledger where shop_id = $1 and status = 'sent' and sent_at >= $2 and sent_at < $3)::int
+        `select (select coalesce(sum(u.sent), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $2::date)::int
               + (select count(*) from account_send_reservations r join bis_ledger l on l.id = r.ledger_id
-                 where r.shop_id = $1 and r.period_start = $4::date and l.status = 'pending')::int as used`,
-        [shopId, period.start, period.end, isoDate(period.start)],
+                 where r.shop_id = $1 and r.period_start = $2::date and l.status = 'pending')::int as used`,
+        [shopId, isoDate(period.start)],
       );
       const room = Math.max(0, plan.monthlyAlertLimit - (rows[0]?.used ?? 0));
       const admitted = fresh.slice(0, room);

@@ -339,6 +339,13 @@ async function markResults(db: Db, results: readonly AlertResult[]): Promise<voi
               r.blocked_reason, case when r.outcome = 'failed' then r.error end, r.provider_message_id, r.subject
        from r left join marked m on m.id = r.id
        where r.outcome <> 'retry' and (m.id is not null or not exists (select 1 from bis_ledger l where l.id = r.id))
+     ), counted as (
+       -- the plan's monthly quota (src/account/plans.ts), counted as it is used
+       insert into account_send_usage (shop_id, period_start, channel, sent)
+       select r.shop_id, date_trunc('month', now() at time zone 'UTC')::date, r.channel, count(*)
+       from marked m join r on r.id = m.id where r.outcome = 'sent'
+       group by r.shop_id, r.channel
+       on conflict (shop_id, period_start, channel) do update set sent = account_send_usage.sent + excluded.sent
      ), released as (
        -- by the index (a join over the table's dead rows took longer than the rest of the mark)
        delete from account_send_reservations a where a.ledger_id = any (array(select r.id from r where r.outcome <> 'retry'))
