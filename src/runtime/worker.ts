@@ -5,6 +5,7 @@ import { createChannels } from "../channels/index.ts";
 import { TaskRegistry } from "../core/task-registry.ts";
 import type { AnyTaskDefinition, TaskDeps } from "../core/tasks.ts";
 import { workerLogger } from "../logger.ts";
+import { keepRenderThreadsWarm } from "../messaging/render/pool.ts";
 import { countJobs } from "../metrics/worker.ts";
 import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
 
@@ -42,6 +43,8 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
     const stop = () => void heartbeat.stop();
     workerPool.promise.then(stop, stop);
   });
+  // Its sends render: the render threads start now, not with a restock's first alerts.
+  keepRenderThreadsWarm();
   const runner = await run({
     pgPool: deps.pool,
     concurrency: deps.config.WORKER_CONCURRENCY,
