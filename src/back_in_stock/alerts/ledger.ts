@@ -14,7 +14,6 @@ import { senderPolicy } from "../../account/sending.ts";
 import { type LeaseHolder, leaseDead, leaseTo } from "../../messaging/ledger/lease.ts";
 import type { RetryPolicy } from "../../messaging/ledger/outcome.ts";
 import {
-  type LedgerCall,
   type MarkResult,
   type MessageLedger,
   type SendOptions as LedgerSendOptions,
@@ -206,7 +205,7 @@ export interface AlertRow {
 type AlertResult = MarkResult<AlertRow, SendBlockedReason>;
 
 /** The pipeline's view of bis_ledger; `contexts` is shared by the calls of one batch. */
-export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new SendContexts(deps)): MessageLedger<AlertRow, SendBlockedReason> {
+export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new SendContexts(deps)): MessageLedger<AlertRow, SendBlockedReason, ShopContext> {
   return {
     kind: "back_in_stock",
     table: "bis_ledger",
@@ -214,33 +213,13 @@ export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new 
     lease: leaseAlerts,
     queueSend: (db, id) => queueSend(db, id, { maxAttempts: sendAttemptsFor(deps.config.SEND_RETRY_HOURS) }),
     mark: markResults,
-    async open(rows, { priority }): Promise<LedgerCall<AlertRow, SendBlockedReason>> {
-      const shops = new Map<string, ShopContext>();
-      for (const shopId of new Set(rows.map((r) => r.shop_id))) shops.set(shopId, await contexts.get(shopId, deps.pool));
-      const context = (row: AlertRow): ShopContext => {
-        const found = shops.get(row.shop_id);
-        if (!found) throw new Error(`no send context for shop ${row.shop_id}`);
-        return found;
-      };
-      return {
-        refusal: (row) => {
-          const { settings, switches } = context(row);
-          return blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, settings, switches);
-        },
-        // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts).
-        admit: async (shopId, shopRows) => reserveSends(deps.pool, shopId, shopRows.map((r) => r.id)),
-        async prepare(toSend) {
-          for (const [shopId, shop] of shops) {
-            const mine = toSend.filter((r) => r.shop_id === shopId);
-            if (mine.length > 0) await shop.renderer.prepare(deps.pool, mine.map(recipient), { priority });
-          }
-        },
-        async render(row) {
-          const { renderer, account } = context(row);
-          return dressMessage(await renderer.render(recipient(row)), account);
-        },
-      };
-    },
+    loadShop: (shopId) => contexts.get(shopId, deps.pool),
+    refusal: (row, { settings, switches }) =>
+      blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, settings, switches),
+    // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts).
+    admit: (shopId, rows) => reserveSends(deps.pool, shopId, rows.map((r) => r.id)),
+    prepare: (rows, { renderer }, { priority }) => renderer.prepare(deps.pool, rows.map(recipient), { priority }),
+    render: async (row, { renderer, account }) => dressMessage(await renderer.render(recipient(row)), account),
   };
 }
 

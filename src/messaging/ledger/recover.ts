@@ -38,9 +38,9 @@ interface Orphan {
   job_error: string | null;
 }
 
-export async function recoverLedger<Row extends ClaimedRow, Reason extends string>(
+export async function recoverLedger<Row extends ClaimedRow, Reason extends string, Shop>(
   deps: LedgerDeps,
-  ledger: MessageLedger<Row, Reason>,
+  ledger: MessageLedger<Row, Reason, Shop>,
   rules: RecoveryRules,
   options: { graceSeconds: number },
 ): Promise<LedgerRecovery> {

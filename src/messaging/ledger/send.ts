@@ -38,18 +38,11 @@ export interface MarkResult<Row, Reason extends string> extends Omit<Attempt, "o
   blocked_reason?: Reason;
 }
 
-/** What one call knows of the rows it leased: loaded once per call (settings, templates, the quota). */
-export interface LedgerCall<Row, Reason extends string> {
-  /** Why the row may not be sent now, or undefined when it may. */
-  refusal(row: Row): Reason | undefined;
-  /** The rows of one shop the plan's quota admits (reserved until marked); absent: all. */
-  admit?(shopId: string, rows: readonly Row[]): Promise<ReadonlySet<string>>;
-  /** Starts rendering the rows about to be sent (ahead of their sends); optional. */
-  prepare?(rows: readonly Row[]): Promise<void>;
-  render(row: Row): Promise<OutboundMessage>;
-}
-
-export interface MessageLedger<Row extends ClaimedRow, Reason extends string> {
+/**
+ * An area's ledger as the pipeline sees it. `Shop` is what the area loads once per shop and call
+ * (settings, stage switches, templates, sender identity) to judge and render that shop's rows.
+ */
+export interface MessageLedger<Row extends ClaimedRow, Reason extends string, Shop> {
   kind: MessageKind;
   /** The ledger table (its rows: id, status, lease_pid, lease_backend_start). */
   table: string;
@@ -57,7 +50,14 @@ export interface MessageLedger<Row extends ClaimedRow, Reason extends string> {
   quotaReason?: Reason;
   /** Leases the pending rows under no live lease to `holder` (lease.ts) and answers them, in send order. */
   lease(db: Db, ids: readonly string[], holder: LeaseHolder): Promise<Row[]>;
-  open(rows: readonly Row[], options: { priority: number }): Promise<LedgerCall<Row, Reason>>;
+  loadShop(shopId: string): Promise<Shop>;
+  /** Why the row may not be sent now, or undefined when it may. */
+  refusal(row: Row, shop: Shop): Reason | undefined;
+  /** The rows of one shop the plan's quota admits (reserved until marked); absent: all. */
+  admit?(shopId: string, rows: readonly Row[]): Promise<ReadonlySet<string>>;
+  /** Starts rendering one shop's rows about to be sent, ahead of their sends; optional. */
+  prepare?(rows: readonly Row[], shop: Shop, options: { priority: number }): Promise<void>;
+  render(row: Row, shop: Shop): Promise<OutboundMessage>;
   /** Records outcomes (ends their leases); a `retry` keeps the row pending with its error. */
   mark(db: Db, results: readonly MarkResult<Row, Reason>[]): Promise<void>;
   /** Queues the row's own send job (`job` mode retries; recovery), under the row's job key. */
@@ -108,9 +108,9 @@ export function sendLimit(deps: LedgerDeps): LimitFunction {
 }
 
 /** Sends claimed (pending) rows of the ledger: see the pipeline above. In `throw` mode a retryable failure throws RetryLater after it is recorded. */
-export async function sendClaimed<Row extends ClaimedRow, Reason extends string>(
+export async function sendClaimed<Row extends ClaimedRow, Reason extends string, Shop>(
   deps: LedgerDeps,
-  ledger: MessageLedger<Row, Reason>,
+  ledger: MessageLedger<Row, Reason, Shop>,
   ids: readonly string[],
   policy: RetryPolicy,
   options: SendOptions = {},
@@ -144,9 +144,9 @@ export async function sendClaimed<Row extends ClaimedRow, Reason extends string>
   return summary;
 }
 
-async function sendLeased<Row extends ClaimedRow, Reason extends string>(
+async function sendLeased<Row extends ClaimedRow, Reason extends string, Shop>(
   deps: LedgerDeps,
-  ledger: MessageLedger<Row, Reason>,
+  ledger: MessageLedger<Row, Reason, Shop>,
   rows: readonly Row[],
   policy: RetryPolicy,
   options: SendOptions,
@@ -155,19 +155,24 @@ async function sendLeased<Row extends ClaimedRow, Reason extends string>(
 ): Promise<void> {
   if (rows.length === 0) return;
   const priority = options.priority ?? 0;
-  const call = await ledger.open(rows, { priority });
+  const shops = new Map<string, Shop>();
+  for (const shopId of new Set(rows.map((r) => r.shop_id))) shops.set(shopId, await ledger.loadShop(shopId));
+  const shopOf = (row: Row): Shop => {
+    if (!shops.has(row.shop_id)) throw new Error(`no shop loaded for ${row.shop_id}`);
+    return shops.get(row.shop_id) as Shop;
+  };
   const refused: MarkResult<Row, Reason>[] = [];
   let toSend: Row[] = [];
   for (const row of rows) {
-    const reason = call.refusal(row);
+    const reason = ledger.refusal(row, shopOf(row));
     if (reason) refused.push({ row, outcome: "blocked", attempted: false, blocked_reason: reason });
     else toSend.push(row);
   }
-  if (call.admit) {
+  if (ledger.admit) {
     // The plan's quota, reserved before the send: what does not fit ends blocked, never sent.
     const admitted = new Set<string>();
     for (const shopId of new Set(toSend.map((r) => r.shop_id))) {
-      for (const id of await call.admit(shopId, toSend.filter((r) => r.shop_id === shopId))) admitted.add(id);
+      for (const id of await ledger.admit(shopId, toSend.filter((r) => r.shop_id === shopId))) admitted.add(id);
     }
     for (const row of toSend) {
       if (!admitted.has(row.id)) refused.push({ row, outcome: "blocked", attempted: false, blocked_reason: ledger.quotaReason });
@@ -176,11 +181,16 @@ async function sendLeased<Row extends ClaimedRow, Reason extends string>(
   }
   results.push(...refused);
   await Promise.all(refused.map((r) => marks.mark(r)));
-  await call.prepare?.(toSend);
+  if (ledger.prepare) {
+    for (const [shopId, shop] of shops) {
+      const mine = toSend.filter((r) => r.shop_id === shopId);
+      if (mine.length > 0) await ledger.prepare(mine, shop, { priority });
+    }
+  }
 
   const judged = { priority, lastAttempt: policy.mode === "throw" && policy.lastAttempt, retryHours: deps.config.SEND_RETRY_HOURS };
   const sendOne = async (row: Row): Promise<void> => {
-    const attempt = await attemptSend(deps.channels, () => call.render(row), judged);
+    const attempt = await attemptSend(deps.channels, () => ledger.render(row, shopOf(row)), judged);
     const result: MarkResult<Row, Reason> = { ...attempt, row };
     results.push(result);
     // The slot is taken until the mark lands: sent-but-unmarked never exceeds the limit.
@@ -191,9 +201,9 @@ async function sendLeased<Row extends ClaimedRow, Reason extends string>(
 }
 
 /** One batch of marks; in `job` mode with the send jobs of the retries, in one transaction. */
-async function markBatch<Row extends ClaimedRow, Reason extends string>(
+async function markBatch<Row extends ClaimedRow, Reason extends string, Shop>(
   deps: LedgerDeps,
-  ledger: MessageLedger<Row, Reason>,
+  ledger: MessageLedger<Row, Reason, Shop>,
   policy: RetryPolicy,
   results: MarkResult<Row, Reason>[],
 ): Promise<void> {
@@ -213,9 +223,9 @@ async function markBatch<Row extends ClaimedRow, Reason extends string>(
  * on an error nobody recorded, a row too old to send): leased first, so a live sender's rows are
  * never touched, and marked through the area's own mark. Answers how many.
  */
-export async function failClaimed<Row extends ClaimedRow, Reason extends string>(
+export async function failClaimed<Row extends ClaimedRow, Reason extends string, Shop>(
   deps: LedgerDeps,
-  ledger: MessageLedger<Row, Reason>,
+  ledger: MessageLedger<Row, Reason, Shop>,
   failures: readonly { id: string; error: string }[],
 ): Promise<number> {
   if (failures.length === 0) return 0;

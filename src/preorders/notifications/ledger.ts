@@ -147,42 +147,28 @@ interface ShopContext {
 }
 
 /** The pipeline's view of preorder_notifications (src/messaging/ledger/send.ts). */
-export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLedger<NotificationRow, BlockedReason> {
+export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLedger<NotificationRow, BlockedReason, ShopContext> {
   return {
     kind: "preorder",
     table: "preorder_notifications",
     lease: leaseNotifications,
     mark: markNotifications,
     queueSend: queueNotificationSend,
-    async open(rows) {
-      const shops = new Map<string, ShopContext>();
-      for (const shopId of new Set(rows.map((r) => r.shop_id))) {
-        const shop = await loadShopInfo(deps.pool, shopId);
-        shops.set(shopId, {
-          settings: await loadPreorderSettings(deps.pool, shopId),
-          switches: await stageSwitches(deps.pool, shopId),
-          shop,
-          account: await loadAccountMessaging(deps.pool, shopId, { senders: senderPolicy(deps.config), shopUrl: shop.url }),
-          templates: new Map(),
-        });
-      }
-      const context = (row: NotificationRow): ShopContext => {
-        const found = shops.get(row.shop_id);
-        if (!found) throw new Error(`no send context for shop ${row.shop_id}`);
-        return found;
-      };
+    async loadShop(shopId) {
+      const shop = await loadShopInfo(deps.pool, shopId);
       return {
-        refusal: (row) => {
-          const { settings, switches } = context(row);
-          return blockedReason(row, switches, settings.notifications[row.channel].enabled);
-        },
-        render: async (row) => {
-          const shop = context(row);
-          let templates = shop.templates.get(row.stage);
-          if (!templates) shop.templates.set(row.stage, (templates = storedTemplates(deps.pool, row.shop_id, row.stage)));
-          return render(row, shop, await templates);
-        },
+        settings: await loadPreorderSettings(deps.pool, shopId),
+        switches: await stageSwitches(deps.pool, shopId),
+        shop,
+        account: await loadAccountMessaging(deps.pool, shopId, { senders: senderPolicy(deps.config), shopUrl: shop.url }),
+        templates: new Map(),
       };
+    },
+    refusal: (row, { settings, switches }) => blockedReason(row, switches, settings.notifications[row.channel].enabled),
+    async render(row, shop) {
+      let templates = shop.templates.get(row.stage);
+      if (!templates) shop.templates.set(row.stage, (templates = storedTemplates(deps.pool, row.shop_id, row.stage)));
+      return render(row, shop, await templates);
     },
   };
 }
