@@ -21,10 +21,6 @@ import {
   sendClaimed,
 } from "../../messaging/ledger/send.ts";
 
-export { type LeaseHolder, leaseHolder } from "../../messaging/ledger/lease.ts";
-export { RetryLater, type RetryPolicy } from "../../messaging/ledger/outcome.ts";
-export { type SendSummary, addSummary, emptySummary, sendLimit } from "../../messaging/ledger/send.ts";
-
 /**
  * THE BACK-IN-STOCK LEDGER (bis_ledger): one row per signup and stage, ever (unique (signup_id,
  * stage)). A message is claimed by inserting its row (`on conflict do nothing`) and committing

@@ -1,7 +1,8 @@
 import { withTransaction } from "../../core/db.ts";
 import { loadBackInStockSettings } from "../settings/settings-store.ts";
 import type { AlertDeps } from "./deps.ts";
-import { type SendSummary, SendContexts, addSummary, claimBlocked, claimStage, emptySummary, sendLedgerRows } from "./ledger.ts";
+import { type SendSummary, addSummary, emptySummary } from "../../messaging/ledger/send.ts";
+import { SendContexts, claimBlocked, claimStage, sendLedgerRows } from "./ledger.ts";
 import { stageSwitches } from "../templates/render.ts";
 import { CHUNK_SIZE } from "./runs.ts";
 import { mirrorStocks } from "./stock.ts";

@@ -8,7 +8,8 @@ import { variantIdSchema } from "../../../back_in_stock/signups/model.ts";
 import { isUuid } from "../../../core/params.ts";
 import { loadBackInStockSettings } from "../../../back_in_stock/settings/settings-store.ts";
 import { type AlertDeps, bulkNotifyTask } from "../../../back_in_stock/alerts/deps.ts";
-import { SendContexts, addSummary, blockedReason, claimStage, emptySummary, logRefusal, reclaimFailed, sendLedgerRows, sendLimit } from "../../../back_in_stock/alerts/ledger.ts";
+import { addSummary, emptySummary, sendLimit } from "../../../messaging/ledger/send.ts";
+import { SendContexts, blockedReason, claimStage, logRefusal, reclaimFailed, sendLedgerRows } from "../../../back_in_stock/alerts/ledger.ts";
 import { stageSwitches } from "../../../back_in_stock/templates/render.ts";
 import { CHUNK_SIZE } from "../../../back_in_stock/alerts/runs.ts";
 
