@@ -128,14 +128,6 @@ const HANDLERS: Record<WebhookTopic, (db: Db & PreparingDb, shopId: string, payl
 };
 
 /**
- * Applies a delivery's payload in the caller's transaction (the intake applies inventory levels
- * this way, without waiting for a worker; every other delivery goes through processWebhook).
- */
-export async function applyDelivery(db: Db & PreparingDb, shopId: string, topic: WebhookTopic, payload: unknown): Promise<void> {
-  await HANDLERS[topic](db, shopId, payload);
-}
-
-/**
  * Why a handler's failure means the payload itself is unusable (not the topic's shape, or a value
  * the database refuses: SQLSTATE class 22, data exception), or undefined for a failure a retry may
  * mend (a lost connection, a deadlock). The same payload would fail the same way every time.
