@@ -161,18 +161,18 @@ export class SendContexts {
     this.deps = deps;
   }
 
-  get(shopId: string, db: Db): Promise<ShopContext> {
+  get(shopId: string): Promise<ShopContext> {
     let context = this.shops.get(shopId);
     if (!context) {
-      context = this.load(shopId, db);
+      context = this.load(shopId);
       this.shops.set(shopId, context);
       context.catch(() => this.shops.delete(shopId));
     }
     return context;
   }
 
-  private async load(shopId: string, db: Db): Promise<ShopContext> {
-    const { config, platform } = this.deps;
+  private async load(shopId: string): Promise<ShopContext> {
+    const { config, platform, pool: db } = this.deps;
     const settings = await loadBackInStockSettings(db, shopId);
     const switches = await stageSwitches(db, shopId);
     const shop = await loadShopInfo(db, shopId);
@@ -209,7 +209,7 @@ export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new 
     lease: leaseAlerts,
     queueSend: (db, id) => queueSend(db, id, { maxAttempts: sendAttemptsFor(deps.config.SEND_RETRY_HOURS) }),
     mark: markResults,
-    loadShop: (shopId) => contexts.get(shopId, deps.pool),
+    loadShop: (shopId) => contexts.get(shopId),
     refusal: (row, { settings, switches }) =>
       blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, settings, switches),
     // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts).

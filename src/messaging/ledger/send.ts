@@ -158,8 +158,9 @@ async function sendLeased<Row extends ClaimedRow, Reason extends string, Shop>(
   const shops = new Map<string, Shop>();
   for (const shopId of new Set(rows.map((r) => r.shop_id))) shops.set(shopId, await ledger.loadShop(shopId));
   const shopOf = (row: Row): Shop => {
-    if (!shops.has(row.shop_id)) throw new Error(`no shop loaded for ${row.shop_id}`);
-    return shops.get(row.shop_id) as Shop;
+    const shop = shops.get(row.shop_id);
+    if (shop === undefined) throw new Error(`no shop loaded for ${row.shop_id}`);
+    return shop;
   };
   const refused: MarkResult<Row, Reason>[] = [];
   let toSend: Row[] = [];

@@ -156,13 +156,12 @@ export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLe
     queueSend: queueNotificationSend,
     async loadShop(shopId) {
       const shop = await loadShopInfo(deps.pool, shopId);
-      return {
-        settings: await loadPreorderSettings(deps.pool, shopId),
-        switches: await stageSwitches(deps.pool, shopId),
-        shop,
-        account: await loadAccountMessaging(deps.pool, shopId, { senders: senderPolicy(deps.config), shopUrl: shop.url }),
-        templates: new Map(),
-      };
+      const [settings, switches, account] = await Promise.all([
+        loadPreorderSettings(deps.pool, shopId),
+        stageSwitches(deps.pool, shopId),
+        loadAccountMessaging(deps.pool, shopId, { senders: senderPolicy(deps.config), shopUrl: shop.url }),
+      ]);
+      return { settings, switches, shop, account, templates: new Map() };
     },
     refusal: (row, { settings, switches }) => blockedReason(row, switches, settings.notifications[row.channel].enabled),
     async render(row, shop) {
