@@ -1,17 +1,22 @@
 // bench:alerts baseline, in its own process: nodemailer's pooled SMTP transport (the channel's
 // settings) sending pre-rendered messages, the same bytes as the pipeline's: the same template
 // rendered as html, wrapped in the default e-mail layout every shop starts with (the text part
-// derived from the whole, as wrapInLayout does), the same headers, through the same
-// toMailOptions. Only the sending is timed.
-// Renders them all, prints `BENCH_BASELINE_READY`; then, for each line on stdin (`bounded` or
-// `unbounded`), sends them all and prints `BENCH_BASELINE_DONE <json>`. `bounded` keeps at most
-// SEND_CONCURRENCY sends in flight, as the pipeline does (p-limit, src/back_in_stock/alerts/ledger.ts):
-// the honest baseline. `unbounded` hands every message to the pool at once, for reference.
+// derived from the whole, as wrapInLayout does), the same headers, composed per send as the SMTP
+// channel composes (composeEmail, src/channels/email-mime.ts) and handed to the pool as `raw`.
+// Only the sending (composition included) is timed.
+// Renders them all, prints `BENCH_BASELINE_READY`; then, for each line on stdin, sends them all
+// and prints `BENCH_BASELINE_DONE <json>`:
+// - `bounded`: at most SEND_CONCURRENCY sends in flight, as the pipeline has (p-limit,
+//   src/messaging/ledger/send.ts): the honest baseline;
+// - `unbounded`: every message handed to the pool at once, for reference;
+// - `composer`: bounded, but each message given to nodemailer as mail options, composed by its
+//   MailComposer (how the channel sent until decision 0182), for reference.
 import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
 import pLimit from "p-limit";
 import { DEFAULT_EMAIL_LAYOUT, prepareLayout, wrapInLayout } from "../src/account/layout.ts";
-import { toMailOptions } from "../src/channels/email-message.ts";
+import { composeEmail } from "../src/channels/email-mime.ts";
+import type { OutboundMessage } from "../src/channels/types.ts";
 import { htmlToText } from "../src/messaging/render/html-to-text.ts";
 import { DEFAULT_TEMPLATES } from "../src/back_in_stock/templates/default-templates.ts";
 import { closeRenderPool } from "../src/messaging/render/pool.ts";
@@ -41,7 +46,8 @@ const rendered = await renderFields(
   variables,
 );
 const layout = await prepareLayout(DEFAULT_EMAIL_LAYOUT, { name: "Alerts Bench Shop", url: "https://alerts-bench.platform.local" });
-const messages: SendMailOptions[] = rendered.map(([html, subject], n) => {
+const FROM = '"Alerts Bench Shop" <no-reply@localhost>';
+const messages: OutboundMessage[] = rendered.map(([html, subject], n) => {
   if (typeof html !== "string" || typeof subject !== "string") throw new Error(`message ${n + 1} did not render`);
   const i = n + 1;
   const link = variables[n]?.unsubscribe_url ?? "";
@@ -57,23 +63,33 @@ const messages: SendMailOptions[] = rendered.map(([html, subject], n) => {
     },
     layout,
   );
-  return toMailOptions(message, '"Alerts Bench Shop" <no-reply@localhost>');
+  return message;
 });
 variables.length = 0;
 await closeRenderPool();
+/** The message as nodemailer's mail options (the `composer` reference). */
+function mailOptions(m: OutboundMessage): SendMailOptions {
+  return { from: FROM, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: `<${m.id}@localhost>`, headers: { ...m.headers } };
+}
+
 const transport = nodemailer.createTransport({ url, pool: true, maxConnections: poolSize });
 process.stdout.write("BENCH_BASELINE_READY\n");
 
 let round = 0;
 for await (const line of readline.createInterface({ input: process.stdin })) {
   const mode = line.trim();
-  if (mode !== "bounded" && mode !== "unbounded") throw new Error(`unknown baseline mode ${mode}`);
+  if (mode !== "bounded" && mode !== "unbounded" && mode !== "composer") throw new Error(`unknown baseline mode ${mode}`);
   round += 1;
   // A message id per round, so that the sink counts each round's messages as distinct.
-  const send = (m: SendMailOptions) => transport.sendMail({ ...m, messageId: `<baseline-${round}-${String(m.messageId).slice(1)}` });
+  const send = (m: OutboundMessage) => {
+    const message = { ...m, id: `baseline-${round}-${m.id}` };
+    if (mode === "composer") return transport.sendMail(mailOptions(message));
+    const mail = composeEmail(message, FROM);
+    return transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
+  };
   const limit = pLimit(concurrency);
   const started = performance.now();
-  const results = await Promise.allSettled(messages.map((m) => (mode === "bounded" ? limit(() => send(m)) : send(m))));
+  const results = await Promise.allSettled(messages.map((m) => (mode === "unbounded" ? send(m) : limit(() => send(m)))));
   const failed = results.filter((r) => r.status === "rejected").length;
   process.stdout.write(`BENCH_BASELINE_DONE ${JSON.stringify({ mode, sent: count - failed, failed, seconds: (performance.now() - started) / 1000 })}\n`);
 }

@@ -7,9 +7,12 @@
  *    its own process, to a local SMTP sink in this process: messages per second from the restock
  *    (the inventory webhook recorded, as the HTTP intake does) to the last message received by
  *    the sink. Beside it, the baseline: nodemailer's pool (same pool size) sending as many
- *    pre-rendered messages of the same template to the same sink, from its own process, with at
- *    most SEND_CONCURRENCY sends in flight as the pipeline has (bounded; target: the pipeline
- *    >= 90% of it), and, for reference, all of them handed to the pool at once (unbounded).
+ *    pre-rendered messages of the same template to the same sink, from its own process, composed
+ *    per send as the SMTP channel composes them, with at most SEND_CONCURRENCY sends in flight
+ *    as the pipeline has (bounded; target: the pipeline >= 90% of it), and, for reference, all
+ *    of them handed to the pool at once (unbounded) and bounded but composed by nodemailer's
+ *    MailComposer (composer, the channel's way until decision 0182). PostgreSQL's CPU is printed
+ *    beside each (its processes' CPU on this machine).
  *    Every wait has a deadline (BENCH_TIMEOUT_SECONDS) and fails with what arrived and what the
  *    ledger says (sent, blocked and why, failed, pending).
  * 2. The reminder scan over 1,000,000 signups (one INSERT ... SELECT generate_series), 100,000
@@ -23,7 +26,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -162,6 +165,35 @@ async function stop(proc: ChildProcess, signal: NodeJS.Signals, graceMs = 0): Pr
   clearTimeout(killTimer);
 }
 
+/**
+ * CPU seconds PostgreSQL's processes on this machine have used so far (every `postgres` process's
+ * own, plus what the ones that exited left in their parent's children's time), from /proc (Linux);
+ * NaN elsewhere or when no such process is visible (a server on another machine).
+ */
+async function databaseCpuSeconds(): Promise<number> {
+  let total = 0;
+  let seen = false;
+  let entries: string[];
+  try {
+    entries = await readdir("/proc");
+  } catch {
+    return Number.NaN;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      seen = true;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return seen ? total : Number.NaN;
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
 async function cpuSeconds(pid: number | undefined): Promise<number> {
   try {
@@ -180,6 +212,8 @@ interface Side {
   distinct: number;
   sender_cpu_s: number;
   sink_cpu_s: number;
+  /** PostgreSQL's CPU meanwhile (NaN when not measurable). */
+  database_cpu_s: number;
   load_average: string;
 }
 
@@ -187,6 +221,8 @@ interface SizeResult {
   signups: number;
   bounded: Side;
   unbounded: Side | undefined;
+  /** Bounded, each message composed by nodemailer's MailComposer (the channel's composer until decision 0182). */
+  composer: Side | undefined;
   pipeline: Side & { marked_seconds: number; ledger: LedgerCounts };
   /** The pipeline's rate over the bounded baseline's. */
   ratio: number;
@@ -267,7 +303,7 @@ try {
       { SMTP_URL: sink.url, SMTP_POOL_SIZE: String(POOL_SIZE), SEND_CONCURRENCY: String(sendConcurrency), BENCH_MESSAGES: String(signups) },
       "BENCH_BASELINE_READY",
     );
-    const baselineRound = async (mode: "bounded" | "unbounded"): Promise<Side> => {
+    const baselineRound = async (mode: "bounded" | "unbounded" | "composer"): Promise<Side> => {
       err(`${signups}: baseline, ${mode}`);
       let report: { sent: number; failed: number } | undefined;
       const done = lineStartingWith(baseline.lines, "BENCH_BASELINE_DONE ").then((line) => {
@@ -275,6 +311,7 @@ try {
       });
       const last = sink.expect(signups);
       const cpu0 = await cpuSeconds(baseline.proc.pid);
+      const databaseCpu0 = await databaseCpuSeconds();
       const sinkCpu0 = process.cpuUsage();
       const start = performance.now();
       baseline.proc.stdin?.write(`${mode}\n`);
@@ -289,6 +326,7 @@ try {
         ...sink.stats(),
         sender_cpu_s: (await cpuSeconds(baseline.proc.pid)) - cpu0,
         sink_cpu_s: cpuOf(process.cpuUsage(sinkCpu0)),
+        database_cpu_s: (await databaseCpuSeconds()) - databaseCpu0,
         load_average: load(),
       };
       await done;
@@ -296,6 +334,7 @@ try {
     };
     const bounded = await baselineRound("bounded");
     const unbounded = signups <= UNBOUNDED_MAX ? await baselineRound("unbounded") : undefined;
+    const composer = signups <= UNBOUNDED_MAX ? await baselineRound("composer") : undefined;
     // Its stdin closed, the baseline closes its transport and exits.
     baseline.proc.stdin?.end();
     await stop(baseline.proc, "SIGTERM", 10_000);
@@ -316,6 +355,7 @@ try {
     );
     const last = sink.expect(signups);
     const workerCpu0 = await cpuSeconds(worker.proc.pid);
+    const databaseCpu0 = await databaseCpuSeconds();
     const sinkCpu0 = process.cpuUsage();
     const restock = performance.now();
     await acceptWebhook(pool, {
@@ -333,6 +373,7 @@ try {
     const seconds = (at - restock) / 1000;
     const workerCpu = (await cpuSeconds(worker.proc.pid)) - workerCpu0;
     const sinkCpu = cpuOf(process.cpuUsage(sinkCpu0));
+    const databaseCpu = (await databaseCpuSeconds()) - databaseCpu0;
     const pipelineStats = sink.stats();
     const pipelineLoad = load();
     await awaitArrival(
@@ -352,6 +393,7 @@ try {
       ...pipelineStats,
       sender_cpu_s: workerCpu,
       sink_cpu_s: sinkCpu,
+      database_cpu_s: databaseCpu,
       load_average: pipelineLoad,
       marked_seconds: markedSeconds,
       ledger: await ledgerCounts(pool, shopId),
@@ -360,6 +402,7 @@ try {
       signups,
       bounded,
       unbounded,
+      composer,
       pipeline,
       ratio: pipeline.messages_per_second / bounded.messages_per_second,
       ratio_to_unbounded: unbounded ? pipeline.messages_per_second / unbounded.messages_per_second : undefined,
@@ -458,12 +501,13 @@ try {
   out(
     `alerts: one restock of one variant (multiplier 100 x 1,000 units: one batch), SMTP sink in the bench process, pool of ${POOL_SIZE} connections, SEND_CONCURRENCY ${sendConcurrency}`,
   );
-  out("signups  mode        received  distinct   seconds  messages/s  sender CPU s  sink CPU s  load average");
+  out("signups  mode        received  distinct   seconds  messages/s  sender CPU s  sink CPU s  database CPU s  load average");
   const row = (signups: number, mode: string, side: Side) =>
-    `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.messages_per_second.toFixed(0).padStart(11)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)}  ${side.load_average}`;
+    `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.messages_per_second.toFixed(0).padStart(11)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)} ${side.database_cpu_s.toFixed(1).padStart(15)}  ${side.load_average}`;
   for (const size of runs) {
     out(row(size.signups, "bounded", size.bounded));
     out(size.unbounded ? row(size.signups, "unbounded", size.unbounded) : `${String(size.signups).padStart(7)}  unbounded  (skipped above BENCH_UNBOUNDED_MAX ${UNBOUNDED_MAX})`);
+    out(size.composer ? row(size.signups, "composer", size.composer) : `${String(size.signups).padStart(7)}  composer   (skipped above BENCH_UNBOUNDED_MAX ${UNBOUNDED_MAX})`);
     out(row(size.signups, "pipeline", size.pipeline));
   }
   for (const size of runs) {

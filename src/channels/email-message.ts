@@ -1,7 +1,5 @@
-import type { NodemailerError, SendMailOptions } from "nodemailer";
+import type { NodemailerError } from "nodemailer";
 import { ChannelError, scrub } from "./errors.ts";
-import { assertMessageId } from "./outbox.ts";
-import type { OutboundMessage } from "./types.ts";
 
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 
@@ -16,22 +14,9 @@ export function emailMessageId(id: string, from: string): string {
   return `<${id}@${senderDomain(from)}>`;
 }
 
-/** Checks the message and turns it into nodemailer's options; a bad one is a non-retryable ChannelError. */
-export function toMailOptions(message: OutboundMessage, defaultFrom: string): SendMailOptions & { messageId: string } {
-  if (message.channel !== "email") throw new ChannelError("email", `Not an e-mail message: ${message.channel}`, false);
-  assertMessageId("email", message.id);
-  if (!ADDRESS.test(message.to)) throw new ChannelError("email", "Invalid e-mail address", false, "invalid_address");
-  const from = message.from ?? defaultFrom;
-  return {
-    from,
-    to: message.to,
-    subject: message.subject ?? "",
-    text: message.text,
-    ...(message.html === undefined ? {} : { html: message.html }),
-    ...(message.replyTo === undefined ? {} : { replyTo: message.replyTo }),
-    messageId: emailMessageId(message.id, from),
-    headers: { ...message.headers },
-  };
+/** Why `to` cannot be an e-mail recipient (a non-retryable ChannelError), or undefined. */
+export function mailAddressIssue(to: string): ChannelError | undefined {
+  return ADDRESS.test(to) ? undefined : new ChannelError("email", "Invalid e-mail address", false, "invalid_address");
 }
 
 /** Failures that the same message would meet again: a bad envelope or content, or a setting. */

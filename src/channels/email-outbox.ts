@@ -1,6 +1,4 @@
-import nodemailer from "nodemailer";
-import { toMailOptions } from "./email-message.ts";
-import { ChannelError } from "./errors.ts";
+import { composeEmail } from "./email-mime.ts";
 import { writeOutboxFile } from "./outbox.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
@@ -10,26 +8,15 @@ export interface OutboxEmailOptions {
   from: string;
 }
 
-/** E-mail without a server: each message becomes `${id}.eml` in the outbox directory. */
+/** E-mail without a server: each message becomes `${id}.eml` in the outbox directory, the bytes SMTP would send. */
 export function createOutboxEmailSender(options: OutboxEmailOptions): ChannelSender {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   return {
     channel: "email",
     async send(message: OutboundMessage): Promise<SendResult> {
-      const mail = toMailOptions(message, options.from);
-      let raw: Buffer;
-      try {
-        const info = await transport.sendMail(mail);
-        if (!Buffer.isBuffer(info.message)) throw new Error("stream transport did not buffer the message");
-        raw = info.message;
-      } catch (error) {
-        throw new ChannelError("email", `Could not compose the message: ${(error as Error).message}`, false);
-      }
-      await writeOutboxFile("email", options.dir, `${message.id}.eml`, raw);
+      const mail = composeEmail(message, options.from);
+      await writeOutboxFile("email", options.dir, `${message.id}.eml`, mail.raw);
       return { providerMessageId: mail.messageId, accepted: true };
     },
-    async close() {
-      transport.close();
-    },
+    async close() {},
   };
 }

@@ -1,6 +1,7 @@
 import nodemailer from "nodemailer";
 import type { Log } from "../logger.ts";
-import { classifySmtpError, toMailOptions } from "./email-message.ts";
+import { classifySmtpError } from "./email-message.ts";
+import { composeEmail } from "./email-mime.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
 export interface SmtpEmailOptions {
@@ -38,14 +39,15 @@ export function createSmtpEmailSender(options: SmtpEmailOptions, log: Log): Chan
   return {
     channel: "email",
     async send(message: OutboundMessage): Promise<SendResult> {
-      const mail = toMailOptions(message, options.from);
-      let info: { accepted: unknown[]; messageId: string };
+      const mail = composeEmail(message, options.from);
+      let info: { accepted: unknown[] };
       try {
-        info = await transport.sendMail(mail);
+        info = await transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
       } catch (error) {
         throw classifySmtpError(error, secrets);
       }
-      return { providerMessageId: info.messageId || mail.messageId, accepted: info.accepted.length > 0 };
+      // Not info.messageId: for a raw message nodemailer makes one up; ours is in the raw headers.
+      return { providerMessageId: mail.messageId, accepted: info.accepted.length > 0 };
     },
     async close() {
       transport.close();
