@@ -189,6 +189,8 @@ export interface AlertRow {
   signup_id: string;
   stage: Stage;
   attempts: number;
+  /** The lease's holder (this sender's connection): the mark ends only a lease still its own. */
+  lease_pid: number;
   variant_id: string;
   channel: Channel;
   contact: string;
@@ -248,47 +250,34 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
 /** A bis_ledger row under no live lease (`l`). */
 export const LEASE_DEAD = leaseDead("l");
 
+/** The lease statement ($1: ledger ids, $2: the holder's pid); exported for its plan's test. */
+export const LEASE_ALERTS = `with leased as (
+       update bis_ledger l set ${leaseTo("$2")}
+       -- By the primary key: the status test is written so that the partial indexes of pending
+       -- rows cannot serve it (from them the planner, expecting few pending rows, read every
+       -- entry, the dead ones of a long run included: 15,000 for a chunk of 200).
+       where l.id = any($1::uuid[]) and coalesce(l.status, '') = 'pending' and ${LEASE_DEAD}
+       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid
+     )
+     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
+            s.status as signup_status
+     from leased l join bis_signups s on s.id = l.signup_id
+     order by s.created_at, s.id`;
+
 /** Leases the pending rows no live sender holds, to `holder`; answers them with their signups, oldest signup first (the order quota and sends follow). */
 async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: LeaseHolder): Promise<AlertRow[]> {
   const { rows } = await db.query<AlertRow>({
     name: "bis_ledger_lease",
-    text: `with leased as (
-       update bis_ledger l set ${leaseTo("$2")}
-       where l.id = any($1::uuid[]) and l.status = 'pending' and ${LEASE_DEAD}
-       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts
-     )
-     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
-            s.status as signup_status
-     from leased l join bis_signups s on s.id = l.signup_id
-     order by s.created_at, s.id`,
+    text: LEASE_ALERTS,
     values: [ledgerIds, holder.pid],
   });
   return rows;
 }
 
-/**
- * Marks the outcomes in one statement: the ledger rows (their lease ends), the signups (an
- * `initial` accepted: notified; failed or refused: failed, with the reason; still retried: the
- * last error), the notifications log for final outcomes, the reminder queue for `initial`
- * messages sent, and the quota reservations of final outcomes (a retry keeps its own).
- */
-async function markResults(db: Db, results: readonly AlertResult[]): Promise<void> {
-  if (results.length === 0) return;
-  const flat = results.map(({ row, ...result }) => ({
-    ...result,
-    id: row.id,
-    shop_id: row.shop_id,
-    signup_id: row.signup_id,
-    variant_id: row.variant_id,
-    stage: row.stage,
-    channel: row.channel,
-  }));
-  // Named: planning this statement cost more than running it for a mark of a few messages.
-  await db.query({
-    name: "bis_ledger_mark",
-    text: `with r as (
+/** The mark statement ($1: the outcomes as JSON, $2: their ledger ids); exported for its plan's test. */
+export const MARK_ALERTS = `with r as (
        select * from jsonb_to_recordset($1::jsonb)
-         as r(id uuid, outcome text, attempted boolean, shop_id uuid, signup_id uuid, variant_id text, stage text, channel text,
+         as r(id uuid, lease_pid int, outcome text, attempted boolean, shop_id uuid, signup_id uuid, variant_id text, stage text, channel text,
               provider_message_id text, error text, blocked_reason text, subject text)
      ), marked as (
        update bis_ledger l set
@@ -298,7 +287,11 @@ async function markResults(db: Db, results: readonly AlertResult[]): Promise<voi
          provider_message_id = coalesce(r.provider_message_id, l.provider_message_id),
          sent_at = case when r.outcome = 'sent' then now() else l.sent_at end,
          lease_pid = null, lease_backend_start = null
-       from r where l.id = r.id and l.status = 'pending'
+       -- By the primary key ($2: the ids), and still leased to this sender, so still pending (only
+       -- a lease's holder ends it). Not "status = 'pending'", nor a join on r alone: the planner
+       -- expects 100 rows of r, and chose to read the whole pending index (every dead entry of a
+       -- long run included) or the whole table at each mark.
+       from r where l.id = any ($2::uuid[]) and l.id = r.id and l.lease_pid = r.lease_pid
        returning l.id, l.signup_id, l.sent_at
      ), signups as (
        update bis_signups s set
@@ -327,7 +320,30 @@ async function markResults(db: Db, results: readonly AlertResult[]): Promise<voi
      )
      insert into bis_reminder_queue (signup_id, shop_id, initial_sent_at)
      select m.signup_id, r.shop_id, m.sent_at from marked m join r on r.id = m.id where r.outcome = 'sent' and r.stage = 'initial'
-     on conflict (signup_id) do nothing`,
-    values: [JSON.stringify(flat)],
+     on conflict (signup_id) do nothing`;
+
+/**
+ * Marks the outcomes in one statement: the ledger rows (their lease ends), the signups (an
+ * `initial` accepted: notified; failed or refused: failed, with the reason; still retried: the
+ * last error), the notifications log for final outcomes, the reminder queue for `initial`
+ * messages sent, and the quota reservations of final outcomes (a retry keeps its own).
+ */
+async function markResults(db: Db, results: readonly AlertResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const flat = results.map(({ row, ...result }) => ({
+    ...result,
+    id: row.id,
+    lease_pid: row.lease_pid,
+    shop_id: row.shop_id,
+    signup_id: row.signup_id,
+    variant_id: row.variant_id,
+    stage: row.stage,
+    channel: row.channel,
+  }));
+  // Named: planning this statement cost more than running it for a mark of a few messages.
+  await db.query({
+    name: "bis_ledger_mark",
+    text: MARK_ALERTS,
+    values: [JSON.stringify(flat), flat.map((r) => r.id)],
   });
 }

@@ -1,0 +1,72 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LEASE_ALERTS, MARK_ALERTS, claimStage } from "../src/back_in_stock/alerts/ledger.ts";
+import { createShop } from "../src/db/api-keys.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+
+/**
+ * The send pipeline's per-message statements find their rows by the primary key. During a large
+ * restock the partial indexes of pending ledger rows fill with dead entries (rows sent since the
+ * last vacuum); the planner, whose statistics say few rows are pending, chose to read those
+ * indexes whole: 15,000 entries for a lease of 200 rows, every pending row for a mark of four. A lease takes a chunk (200), a mark a few.
+ */
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let pending: { id: string; signup_id: string; shop_id: string }[];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const shopId = await createShop(pool, "Plans Shop");
+  await pool.query(
+    `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
+     select $1, 'gid://platform/ProductVariant/1', 'email', 'plan-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
+     from generate_series(1, 3000) i`,
+    [shopId],
+  );
+  const { rows: signups } = await pool.query<{ id: string }>("select id from bis_signups where shop_id = $1", [shopId]);
+  await claimStage(pool, shopId, signups.map((s) => s.id), "initial");
+  // What the statistics see mid-run: most rows sent, a few pending.
+  await pool.query("update bis_ledger set status = 'sent', sent_at = now() where id in (select id from bis_ledger order by id offset 300)");
+  await pool.query("analyze bis_ledger");
+  await pool.query("analyze bis_signups");
+  ({ rows: pending } = await pool.query("select id, signup_id, shop_id from bis_ledger where status = 'pending' limit 200"));
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+/** The names of the indexes a statement's plan reads (EXPLAIN, not run). */
+async function indexesRead(text: string, values: unknown[]): Promise<string[]> {
+  const { rows } = await pool.query<{ "QUERY PLAN": unknown }>(`explain (format json) ${text}`, values);
+  return [...JSON.stringify(rows[0]?.["QUERY PLAN"]).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1] ?? "");
+}
+
+describe("the alert ledger's statements", () => {
+  it("a lease reads no index of pending rows", async () => {
+    const indexes = await indexesRead(LEASE_ALERTS, [pending.map((r) => r.id), 12345]);
+    expect(indexes.filter((name) => name.startsWith("bis_ledger_pending"))).toEqual([]);
+  });
+
+  it("a mark reads no index of pending rows", async () => {
+    const outcomes = pending.slice(0, 4).map((r) => ({
+      id: r.id,
+      lease_pid: 12345,
+      outcome: "sent",
+      attempted: true,
+      shop_id: r.shop_id,
+      signup_id: r.signup_id,
+      variant_id: "gid://platform/ProductVariant/1",
+      stage: "initial",
+      channel: "email",
+      provider_message_id: `<${r.id}@example.com>`,
+      subject: "Back",
+    }));
+    const indexes = await indexesRead(MARK_ALERTS, [JSON.stringify(outcomes), outcomes.map((r) => r.id)]);
+    expect(indexes.filter((name) => name.startsWith("bis_ledger_pending"))).toEqual([]);
+    expect(indexes).toContain("bis_ledger_pkey");
+  });
+});
