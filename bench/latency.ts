@@ -2,7 +2,7 @@
  * `npm run bench:latency`: restock webhook to first alert received, with 100 variants restocking
  * at once. The service (startService: HTTP API and worker, production settings) runs in this
  * process; the platform emulator runs in a child process of its own (bench/latency-emulator.ts),
- * signing and posting its webhooks to the API; e-mail goes to a local SMTP sink in this process.
+ * signing and posting its webhooks to the API; e-mail goes to a local SMTP sink in a process of its own.
  * A shop connected to the emulator has BENCH_SIGNUPS (10) waiting signups on each of
  * 2 x BENCH_VARIANTS (100) sold-out variants (catalog mirrored by a full sync). Three
  * measurements, one after the other:
@@ -38,7 +38,6 @@ import readline from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import nodemailer from "nodemailer";
-import { SMTPServer } from "smtp-server";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { loadConfig } from "../src/config.ts";
 import { createShop } from "../src/db/api-keys.ts";
@@ -59,36 +58,35 @@ const SECRET = "bench-latency-secret-0123456789abcdef";
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-/** The sink: the arrival time of the first message to each `v<legacy id>-...` recipient's variant. */
+/**
+ * The sink (bench/latency-sink.ts, its own process): the arrival time of the first message to
+ * each `v<legacy id>-...` recipient's variant, in this process's performance.now() time.
+ */
 async function startSink() {
   const first = new Map<number, number>();
   let received = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    maxClients: 200,
-    onData(stream, session, callback) {
-      stream.on("data", () => undefined);
-      stream.on("end", () => {
-        const at = performance.now();
-        received += 1;
-        for (const rcpt of session.envelope.rcptTo) {
-          const variant = Number(/^v(\d+)-/.exec(rcpt.address)?.[1]);
-          if (Number.isInteger(variant) && !first.has(variant)) first.set(variant, at);
-        }
-        callback();
-      });
-    },
+  const proc = spawn(process.execPath, [path.join(HERE, "latency-sink.ts")], { stdio: ["pipe", "pipe", "inherit"] });
+  onCleanup(async () => {
+    if (proc.exitCode === null) proc.kill("SIGKILL");
   });
-  server.on("error", () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.server.address() as AddressInfo).port;
+  const lines = readline.createInterface({ input: proc.stdout });
+  const port = await new Promise<number>((resolve, reject) => {
+    lines.on("line", (line) => {
+      const [kind, a, b] = line.split(" ");
+      if (kind === "BENCH_SINK_READY") resolve(Number(a));
+      else if (kind === "FIRST") first.set(Number(a), Number(b) - performance.timeOrigin);
+      else if (kind === "RECEIVED") received = Number(a);
+    });
+    proc.once("exit", (code) => reject(new Error(`latency-sink.ts exited with ${String(code)}`)));
+  });
   return {
     url: `smtp://127.0.0.1:${port}/?ignoreTLS=true`,
     first,
     received: () => received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      proc.stdin.end();
+      if (proc.exitCode === null) await new Promise((resolve) => proc.once("exit", resolve));
+    },
   };
 }
 
