@@ -85,7 +85,7 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
     const message = { ...m, id: `baseline-${round}-${m.id}` };
     if (mode === "composer") return transport.sendMail(mailOptions(message));
     const mail = composeEmail(message, FROM);
-    return transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
+    return transport.sendMail({ envelope: mail.envelope, raw: mail.raw, messageId: mail.messageId });
   };
   const limit = pLimit(concurrency);
   const started = performance.now();

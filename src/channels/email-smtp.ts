@@ -42,7 +42,8 @@ export function createSmtpEmailSender(options: SmtpEmailOptions, log: Log): Chan
       const mail = composeEmail(message, options.from);
       let info: { accepted: unknown[] };
       try {
-        info = await transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
+        // messageId: nodemailer otherwise draws a random one for the raw message's wrapper (unused).
+        info = await transport.sendMail({ envelope: mail.envelope, raw: mail.raw, messageId: mail.messageId });
       } catch (error) {
         throw classifySmtpError(error, secrets);
       }
