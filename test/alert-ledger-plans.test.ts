@@ -55,6 +55,7 @@ describe("the alert ledger's statements", () => {
     const outcomes = pending.slice(0, 4).map((r) => ({
       id: r.id,
       lease_pid: 12345,
+      lease_start: "2026-11-27 10:00:00.123456+00",
       outcome: "sent",
       attempted: true,
       shop_id: r.shop_id,

@@ -109,6 +109,39 @@ describe("composeEmail", () => {
     expect(read(raw).headers.get("subject")).toBe("Back Bcc: victim@example.com");
   });
 
+  it("draws each message's boundary at random: one message's tells nothing of the next's", () => {
+    const boundaryOf = (raw: Buffer) => /boundary="([^"]+)"/.exec(raw.toString("utf8"))?.[1] ?? "";
+    const first = boundaryOf(composeEmail(message, "x@example.com").raw);
+    const second = boundaryOf(composeEmail(message, "x@example.com").raw);
+    expect(first).toMatch(/^--_alt-[0-9a-f]{24}$/);
+    expect(second).toMatch(/^--_alt-[0-9a-f]{24}$/);
+    // Apart by more than a counter: their random parts differ from the start.
+    expect(first.slice(0, 17)).not.toBe(second.slice(0, 17));
+  });
+
+  it("writes a display name that looks like an encoded word as an encoded word of itself", () => {
+    const name = "=?utf-8?q?security=40bank.example?=";
+    const raw = composeEmail({ ...message, from: `"${name}" <no-reply@shop.example>` }, "x@example.com").raw.toString("utf8");
+    const from = read(raw).headers.get("from") ?? "";
+    expect(from).not.toContain(name);
+    expect(decodeWords(from)).toBe(`${name} <no-reply@shop.example>`);
+  });
+
+  it("takes a domain as it is written: no percent-escapes or address literals a URL parser would turn into another host", () => {
+    const recipient = (to: string) => {
+      try {
+        return composeEmail({ ...message, to }, "x@example.com").envelope.to[0];
+      } catch (error) {
+        return isChannelError(error) ? "refused" : String(error);
+      }
+    };
+    expect(recipient("a@ex%61mple.com")).toBe("refused");
+    expect(recipient("a@[127.0.0.1]")).toBe("refused");
+    expect(recipient("a@example..com")).toBe("refused");
+    expect(recipient("a@0x7f.1")).toBe("a@0x7f.1");
+    expect(recipient("a@Example.COM")).toBe("a@Example.COM");
+  });
+
   it("sends a text message body alone when there is no HTML", () => {
     const raw = composeEmail({ ...message, html: undefined, text: "Plain words" }, "x@example.com").raw.toString("utf8");
     expect(read(raw).headers.get("content-type")).toBe("text/plain; charset=utf-8");
@@ -128,6 +161,9 @@ describe("composeEmail", () => {
     expect(refusal({ ...message, from: undefined }, "nobody")).toEqual({ retryable: false, message: "Invalid sender address" });
     expect(refusal({ ...message, id: "../etc/passwd" })?.retryable).toBe(false);
     expect(refusal({ ...message, headers: { "Bad Header": "x" } })?.retryable).toBe(false);
+    // A header the composer writes itself is not written twice.
+    expect(refusal({ ...message, headers: { Bcc: "victim@example.com" } })?.retryable).toBe(false);
+    expect(refusal({ ...message, headers: { "message-id": "<other@example.com>" } })?.retryable).toBe(false);
     expect(refusal({ ...message, channel: "sms" })?.retryable).toBe(false);
   });
 

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { domainToASCII } from "node:url";
+import { randomFillSync } from "node:crypto";
 import addressparser from "nodemailer/lib/addressparser";
 import { encodeWord, encodeWords, foldLines, quoteString } from "nodemailer/lib/mime-funcs";
+import { toASCII } from "nodemailer/lib/punycode";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
 import { ChannelError } from "./errors.ts";
 import { emailMessageId, mailAddressIssue } from "./email-message.ts";
@@ -28,9 +28,25 @@ export interface ComposedEmail {
   messageId: string;
 }
 
-/** A boundary no QP- or 7bit-encoded body can contain by chance: this process's random prefix and a counter. */
-const BOUNDARY_PREFIX = `--_alt-${randomBytes(8).toString("hex")}-`;
-let boundaries = 0;
+/**
+ * Random bytes drawn 4 KB at a time (one draw per message cost as much as the rest of its
+ * headers): each boundary takes 12 of them, so no message's boundary can be foretold from
+ * another's and written into a template or a customer's name to end a part early.
+ */
+const entropy = Buffer.alloc(4096);
+let entropyUsed = entropy.length;
+
+function boundary(): string {
+  if (entropyUsed + 12 > entropy.length) {
+    randomFillSync(entropy);
+    entropyUsed = 0;
+  }
+  entropyUsed += 12;
+  return `--_alt-${entropy.toString("hex", entropyUsed - 12, entropyUsed)}`;
+}
+
+/** Headers the composer writes itself: a message's own headers may not repeat them. */
+const OWN_HEADERS = new Set(["content-type", "content-transfer-encoding", "mime-version", "from", "sender", "to", "cc", "bcc", "reply-to", "subject", "message-id", "date"]);
 
 // eslint-disable-next-line no-control-regex -- header values must not carry control characters
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
@@ -42,8 +58,13 @@ function headerText(value: string): string {
   return CONTROL.test(line) ? encodeWord(line, "Q", 52) : encodeWords(line, "Q", 52, true);
 }
 
-/** A display name as nodemailer writes it: bare, quoted, or an encoded word. */
+/**
+ * A display name as nodemailer writes it: bare, quoted, or an encoded word; and encoded whenever
+ * it holds `=?`, so that a name written to look like an encoded word (`=?utf-8?q?security=40bank.example?=`)
+ * reads as what it is, not as the address it spells.
+ */
 function displayName(name: string): string {
+  if (name.includes("=?")) return encodeWord(name, "Q", 52);
   if (/^[\w ]*$/.test(name)) return name;
   if (/^[\x20-\x7e]*$/.test(name)) return quoteString(name);
   return encodeWord(name, "Q", 52);
@@ -54,13 +75,18 @@ interface Mailbox {
   address: string;
 }
 
-/** The address with its domain in ASCII (punycode), or undefined when it is no address. */
+/**
+ * The address with its domain in ASCII (punycode), or undefined when it is no address. The domain
+ * is letters, digits, dots and hyphens (any script): no percent-escapes, brackets or ports that a
+ * URL parser would rewrite into another host.
+ */
 function normalizeAddress(address: string): string | undefined {
   const at = address.lastIndexOf("@");
   // eslint-disable-next-line no-control-regex -- an address has no control characters
   if (at <= 0 || at === address.length - 1 || /[\s<>"\x00-\x1f\x7f]/.test(address)) return undefined;
-  const domain = domainToASCII(address.slice(at + 1));
-  return domain ? `${address.slice(0, at)}@${domain}` : undefined;
+  const domain = address.slice(at + 1);
+  if (!/^[\p{L}\p{N}\p{M}-]+(\.[\p{L}\p{N}\p{M}-]+)*$/u.test(domain)) return undefined;
+  return `${address.slice(0, at)}@${toASCII(domain)}`;
 }
 
 /** The first mailbox of an address header value (`"Shop" <a@b>` or `a@b`). */
@@ -104,16 +130,17 @@ export function composeEmail(message: OutboundMessage, defaultFrom: string, date
     headers.push(["Content-Type", "text/plain; charset=utf-8"], ["Content-Transfer-Encoding", encoding]);
     body = text;
   } else {
-    boundaries = (boundaries + 1) % Number.MAX_SAFE_INTEGER;
-    const boundary = `${BOUNDARY_PREFIX}${boundaries}`;
-    headers.push(["Content-Type", `multipart/alternative; boundary="${boundary}"`]);
-    body = `--${boundary}\r\n${part("text/plain", message.text)}\r\n--${boundary}\r\n${part("text/html", message.html)}\r\n--${boundary}--\r\n`;
+    const separator = boundary();
+    headers.push(["Content-Type", `multipart/alternative; boundary="${separator}"`]);
+    body = `--${separator}\r\n${part("text/plain", message.text)}\r\n--${separator}\r\n${part("text/html", message.html)}\r\n--${separator}--\r\n`;
   }
   headers.push(["From", formatMailbox(from)], ["To", formatMailbox(to)]);
   if (message.replyTo !== undefined) headers.push(["Reply-To", formatMailbox(mailbox(message.replyTo, "reply-to"))]);
   headers.push(["Subject", headerText(message.subject ?? "")]);
   for (const [key, value] of Object.entries(message.headers ?? {})) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(key)) throw new ChannelError("email", `Invalid header name: ${JSON.stringify(key.slice(0, 40))}`, false);
+    if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(key) || OWN_HEADERS.has(key.toLowerCase())) {
+      throw new ChannelError("email", `Invalid header name: ${JSON.stringify(key.slice(0, 40))}`, false);
+    }
     headers.push([key, headerText(value)]);
   }
   headers.push(["Message-ID", messageId], ["Date", date.toUTCString().replace(/GMT/, "+0000")], ["MIME-Version", "1.0"]);

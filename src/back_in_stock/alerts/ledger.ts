@@ -189,8 +189,9 @@ export interface AlertRow {
   signup_id: string;
   stage: Stage;
   attempts: number;
-  /** The lease's holder (this sender's connection): the mark ends only a lease still its own. */
+  /** The lease's holder (this sender's connection, by pid and start): the mark ends only a lease still its own. */
   lease_pid: number;
+  lease_start: string;
   variant_id: string;
   channel: Channel;
   contact: string;
@@ -257,9 +258,9 @@ export const LEASE_ALERTS = `with leased as (
        -- rows cannot serve it (from them the planner, expecting few pending rows, read every
        -- entry, the dead ones of a long run included: 15,000 for a chunk of 200).
        where l.id = any($1::uuid[]) and coalesce(l.status, '') = 'pending' and ${LEASE_DEAD}
-       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid
+       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start
      )
-     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
+     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_start, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
             s.status as signup_status
      from leased l join bis_signups s on s.id = l.signup_id
      order by s.created_at, s.id`;
@@ -277,7 +278,7 @@ async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: LeaseHo
 /** The mark statement ($1: the outcomes as JSON, $2: their ledger ids); exported for its plan's test. */
 export const MARK_ALERTS = `with r as (
        select * from jsonb_to_recordset($1::jsonb)
-         as r(id uuid, lease_pid int, outcome text, attempted boolean, shop_id uuid, signup_id uuid, variant_id text, stage text, channel text,
+         as r(id uuid, lease_pid int, lease_start timestamptz, outcome text, attempted boolean, shop_id uuid, signup_id uuid, variant_id text, stage text, channel text,
               provider_message_id text, error text, blocked_reason text, subject text)
      ), marked as (
        update bis_ledger l set
@@ -291,7 +292,7 @@ export const MARK_ALERTS = `with r as (
        -- a lease's holder ends it). Not "status = 'pending'", nor a join on r alone: the planner
        -- expects 100 rows of r, and chose to read the whole pending index (every dead entry of a
        -- long run included) or the whole table at each mark.
-       from r where l.id = any ($2::uuid[]) and l.id = r.id and l.lease_pid = r.lease_pid
+       from r where l.id = any ($2::uuid[]) and l.id = r.id and l.lease_pid = r.lease_pid and l.lease_backend_start = r.lease_start
        returning l.id, l.signup_id, l.sent_at
      ), signups as (
        update bis_signups s set
@@ -334,6 +335,7 @@ async function markResults(db: Db, results: readonly AlertResult[]): Promise<voi
     ...result,
     id: row.id,
     lease_pid: row.lease_pid,
+    lease_start: row.lease_start,
     shop_id: row.shop_id,
     signup_id: row.signup_id,
     variant_id: row.variant_id,
