@@ -11,8 +11,8 @@
  *    per send as the SMTP channel composes them, with at most SEND_CONCURRENCY sends in flight
  *    as the pipeline has (bounded; target: the pipeline >= 90% of it), and, for reference, all
  *    of them handed to the pool at once (unbounded) and bounded but composed by nodemailer's
- *    MailComposer (composer, the channel's way until decision 0182). PostgreSQL's CPU is printed
- *    beside each (its processes' CPU on this machine).
+ *    MailComposer (composer, the channel's way until decision 0182). The database server's CPU is
+ *    printed beside each (its postmaster's processes, when it runs on this machine).
  *    Every wait has a deadline (BENCH_TIMEOUT_SECONDS) and fails with what arrived and what the
  *    ledger says (sent, blocked and why, failed, pending).
  * 2. The reminder scan over 1,000,000 signups (one INSERT ... SELECT generate_series), 100,000
@@ -165,33 +165,43 @@ async function stop(proc: ChildProcess, signal: NodeJS.Signals, graceMs = 0): Pr
   clearTimeout(killTimer);
 }
 
-/**
- * CPU seconds PostgreSQL's processes on this machine have used so far (every `postgres` process's
- * own, plus what the ones that exited left in their parent's children's time), from /proc (Linux);
- * NaN elsewhere or when no such process is visible (a server on another machine).
- */
-async function databaseCpuSeconds(): Promise<number> {
-  let total = 0;
-  let seen = false;
-  let entries: string[];
+/** The bench database server's postmaster pid (from its data directory's postmaster.pid), or undefined when not readable here. */
+async function postmasterPid(pool: pg.Pool): Promise<number | undefined> {
   try {
-    entries = await readdir("/proc");
+    const { rows } = await pool.query<{ dir: string }>("select current_setting('data_directory') as dir");
+    const first = (await readFile(path.join(rows[0]?.dir ?? "", "postmaster.pid"), "utf8")).split("\n")[0];
+    const pid = Number(first);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds the bench's database server has used so far: its postmaster's own and its reaped
+ * children's, and its live children's (backends and background processes), from /proc (Linux);
+ * NaN when the server is not on this machine or not readable. Other servers on the machine do not count.
+ */
+async function databaseCpuSeconds(postmaster: number | undefined): Promise<number> {
+  if (postmaster === undefined) return Number.NaN;
+  const times = (stat: string) => stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  let total: number;
+  try {
+    const own = times(await readFile(`/proc/${postmaster}/stat`, "utf8"));
+    total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / 100;
   } catch {
     return Number.NaN;
   }
-  for (const entry of entries) {
+  for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-      seen = true;
+      const fields = times(await readFile(`/proc/${entry}/stat`, "utf8"));
+      if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
       // exited meanwhile
     }
   }
-  return seen ? total : Number.NaN;
+  return total;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -284,6 +294,7 @@ try {
   const pool = quietPool(database.url, 4);
   onCleanup(() => pool.end());
   await migrate(pool, createLogger("warn"));
+  const postmaster = await postmasterPid(pool);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-alerts-"));
   onCleanup(() => rm(dataDir, { recursive: true, force: true }));
   const sink = await startSink();
@@ -311,7 +322,7 @@ try {
       });
       const last = sink.expect(signups);
       const cpu0 = await cpuSeconds(baseline.proc.pid);
-      const databaseCpu0 = await databaseCpuSeconds();
+      const databaseCpu0 = await databaseCpuSeconds(postmaster);
       const sinkCpu0 = process.cpuUsage();
       const start = performance.now();
       baseline.proc.stdin?.write(`${mode}\n`);
@@ -326,7 +337,7 @@ try {
         ...sink.stats(),
         sender_cpu_s: (await cpuSeconds(baseline.proc.pid)) - cpu0,
         sink_cpu_s: cpuOf(process.cpuUsage(sinkCpu0)),
-        database_cpu_s: (await databaseCpuSeconds()) - databaseCpu0,
+        database_cpu_s: (await databaseCpuSeconds(postmaster)) - databaseCpu0,
         load_average: load(),
       };
       await done;
@@ -355,7 +366,7 @@ try {
     );
     const last = sink.expect(signups);
     const workerCpu0 = await cpuSeconds(worker.proc.pid);
-    const databaseCpu0 = await databaseCpuSeconds();
+    const databaseCpu0 = await databaseCpuSeconds(postmaster);
     const sinkCpu0 = process.cpuUsage();
     const restock = performance.now();
     await acceptWebhook(pool, {
@@ -373,7 +384,7 @@ try {
     const seconds = (at - restock) / 1000;
     const workerCpu = (await cpuSeconds(worker.proc.pid)) - workerCpu0;
     const sinkCpu = cpuOf(process.cpuUsage(sinkCpu0));
-    const databaseCpu = (await databaseCpuSeconds()) - databaseCpu0;
+    const databaseCpu = (await databaseCpuSeconds(postmaster)) - databaseCpu0;
     const pipelineStats = sink.stats();
     const pipelineLoad = load();
     await awaitArrival(
