@@ -99,12 +99,28 @@ function mailbox(value: string, field: string): Mailbox {
 
 const formatMailbox = (m: Mailbox) => (m.name ? `${displayName(m.name)} <${m.address}>` : m.address);
 
-/** A body part's encoding: 7bit when it is short-lined ASCII, otherwise quoted-printable. */
+/** More Latin letters than other characters beyond ASCII: quoted-printable is the shorter (MailComposer's rule). */
+function mostlyLatin(text: string): boolean {
+  let latin = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80 || (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d)) other++;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+  }
+  return other < latin;
+}
+
+/**
+ * A body part's encoding: 7bit when it is short-lined ASCII; quoted-printable when it is mostly
+ * Latin; base64 otherwise (a Cyrillic or CJK body is about half the size of its quoted-printable).
+ */
 function encodeBody(text: string): { encoding: string; body: string } {
   const crlf = text.replace(LINE_BREAK, "\r\n");
   // eslint-disable-next-line no-control-regex -- ASCII without NUL
   if (/^[\x01-\x7f]*$/.test(crlf) && !/[^\r\n]{77}/.test(crlf)) return { encoding: "7bit", body: crlf };
-  return { encoding: "quoted-printable", body: qpWrap(qpEncode(crlf), 76) };
+  if (mostlyLatin(crlf)) return { encoding: "quoted-printable", body: qpWrap(qpEncode(crlf), 76) };
+  return { encoding: "base64", body: (Buffer.from(crlf, "utf8").toString("base64").match(/.{1,76}/g) ?? []).join("\r\n") };
 }
 
 function part(type: string, text: string): string {
@@ -128,7 +144,7 @@ export function composeEmail(message: OutboundMessage, defaultFrom: string, date
   if (message.html === undefined) {
     const { encoding, body: text } = encodeBody(message.text);
     headers.push(["Content-Type", "text/plain; charset=utf-8"], ["Content-Transfer-Encoding", encoding]);
-    body = text;
+    body = `${text}\r\n`;
   } else {
     const separator = boundary();
     headers.push(["Content-Type", `multipart/alternative; boundary="${separator}"`]);
