@@ -178,41 +178,42 @@ async function postmasterPid(pool: pg.Pool): Promise<number | undefined> {
 }
 
 /**
+ * A process's /proc stat fields after its name (field 3 of proc(5) first: [1] is the parent pid,
+ * [11] and [12] its user and system ticks, [13] and [14] those of its reaped children); undefined
+ * when there is no such process here (not Linux, or it exited).
+ */
+async function procStat(pid: number | string | undefined): Promise<string[] | undefined> {
+  try {
+    const stat = await readFile(`/proc/${String(pid)}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+const ticks = (fields: readonly string[], ...at: number[]) => at.reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+
+/**
  * CPU seconds the bench's database server has used so far: its postmaster's own and its reaped
  * children's, and its live children's (backends and background processes), from /proc (Linux);
  * NaN when the server is not on this machine or not readable. Other servers on the machine do not count.
  */
 async function databaseCpuSeconds(postmaster: number | undefined): Promise<number> {
-  if (postmaster === undefined) return Number.NaN;
-  const times = (stat: string) => stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  let total: number;
-  try {
-    const own = times(await readFile(`/proc/${postmaster}/stat`, "utf8"));
-    total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / 100;
-  } catch {
-    return Number.NaN;
-  }
+  const own = postmaster === undefined ? undefined : await procStat(postmaster);
+  if (!own) return Number.NaN;
+  let total = ticks(own, 11, 12, 13, 14);
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = times(await readFile(`/proc/${entry}/stat`, "utf8"));
-      if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // exited meanwhile
-    }
+    const fields = await procStat(entry);
+    if (fields && Number(fields[1]) === postmaster) total += ticks(fields, 11, 12);
   }
   return total;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
 async function cpuSeconds(pid: number | undefined): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${String(pid)}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
+  const fields = await procStat(pid);
+  return fields ? ticks(fields, 11, 12) : Number.NaN;
 }
 
 interface Side {
@@ -517,8 +518,9 @@ try {
     `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.messages_per_second.toFixed(0).padStart(11)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)} ${side.database_cpu_s.toFixed(1).padStart(15)}  ${side.load_average}`;
   for (const size of runs) {
     out(row(size.signups, "bounded", size.bounded));
-    out(size.unbounded ? row(size.signups, "unbounded", size.unbounded) : `${String(size.signups).padStart(7)}  unbounded  (skipped above BENCH_UNBOUNDED_MAX ${UNBOUNDED_MAX})`);
-    out(size.composer ? row(size.signups, "composer", size.composer) : `${String(size.signups).padStart(7)}  composer   (skipped above BENCH_UNBOUNDED_MAX ${UNBOUNDED_MAX})`);
+    for (const [mode, side] of [["unbounded", size.unbounded], ["composer", size.composer]] as const) {
+      out(side ? row(size.signups, mode, side) : `${String(size.signups).padStart(7)}  ${mode.padEnd(10)} (skipped above BENCH_UNBOUNDED_MAX ${UNBOUNDED_MAX})`);
+    }
     out(row(size.signups, "pipeline", size.pipeline));
   }
   for (const size of runs) {
