@@ -24,13 +24,12 @@
  * largest size the unbounded reference runs at), SMTP_POOL_SIZE (5),
  * SEND_CONCURRENCY (the service's default), DATABASE_URL or a scratch database (see bench/lib.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
+import type readline from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
@@ -44,7 +43,7 @@ import { createLogger } from "../src/logger.ts";
 import { PlatformRuntime } from "../src/platform/runtime.ts";
 import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
-import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, serviceNodeFlags } from "./lib.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, startChild, stopChild } from "./lib.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SIZES = (process.env.BENCH_SIGNUPS ?? "20000,100000").split(",").map((raw) => {
@@ -125,24 +124,6 @@ async function awaitArrival(arrival: Promise<number>, what: string, state: () =>
   }
 }
 
-/** Starts a bench script as a child with the service's V8 flags; resolves at the line starting with `ready`. */
-function child(script: string, env: Record<string, string>, ready: string): Promise<{ proc: ChildProcess; lines: readline.Interface }> {
-  const proc = spawn(process.execPath, [...serviceNodeFlags(), path.join(HERE, script)], {
-    env: { ...process.env, ...env },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  onCleanup(async () => {
-    if (proc.exitCode === null) proc.kill("SIGKILL");
-  });
-  const lines = readline.createInterface({ input: proc.stdout as NodeJS.ReadableStream });
-  return new Promise((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line.startsWith(ready)) resolve({ proc, lines });
-    });
-    proc.once("exit", (code) => reject(new Error(`${script} exited with ${String(code)} before ${ready}`)));
-  });
-}
-
 function lineStartingWith(lines: readline.Interface, prefix: string): Promise<string> {
   return new Promise((resolve) => {
     const listener = (line: string) => {
@@ -152,17 +133,6 @@ function lineStartingWith(lines: readline.Interface, prefix: string): Promise<st
     };
     lines.on("line", listener);
   });
-}
-
-/** Stops a child and waits for it to exit: `signal` now, or after `graceMs` if it has not exited by then; SIGKILL 30 s later. */
-async function stop(proc: ChildProcess, signal: NodeJS.Signals, graceMs = 0): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-  const signalTimer = setTimeout(() => proc.kill(signal), graceMs);
-  const killTimer = setTimeout(() => proc.kill("SIGKILL"), graceMs + 30_000);
-  await exited;
-  clearTimeout(signalTimer);
-  clearTimeout(killTimer);
 }
 
 /** The bench database server's postmaster pid (from its data directory's postmaster.pid), or undefined when not readable here. */
@@ -310,7 +280,7 @@ try {
     const { shopId, domain } = await seedShop(pool, signups);
 
     err(`${signups}: baseline, rendering ${signups} messages`);
-    const baseline = await child(
+    const baseline = await startChild(
       "alerts-baseline.ts",
       { SMTP_URL: sink.url, SMTP_POOL_SIZE: String(POOL_SIZE), SEND_CONCURRENCY: String(sendConcurrency), BENCH_MESSAGES: String(signups) },
       "BENCH_BASELINE_READY",
@@ -349,11 +319,11 @@ try {
     const composer = signups <= UNBOUNDED_MAX ? await baselineRound("composer") : undefined;
     // Its stdin closed, the baseline closes its transport and exits.
     baseline.proc.stdin?.end();
-    await stop(baseline.proc, "SIGTERM", 10_000);
+    await stopChild(baseline.proc, "SIGTERM", 10_000);
 
     err(`${signups}: pipeline`);
-    const worker = await child(
-      "alerts-worker.ts",
+    const worker = await startChild(
+      "service-worker.ts",
       {
         DATABASE_URL: database.url,
         SMTP_URL: sink.url,
@@ -398,7 +368,7 @@ try {
       pipelineState,
     );
     const markedSeconds = (performance.now() - restock) / 1000;
-    await stop(worker.proc, "SIGTERM");
+    await stopChild(worker.proc, "SIGTERM");
     const pipeline = {
       seconds,
       messages_per_second: signups / seconds,

@@ -1,11 +1,19 @@
 // The platform emulator for bench:latency, in its own process so that it never shares CPU time
 // or heap with the service being measured, and warmed up before it starts (warmUp). Seeds
-// 2 x BENCH_VARIANTS one-variant products, every one sold out everywhere, signs and posts its
+// 2 x BENCH_VARIANTS + BENCH_WARMUP_VARIANTS one-variant products, every one sold out everywhere, signs and posts its
 // webhooks to BENCH_WEBHOOK_URL, and prints
 // `BENCH_EMULATOR <json>` when it listens. Then answers one line on stdin at a time:
 //   stats                  -> `BENCH_STATS <json>` (requests, throttled, cost spent so far)
 //   restock <n> <id,...>   -> `BENCH_RESTOCKED`: those variants' stock set to n at the first
 //                             active location, without a webhook (the bench records it itself)
+//   admin-restock <n> <id,...>
+//                          -> `BENCH_ADMIN_RESTOCKED <json>`: those variants' stock set to n through
+//                             the admin route (`POST /admin/inventory`, as a merchant's change
+//                             reaches the platform, which then sends its webhook), all at once,
+//                             from this process; the json maps each id to the epoch ms its request
+//                             was sent. The requests are the platform's load, so they are made here,
+//                             not in the service's process (there they took 240 ms of its event
+//                             loop while the webhooks they caused came in).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import readline from "node:readline";
@@ -13,6 +21,8 @@ import { startEmulator } from "../src/platform/emulator/index.ts";
 import { positiveIntEnv } from "./lib.ts";
 
 const variants = positiveIntEnv("BENCH_VARIANTS", 100);
+// The bench's warm-up restocks these, after the 2 x BENCH_VARIANTS it measures.
+const warmup = positiveIntEnv("BENCH_WARMUP_VARIANTS", 10);
 const webhookUrl = process.env.BENCH_WEBHOOK_URL;
 const secret = process.env.BENCH_WEBHOOK_SECRET;
 if (!webhookUrl || !secret) throw new Error("BENCH_WEBHOOK_URL and BENCH_WEBHOOK_SECRET are required");
@@ -52,7 +62,7 @@ async function warmUp(): Promise<void> {
 }
 await warmUp();
 const emulator = await startEmulator({
-  seed: { products: 2 * variants, variantsPerProduct: 1, customers: 1 },
+  seed: { products: 2 * variants + warmup, variantsPerProduct: 1, customers: 1 },
   webhooks: { url: webhookUrl, secret },
 });
 const store = emulator.store;
@@ -68,7 +78,7 @@ process.stdout.write(
     accessToken: emulator.accessToken,
     shopDomain: emulator.shopDomain,
     locationId: location.id,
-    variants: store.variants.slice(0, 2 * variants).map((v, index) => ({ id: v.id, inventoryItemId: store.inventoryItemId(index) })),
+    variants: store.variants.slice(0, 2 * variants + warmup).map((v, index) => ({ id: v.id, inventoryItemId: store.inventoryItemId(index) })),
   })}\n`,
 );
 
@@ -84,6 +94,22 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
       store.setAvailable(store.variantIndex(variant), location, available);
     }
     process.stdout.write("BENCH_RESTOCKED\n");
+  } else if (command === "admin-restock") {
+    const available = Number(args[0]);
+    const sentAt: Record<number, number> = {};
+    await Promise.all(
+      (args[1] ?? "").split(",").filter(Boolean).map(Number).map(async (id) => {
+        sentAt[id] = performance.timeOrigin + performance.now();
+        const response = await fetch(`${emulator.origin}/admin/inventory`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ variant_id: id, available, location_id: location.id }),
+        });
+        if (!response.ok) throw new Error(`POST /admin/inventory answered ${response.status}`);
+        await response.arrayBuffer();
+      }),
+    );
+    process.stdout.write(`BENCH_ADMIN_RESTOCKED ${JSON.stringify(sentAt)}\n`);
   } else {
     throw new Error(`unknown command ${line}`);
   }

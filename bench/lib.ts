@@ -1,7 +1,10 @@
 /** What every benchmark needs: env numbers, cleanup on exit, a scratch database, peak RSS. */
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { ensureEmbeddedPostgres } from "../src/db/embedded.ts";
 
@@ -132,4 +135,38 @@ export async function seedOneVariantWithSignups(pool: pg.Pool, shopId: string, t
      from generate_series(1, $3) i`,
     [shopId, prefix, waiting],
   );
+}
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Starts a script of bench/ as a child process with the service's V8 flags (killed at cleanup);
+ * resolves at its first stdout line starting with `ready`, with its lines.
+ */
+export function startChild(script: string, env: Record<string, string>, ready: string): Promise<{ proc: ChildProcess; lines: readline.Interface }> {
+  const proc = spawn(process.execPath, [...serviceNodeFlags(), path.join(BENCH_DIR, script)], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  onCleanup(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  });
+  const lines = readline.createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  return new Promise((resolve, reject) => {
+    lines.on("line", (line) => {
+      if (line.startsWith(ready)) resolve({ proc, lines });
+    });
+    proc.once("exit", (code) => reject(new Error(`${script} exited with ${String(code)} before ${ready}`)));
+  });
+}
+
+/** Stops a child and waits for it to exit: `signal` now, or after `graceMs` if it has not exited by then; SIGKILL 30 s later. */
+export async function stopChild(proc: ChildProcess, signal: NodeJS.Signals, graceMs = 0): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  const signalTimer = setTimeout(() => proc.kill(signal), graceMs);
+  const killTimer = setTimeout(() => proc.kill("SIGKILL"), graceMs + 30_000);
+  await exited;
+  clearTimeout(signalTimer);
+  clearTimeout(killTimer);
 }

@@ -1,5 +1,5 @@
-// bench:alerts: the service's worker as the Procfile runs it (every task, the crontab), in its
-// own process. Prints `BENCH_WORKER_READY` once it takes jobs.
+// The service's worker as the Procfile runs it (every task, the crontab), in its own process, for
+// bench:alerts and bench:latency. Prints `BENCH_WORKER_READY` once it takes jobs.
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { startService } from "../src/runtime/service.ts";
