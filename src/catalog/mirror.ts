@@ -42,19 +42,27 @@ export async function upsertVariants(db: Db, shopId: string, seenAt: Date, rows:
 }
 
 /** Never moves a level back in time: a delayed webhook or page cannot undo a newer quantity. */
-export async function upsertInventoryLevels(db: Db, shopId: string, seenAt: Date, rows: InventoryLevelRecord[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const result = await db.query(
-    `insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at, seen_at)
-     select $1, r."inventoryItemId", r."locationId", r.available, r."updatedAt", $3
-     from jsonb_to_recordset($2::jsonb) as r("inventoryItemId" text, "locationId" text, available int, "updatedAt" timestamptz)
+/**
+ * The upsert of inventory levels: `rows` is a jsonb array of InventoryLevelRecord, `shop` and
+ * `seenAt` SQL expressions; `where` limits the rows (the webhook intake's: only for a delivery it
+ * accepted). A level older than the stored one keeps the stored stock.
+ */
+export const inventoryLevelsUpsert = (shop: string, rows: string, seenAt: string, where = "true"): string =>
+  `insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at, seen_at)
+     select ${shop}, r."inventoryItemId", r."locationId", r.available, r."updatedAt", ${seenAt}
+     from jsonb_to_recordset(${rows}) as r("inventoryItemId" text, "locationId" text, available int, "updatedAt" timestamptz)
+     where ${where}
      on conflict (shop_id, inventory_item_id, location_id) do update set
        available = case when excluded.platform_updated_at >= inventory_levels.platform_updated_at
                         then excluded.available else inventory_levels.available end,
        platform_updated_at = greatest(excluded.platform_updated_at, inventory_levels.platform_updated_at),
-       seen_at = excluded.seen_at`,
-    [shopId, JSON.stringify(rows), seenAt],
-  );
+       seen_at = excluded.seen_at`;
+
+const UPSERT_INVENTORY_LEVELS = inventoryLevelsUpsert("$1", "$2::jsonb", "$3");
+
+export async function upsertInventoryLevels(db: Db, shopId: string, seenAt: Date, rows: InventoryLevelRecord[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await db.query(UPSERT_INVENTORY_LEVELS, [shopId, JSON.stringify(rows), seenAt]);
   return result.rowCount ?? 0;
 }
 

@@ -1,13 +1,14 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import type pg from "pg";
 import { z } from "zod";
-import { type RestockRules, type StockBefore, type StoredRestockRules, restockRulesColumns, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
+import { type RestockRules, type StockBefore, type StoredRestockRules, openRestockRuns, restockRulesColumns, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
 import { itemStocksQuery } from "../back_in_stock/alerts/stock.ts";
 import { withTransaction } from "../core/db.ts";
 import { declareTask, enqueue } from "../core/tasks.ts";
 import type { InventoryLevelRecord } from "../platform/catalog.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
-import { applyInventoryLevel, inventoryLevelOf } from "./process.ts";
+import { inventoryLevelOf } from "./process.ts";
+import { inventoryLevelsUpsert } from "../catalog/mirror.ts";
 
 /** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff unless its payload can never be applied. */
 export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
@@ -49,8 +50,9 @@ function levelAppliedAtIntake(delivery: Delivery): InventoryLevelRecord | undefi
  *
  * An inventory level is applied in the same transaction (levelAppliedAtIntake), in few round
  * trips: the shop, the digest, its lock and the shop's restock rules in one statement; the
- * duplicate checks, the insert (marked processed) and the item's stock before the write in a
- * second; then the level and the restock's runs (applyInventoryLevel). The larger statements are
+ * duplicate checks, the insert (marked processed), the item's stock before the write and the
+ * level's write in a second (its snapshot is the one before the write); then the restock's runs
+ * and their burst (openRestockRuns). The larger statements are
  * named (prepared once per connection: planning them cost about as much as running them). When
  * applying fails (a value the database refuses, a deadlock), the whole transaction is rolled back
  * and the delivery is recorded again without it, for the durable job, which retries it or fails it
@@ -97,7 +99,8 @@ async function record(pool: pg.Pool, delivery: Delivery, level: InventoryLevelRe
     const recorded = await insertDelivery(db, shop, delivery, payload, level);
     if (recorded.outcome !== "accepted") return recorded.outcome;
     if (level && shop.rules) {
-      await applyInventoryLevel(db, shop.id, level, recorded.before, shop.rules);
+      // The level itself was written with the delivery (insertDelivery).
+      await openRestockRuns(db, shop.id, level.inventoryItemId, recorded.before, shop.rules);
       return "accepted";
     }
     // bigint arrives as a string; the ids stay far below 2^53.
@@ -142,7 +145,8 @@ type Recorded = { outcome: "accepted"; id: string; before: StockBefore[] } | { o
 /**
  * In one statement: the deliveries of this payload seen before, the insert when none makes this
  * one a duplicate or another shop's (`processed_at` set when the intake applies it), and, for an
- * inventory level, the stock of its item's variants before the write.
+ * inventory level, the stock of its item's variants before the write and, when the delivery is
+ * inserted, the level's write (the mirror's upsert: an older level keeps the stored stock).
  */
 const insertDeliveryQuery = (level: boolean) => ({
   name: `webhook_intake_insert${level ? "_and_stock" : ""}`,
@@ -154,7 +158,7 @@ const insertDeliveryQuery = (level: boolean) => ({
            where not exists (select 1 from seen where seen.shop_id <> $1::uuid or seen.topic = $3::text)
            on conflict (shop_id, webhook_id) do nothing
            returning id
-         )
+         )${level ? `, level as (${inventoryLevelsUpsert("$1::uuid", "$8::jsonb", "now()", "exists (select 1 from inserted)")})` : ""}
          select (select id from inserted) as id, exists (select 1 from seen where seen.shop_id <> $1::uuid) as other_shop,
            ${
              level
@@ -167,7 +171,7 @@ const INSERT_DELIVERY = { plain: insertDeliveryQuery(false), withStock: insertDe
 async function insertDelivery(db: pg.ClientBase, shop: LockedShop, delivery: Delivery, payload: string, level: InventoryLevelRecord | undefined): Promise<Recorded> {
   const { rows } = await db.query<{ id: string | null; other_shop: boolean; before: StockBefore[] | null }>({
     ...(level ? INSERT_DELIVERY.withStock : INSERT_DELIVERY.plain),
-    values: [shop.id, delivery.webhookId, delivery.topic, payload, shop.digest, level !== undefined, ...(level ? [level.inventoryItemId] : [])],
+    values: [shop.id, delivery.webhookId, delivery.topic, payload, shop.digest, level !== undefined, ...(level ? [level.inventoryItemId, JSON.stringify([level])] : [])],
   });
   const row = rows[0];
   if (row?.other_shop) return { outcome: "other_shop" };

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { z } from "zod";
 import { convertSignupsFromOrder } from "../back_in_stock/alerts/conversions.ts";
-import { type RestockRules, type StockBefore, detectRestock, openRestockRuns } from "../back_in_stock/alerts/runs.ts";
+import { detectRestock } from "../back_in_stock/alerts/runs.ts";
 import { applyPreorderOrder } from "../preorders/orders/ingest.ts";
 import { upsertInventoryLevels } from "../catalog/mirror.ts";
 import type { InventoryLevelRecord } from "../platform/catalog.ts";
@@ -61,15 +61,6 @@ async function applyInventory(db: Db & PreparingDb, shopId: string, payload: unk
   const level = inventoryLevelOf(payload);
   // A variant whose stock this raises to the back-in-stock minimum gets an alert run.
   await detectRestock(db, shopId, level.inventoryItemId, () => upsertInventoryLevels(db, shopId, new Date(), [level]));
-}
-
-/**
- * The intake's inventory write, when it has read the item's stock before it and the shop's
- * restock rules in its own statements: the level, then the restock's runs (openRestockRuns).
- */
-export async function applyInventoryLevel(db: Db & PreparingDb, shopId: string, level: InventoryLevelRecord, before: readonly StockBefore[], rules: RestockRules): Promise<void> {
-  await upsertInventoryLevels(db, shopId, new Date(), [level]);
-  await openRestockRuns(db, shopId, level.inventoryItemId, before, rules);
 }
 
 /** A product webhook carries the product and its variants: enough to refresh both without a call back. */

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
-import { enqueue } from "../../core/tasks.ts";
+import { addJobSql, enqueue } from "../../core/tasks.ts";
 import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
 import { issueText } from "../../core/errors.ts";
@@ -390,12 +390,21 @@ export async function detectRestock<T>(db: Db & PreparingDb, shopId: string, inv
 }
 
 /**
+ * The restock burst's job for the shop ($1), queued by OPEN_RESTOCK_RUNS when it opens runs: ahead
+ * of other work (graphile-worker runs lower priority numbers first). No job key: a hundred
+ * inventory webhooks at once would each upsert that one job row and wait for each other's commit.
+ * A burst serves every run opened so far; the ones after it find nothing left and end after one query.
+ */
+const RESTOCK_BURST_JOB = addJobSql(restockBurstTask, "json_build_object('shop_id', $1::uuid)", { priority: -10, maxAttempts: 5 });
+
+/**
  * In one statement: the stock of the item's variants after the write, compared with `before`;
  * each variant whose stock rose, to at least the minimum, with an eligible signup waiting, is a
  * restock. Each gets its run opened with the first batch sized by the stock the webhook wrote
  * (when the initial stage is on and no run is under way: otherwise that run's batches go on as
- * they are). Answers the variants opened and the other restocked ones. Named: prepared once per
- * connection (planning it cost more than running it, once per inventory webhook).
+ * they are). Queues the shop's burst when it opened any (RESTOCK_BURST_JOB). Answers the variants
+ * opened, the other restocked ones and the bursts queued. Named: prepared once per connection
+ * (planning it cost more than running it, once per inventory webhook).
  */
 const OPEN_RESTOCK_RUNS = {
   name: "bis_open_restock_runs",
@@ -411,9 +420,13 @@ const OPEN_RESTOCK_RUNS = {
     select $1, variant_id, 'inventory_webhook', 1, now(), floor($7::float8 * available)::int, 0, available from rose where $8::boolean
     on conflict (shop_id, variant_id) where status = 'running' do nothing
     returning variant_id
+  ), burst as (
+    -- the shop's restock burst (RESTOCK_BURST_JOB), in this statement: one round trip less
+    select ${RESTOCK_BURST_JOB} from (select 1) one where exists (select 1 from opened)
   )
   select array(select variant_id from opened) as opened,
-         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others`,
+         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others,
+         (select count(*) from burst)::int as bursts`,
 };
 
 /**
@@ -434,7 +447,7 @@ export async function openRestockRuns(
 ): Promise<void> {
   const { settings, switches } = rules;
   const e = eligibility(settings);
-  const { rows } = await db.query<{ opened: string[]; others: string[] }>({
+  const { rows } = await db.query<{ opened: string[]; others: string[]; bursts: number }>({
     ...OPEN_RESTOCK_RUNS,
     values: [
       shopId,
@@ -447,20 +460,11 @@ export async function openRestockRuns(
       switches.initial,
     ],
   });
-  const { opened = [], others = [] } = rows[0] ?? {};
+  const { opened = [], others = [], bursts = 0 } = rows[0] ?? {};
   for (const variantId of others) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
-  if (opened.length > 0) await requestRestockBurst(db, shopId);
+  if (opened.length > 0 && bursts !== 1) throw new Error(`opened ${opened.length} restock runs and queued ${bursts} bursts`);
 }
 
-/**
- * Queues a restock burst for the shop, ahead of other work (graphile-worker runs lower priority
- * numbers first). No job key: a hundred inventory webhooks at once would each upsert that one job
- * row and wait for each other's commit. A burst serves every run opened so far; the ones after it
- * find nothing left and end after one query.
- */
-async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
-  await enqueue(db, restockBurstTask, { shop_id: shopId }, { priority: -10, maxAttempts: 5 });
-}
 
 /**
  * The restock burst (the `bis_restock_burst` task): the first message of every run a restock
