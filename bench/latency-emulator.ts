@@ -6,14 +6,14 @@
 //   stats                  -> `BENCH_STATS <json>` (requests, throttled, cost spent so far)
 //   restock <n> <id,...>   -> `BENCH_RESTOCKED`: those variants' stock set to n at the first
 //                             active location, without a webhook (the bench records it itself)
-//   admin-restock <n> <id,...>
-//                          -> `BENCH_ADMIN_RESTOCKED <json>`: those variants' stock set to n through
-//                             the admin route (`POST /admin/inventory`, as a merchant's change
-//                             reaches the platform, which then sends its webhook), all at once,
-//                             from this process; the json maps each id to the epoch ms its request
-//                             was sent. The requests are the platform's load, so they are made here,
-//                             not in the service's process (there they took 240 ms of its event
-//                             loop while the webhooks they caused came in).
+//   restock-webhook <n> <id,...>
+//                          -> `BENCH_RESTOCKED_AT <json>`: those variants' stock set to n as a
+//                             merchant's admin change does (Emulator.setInventory: the level, then
+//                             its signed webhook to the service), one after the other at once; the
+//                             json maps each id to the epoch ms of its change. Made here, not by
+//                             HTTP requests from the bench: those requests took 240 ms of the
+//                             service's event loop when the bench shared its process, and a third
+//                             of a core of this one's, neither of which a platform spends.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import readline from "node:readline";
@@ -94,22 +94,16 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
       store.setAvailable(store.variantIndex(variant), location, available);
     }
     process.stdout.write("BENCH_RESTOCKED\n");
-  } else if (command === "admin-restock") {
+  } else if (command === "restock-webhook") {
     const available = Number(args[0]);
     const sentAt: Record<number, number> = {};
-    await Promise.all(
-      (args[1] ?? "").split(",").filter(Boolean).map(Number).map(async (id) => {
-        sentAt[id] = performance.timeOrigin + performance.now();
-        const response = await fetch(`${emulator.origin}/admin/inventory`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ variant_id: id, available, location_id: location.id }),
-        });
-        if (!response.ok) throw new Error(`POST /admin/inventory answered ${response.status}`);
-        await response.arrayBuffer();
-      }),
-    );
-    process.stdout.write(`BENCH_ADMIN_RESTOCKED ${JSON.stringify(sentAt)}\n`);
+    for (const id of (args[1] ?? "").split(",").filter(Boolean).map(Number)) {
+      const variant = store.variant(id);
+      if (!variant) throw new Error(`variant ${id} does not exist`);
+      sentAt[id] = performance.timeOrigin + performance.now();
+      emulator.setInventory(store.variantIndex(variant), location, available);
+    }
+    process.stdout.write(`BENCH_RESTOCKED_AT ${JSON.stringify(sentAt)}\n`);
   } else {
     throw new Error(`unknown command ${line}`);
   }

@@ -10,9 +10,9 @@
  * webhook path (a deployed worker is warm: its first jobs' start-up is not a restock's latency).
  * Then three measurements, one after the other:
  *
- *   webhook   the emulator's admin `POST /admin/inventory` for variants 1..100, all sent at once
- *             from the emulator's process (the platform's load, not the service's):
- *             per variant, the time from that request's send to the sink receiving the first
+ *   webhook   variants 1..100 restocked at once on the emulator as a merchant's admin change
+ *             does (Emulator.setInventory, what `POST /admin/inventory` calls: the level, then its
+ *             webhook): per variant, the time from that change to the sink receiving the first
  *             message for that variant (the emulator's signed webhook, HTTP intake, the worker's
  *             platform_webhook task, the alert run, the send).
  *   direct    the pipeline without the webhook hop: variants 101..200 restocked on the emulator's
@@ -179,9 +179,9 @@ async function startEmulatorProcess(env: Record<string, string>) {
     info,
     stats: async () => JSON.parse(await ask("stats", "BENCH_STATS ")) as EmulatorStats,
     restock: async (ids: number[], available: number) => void (await ask(`restock ${available} ${ids.join(",")}`, "BENCH_RESTOCKED")),
-    /** Restocks through the emulator's admin route, from its own process; answers each id's send time on this process's clock. */
-    adminRestock: async (ids: number[], available: number): Promise<Map<number, number>> => {
-      const sentAt = JSON.parse(await ask(`admin-restock ${available} ${ids.join(",")}`, "BENCH_ADMIN_RESTOCKED ")) as Record<string, number>;
+    /** Restocks as a merchant's admin change does (the webhooks follow); answers each id's change time on this process's clock. */
+    restockWithWebhooks: async (ids: number[], available: number): Promise<Map<number, number>> => {
+      const sentAt = JSON.parse(await ask(`restock-webhook ${available} ${ids.join(",")}`, "BENCH_RESTOCKED_AT ")) as Record<string, number>;
       return new Map(Object.entries(sentAt).map(([id, epochMs]) => [Number(id), epochMs - performance.timeOrigin]));
     },
   };
@@ -328,16 +328,16 @@ try {
   // the SMTP pool's connections) are not counted as a restock's latency: a deployed worker is warm.
   const warmIds = variants.slice(2 * VARIANTS, 2 * VARIANTS + WARMUP);
   err(`warm-up: restocking ${WARMUP} other variants through the emulator`);
-  await emulator.adminRestock(warmIds, 100);
+  await emulator.restockWithWebhooks(warmIds, 100);
   await waitUntil(() => sink.received() >= WARMUP * SIGNUPS, "every alert of the warm-up restock", 600_000);
   const warmMessages = sink.received();
 
-  // 1. The webhook path: the emulator's admin restock, all at once.
+  // 1. The webhook path: restocks on the emulator, all at once, each sending its webhook.
   const webhookIds = variants.slice(0, VARIANTS);
   const webhookSent = new Map<number, number>();
   const webhookBucket = await fromFullBucket("webhook", async () => {
     err(`webhook: restocking ${VARIANTS} variants through the emulator`);
-    for (const [id, at] of await emulator.adminRestock(webhookIds, 100)) webhookSent.set(id, at);
+    for (const [id, at] of await emulator.restockWithWebhooks(webhookIds, 100)) webhookSent.set(id, at);
     await waitUntil(() => webhookIds.every((id) => sink.first.has(id)), "a first alert for every webhook-restocked variant");
     // Its remaining alerts are sent before the next measurement starts, so the two do not overlap.
     await waitUntil(() => sink.received() >= warmMessages + VARIANTS * SIGNUPS, "every alert of the webhook restock", 600_000);

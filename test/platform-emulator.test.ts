@@ -575,6 +575,21 @@ describe("admin routes and webhooks", () => {
     expect(validSignature(all[2]?.raw ?? Buffer.alloc(0), all[2]?.headers["x-platform-hmac-sha256"])).toBe(true);
   });
 
+  it("sets inventory through setInventory as the admin route does: the level, then its signed webhook", async () => {
+    const variant = e.store.variants[6];
+    const location = e.store.activeLocations()[0];
+    if (!variant || !location) throw new Error("no variant or location");
+    const index = e.store.variantIndex(variant);
+    const webhookId = e.setInventory(index, location, 9);
+    expect(location.levels?.available[index]).toBe(9);
+    await e.webhooksSettled();
+    const delivered = hook.received.filter((r) => r.headers["x-platform-webhook-id"] === webhookId).at(-1);
+    if (!delivered) throw new Error("not delivered");
+    expect(delivered.path).toBe("/webhooks/platform/inventory_levels/update");
+    expect(validSignature(delivered.raw, delivered.headers["x-platform-hmac-sha256"])).toBe(true);
+    expect(JSON.parse(delivered.raw.toString())).toMatchObject({ location_id: location.id, available: 9 });
+  });
+
   it("creates an order and sends orders/create and orders/paid; cancels it with orders/cancelled", async () => {
     const variant = e.store.variants[1];
     const created = await admin<{ order: { id: number; admin_graphql_api_id: string; total_price: string; line_items: unknown[] }; webhook_ids: string[] }>(

@@ -8,6 +8,7 @@ import { type SeedOptions, SEED_DEFAULTS, seedStore } from "./seed.ts";
 import { API_VERSION, buildServer } from "./server.ts";
 import { deserializeStore, serializeStore } from "./snapshot.ts";
 import { DEFAULT_SAVE_DELAY_MS, StateFile, readStateFile } from "./state-file.ts";
+import type { Location } from "./model.ts";
 import type { Store } from "./store.ts";
 import { Throttle, type ThrottleSettings } from "./throttle.ts";
 import { webhookEvents } from "./webhooks/events.ts";
@@ -50,6 +51,12 @@ export interface Emulator {
   setFaults(faults: FaultSettings): void;
   /** Changes throttle limits; every bucket starts full under the new ones. */
   setThrottle(throttle: Partial<ThrottleSettings>): void;
+  /**
+   * Sets a variant's stock at a location as a merchant's change in the platform's admin does (what
+   * `POST /admin/inventory` calls): the level, then its inventory_levels/update webhook. Answers
+   * the webhook id (null without `webhooks`).
+   */
+  setInventory(variantIndex: number, location: Location, available: number): string | null;
   /** Webhook deliveries so far, oldest first (empty without `webhooks`). */
   readonly deliveries: readonly Delivery[];
   /** Sends a delivery again with the same id and body. */
@@ -88,6 +95,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     stats: () => ({ ...stats }),
     setFaults: (f) => faults.configure(f),
     setThrottle: (t) => throttle.configure(t),
+    setInventory: (variantIndex, location, available) => {
+      const webhookId = context.events.inventoryLevelUpdated(store.setAvailable(variantIndex, location, available));
+      changed?.();
+      return webhookId;
+    },
     deliveries: sender?.deliveries ?? [],
     redeliver: async (webhookId) => {
       if (!sender) throw new Error("the emulator sends no webhooks: start it with the webhooks option");
