@@ -135,6 +135,22 @@ function lineStartingWith(lines: readline.Interface, prefix: string): Promise<st
   });
 }
 
+const CPUS = os.cpus().length;
+
+/**
+ * The most the pipeline could reach on this machine, from the CPU time it measured: the worker,
+ * the database server and the sink all take their CPU per message from the same CPUS cores (the
+ * baseline's sender does no database work and renders before it is timed). Undefined when the
+ * database server's CPU was not readable (not on this machine).
+ */
+function cpuCeiling(size: { signups: number; bounded: Side; pipeline: Side }) {
+  if (size.pipeline.database_cpu_s <= 0) return undefined;
+  const pipelineMs = ((size.pipeline.sender_cpu_s + size.pipeline.database_cpu_s + size.pipeline.sink_cpu_s) / size.signups) * 1000;
+  const baselineMs = ((size.bounded.sender_cpu_s + size.bounded.sink_cpu_s) / size.signups) * 1000;
+  const messagesPerSecond = (CPUS * 1000) / pipelineMs;
+  return { pipeline_ms: pipelineMs, baseline_ms: baselineMs, messages_per_second: messagesPerSecond, ratio: messagesPerSecond / size.bounded.messages_per_second };
+}
+
 /** The bench database server's postmaster pid (from its data directory's postmaster.pid), or undefined when not readable here. */
 async function postmasterPid(pool: pg.Pool): Promise<number | undefined> {
   try {
@@ -499,6 +515,14 @@ try {
         `(target >= ${TARGET * 100}%: ${size.ratio >= TARGET ? "met" : "NOT met"}), ${size.ratio_to_unbounded === undefined ? "no unbounded reference" : `${(size.ratio_to_unbounded * 100).toFixed(1)}% of the unbounded one's`}; ` +
         `all ${size.signups} marked sent in the ledger ${size.pipeline.marked_seconds.toFixed(2)} s after the restock`,
     );
+    const ceiling = cpuCeiling(size);
+    if (ceiling) {
+      out(
+        `${size.signups} signups, CPU per message: the pipeline ${ceiling.pipeline_ms.toFixed(2)} ms (its worker, the database, the sink) against the bounded baseline's ` +
+          `${ceiling.baseline_ms.toFixed(2)} ms (its sender, the sink): with all ${CPUS} CPUs busy the pipeline could send at most ${ceiling.messages_per_second.toFixed(0)} messages/s, ` +
+          `${(ceiling.ratio * 100).toFixed(1)}% of the bounded baseline's rate`,
+      );
+    }
   }
   out();
   out(
@@ -517,7 +541,7 @@ try {
         smtp_pool_size: POOL_SIZE,
         send_concurrency: sendConcurrency,
         target_ratio: TARGET,
-        alerts: runs,
+        alerts: runs.map((r) => ({ ...r, cpu_ceiling: cpuCeiling(r) })),
         reminder_scan: { ...sizes, scan_ms: scanMs, due_query_ms: dueQueryMs, claimed: scan.claimed, sent: scan.sent.sent, uses_index: usesIndex, plan },
       },
       null,
