@@ -13,9 +13,10 @@ import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv({ app: false, shop: false, poolSize: 12 });
 
-/** The pool, with the statements its transactions send counted (begin and commit included). */
-function counting(pool: pg.Pool): { pool: pg.Pool; statements: () => number } {
+/** The pool, with the statements its transactions send counted (begin and commit included), and those sent on the pool itself. */
+function counting(pool: pg.Pool): { pool: pg.Pool; statements: () => number; poolStatements: () => number } {
   let statements = 0;
+  let poolStatements = 0;
   const wrapped = {
     async connect() {
       const client = await pool.connect();
@@ -27,8 +28,12 @@ function counting(pool: pg.Pool): { pool: pg.Pool; statements: () => number } {
         release: (destroy?: boolean | Error) => client.release(destroy),
       };
     },
+    query: (...args: Parameters<pg.Pool["query"]>) => {
+      poolStatements += 1;
+      return (pool.query as (...a: unknown[]) => unknown)(...args);
+    },
   };
-  return { pool: wrapped as unknown as pg.Pool, statements: () => statements };
+  return { pool: wrapped as unknown as pg.Pool, statements: () => statements, poolStatements: () => poolStatements };
 }
 
 let shops = 0;
@@ -80,15 +85,16 @@ async function jobsOf(shopId: string, task: string): Promise<number> {
 }
 
 describe("the intake of an inventory webhook", () => {
-  it("records a restock, writes the level, opens the run and queues the burst in at most 5 statements", async () => {
+  it("records a restock, writes the level and opens the run in at most 5 statements, then queues the burst", async () => {
     const { shopId, domain } = await shop({ delivery: { batch_multiplier: 2 } });
     await seedVariants(env.pool, shopId, [{ n: 501, product: 501, available: 0 }]);
     await signup(shopId, 501);
     const counted = counting(env.pool);
     expect(await deliver(counted.pool, domain, level(501, 3))).toBe("accepted");
     // begin; shop, digest, lock and rules; duplicate checks, insert, stock before and the level;
-    // the stock after, the run and the burst; commit. It took 18, then 7.
+    // the stock after and the run; commit. It took 18, then 7. The burst: one add_job after it.
     expect(counted.statements()).toBeLessThanOrEqual(5);
+    expect(counted.poolStatements()).toBe(1);
     expect(await runsOf(shopId)).toEqual([{ variant_id: variantGid(501), batch_quota: 6, last_available: 3 }]);
     expect(await jobsOf(shopId, "bis_restock_burst")).toBe(1);
     const { rows } = await env.pool.query<{ processed: boolean }>("select processed_at is not null as processed from webhook_deliveries where shop_id = $1", [shopId]);
@@ -124,7 +130,21 @@ describe("the intake of an inventory webhook", () => {
     expect(await runsOf(shopId)).toEqual([{ variant_id: variantGid(511), batch_quota: 5, last_available: 5 }]);
     await deliver(env.pool, domain, level(514, 5));
     expect((await runsOf(shopId)).map((r) => r.variant_id)).toEqual([variantGid(511), variantGid(514)]);
+    // One burst, not yet started, serves both restocks.
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(1);
+  });
+
+  it("keeps one burst per shop while it has not started, and queues another once it runs", async () => {
+    const { shopId, domain } = await shop();
+    await seedVariants(env.pool, shopId, [571, 572, 573].map((n) => ({ n, product: n, available: 0 })));
+    for (const n of [571, 572, 573]) await signup(shopId, n);
+    await Promise.all([deliver(env.pool, domain, level(571, 2)), deliver(env.pool, domain, level(572, 2))]);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(1);
+    // A worker takes it: a restock after that needs a burst of its own (the running one may have read the runs already).
+    await env.pool.query("update graphile_worker._private_jobs set locked_at = now(), locked_by = 'test-worker' where key = $1", [`bis_restock_burst:${shopId}`]);
+    await deliver(env.pool, domain, level(573, 2));
     expect(await jobsOf(shopId, "bis_restock_burst")).toBe(2);
+    expect(await runsOf(shopId)).toHaveLength(3);
   });
 
   it("opens every variant of one inventory item", async () => {
@@ -217,6 +237,15 @@ describe("the intake of an inventory webhook", () => {
             client.release(destroy);
           },
         };
+      },
+      // A statement on the pool holds a connection while it runs (the burst's add_job).
+      async query(...args: Parameters<pg.Pool["query"]>) {
+        most = Math.max(most, ++inUse);
+        try {
+          return await (env.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        } finally {
+          inUse -= 1;
+        }
       },
     } as unknown as pg.Pool;
     const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => deliver(pool, domain, level(600 + i, 2))));

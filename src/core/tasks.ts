@@ -102,12 +102,8 @@ export function addJobSql(task: TaskRef, payload: string, options: { priority?: 
   return `graphile_worker.add_job(identifier => '${name}', payload => ${payload}, priority => ${priority}, max_attempts => ${maxAttempts})`;
 }
 
-/**
- * Queues the task with graphile-worker's `add_job` on `db`: on the write's transaction client, a
- * rollback takes the job away and a commit keeps it. A payload its schema refuses is a
- * programming error and throws before anything is written. Answers graphile-worker's job id.
- */
-export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<string> {
+/** add_job of the task, checked against its schema; each call of the answer queues once: the job id, or null when a worker claimed the keyed job in the middle of it (see enqueue). */
+function prepareAddJob<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions): () => Promise<string | null> {
   const parsed = task.payload.safeParse(payload);
   if (!parsed.success) throw new Error(`enqueue ${task.name}: payload refused by the task's schema: ${z.prettifyError(parsed.error)}`);
   const values = [
@@ -121,14 +117,43 @@ export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, pay
     options.priority ?? null,
     options.jobKeyMode ?? null,
   ];
-  const add = () => db.query<{ id: string | null }>(ADD_JOB, values);
-  let id = (await add()).rows[0]?.id;
+  return async () => {
+    const id = (await db.query<{ id: string | null }>(ADD_JOB, values)).rows[0]?.id;
+    if (id === undefined) throw new Error(`add_job answered no row for ${task.name}`);
+    return id;
+  };
+}
+
+/**
+ * Queues the task with graphile-worker's `add_job` on `db`: on the write's transaction client, a
+ * rollback takes the job away and a commit keeps it. A payload its schema refuses is a
+ * programming error and throws before anything is written. Answers graphile-worker's job id.
+ */
+export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<string> {
+  const add = prepareAddJob(db, task, payload, options);
+  let id = await add();
   // A keyed job claimed by a worker between add_job's two statements (it clears the key of a
   // locked job, then inserts ... on conflict do update where not locked) is neither replaced nor
   // joined by a new one: add_job answers no job (graphile/worker#580). Asked again, it sees the
   // claim, clears that job's key and queues a new one, as for any job already running. Lost, the
   // change behind it had no job: an offer's sync waited out a 60 s deferral for one.
-  if (id === null && options.jobKey !== undefined) id = (await add()).rows[0]?.id;
-  if (id === undefined || id === null) throw new Error(`add_job queued no job for ${task.name}`);
+  if (id === null && options.jobKey !== undefined) id = await add();
+  if (id === null) throw new Error(`add_job queued no job for ${task.name}`);
   return id;
+}
+
+/**
+ * Queues a keyed job, after the caller's commit, for a task whose job reads what was committed
+ * when it starts (a restock burst): when a worker claims the key's job in the middle of add_job
+ * (graphile/worker#580), that job started after the caller's commit and serves it as a new one
+ * would, so the answer is null, not a second job (a wave of webhooks claims that key's jobs as
+ * fast as it queues them, and asking again lost the race again). Answers the job id, or null.
+ */
+export async function enqueueAfterCommit<S extends z.ZodType>(
+  db: Db,
+  task: TaskRef<S>,
+  payload: z.input<S>,
+  options: EnqueueOptions & { jobKey: string },
+): Promise<string | null> {
+  return prepareAddJob(db, task, payload, options)();
 }

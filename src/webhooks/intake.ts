@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import type pg from "pg";
 import { z } from "zod";
-import { type RestockRules, type StockBefore, type StoredRestockRules, openRestockRuns, restockRulesColumns, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
+import { type RestockRules, type StockBefore, type StoredRestockRules, openRestockRuns, queueRestockBurst, restockRulesColumns, restockRulesFrom } from "../back_in_stock/alerts/runs.ts";
 import { itemStocksQuery } from "../back_in_stock/alerts/stock.ts";
 import { withTransaction } from "../core/db.ts";
 import { declareTask, enqueue } from "../core/tasks.ts";
@@ -52,7 +52,8 @@ function levelAppliedAtIntake(delivery: Delivery): InventoryLevelRecord | undefi
  * trips: the shop, the digest, its lock and the shop's restock rules in one statement; the
  * duplicate checks, the insert (marked processed), the item's stock before the write and the
  * level's write in a second (its snapshot is the one before the write); then the restock's runs
- * and their burst (openRestockRuns). The larger statements are
+ * (openRestockRuns); the shop's burst is queued after the commit, under one key per shop
+ * (queueRestockBurst). The larger statements are
  * named (prepared once per connection: planning them cost about as much as running them). When
  * applying fails (a value the database refuses, a deadlock), the whole transaction is rolled back
  * and the delivery is recorded again without it, for the durable job, which retries it or fails it
@@ -63,14 +64,21 @@ function levelAppliedAtIntake(delivery: Delivery): InventoryLevelRecord | undefi
  */
 export async function acceptWebhook(pool: pg.Pool, delivery: Delivery): Promise<IntakeOutcome> {
   return intakeLimit(pool)(async () => {
-    const level = levelAppliedAtIntake(delivery);
-    if (!level) return record(pool, delivery, undefined);
-    try {
-      return await record(pool, delivery, level);
-    } catch {
-      return record(pool, delivery, undefined);
-    }
+    const recorded = await recordOrFallBack(pool, delivery);
+    // After the commit (the burst reads the runs when it starts), within the limit: it takes a connection too.
+    if (recorded.burstFor) await queueRestockBurst(pool, recorded.burstFor);
+    return recorded.outcome;
   });
+}
+
+async function recordOrFallBack(pool: pg.Pool, delivery: Delivery): Promise<Recording> {
+  const level = levelAppliedAtIntake(delivery);
+  if (!level) return record(pool, delivery, undefined);
+  try {
+    return await record(pool, delivery, level);
+  } catch {
+    return record(pool, delivery, undefined);
+  }
 }
 
 const intakeLimits = new WeakMap<pg.Pool, LimitFunction>();
@@ -91,21 +99,27 @@ function intakeLimit(pool: pg.Pool): LimitFunction {
   return limit;
 }
 
-async function record(pool: pg.Pool, delivery: Delivery, level: InventoryLevelRecord | undefined): Promise<IntakeOutcome> {
+/** A recorded delivery's outcome, and the shop whose restock burst to queue once it committed. */
+interface Recording {
+  outcome: IntakeOutcome;
+  burstFor?: string;
+}
+
+async function record(pool: pg.Pool, delivery: Delivery, level: InventoryLevelRecord | undefined): Promise<Recording> {
   const payload = JSON.stringify(delivery.payload);
   return withTransaction(pool, async (db) => {
     const shop = await lockedShop(db, delivery.shopDomain, payload, level !== undefined);
-    if (!shop) return "unknown_shop";
+    if (!shop) return { outcome: "unknown_shop" };
     const recorded = await insertDelivery(db, shop, delivery, payload, level);
-    if (recorded.outcome !== "accepted") return recorded.outcome;
+    if (recorded.outcome !== "accepted") return { outcome: recorded.outcome };
     if (level && shop.rules) {
       // The level itself was written with the delivery (insertDelivery).
-      await openRestockRuns(db, shop.id, level.inventoryItemId, recorded.before, shop.rules);
-      return "accepted";
+      const opened = await openRestockRuns(db, shop.id, level.inventoryItemId, recorded.before, shop.rules, "after_commit");
+      return opened > 0 ? { outcome: "accepted", burstFor: shop.id } : { outcome: "accepted" };
     }
     // bigint arrives as a string; the ids stay far below 2^53.
     await enqueue(db, webhookTask, { delivery_id: Number(recorded.id) }, { maxAttempts: 10 });
-    return "accepted";
+    return { outcome: "accepted" };
   });
 }
 

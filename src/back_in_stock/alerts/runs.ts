@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
-import { addJobSql, enqueue } from "../../core/tasks.ts";
+import { addJobSql, enqueue, enqueueAfterCommit } from "../../core/tasks.ts";
 import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
 import { issueText } from "../../core/errors.ts";
@@ -390,12 +390,27 @@ export async function detectRestock<T>(db: Db & PreparingDb, shopId: string, inv
 }
 
 /**
- * The restock burst's job for the shop ($1), queued by OPEN_RESTOCK_RUNS when it opens runs: ahead
- * of other work (graphile-worker runs lower priority numbers first). No job key: a hundred
- * inventory webhooks at once would each upsert that one job row and wait for each other's commit.
- * A burst serves every run opened so far; the ones after it find nothing left and end after one query.
+ * The restock burst's job for the shop ($1), queued by OPEN_RESTOCK_RUNS when it opens runs and
+ * is asked to ($9: the durable webhook job's path): ahead of other work (graphile-worker runs lower
+ * priority numbers first). No job key there: inside a transaction, the key's row would stay locked
+ * until the commit, and the transactions of a hundred webhooks at once would wait for each other.
+ * A burst serves every run opened so far; the ones after it find nothing left and end after one
+ * query. The webhook intake queues its burst after its commit instead (queueRestockBurst).
  */
 const RESTOCK_BURST_JOB = addJobSql(restockBurstTask, "json_build_object('shop_id', $1::uuid)", { priority: -10, maxAttempts: 5 });
+
+/**
+ * Queues the shop's restock burst on its own, after the transaction that opened runs committed
+ * (the webhook intake): under one job key per shop, so a wave of webhooks runs a burst or two, not
+ * one each. A burst not yet started is kept (and serves this restock too: it reads the runs when
+ * it starts, after this commit); one already running keeps going and a new one is queued
+ * (graphile-worker moves the key), unless a worker claims it during add_job (it then started after
+ * this commit: enqueueAfterCommit). A crash before this leaves the runs to the recovery sweep.
+ */
+export async function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
+  // "replace" (the default mode): a burst waiting out a failed attempt's backoff runs now instead.
+  await enqueueAfterCommit(pool, restockBurstTask, { shop_id: shopId }, { jobKey: `${restockBurstTask.name}:${shopId}`, priority: -10, maxAttempts: 5 });
+}
 
 /**
  * In one statement: the stock of the item's variants after the write, compared with `before`;
@@ -422,7 +437,7 @@ const OPEN_RESTOCK_RUNS = {
     returning variant_id
   ), burst as (
     -- the shop's restock burst (RESTOCK_BURST_JOB), in this statement: one round trip less
-    select ${RESTOCK_BURST_JOB} from (select 1) one where exists (select 1 from opened)
+    select ${RESTOCK_BURST_JOB} from (select 1) one where $9::boolean and exists (select 1 from opened)
   )
   select array(select variant_id from opened) as opened,
          array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others,
@@ -431,9 +446,10 @@ const OPEN_RESTOCK_RUNS = {
 
 /**
  * After an inventory write (in its transaction): opens the runs of the variants it restocked
- * (OPEN_RESTOCK_RUNS) and queues the shop's burst for them; a restocked variant whose run is
- * already under way, or whose initial stage is off, gets a batch request instead (that run's
- * batch goes on, or stops the run).
+ * (OPEN_RESTOCK_RUNS) and queues the shop's burst for them, in the same statement unless `burst`
+ * is "after_commit" (the caller then calls queueRestockBurst once it committed); a restocked
+ * variant whose run is already under way, or whose initial stage is off, gets a batch request
+ * instead (that run's batch goes on, or stops the run). Answers how many runs it opened.
  *
  * A run opened here gets its batch job from the burst, once the burst has sent (and taken the
  * quota for) its first message: the oldest signup goes first, also under the plan's quota.
@@ -444,7 +460,8 @@ export async function openRestockRuns(
   inventoryItemId: string,
   before: readonly StockBefore[],
   rules: RestockRules,
-): Promise<void> {
+  burst: "in_transaction" | "after_commit" = "in_transaction",
+): Promise<number> {
   const { settings, switches } = rules;
   const e = eligibility(settings);
   const { rows } = await db.query<{ opened: string[]; others: string[]; bursts: number }>({
@@ -458,11 +475,13 @@ export async function openRestockRuns(
       e.optInRequired,
       settings.delivery.batch_multiplier,
       switches.initial,
+      burst === "in_transaction",
     ],
   });
   const { opened = [], others = [], bursts = 0 } = rows[0] ?? {};
   for (const variantId of others) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
-  if (opened.length > 0 && bursts !== 1) throw new Error(`opened ${opened.length} restock runs and queued ${bursts} bursts`);
+  if (burst === "in_transaction" && opened.length > 0 && bursts !== 1) throw new Error(`opened ${opened.length} restock runs and queued ${bursts} bursts`);
+  return opened.length;
 }
 
 
