@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
+import { recoverRuns } from "../src/back_in_stock/alerts/runs.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -145,6 +146,40 @@ describe("the intake of an inventory webhook", () => {
     await deliver(env.pool, domain, level(573, 2));
     expect(await jobsOf(shopId, "bis_restock_burst")).toBe(2);
     expect(await runsOf(shopId)).toHaveLength(3);
+    // The running one goes on without the key; the new one holds it, due now, ahead of other work.
+    const { rows } = await env.pool.query<{ key: string | null; locked: boolean; priority: number; due: boolean }>(
+      `select p.key, p.locked_at is not null as locked, p.priority, p.run_at <= now() as due from graphile_worker._private_jobs p
+       join graphile_worker._private_tasks t on t.id = p.task_id where t.identifier = 'bis_restock_burst' and p.payload->>'shop_id' = $1 order by p.id`,
+      [shopId],
+    );
+    expect(rows).toEqual([
+      { key: null, locked: true, priority: -10, due: true },
+      { key: `bis_restock_burst:${shopId}`, locked: false, priority: -10, due: true },
+    ]);
+  });
+
+  it("answers a restock recorded even when its burst cannot be queued after the commit, and leaves its runs to the recovery sweep", async () => {
+    const { shopId, domain } = await shop();
+    await seedVariants(env.pool, shopId, [{ n: 581, product: 581, available: 0 }]);
+    await signup(shopId, 581);
+    // The transaction's statements go through; the add_job after the commit (on the pool) fails.
+    const failing = {
+      connect: () => env.pool.connect(),
+      query: () => Promise.reject(new Error("Connection terminated unexpectedly")),
+    } as unknown as pg.Pool;
+    const warned: string[] = [];
+    const outcome = await acceptWebhook(
+      failing,
+      { shopDomain: domain, topic: "inventory_levels/update", webhookId: randomUUID(), payload: level(581, 2) },
+      { log: { warn: (_details, message) => warned.push(message) } },
+    );
+    expect(outcome).toBe("accepted");
+    expect(warned).toEqual(["restock burst not queued after the webhook's commit; the recovery sweep will send its runs"]);
+    expect(await runsOf(shopId)).toEqual([{ variant_id: variantGid(581), batch_quota: 2, last_available: 2 }]);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(0);
+    // The sweep gives the run its batch.
+    expect(await recoverRuns(env.pool)).toBeGreaterThanOrEqual(1);
+    expect(await jobsOf(shopId, "bis_alert_run")).toBe(1);
   });
 
   it("opens every variant of one inventory item", async () => {

@@ -96,10 +96,14 @@ const ADD_JOB = `select (graphile_worker.add_job(
  * task's schema cannot check it, so keep it to ids. No job key: see enqueue for keyed jobs.
  */
 export function addJobSql(task: TaskRef, payload: string, options: { priority?: number; maxAttempts?: number } = {}): string {
-  const name = task.name.replace(/'/g, "''");
-  const priority = Math.trunc(options.priority ?? 0);
-  const maxAttempts = Math.trunc(options.maxAttempts ?? 25);
-  return `graphile_worker.add_job(identifier => '${name}', payload => ${payload}, priority => ${priority}, max_attempts => ${maxAttempts})`;
+  // Written into the statement's text, so only what cannot be anything else.
+  if (!/^[\w:.-]+$/.test(task.name)) throw new Error(`addJobSql: task name ${JSON.stringify(task.name)} is not a plain identifier`);
+  const priority = options.priority ?? 0;
+  const maxAttempts = options.maxAttempts ?? 25;
+  for (const [what, n] of [["priority", priority], ["maxAttempts", maxAttempts]] as const) {
+    if (!Number.isSafeInteger(n) || Math.abs(n) > 32_767) throw new Error(`addJobSql: ${what} ${n} is not a smallint`);
+  }
+  return `graphile_worker.add_job(identifier => '${task.name}', payload => ${payload}, priority => ${priority}, max_attempts => ${maxAttempts})`;
 }
 
 /** add_job of the task, checked against its schema; each call of the answer queues once: the job id, or null when a worker claimed the keyed job in the middle of it (see enqueue). */
@@ -147,13 +151,15 @@ export async function enqueue<S extends z.ZodType>(db: Db, task: TaskRef<S>, pay
  * when it starts (a restock burst): when a worker claims the key's job in the middle of add_job
  * (graphile/worker#580), that job started after the caller's commit and serves it as a new one
  * would, so the answer is null, not a second job (a wave of webhooks claims that key's jobs as
- * fast as it queues them, and asking again lost the race again). Answers the job id, or null.
+ * fast as it queues them, and asking again lost the race again). On the pool, never in a
+ * transaction: the null answer holds only once the caller's writes are committed. Answers the job
+ * id, or null.
  */
 export async function enqueueAfterCommit<S extends z.ZodType>(
-  db: Db,
+  db: pg.Pool,
   task: TaskRef<S>,
   payload: z.input<S>,
-  options: EnqueueOptions & { jobKey: string },
+  options: Omit<EnqueueOptions, "jobKeyMode"> & { jobKey: string },
 ): Promise<string | null> {
   return prepareAddJob(db, task, payload, options)();
 }

@@ -62,13 +62,34 @@ function levelAppliedAtIntake(delivery: Delivery): InventoryLevelRecord | undefi
  * At most a quarter of the pool's connections (at least 2) record deliveries at once
  * (intakeLimit); the others wait for one of them, not for a connection.
  */
-export async function acceptWebhook(pool: pg.Pool, delivery: Delivery): Promise<IntakeOutcome> {
+export async function acceptWebhook(pool: pg.Pool, delivery: Delivery, options: { log?: IntakeLog } = {}): Promise<IntakeOutcome> {
   return intakeLimit(pool)(async () => {
     const recorded = await recordOrFallBack(pool, delivery);
     // After the commit (the burst reads the runs when it starts), within the limit: it takes a connection too.
-    if (recorded.burstFor) await queueRestockBurst(pool, recorded.burstFor);
+    if (recorded.burstFor) await queueBurstOrLeaveToRecovery(pool, recorded.burstFor, delivery, options.log);
     return recorded.outcome;
   });
+}
+
+/** Where the intake says what it could not do after its commit (the HTTP route's request log). */
+export interface IntakeLog {
+  warn(details: object, message: string): void;
+}
+
+/**
+ * The delivery, its level and its runs are committed: a failure to queue their burst now must not
+ * answer the platform an error, whose redelivery would be a duplicate that queues nothing. The
+ * runs are left to the recovery sweep (bis_alert_recover, every minute), which gives each a batch.
+ */
+async function queueBurstOrLeaveToRecovery(pool: pg.Pool, shopId: string, delivery: Delivery, log: IntakeLog | undefined): Promise<void> {
+  try {
+    await queueRestockBurst(pool, shopId);
+  } catch (error) {
+    log?.warn(
+      { shopId, webhookId: delivery.webhookId, topic: delivery.topic, err: error },
+      "restock burst not queued after the webhook's commit; the recovery sweep will send its runs",
+    );
+  }
 }
 
 async function recordOrFallBack(pool: pg.Pool, delivery: Delivery): Promise<Recording> {

@@ -408,7 +408,10 @@ const RESTOCK_BURST_JOB = addJobSql(restockBurstTask, "json_build_object('shop_i
  * this commit: enqueueAfterCommit). A crash before this leaves the runs to the recovery sweep.
  */
 export async function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
-  // "replace" (the default mode): a burst waiting out a failed attempt's backoff runs now instead.
+  // "replace" (the default mode): a pending burst is due now (queued behind other shops' bursts
+  // queued before), and one waiting out a failed attempt's backoff runs now with its attempts
+  // reset: a new restock needs a burst now, whatever an earlier one met. A running one keeps
+  // going, without its key and its retries (recovery sweeps what it leaves).
   await enqueueAfterCommit(pool, restockBurstTask, { shop_id: shopId }, { jobKey: `${restockBurstTask.name}:${shopId}`, priority: -10, maxAttempts: 5 });
 }
 
