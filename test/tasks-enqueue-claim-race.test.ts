@@ -1,7 +1,7 @@
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { addJobSql, declareTask, enqueue, enqueueAfterCommit } from "../src/core/tasks.ts";
+import { declareTask, enqueue, enqueueAfterCommit } from "../src/core/tasks.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
 
@@ -74,14 +74,5 @@ describe("enqueue of a keyed job that a worker claims inside add_job", () => {
       "select id::text, key, locked_at is not null as locked, (payload->>'n')::int as n from graphile_worker._private_jobs order by id",
     );
     expect(rows).toEqual([{ id: first, key: KEY, locked: true, n: 3 }]);
-  });
-
-  it("addJobSql writes only a plain task name and smallint numbers into a statement", () => {
-    expect(addJobSql(task, "'{}'::json", { priority: -10, maxAttempts: 5 })).toBe(
-      "graphile_worker.add_job(identifier => 'test.claim_race', payload => '{}'::json, priority => -10, max_attempts => 5)",
-    );
-    expect(() => addJobSql(declareTask({ name: "x'); drop table t; --", payload: z.object({}) }), "'{}'::json")).toThrow(/not a plain identifier/);
-    expect(() => addJobSql(task, "'{}'::json", { priority: 1.5 })).toThrow(/not a smallint/);
-    expect(() => addJobSql(task, "'{}'::json", { maxAttempts: 40_000 })).toThrow(/not a smallint/);
   });
 });

@@ -89,23 +89,6 @@ const ADD_JOB = `select (graphile_worker.add_job(
        job_key_mode => $9::text
      )).id`;
 
-/**
- * graphile-worker's `add_job` of the task as an SQL expression, for a statement that queues its
- * job on a condition it computes itself (one round trip, where enqueue after it would take a
- * second). `payload` is an SQL json expression the caller builds from typed parameters; the
- * task's schema cannot check it, so keep it to ids. No job key: see enqueue for keyed jobs.
- */
-export function addJobSql(task: TaskRef, payload: string, options: { priority?: number; maxAttempts?: number } = {}): string {
-  // Written into the statement's text, so only what cannot be anything else.
-  if (!/^[\w:.-]+$/.test(task.name)) throw new Error(`addJobSql: task name ${JSON.stringify(task.name)} is not a plain identifier`);
-  const priority = options.priority ?? 0;
-  const maxAttempts = options.maxAttempts ?? 25;
-  for (const [what, n] of [["priority", priority], ["maxAttempts", maxAttempts]] as const) {
-    if (!Number.isSafeInteger(n) || Math.abs(n) > 32_767) throw new Error(`addJobSql: ${what} ${n} is not a smallint`);
-  }
-  return `graphile_worker.add_job(identifier => '${task.name}', payload => ${payload}, priority => ${priority}, max_attempts => ${maxAttempts})`;
-}
-
 /** add_job of the task, checked against its schema; each call of the answer queues once: the job id, or null when a worker claimed the keyed job in the middle of it (see enqueue). */
 function prepareAddJob<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions): () => Promise<string | null> {
   const parsed = task.payload.safeParse(payload);

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
-import { addJobSql, enqueue, enqueueAfterCommit } from "../../core/tasks.ts";
+import { enqueue, enqueueAfterCommit } from "../../core/tasks.ts";
 import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings-store.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
 import { issueText } from "../../core/errors.ts";
@@ -390,14 +390,16 @@ export async function detectRestock<T>(db: Db & PreparingDb, shopId: string, inv
 }
 
 /**
- * The restock burst's job for the shop ($1), queued by OPEN_RESTOCK_RUNS when it opens runs and
- * is asked to ($9: the durable webhook job's path): ahead of other work (graphile-worker runs lower
- * priority numbers first). No job key there: inside a transaction, the key's row would stay locked
- * until the commit, and the transactions of a hundred webhooks at once would wait for each other.
- * A burst serves every run opened so far; the ones after it find nothing left and end after one
- * query. The webhook intake queues its burst after its commit instead (queueRestockBurst).
+ * Queues a restock burst for the shop in the caller's transaction (the durable webhook job's
+ * path), ahead of other work (graphile-worker runs lower priority numbers first). No job key: in a
+ * transaction the key's row would stay locked until the commit, and the transactions of a hundred
+ * webhooks at once would wait for each other. A burst serves every run opened so far; the ones
+ * after it find nothing left and end after one query. The webhook intake queues its burst after
+ * its commit instead (queueRestockBurst).
  */
-const RESTOCK_BURST_JOB = addJobSql(restockBurstTask, "json_build_object('shop_id', $1::uuid)", { priority: -10, maxAttempts: 5 });
+async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
+  await enqueue(db, restockBurstTask, { shop_id: shopId }, { priority: -10, maxAttempts: 5 });
+}
 
 /**
  * Queues the shop's restock burst on its own, after the transaction that opened runs committed
@@ -420,9 +422,8 @@ export async function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<
  * each variant whose stock rose, to at least the minimum, with an eligible signup waiting, is a
  * restock. Each gets its run opened with the first batch sized by the stock the webhook wrote
  * (when the initial stage is on and no run is under way: otherwise that run's batches go on as
- * they are). Queues the shop's burst when it opened any (RESTOCK_BURST_JOB). Answers the variants
- * opened, the other restocked ones and the bursts queued. Named: prepared once per connection
- * (planning it cost more than running it, once per inventory webhook).
+ * they are). Answers the variants opened and the other restocked ones. Named: prepared once per
+ * connection (planning it cost more than running it, once per inventory webhook).
  */
 const OPEN_RESTOCK_RUNS = {
   name: "bis_open_restock_runs",
@@ -438,18 +439,14 @@ const OPEN_RESTOCK_RUNS = {
     select $1, variant_id, 'inventory_webhook', 1, now(), floor($7::float8 * available)::int, 0, available from rose where $8::boolean
     on conflict (shop_id, variant_id) where status = 'running' do nothing
     returning variant_id
-  ), burst as (
-    -- the shop's restock burst (RESTOCK_BURST_JOB), in this statement: one round trip less
-    select ${RESTOCK_BURST_JOB} from (select 1) one where $9::boolean and exists (select 1 from opened)
   )
   select array(select variant_id from opened) as opened,
-         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others,
-         (select count(*) from burst)::int as bursts`,
+         array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others`,
 };
 
 /**
  * After an inventory write (in its transaction): opens the runs of the variants it restocked
- * (OPEN_RESTOCK_RUNS) and queues the shop's burst for them, in the same statement unless `burst`
+ * (OPEN_RESTOCK_RUNS) and queues the shop's burst for them in the transaction unless `burst`
  * is "after_commit" (the caller then calls queueRestockBurst once it committed); a restocked
  * variant whose run is already under way, or whose initial stage is off, gets a batch request
  * instead (that run's batch goes on, or stops the run). Answers how many runs it opened.
@@ -467,7 +464,7 @@ export async function openRestockRuns(
 ): Promise<number> {
   const { settings, switches } = rules;
   const e = eligibility(settings);
-  const { rows } = await db.query<{ opened: string[]; others: string[]; bursts: number }>({
+  const { rows } = await db.query<{ opened: string[]; others: string[] }>({
     ...OPEN_RESTOCK_RUNS,
     values: [
       shopId,
@@ -478,12 +475,11 @@ export async function openRestockRuns(
       e.optInRequired,
       settings.delivery.batch_multiplier,
       switches.initial,
-      burst === "in_transaction",
     ],
   });
-  const { opened = [], others = [], bursts = 0 } = rows[0] ?? {};
+  const { opened = [], others = [] } = rows[0] ?? {};
   for (const variantId of others) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
-  if (burst === "in_transaction" && opened.length > 0 && bursts !== 1) throw new Error(`opened ${opened.length} restock runs and queued ${bursts} bursts`);
+  if (burst === "in_transaction" && opened.length > 0) await requestRestockBurst(db, shopId);
   return opened.length;
 }
 
