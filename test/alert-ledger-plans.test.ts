@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LEASE_ALERTS, MARK_ALERTS, claimStage } from "../src/back_in_stock/alerts/ledger.ts";
+import { LEASE_ALERTS, claimStage } from "../src/back_in_stock/alerts/ledger.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 
@@ -39,10 +39,27 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The names of the indexes a statement's plan reads (EXPLAIN, not run). */
-async function indexesRead(text: string, values: unknown[]): Promise<string[]> {
-  const { rows } = await pool.query<{ "QUERY PLAN": unknown }>(`explain (format json) ${text}`, values);
-  return [...JSON.stringify(rows[0]?.["QUERY PLAN"]).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1] ?? "");
+/** The names of the indexes a statement's plan reads (EXPLAIN, not run), under the given planner settings. */
+async function indexesRead(text: string, values: unknown[], settings: Record<string, string> = {}): Promise<string[]> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    for (const [name, value] of Object.entries(settings)) await client.query("select set_config($1, $2, true)", [name, value]);
+    const { rows } = await client.query<{ "QUERY PLAN": unknown }>(`explain (format json) ${text}`, values);
+    return [...JSON.stringify(rows[0]?.["QUERY PLAN"]).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1] ?? "");
+  } finally {
+    await client.query("rollback");
+    client.release();
+  }
+}
+
+/** The statement of the mark function (sql/101_bis_ledger_mark_function.sql) and its settings, as the function plans it. */
+async function markFunction(): Promise<{ text: string; settings: Record<string, string> }> {
+  const { rows } = await pool.query<{ prosrc: string; proconfig: string[] | null }>("select prosrc, proconfig from pg_proc where proname = 'bis_ledger_mark'");
+  const row = rows[0];
+  const text = /begin\s+([\s\S]*);\s*end\s*$/.exec(row?.prosrc ?? "")?.[1];
+  if (!row || !text) throw new Error("bis_ledger_mark: no function, or no statement in its body");
+  return { text, settings: Object.fromEntries((row.proconfig ?? []).map((c) => c.split("=") as [string, string])) };
 }
 
 describe("the alert ledger's statements", () => {
@@ -66,7 +83,9 @@ describe("the alert ledger's statements", () => {
       provider_message_id: `<${r.id}@example.com>`,
       subject: "Back",
     }));
-    const indexes = await indexesRead(MARK_ALERTS, [JSON.stringify(outcomes), outcomes.map((r) => r.id)]);
+    const mark = await markFunction();
+    expect(mark.settings).toEqual({ enable_seqscan: "off" });
+    const indexes = await indexesRead(mark.text, [JSON.stringify(outcomes), outcomes.map((r) => r.id)], mark.settings);
     expect(indexes.filter((name) => name.startsWith("bis_ledger_pending"))).toEqual([]);
     expect(indexes).toContain("bis_ledger_pkey");
   });

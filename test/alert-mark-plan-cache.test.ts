@@ -1,0 +1,89 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AlertRow, claimStage, markAlertResults } from "../src/back_in_stock/alerts/ledger.ts";
+import { reserveSends } from "../src/account/plans.ts";
+import { createShop } from "../src/db/api-keys.ts";
+import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
+
+/**
+ * A connection keeps the plan of a statement it runs often (a prepared statement's generic plan,
+ * chosen at its sixth run). A mark's plan made while the ledger was small (a new shop's first
+ * restock) read the whole ledger at every mark once the run had claimed thousands of rows: in
+ * bench:alerts, 466 pages per mark of four messages, half of the database's time, until
+ * autovacuum's next analyze. A mark finds its rows by their keys, whatever the ledger's size was
+ * when its plan was made.
+ */
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let shopId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  // No analyze behind the test's back: the plan is made on the small ledger, as in a run's first seconds.
+  await pool.query("alter table bis_ledger set (autovacuum_enabled = false)");
+  await pool.query("alter table account_send_reservations set (autovacuum_enabled = false)");
+  shopId = await createShop(pool, "Plan Cache Shop");
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+async function claimSignups(count: number, prefix: string): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into bis_signups (shop_id, variant_id, channel, contact, consent)
+     select $1, 'gid://platform/ProductVariant/1', 'email', $2 || i || '@example.com', true from generate_series(1, $3::int) i
+     returning id`,
+    [shopId, prefix, count],
+  );
+  return (await claimStage(pool, shopId, rows.map((r) => r.id), "initial")).map((r) => r.id);
+}
+
+/** The pending rows, leased to the pool's one connection and their sends reserved (as a sender does). */
+async function leased(ids: readonly string[]): Promise<AlertRow[]> {
+  const { rows } = await pool.query<AlertRow>(
+    `update bis_ledger l set lease_pid = pg_backend_pid(), lease_backend_start = (select backend_start from pg_stat_activity where pid = pg_backend_pid())
+     from bis_signups s where s.id = l.signup_id and l.id = any($1::uuid[])
+     returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start,
+               s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name, s.status as signup_status`,
+    [ids],
+  );
+  const reserved = await reserveSends(pool, shopId, ids);
+  if (reserved.size !== ids.length) throw new Error(`the plan reserved ${reserved.size} of ${ids.length} sends`);
+  return rows;
+}
+
+const sent = (row: AlertRow) => ({ row, outcome: "sent" as const, attempted: true, provider_message_id: `<${row.id}@example.com>`, subject: "Back" });
+
+describe("a mark's plan", () => {
+  it("finds the rows by their keys after the ledger grew under it", async () => {
+    const first = await claimSignups(12, "small-");
+    await pool.query("analyze bis_ledger");
+    // Enough marks on the one connection for its plan to be kept.
+    for (const id of first.slice(0, 8)) await markAlertResults(pool, (await leased([id])).map(sent));
+
+    const grown = await claimSignups(20_000, "grown-");
+    const rows = await leased(grown.slice(0, 4));
+    expect(rows).toHaveLength(4);
+    const client = await pool.connect();
+    try {
+      await client.query("begin");
+      await markAlertResults(client, rows.map(sent));
+      const { rows: scans } = await client.query<{ relname: string; seq_scan: string }>(
+        "select relname, seq_scan from pg_stat_xact_user_tables where relname in ('bis_ledger', 'account_send_reservations') order by relname",
+      );
+      await client.query("commit");
+      expect(scans.map((s) => [s.relname, Number(s.seq_scan)])).toEqual([
+        ["account_send_reservations", 0],
+        ["bis_ledger", 0],
+      ]);
+    } finally {
+      client.release();
+    }
+    const { rows: marked } = await pool.query<{ status: string }>("select status from bis_ledger where id = any($1::uuid[])", [rows.map((r) => r.id)]);
+    expect(marked.map((r) => r.status)).toEqual(["sent", "sent", "sent", "sent"]);
+  });
+});
