@@ -152,7 +152,7 @@ export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLe
     kind: "preorder",
     table: "preorder_notifications",
     lease: leaseNotifications,
-    mark: markNotifications,
+    mark: markPreorderNotifications,
     queueSend: queueNotificationSend,
     async loadShop(shopId) {
       const shop = await loadShopInfo(deps.pool, shopId);
@@ -208,8 +208,8 @@ async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseH
   return rows;
 }
 
-/** Marks the outcomes in one statement (their leases end); a retry stays pending with its error. */
-async function markNotifications(db: Db, results: readonly MarkResult<NotificationRow, BlockedReason>[]): Promise<void> {
+/** Marks the outcomes in one statement (their leases end); a retry stays pending with its error. Only the row's id is read. */
+export async function markPreorderNotifications(db: Db, results: readonly MarkResult<Pick<NotificationRow, "id">, BlockedReason>[]): Promise<void> {
   if (results.length === 0) return;
   const flat = results.map(({ row, outcome, attempted, error, blocked_reason, provider_message_id }) => ({
     id: row.id,
@@ -219,17 +219,11 @@ async function markNotifications(db: Db, results: readonly MarkResult<Notificati
     blocked_reason: outcome === "blocked" ? (blocked_reason ?? null) : null,
     provider_message_id: outcome === "sent" ? (provider_message_id ?? null) : null,
   }));
+  // The statement is the function preorder_notifications_mark (sql/102_preorder_notifications_mark_function.sql):
+  // its plan is kept by the connection and made without sequential scans, right at any size.
   await db.query({
     name: "preorder_notifications_mark",
-    text: `update preorder_notifications n set
-       status = case when r.outcome = 'retry' then 'pending' else r.outcome end,
-       attempts = n.attempts + case when r.attempted then 1 else 0 end,
-       blocked_reason = r.blocked_reason, last_error = coalesce(r.error, n.last_error),
-       provider_message_id = coalesce(r.provider_message_id, n.provider_message_id),
-       sent_at = case when r.outcome = 'sent' then now() else n.sent_at end, updated_at = now(),
-       lease_pid = null, lease_backend_start = null
-     from jsonb_to_recordset($1::jsonb) as r(id uuid, outcome text, attempted boolean, error text, blocked_reason text, provider_message_id text)
-     where n.id = r.id and n.status = 'pending'`,
+    text: "select preorder_notifications_mark($1::jsonb)",
     values: [JSON.stringify(flat)],
   });
 }

@@ -3,15 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AlertRow, claimStage, markAlertResults } from "../src/back_in_stock/alerts/ledger.ts";
 import { reserveSends } from "../src/account/plans.ts";
 import { createShop } from "../src/db/api-keys.ts";
+import { markPreorderNotifications } from "../src/preorders/notifications/ledger.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 
 /**
  * A connection keeps the plan of a statement it runs often (a prepared statement's generic plan,
  * chosen at its sixth run). A mark's plan made while the ledger was small (a new shop's first
- * restock) read the whole ledger at every mark once the run had claimed thousands of rows: in
- * bench:alerts, 466 pages per mark of four messages, half of the database's time, until
- * autovacuum's next analyze. A mark finds its rows by their keys, whatever the ledger's size was
- * when its plan was made.
+ * restock, or first bulk release) read the whole ledger at every mark once the run had claimed
+ * thousands of rows: in bench:alerts, 466 pages per mark of four messages, half of the database's
+ * time, until autovacuum's next analyze. A mark finds its rows by their keys, whatever the
+ * ledger's size was when its plan was made.
  */
 
 let database: TestDatabase;
@@ -24,6 +25,7 @@ beforeAll(async () => {
   // No analyze behind the test's back: the plan is made on the small ledger, as in a run's first seconds.
   await pool.query("alter table bis_ledger set (autovacuum_enabled = false)");
   await pool.query("alter table account_send_reservations set (autovacuum_enabled = false)");
+  await pool.query("alter table preorder_notifications set (autovacuum_enabled = false)");
   shopId = await createShop(pool, "Plan Cache Shop");
 });
 
@@ -56,10 +58,19 @@ async function leased(ids: readonly string[]): Promise<AlertRow[]> {
   return rows;
 }
 
+/** The sequential scans of the tables in the current transaction. */
+async function seqScans(client: pg.ClientBase, tables: readonly string[]): Promise<[string, number][]> {
+  const { rows } = await client.query<{ relname: string; seq_scan: string }>(
+    "select relname, seq_scan from pg_stat_xact_user_tables where relname = any($1::text[]) order by relname",
+    [tables],
+  );
+  return rows.map((s) => [s.relname, Number(s.seq_scan)]);
+}
+
 const sent = (row: AlertRow) => ({ row, outcome: "sent" as const, attempted: true, provider_message_id: `<${row.id}@example.com>`, subject: "Back" });
 
 describe("a mark's plan", () => {
-  it("finds the rows by their keys after the ledger grew under it", async () => {
+  it("finds the back-in-stock rows by their keys after the ledger grew under it", async () => {
     const first = await claimSignups(12, "small-");
     await pool.query("analyze bis_ledger");
     // Enough marks on the one connection for its plan to be kept.
@@ -72,11 +83,9 @@ describe("a mark's plan", () => {
     try {
       await client.query("begin");
       await markAlertResults(client, rows.map(sent));
-      const { rows: scans } = await client.query<{ relname: string; seq_scan: string }>(
-        "select relname, seq_scan from pg_stat_xact_user_tables where relname in ('bis_ledger', 'account_send_reservations') order by relname",
-      );
+      const scans = await seqScans(client, ["bis_ledger", "account_send_reservations"]);
       await client.query("commit");
-      expect(scans.map((s) => [s.relname, Number(s.seq_scan)])).toEqual([
+      expect(scans).toEqual([
         ["account_send_reservations", 0],
         ["bis_ledger", 0],
       ]);
@@ -84,6 +93,42 @@ describe("a mark's plan", () => {
       client.release();
     }
     const { rows: marked } = await pool.query<{ status: string }>("select status from bis_ledger where id = any($1::uuid[])", [rows.map((r) => r.id)]);
+    expect(marked.map((r) => r.status)).toEqual(["sent", "sent", "sent", "sent"]);
+  });
+
+  it("finds the preorder notifications by their keys after the ledger grew under it", async () => {
+    const { rows: orders } = await pool.query<{ id: string }>(
+      `insert into preorder_orders (shop_id, platform_order_id, name, email, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
+       values ($1, 'gid://shopify/Order/1', '#1001', 'plan@example.com', 'EUR', 10, 0, now(), now()) returning id`,
+      [shopId],
+    );
+    const notify = async (count: number, prefix: string): Promise<string[]> => {
+      const { rows } = await pool.query<{ id: string }>(
+        `insert into preorder_notifications (shop_id, order_id, stage, event_key, channel, recipient, locale)
+         select $1, $2, 'shipping_date_change', $3 || i, 'email', 'plan@example.com', 'en' from generate_series(1, $4::int) i returning id`,
+        [shopId, orders[0]?.id, prefix, count],
+      );
+      return rows.map((r) => r.id);
+    };
+    const markSent = (db: pg.ClientBase | pg.Pool, ids: readonly string[]) =>
+      markPreorderNotifications(db, ids.map((id) => ({ row: { id }, outcome: "sent", attempted: true, provider_message_id: `preorder-${id}` })));
+
+    const first = await notify(12, "small-");
+    await pool.query("analyze preorder_notifications");
+    for (const id of first.slice(0, 8)) await markSent(pool, [id]);
+
+    const grown = await notify(20_000, "grown-");
+    const client = await pool.connect();
+    try {
+      await client.query("begin");
+      await markSent(client, grown.slice(0, 4));
+      const scans = await seqScans(client, ["preorder_notifications"]);
+      await client.query("commit");
+      expect(scans).toEqual([["preorder_notifications", 0]]);
+    } finally {
+      client.release();
+    }
+    const { rows: marked } = await pool.query<{ status: string }>("select status from preorder_notifications where id = any($1::uuid[])", [grown.slice(0, 4)]);
     expect(marked.map((r) => r.status)).toEqual(["sent", "sent", "sent", "sent"]);
   });
 });
