@@ -1,6 +1,7 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AlertRow, claimStage, markAlertResults } from "../src/back_in_stock/alerts/ledger.ts";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type AlertRow, claimStage, leaseAlerts, markAlertResults } from "../src/back_in_stock/alerts/ledger.ts";
+import { leaseHolder, releaseLeases } from "../src/messaging/ledger/lease.ts";
 import { reserveSends } from "../src/account/plans.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { markPreorderNotifications } from "../src/preorders/notifications/ledger.ts";
@@ -19,7 +20,8 @@ let database: TestDatabase;
 let pool: pg.Pool;
 let shopId: string;
 
-beforeAll(async () => {
+// A database of its own for each test: each starts from small tables.
+beforeEach(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
   // No analyze behind the test's back: the plan is made on the small ledger, as in a run's first seconds.
@@ -29,7 +31,7 @@ beforeAll(async () => {
   shopId = await createShop(pool, "Plan Cache Shop");
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await pool?.end();
   await database?.drop();
 });
@@ -69,7 +71,7 @@ async function seqScans(client: pg.ClientBase, tables: readonly string[]): Promi
 
 const sent = (row: AlertRow) => ({ row, outcome: "sent" as const, attempted: true, provider_message_id: `<${row.id}@example.com>`, subject: "Back" });
 
-describe("a mark's plan", () => {
+describe("the send pipeline's statements, after the ledger grew under a connection's plans", () => {
   it("finds the back-in-stock rows by their keys after the ledger grew under it", async () => {
     const first = await claimSignups(12, "small-");
     await pool.query("analyze bis_ledger");
@@ -130,5 +132,29 @@ describe("a mark's plan", () => {
     }
     const { rows: marked } = await pool.query<{ status: string }>("select status from preorder_notifications where id = any($1::uuid[])", [grown.slice(0, 4)]);
     expect(marked.map((r) => r.status)).toEqual(["sent", "sent", "sent", "sent"]);
+  });
+
+  it("leases back-in-stock rows by their keys after the ledger grew under it", async () => {
+    const holder = await leaseHolder(pool);
+    const lease = (db: pg.ClientBase | pg.Pool, ids: readonly string[]) => leaseAlerts(db, ids, holder);
+    const first = await claimSignups(12, "lease-small-");
+    await pool.query("analyze bis_ledger");
+    for (const id of first.slice(0, 8)) {
+      await lease(pool, [id]);
+      await releaseLeases(pool, "bis_ledger", [id], holder);
+    }
+
+    const grown = await claimSignups(20_000, "lease-grown-");
+    const client = await pool.connect();
+    try {
+      await client.query("begin");
+      const leased = await lease(client, grown.slice(0, 200));
+      const scans = await seqScans(client, ["bis_ledger"]);
+      await client.query("commit");
+      expect(leased).toHaveLength(200);
+      expect(scans).toEqual([["bis_ledger", 0]]);
+    } finally {
+      client.release();
+    }
   });
 });

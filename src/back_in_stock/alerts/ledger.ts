@@ -266,12 +266,11 @@ export const LEASE_ALERTS = `with leased as (
      order by s.created_at, s.id`;
 
 /** Leases the pending rows no live sender holds, to `holder`; answers them with their signups, oldest signup first (the order quota and sends follow). */
-async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: LeaseHolder): Promise<AlertRow[]> {
-  const { rows } = await db.query<AlertRow>({
-    name: "bis_ledger_lease",
-    text: LEASE_ALERTS,
-    values: [ledgerIds, holder.pid],
-  });
+export async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: LeaseHolder): Promise<AlertRow[]> {
+  // Not named: planned at each lease (one per chunk), for the ledger's size now. A connection's
+  // kept plan, made on a small ledger, read the whole ledger at each lease once it had grown
+  // (test/ledger-mark-plan-cache.test.ts).
+  const { rows } = await db.query<AlertRow>(LEASE_ALERTS, [ledgerIds, holder.pid]);
   return rows;
 }
 

@@ -189,8 +189,8 @@ async function queueNotificationSend(db: Db, id: string): Promise<void> {
 }
 
 async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseHolder): Promise<NotificationRow[]> {
+  // Not named: planned at each lease, for the table's size now (as leaseAlerts).
   const { rows } = await db.query<NotificationRow>({
-    name: "preorder_notifications_lease",
     text: `with leased as (
        update preorder_notifications n set ${leaseTo("$2")}
        where n.id = any($1::uuid[]) and n.status = 'pending' and ${leaseDead("n")}
