@@ -190,8 +190,8 @@ async function queueNotificationSend(db: Db, id: string): Promise<void> {
 
 async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseHolder): Promise<NotificationRow[]> {
   // Not named: planned at each lease, for the table's size now (as leaseAlerts).
-  const { rows } = await db.query<NotificationRow>({
-    text: `with leased as (
+  const { rows } = await db.query<NotificationRow>(
+    `with leased as (
        update preorder_notifications n set ${leaseTo("$2")}
        where n.id = any($1::uuid[]) and n.status = 'pending' and ${leaseDead("n")}
        returning n.*
@@ -203,8 +203,8 @@ async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseH
      join preorder_orders o on o.id = n.order_id
      left join preorder_offers po on po.id = n.offer_id
      order by n.created_at, n.id`,
-    values: [ids, holder.pid],
-  });
+    [ids, holder.pid],
+  );
   return rows;
 }
 
