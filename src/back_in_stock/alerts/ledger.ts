@@ -274,7 +274,6 @@ export async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: 
   return rows;
 }
 
-
 /**
  * Marks the outcomes in one statement: the ledger rows (their lease ends), the signups (an
  * `initial` accepted: notified; failed or refused: failed, with the reason; still retried: the
