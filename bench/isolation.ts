@@ -141,7 +141,7 @@ interface Run {
   max_ms: number;
   load_average: number[];
   service_cpu_s: number;
-  hostile?: { statuses: unknown; client_cpu_s: number; alerts_received: number; ledger: Record<string, number> };
+  hostile?: { statuses: unknown; client_cpu_s: number; alerts_received: number; ledger: Awaited<ReturnType<typeof ledgerOf>> };
 }
 
 /** B's reads, RATE a second for SECONDS, open loop; answers each one's latency and the failures by status. */
@@ -175,9 +175,15 @@ async function readsOfB(url: string, key: string): Promise<{ latencies: number[]
   return { latencies, failed };
 }
 
-async function ledgerOf(pool: pg.Pool, shopId: string): Promise<Record<string, number>> {
+/** The shop's ledger rows by status, and by reason (the first line of the error) for those that did not go out. */
+async function ledgerOf(pool: pg.Pool, shopId: string): Promise<{ by_status: Record<string, number>; reasons: Record<string, number> }> {
   const { rows } = await pool.query<{ status: string; n: number }>("select status, count(*)::int as n from bis_ledger where shop_id = $1 group by 1", [shopId]);
-  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  const { rows: reasons } = await pool.query<{ reason: string; n: number }>(
+    `select left(split_part(coalesce(last_error, '(none)'), E'\n', 1), 120) as reason, count(*)::int as n
+     from bis_ledger where shop_id = $1 and status <> 'sent' group by 1 order by 2 desc`,
+    [shopId],
+  );
+  return { by_status: Object.fromEntries(rows.map((r) => [r.status, r.n])), reasons: Object.fromEntries(reasons.map((r) => [r.reason, r.n])) };
 }
 
 try {
@@ -286,7 +292,7 @@ try {
   }
   if (hostile.hostile) {
     out(`shop A's answers by status: ${JSON.stringify(hostile.hostile.statuses)}; its client (nice ${ATTACKER_NICE}) used ${hostile.hostile.client_cpu_s.toFixed(1)} CPU s`);
-    out(`shop A's alerts: ${hostile.hostile.alerts_received} received by the sink during the run; ledger ${JSON.stringify(hostile.hostile.ledger)}`);
+    out(`shop A's alerts: ${hostile.hostile.alerts_received} received by the sink during the run; ledger ${JSON.stringify(hostile.hostile.ledger.by_status)}, not sent by reason ${JSON.stringify(hostile.hostile.ledger.reasons)}`);
   }
   const clean = Object.keys(baseline.failed).length === 0 && Object.keys(hostile.failed).length === 0;
   const met = hostile.p99_ms < TARGET_P99_MS;
