@@ -51,13 +51,7 @@ async function claimSignups(count: number, prefix: string): Promise<string[]> {
 
 /** The pending rows, leased to the pool's one connection and their sends reserved (as a sender does). */
 async function leased(ids: readonly string[]): Promise<AlertRow[]> {
-  const { rows } = await pool.query<AlertRow>(
-    `update bis_ledger l set lease_pid = pg_backend_pid(), lease_backend_start = (select backend_start from pg_stat_activity where pid = pg_backend_pid())
-     from bis_signups s where s.id = l.signup_id and l.id = any($1::uuid[])
-     returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start,
-               s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name, s.status as signup_status`,
-    [ids],
-  );
+  const rows = await leaseAlerts(pool, ids, await leaseHolder(pool));
   const reserved = await reserveSends(pool, shopId, ids);
   if (reserved.size !== ids.length) throw new Error(`the plan reserved ${reserved.size} of ${ids.length} sends`);
   return rows;

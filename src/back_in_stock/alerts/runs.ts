@@ -486,7 +486,6 @@ export async function openRestockRuns(
   return opened.length;
 }
 
-
 /**
  * The restock burst (the `bis_restock_burst` task): the first message of every run a restock
  * opened that has claimed nothing yet, claimed in one statement (one per variant, each the
