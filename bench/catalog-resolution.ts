@@ -77,7 +77,7 @@ try {
   const origin = await http.listen({ port: 0, host: "127.0.0.1" });
   // The shop is not connected to a platform: each offer's sync records that and stops (no retries in the way).
   const platform = new PlatformRuntime({ secretsKey: randomBytes(32), webhookSecret: "bench-webhook-secret", timeoutMs: 5000, log });
-  const runner = await startWorker({ pool, log, config, platform }, { crontab: "" });
+  const runner = await startWorker({ pool, log, config, platform }, { cron: false });
   onCleanup(async () => {
     await runner.stop();
     await http.close();

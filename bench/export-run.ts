@@ -33,7 +33,7 @@ if (mode === "worker") {
   const pool = quietPool(databaseUrl, config.DB_POOL_SIZE);
   const platform = new PlatformRuntime({ secretsKey: randomBytes(32), webhookSecret: "bench", timeoutMs: 5000, log });
   const started = performance.now();
-  const runner = await startWorker({ pool, log, config, platform }, { crontab: "" });
+  const runner = await startWorker({ pool, log, config, platform }, { cron: false });
   let status: string;
   for (;;) {
     const { rows } = await pool.query<{ status: string }>("select status from jobs where id = $1", [jobId]);

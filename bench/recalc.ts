@@ -59,7 +59,7 @@ try {
   const http = createHttpServer({ dispatcher: new Dispatcher({ registry, pool, config, log }), actions: registry.actions, log, bodyLimit: config.BODY_LIMIT_BYTES, healthy: async () => true });
   const origin = await http.listen({ port: 0, host: "127.0.0.1" });
   const platform = new PlatformRuntime({ secretsKey: randomBytes(32), webhookSecret: "bench", timeoutMs: 5000, log });
-  const runner = await startWorker({ pool, log, config, platform }, { crontab: "" });
+  const runner = await startWorker({ pool, log, config, platform }, { cron: false });
 
   const variantIds = Array.from({ length: VARIANTS }, (_, i) => String(i + 1));
   const times: number[] = [];

@@ -6,6 +6,12 @@ import { defineTask } from "../src/core/tasks.ts";
 export default defineTask({
   name: "catalog_sync_schedule",
   payload: z.object({ mode: z.enum(["full", "incremental"]) }).partial().nullish(),
+  cron: [
+    // every 10 minutes: what changed in each connected shop's catalog
+    { match: "*/10 * * * *", identifier: "catalog_incremental", options: { maxAttempts: 1 }, payload: { mode: "incremental" } },
+    // nightly: a full pass, which also removes what the platform deleted
+    { match: "30 3 * * *", identifier: "catalog_full", options: { maxAttempts: 1 }, payload: { mode: "full" } },
+  ],
   async run(ctx, payload) {
     const mode = payload?.mode ?? "incremental";
     let queued = 0;

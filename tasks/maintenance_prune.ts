@@ -8,6 +8,8 @@ import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/mainten
 export default defineTask({
   name: "maintenance_prune",
   payload: z.unknown(),
+  // every 15 minutes: jobs past retention, spent rate-limit windows
+  cron: [{ match: "*/15 * * * *", options: { maxAttempts: 1 } }],
   async run(ctx) {
     const jobs = await pruneFinishedJobs(ctx.pool, ctx.config.JOB_RETENTION_DAYS);
     const windows = await pruneRateLimitWindows(ctx.pool, ctx.config.RATE_LIMIT_WINDOW_SECONDS);

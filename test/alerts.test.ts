@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { runNextBatchNow } from "./helpers/alert-runs.ts";
-import { parseCrontab } from "graphile-worker";
 import { describe, expect, it } from "vitest";
 import { scanReminders } from "../src/back_in_stock/alerts/reminders.ts";
 import { alertRunKey, checkInventory } from "../src/back_in_stock/alerts/runs.ts";
 import { verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
-import { CRONTAB } from "../tasks/index.ts";
+import { TASKS } from "../tasks/index.ts";
+import { TaskRegistry } from "../src/core/task-registry.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
@@ -464,10 +464,10 @@ describe("reminders", () => {
 
 describe("crontab", () => {
   it("scans reminders, checks inventory and recovers what a killed worker left, each coalesced", () => {
-    const items = parseCrontab(CRONTAB).filter((i) => i.task.startsWith("bis_"));
+    const items = new TaskRegistry(TASKS).cronItems().filter((i) => i.task.startsWith("bis_"));
     expect(items.map((i) => [i.task, i.options.jobKey, i.payload])).toEqual([
-      ["bis_reminder_scan", "bis_reminder_scan", null],
-      ["bis_inventory_check", "bis_inventory_check", null],
+      ["bis_reminder_scan", "bis_reminder_scan", {}],
+      ["bis_inventory_check", "bis_inventory_check", {}],
       ["bis_alert_recover", "bis_alert_recover", { grace_seconds: 60 }],
     ]);
   });

@@ -239,7 +239,7 @@ describe("CSV export", () => {
   let runner: Runner | undefined;
 
   beforeAll(async () => {
-    runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, crontab: "" });
+    runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, cron: false });
   });
 
   afterAll(async () => {

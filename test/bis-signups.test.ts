@@ -422,7 +422,7 @@ describe("POST /back_in_stock/signups/bulk_delete", () => {
 
     let runner: Runner | undefined;
     try {
-      runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, crontab: "" });
+      runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, cron: false });
       await waitFor("the bulk delete to finish", async () => {
         const { rows } = await env.app.pool.query<JobRow>("select * from jobs where id = $1", [handle.job_id]);
         return rows[0]?.status === "completed" ? rows[0] : undefined;
@@ -480,7 +480,7 @@ describe("customer tag on the platform", () => {
     expect(answer.status).toBe(202);
     let runner: Runner | undefined;
     try {
-      runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, crontab: "" });
+      runner = await startWorker({ pool: env.app.pool, log: env.app.log, config: env.app.config, platform }, { pollInterval: 100, cron: false });
       await waitFor("the customer tag", async () => (customer.tags.includes("waiting-list") ? true : undefined));
       await waitFor("the tag job to finish", async () => {
         const { rows } = await env.app.pool.query("select 1 from graphile_worker.jobs where task_identifier = 'bis_tag_customer'");

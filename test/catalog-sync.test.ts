@@ -135,7 +135,7 @@ describe("catalog mirror", () => {
       const first = await enqueueCatalogSync(env.pool, env.shopId, "incremental");
       expect(first).toBeDefined();
       expect(await enqueueCatalogSync(env.pool, env.shopId, "incremental")).toBeUndefined();
-      runner = await startWorker({ pool: env.pool, log, config: testConfig(env.db.url), platform: env.platform }, { pollInterval: 100, crontab: "" });
+      runner = await startWorker({ pool: env.pool, log, config: testConfig(env.db.url), platform: env.platform }, { pollInterval: 100, cron: false });
       const job = await waitFor("the sync job to complete", async () => {
         const { rows } = await env.pool.query<JobRow>("select * from jobs where id = $1", [first?.job_id]);
         return rows[0]?.status === "completed" ? rows[0] : undefined;

@@ -76,7 +76,7 @@ describe("a job that throws", () => {
     const deps = { pool: env.pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
     runner = await startWorker(deps, {
       pollInterval: 100,
-      crontab: "",
+      cron: false,
       extraTasks: [
         defineJobTask({
           name: "test.database_fails",

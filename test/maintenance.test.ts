@@ -1,6 +1,6 @@
-import { parseCrontab } from "graphile-worker";
 import { describe, expect, it } from "vitest";
-import { CRONTAB } from "../tasks/index.ts";
+import { TASKS } from "../tasks/index.ts";
+import { TaskRegistry } from "../src/core/task-registry.ts";
 import { withTransaction } from "../src/core/db.ts";
 import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
 import { createShopWithKey } from "./helpers/app.ts";
@@ -10,10 +10,10 @@ const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
 
 describe("maintenance", () => {
   it("the crontab schedules pruning and catalog syncs", () => {
-    // The areas append their own lines (tasks/*/index.ts); these are the foundation's.
-    const items = parseCrontab(CRONTAB).filter((i) => i.task === "maintenance_prune" || i.task === "catalog_sync_schedule");
+    // Each task declares its own schedules (tasks/*); these are the foundation's.
+    const items = new TaskRegistry(TASKS).cronItems().filter((i) => i.task === "maintenance_prune" || i.task === "catalog_sync_schedule");
     expect(items.map((i) => [i.task, i.identifier, i.payload])).toEqual([
-      ["maintenance_prune", "maintenance_prune", null],
+      ["maintenance_prune", "maintenance_prune", {}],
       ["catalog_sync_schedule", "catalog_incremental", { mode: "incremental" }],
       ["catalog_sync_schedule", "catalog_full", { mode: "full" }],
     ]);

@@ -134,7 +134,7 @@ describe("job runs", () => {
         throw new Error("fails on purpose");
       },
     });
-    runner = await startWorker({ pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime() }, { pollInterval: 50, crontab: "", extraTasks: [ok, flaky] });
+    runner = await startWorker({ pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime() }, { pollInterval: 50, cron: false, extraTasks: [ok, flaky] });
   });
 
   afterAll(async () => {

@@ -1,7 +1,11 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { readMigrations } from "../src/db/migrate.ts";
+import { migrate, readMigrations } from "../src/db/migrate.ts";
+import { createLogger } from "../src/logger.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 function migrateInChildProcess(databaseUrl: string): Promise<{ code: number | null; output: string }> {
@@ -46,5 +50,49 @@ describe("migrations", () => {
     const ids = (await readMigrations()).map((m) => m.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("migration order", () => {
+  const env = useTestEnv({ database: "empty", app: false, shop: false });
+
+  async function sqlDir(files: Record<string, string>): Promise<string> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "migrations-"));
+    for (const [name, sql] of Object.entries(files)) await fs.writeFile(path.join(dir, name), sql);
+    return dir;
+  }
+
+  async function appliedNames(pool: pg.Pool): Promise<string[]> {
+    return (await pool.query<{ name: string }>("select name from app_migrations order by id")).rows.map((r) => r.name);
+  }
+
+  it("refuses a new file numbered below the highest applied one, and a renamed applied file; takes the next number", async () => {
+    const pool = new pg.Pool({ connectionString: env.db.url, max: 2 });
+    pool.on("error", () => undefined);
+    const log = createLogger("silent");
+    try {
+      const dir = await sqlDir({ "001_first.sql": "create table first_t (id int)", "003_third.sql": "create table third_t (id int)" });
+      expect(await migrate(pool, log, dir)).toEqual(["001_first.sql", "003_third.sql"]);
+
+      await fs.writeFile(path.join(dir, "002_late.sql"), "create table late_t (id int)");
+      await expect(migrate(pool, log, dir)).rejects.toThrow(
+        "Migration 002_late.sql is numbered below 003_third.sql, which is already applied: a new migration takes the next number",
+      );
+      expect(await appliedNames(pool)).toEqual(["001_first.sql", "003_third.sql"]);
+      expect((await pool.query("select to_regclass('late_t') as t")).rows[0]).toEqual({ t: null });
+
+      await fs.rm(path.join(dir, "002_late.sql"));
+      await fs.rename(path.join(dir, "003_third.sql"), path.join(dir, "003_renamed.sql"));
+      await expect(migrate(pool, log, dir)).rejects.toThrow(
+        "Migration 3 was applied as 003_third.sql, but its file is now 003_renamed.sql: a landed migration is never renamed",
+      );
+
+      await fs.rename(path.join(dir, "003_renamed.sql"), path.join(dir, "003_third.sql"));
+      await fs.writeFile(path.join(dir, "004_next.sql"), "create table next_t (id int)");
+      expect(await migrate(pool, log, dir)).toEqual(["004_next.sql"]);
+      expect(await appliedNames(pool)).toEqual(["001_first.sql", "003_third.sql", "004_next.sql"]);
+    } finally {
+      await pool.end();
+    }
   });
 });

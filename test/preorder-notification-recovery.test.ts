@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { parseCrontab } from "graphile-worker";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CRONTAB } from "../tasks/index.ts";
+import { TASKS } from "../tasks/index.ts";
+import { TaskRegistry } from "../src/core/task-registry.ts";
 import { api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { type NotificationBody, insertOffer, orderPayload, placeOrder, settledNotifications, useDomain } from "./helpers/preorder-shop.ts";
@@ -56,7 +56,7 @@ async function recover(graceSeconds: number): Promise<void> {
 
 describe("recovery of preorder notifications left pending", () => {
   it("is in the crontab every 5 minutes", () => {
-    const items = parseCrontab(CRONTAB).filter((i) => i.task === "preorders_notification_recover");
+    const items = new TaskRegistry(TASKS).cronItems().filter((i) => i.task === "preorders_notification_recover");
     expect(items).toHaveLength(1);
     expect(items[0]?.payload).toEqual({ grace_seconds: 300 });
   });

@@ -35,7 +35,7 @@ describe("a worker that starts", () => {
     expect(before.rowCount).toBe(0);
 
     // No crontab: only what the start itself queues can send it.
-    service = await startService(env.config, env.log, { web: false, worker: true, migrate: false, demo: false, worker_options: { pollInterval: 100, crontab: "" } });
+    service = await startService(env.config, env.log, { web: false, worker: true, migrate: false, demo: false, worker_options: { pollInterval: 100, cron: false } });
     const row = await waitFor(
       "the pending row to be sent",
       async () => {

@@ -21,7 +21,7 @@ describe("the worker's render threads", () => {
   it("are started with the worker, before any render", async () => {
     expect(renderThreads()).toBe(0);
     const channels = createChannels(env.config, env.log);
-    runner = await startWorker({ pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime(), channels }, { pollInterval: 100, crontab: "" });
+    runner = await startWorker({ pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime(), channels }, { pollInterval: 100, cron: false });
     expect(renderThreads()).toBeGreaterThan(0);
   });
 });

@@ -40,10 +40,24 @@ describe("the task registry", () => {
     expect(() => new TaskRegistry([a, b])).toThrow("Duplicate task name: test.ping");
   });
 
+  it("builds each task's schedules with graphile-worker's parser, named by the task; a bad pattern or an identifier given twice fails fast", () => {
+    const run = async () => undefined;
+    const every5 = defineTask({ name: "test.every5", payload: z.unknown(), cron: [{ match: "*/5 * * * *", options: { maxAttempts: 1 } }], run });
+    const [item] = new TaskRegistry([every5]).cronItems();
+    expect(item).toMatchObject({ task: "test.every5", identifier: "test.every5", options: { maxAttempts: 1 } });
+    const at = (min: number) => item?.match({ min, hour: 1, date: 1, month: 1, dow: 0 });
+    expect([at(0), at(3), at(5), at(55)]).toEqual([true, false, true, true]);
+
+    const bad = defineTask({ name: "test.bad", payload: z.unknown(), cron: [{ match: "*/5 * *", options: {} }], run });
+    expect(() => new TaskRegistry([bad]).cronItems()).toThrow();
+    const twice = defineTask({ name: "test.twice", payload: z.unknown(), cron: [{ match: "* * * * *" }, { match: "0 * * * *" }], run });
+    expect(() => new TaskRegistry([twice]).cronItems()).toThrow("Two schedules of test.twice share the identifier test.twice: give each its own");
+  });
+
   it("refuses a worker whose extra task takes a name of the service's", async () => {
     const clash = defineTask({ name: "maintenance_prune", payload: z.unknown(), run: async () => undefined });
     await expect(
-      startWorker({ pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime() }, { crontab: "", extraTasks: [clash] }),
+      startWorker({ pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime() }, { cron: false, extraTasks: [clash] }),
     ).rejects.toThrow("Duplicate task name: maintenance_prune");
   });
 });
@@ -88,7 +102,7 @@ describe("a job whose payload its task refuses, reaching a running worker", () =
         runs += 1;
       },
     });
-    runner = await startWorker({ pool: env.pool, log, config: env.config, platform: testPlatformRuntime() }, { pollInterval: 100, crontab: "", extraTasks: [counted] });
+    runner = await startWorker({ pool: env.pool, log, config: env.config, platform: testPlatformRuntime() }, { pollInterval: 100, cron: false, extraTasks: [counted] });
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { JobHelpers, Task, TaskList } from "graphile-worker";
+import { type JobHelpers, type ParsedCronItem, type Task, type TaskList, parseCronItems } from "graphile-worker";
 import { type AnyTaskDefinition, PermanentJobFailure, type TaskContext, type TaskDeps } from "./tasks.ts";
 
 /** Every task the worker runs, by name; beside the action registry (registry.ts). */
@@ -18,6 +18,19 @@ export class TaskRegistry {
 
   get(name: string): AnyTaskDefinition | undefined {
     return this.byName.get(name);
+  }
+
+  /** Every task's schedules, parsed by graphile-worker (a bad pattern or a duplicate identifier throws). */
+  cronItems(): ParsedCronItem[] {
+    const items = parseCronItems(this.tasks.flatMap((task) => (task.cron ?? []).map((schedule) => ({ ...schedule, task: task.name }))));
+    // parseCrontab refuses this, parseCronItems does not: two schedules under one identifier
+    // would share one last-run record, and one of them would never be backfilled or fire on time.
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (seen.has(item.identifier)) throw new Error(`Two schedules of ${item.task} share the identifier ${item.identifier}: give each its own`);
+      seen.add(item.identifier);
+    }
+    return items;
   }
 
   /** graphile-worker's task list: each task behind the one wrapper below. */

@@ -1,3 +1,4 @@
+import type { CronItem } from "graphile-worker";
 import type pg from "pg";
 import { z } from "zod";
 import type { Channels } from "../channels/index.ts";
@@ -37,7 +38,17 @@ export interface TaskRef<S extends z.ZodType = z.ZodType> {
   readonly payload: S;
 }
 
+/**
+ * When graphile-worker's crontab runs a task: its own CronItem without the task (the definition
+ * names it). Schedules are claimed through PostgreSQL, so each fires at most once per tick however
+ * many workers run; the identifier (default: the task's name) is the key of its last run in
+ * `graphile_worker._private_known_crontabs`, so it stays as it is once deployed.
+ */
+export type TaskSchedule = Omit<CronItem, "task" | "pattern">;
+
 export interface TaskDefinition<S extends z.ZodType = z.ZodType> extends TaskRef<S> {
+  /** The task's crontab entries, built by graphile-worker's parseCronItems (task-registry.ts). */
+  readonly cron?: readonly TaskSchedule[];
   /**
    * A throw is retried with graphile-worker's backoff until the job's max attempts; a
    * PermanentJobFailure ends the job failed at once.

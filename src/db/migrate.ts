@@ -29,12 +29,33 @@ export async function readMigrations(dir: string = SQL_DIR): Promise<Migration[]
 }
 
 /**
- * Installs graphile-worker's schema, then applies the numbered files of `sql/` that have not run,
- * each in its own transaction. A session advisory lock makes concurrent starts wait, not race.
- * Returns the names of the migrations this call applied.
+ * Refuses a pending migration numbered below the highest applied one, and an applied number whose
+ * file now has another name. Either means the schema of a database that already ran the later
+ * files would differ from a fresh one's: a new migration takes the next number, and a landed file
+ * is never renamed.
  */
-export async function migrate(pool: pg.Pool, log: Log): Promise<string[]> {
-  const migrations = await readMigrations();
+export function checkMigrationOrder(migrations: Migration[], applied: Map<number, string>): void {
+  let highest: { id: number; name: string } | undefined;
+  for (const [id, name] of applied) if (!highest || id > highest.id) highest = { id, name };
+  for (const migration of migrations) {
+    const appliedName = applied.get(migration.id);
+    if (appliedName !== undefined) {
+      if (appliedName !== migration.name) {
+        throw new Error(`Migration ${migration.id} was applied as ${appliedName}, but its file is now ${migration.name}: a landed migration is never renamed`);
+      }
+    } else if (highest && migration.id < highest.id) {
+      throw new Error(`Migration ${migration.name} is numbered below ${highest.name}, which is already applied: a new migration takes the next number`);
+    }
+  }
+}
+
+/**
+ * Installs graphile-worker's schema, then applies the numbered files of `sql/` that have not run,
+ * in order, each in its own transaction. A session advisory lock makes concurrent starts wait, not
+ * race. Returns the names of the migrations this call applied.
+ */
+export async function migrate(pool: pg.Pool, log: Log, dir: string = SQL_DIR): Promise<string[]> {
+  const migrations = await readMigrations(dir);
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -46,9 +67,10 @@ export async function migrate(pool: pg.Pool, log: Log): Promise<string[]> {
         name text not null,
         applied_at timestamptz not null default now()
       )`);
-      const done = new Set(
-        (await client.query<{ id: number }>("select id from app_migrations")).rows.map((r) => r.id),
+      const done = new Map(
+        (await client.query<{ id: number; name: string }>("select id, name from app_migrations")).rows.map((r) => [r.id, r.name]),
       );
+      checkMigrationOrder(migrations, done);
       for (const migration of migrations) {
         if (done.has(migration.id)) continue;
         await client.query("begin");

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
-import { type Runner, type WorkerEvents, parseCrontab, run } from "graphile-worker";
-import { CRONTAB, TASKS } from "../../tasks/index.ts";
+import { type Runner, type WorkerEvents, run } from "graphile-worker";
+import { TASKS } from "../../tasks/index.ts";
 import { createChannels } from "../channels/index.ts";
 import { TaskRegistry } from "../core/task-registry.ts";
 import type { AnyTaskDefinition, TaskDeps } from "../core/tasks.ts";
@@ -15,7 +15,8 @@ export type WorkerDeps = Omit<TaskDeps, "channels"> & Partial<Pick<TaskDeps, "ch
 export interface WorkerOptions {
   /** Extra tasks (tests), registered beside the service's own (a name of theirs fails fast). */
   extraTasks?: readonly AnyTaskDefinition[];
-  crontab?: string;
+  /** false: no schedules (tests run what they need themselves). Default true. */
+  cron?: boolean;
   pollInterval?: number;
 }
 
@@ -55,7 +56,7 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
     logger: workerLogger(deps.log),
     events,
     taskList: registry.taskList(deps),
-    parsedCronItems: parseCrontab(options.crontab ?? CRONTAB),
+    parsedCronItems: options.cron === false ? [] : registry.cronItems(),
     // Unbatched completions are fire-and-forget, so a shutdown could close the pool before a
     // finished job is marked complete (it would run again). Batchers are drained on shutdown.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },

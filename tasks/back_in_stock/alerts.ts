@@ -58,6 +58,7 @@ const thankYou = defineTask({
 export const reminderScan = defineTask({
   name: "bis_reminder_scan",
   payload: z.unknown(),
+  cron: [{ match: "*/5 * * * *", options: { maxAttempts: 1, jobKey: "bis_reminder_scan", jobKeyMode: "replace" } }],
   async run(ctx) {
     const result = await scanReminders(ctx);
     if (result.due > 0) ctx.log.info({ task: reminderScan.name, ...result }, "reminder scan");
@@ -68,14 +69,17 @@ export const reminderScan = defineTask({
 export const inventoryCheck = defineTask({
   name: "bis_inventory_check",
   payload: z.unknown(),
+  cron: [{ match: "*/10 * * * *", options: { maxAttempts: 1, jobKey: "bis_inventory_check", jobKeyMode: "replace" } }],
   async run(ctx) {
     const result = await checkInventory(ctx.pool);
     if (result.runs_requested > 0) ctx.log.info({ task: inventoryCheck.name, ...result }, "inventory check");
   },
 });
 
+/** Crontab: messages and runs a killed worker left behind. */
 const recover = defineTask({
   ...alertRecoverTask,
+  cron: [{ match: "* * * * *", options: { maxAttempts: 1, jobKey: alertRecoverTask.name, jobKeyMode: "replace" }, payload: { grace_seconds: 60 } }],
   async run(ctx, payload) {
     const result = await recoverAlerts(ctx, { graceSeconds: payload?.grace_seconds ?? 60 });
     if (result.messages.requeued + result.messages.failed + result.runs_resumed > 0) {
@@ -87,13 +91,3 @@ const recover = defineTask({
 const bulkNotify = defineJobTask({ name: bulkNotifyTask.name, run: runBulkNotify });
 
 export const alertTasks: readonly AnyTaskDefinition[] = [alertRun, restockBurst, send, thankYou, reminderScan, inventoryCheck, recover, bulkNotify];
-
-/** The alert pipeline's crontab lines. */
-export const ALERTS_CRONTAB = `
-# back in stock: reminders that are due
-*/5 * * * * ${reminderScan.name} ?max=1&jobKey=${reminderScan.name}
-# back in stock: restocks no webhook announced (mirror kept by the catalog sync)
-*/10 * * * * ${inventoryCheck.name} ?max=1&jobKey=${inventoryCheck.name}
-# back in stock: messages and runs a killed worker left behind
-* * * * * ${alertRecoverTask.name} ?max=1&jobKey=${alertRecoverTask.name} {grace_seconds:60}
-`;

@@ -4,6 +4,3 @@ import { preorderOrderTasks } from "./orders.ts";
 
 /** This area's tasks (merged in tasks/index.ts). */
 export const preordersTasks: readonly AnyTaskDefinition[] = [...preorderOrderTasks, ...preorderOfferTasks];
-
-/** This area's crontab lines (appended to tasks/index.ts's CRONTAB). */
-export const PREORDERS_CRONTAB = "";

@@ -24,6 +24,8 @@ export const preorderShopTasks: readonly AnyTaskDefinition[] = [
   defineTask({ ...developerWebhookTask, run: (ctx, p) => deliverWebhookEvent(ctx, p.event_id) }),
   defineTask({
     ...notificationRecoverTask,
+    // notifications left pending by a send job that is gone or ran out of attempts
+    cron: [{ match: "*/5 * * * *", options: { maxAttempts: 1, jobKey: notificationRecoverTask.name, jobKeyMode: "replace" }, payload: { grace_seconds: 300 } }],
     async run(ctx, p) {
       const result = await recoverNotifications(ctx, { graceSeconds: p?.grace_seconds });
       if (result.requeued + result.failed > 0) ctx.log.info({ task: notificationRecoverTask.name, ...result }, "recovered preorder notifications");
@@ -31,9 +33,3 @@ export const preorderShopTasks: readonly AnyTaskDefinition[] = [
     },
   }),
 ];
-
-/** Crontab lines of shop-wide preorder work (appended in tasks/index.ts). */
-export const PREORDER_SHOP_CRONTAB = `
-# preorders: notifications left pending by a send job that is gone or ran out of attempts
-*/5 * * * * ${notificationRecoverTask.name} ?max=1&jobKey=${notificationRecoverTask.name} {grace_seconds:300}
-`;

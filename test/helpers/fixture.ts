@@ -186,7 +186,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       // job may hold a transaction's connection and take another (progress, enqueue), so five
       // jobs on the app's 5 connections could wait on each other forever.
       runnerPool = quietPool(db.url, workerOptions.poolSize ?? config.WORKER_CONCURRENCY * 3 + 5);
-      runner = await startWorker({ pool: runnerPool, log, config, platform, channels: channelsNow() }, { pollInterval: workerOptions.pollInterval ?? 100, crontab: "" });
+      runner = await startWorker({ pool: runnerPool, log, config, platform, channels: channelsNow() }, { pollInterval: workerOptions.pollInterval ?? 100, cron: false });
     };
     cleanups.push(stopWorker);
     if (options.worker) await startWorkerNow(options.worker === true ? {} : options.worker);
