@@ -22,8 +22,37 @@ module.exports = {
       name: "actions-not-from-runtime",
       severity: "error",
       comment: "Actions get their services through ActionContext.",
-      from: { path: "^src/actions/" },
+      from: { path: "^src/.+/actions/" },
       to: { path: "^src/runtime/" },
+    },
+    {
+      name: "domain-not-from-actions",
+      severity: "error",
+      comment:
+        "An area's domain sits below its actions: it never imports an action module. Only the registry (src/action-registry.ts), another action and the transports may.",
+      from: { path: "^src/", pathNot: ["/actions/", "^src/action-registry[.]ts$", "^src/(http|mcp)/"] },
+      to: { path: "^src/.+/actions/" },
+    },
+    {
+      name: "no-mutual-areas",
+      severity: "error",
+      comment: "account is below back_in_stock and preorders: an area may use account, account uses neither.",
+      from: { path: "^src/account/" },
+      to: { path: "^src/(back_in_stock|preorders)/" },
+    },
+    {
+      name: "no-mutual-areas-bis-preorders",
+      severity: "error",
+      comment: "back_in_stock and preorders are separate areas; what both need lives in account, messaging or core.",
+      from: { path: "^src/(back_in_stock)/" },
+      to: { path: "^src/preorders/" },
+    },
+    {
+      name: "no-mutual-areas-preorders-bis",
+      severity: "error",
+      comment: "back_in_stock and preorders are separate areas; what both need lives in account, messaging or core.",
+      from: { path: "^src/(preorders)/" },
+      to: { path: "^src/back_in_stock/" },
     },
     {
       name: "no-unresolvable",

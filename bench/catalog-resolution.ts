@@ -11,7 +11,7 @@
  * DATABASE_URL or a scratch database (bench/lib.ts).
  */
 import { randomBytes } from "node:crypto";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { resolutionInsert } from "../src/preorders/sync/resolve.ts";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";

@@ -13,7 +13,7 @@
  */
 import Fastify, { type FastifyInstance } from "fastify";
 import type pg from "pg";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createHttpServer } from "../src/http/server.ts";
@@ -22,7 +22,7 @@ import { createPool } from "../src/runtime/database.ts";
 
 const LISTENING_PREFIX = "BENCH_LISTENING ";
 
-/** The columns the languages action reads (src/actions/account/languages.ts). */
+/** The columns the languages action reads (src/account/actions/languages.ts). */
 const LANGUAGES_SQL = `select default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales, granted_scopes
   from shops where id = $1`;
 

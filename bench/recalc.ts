@@ -9,7 +9,7 @@
  * scratch database (bench/lib.ts).
  */
 import { randomBytes } from "node:crypto";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type pg from "pg";
 import { SMTPServer } from "smtp-server";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";

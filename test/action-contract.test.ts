@@ -4,13 +4,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe, expect, it } from "vitest";
-import { ACTIONS } from "../src/actions/index.ts";
+import { ACTIONS } from "../src/action-registry.ts";
 import type { AnyAction } from "../src/core/action.ts";
 import { responseSchema } from "../src/core/manifest.ts";
 import { toolDescription, toolName } from "../src/mcp/tools.ts";
-import { COUNTDOWN_MODES, COUNTDOWN_STYLES } from "../src/actions/preorders/offers/countdown.ts";
-import { RESERVATION_TIMINGS } from "../src/actions/preorders/offers/inventory.ts";
-import { OFFER_STATUSES, PRODUCT_SOURCES } from "../src/actions/preorders/offers/model.ts";
+import { COUNTDOWN_MODES, COUNTDOWN_STYLES } from "../src/preorders/offers/actions/countdown.ts";
+import { RESERVATION_TIMINGS } from "../src/preorders/offers/groups/inventory.ts";
+import { OFFER_STATUSES, PRODUCT_SOURCES } from "../src/preorders/offers/model.ts";
 import {
   advancedOutput,
   countdownOutput,
@@ -19,8 +19,8 @@ import {
   paymentsOutput,
   productsOutput,
   shippingOutput,
-} from "../src/actions/preorders/offers/outputs.ts";
-import { BUTTON_TEXT_STATES, DELIVERY_TYPES, DISCOUNT_TYPES, PAYMENT_OPTION_TYPES, SPLIT_TYPES } from "../src/actions/preorders/offers/plan-groups.ts";
+} from "../src/preorders/offers/outputs.ts";
+import { BUTTON_TEXT_STATES, DELIVERY_TYPES, DISCOUNT_TYPES, PAYMENT_OPTION_TYPES, SPLIT_TYPES } from "../src/preorders/offers/groups/plan-groups.ts";
 import { api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ACTIONS, createRegistry } from "../src/actions/index.ts";
+import { ACTIONS, createRegistry } from "../src/action-registry.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import type * as OpenApiModule from "../src/docs/openapi.ts";
 import { openApiDocument } from "../src/docs/openapi.ts";

@@ -1,6 +1,6 @@
 import type * as childProcess from "node:child_process";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { reportExportTask, runReportExport } from "../src/actions/preorders/reports/export.ts";
+import { reportExportTask, runReportExport } from "../src/preorders/reports/actions/export.ts";
 import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
 import type { JobContext } from "../src/core/job-task.ts";
 import { createLogger } from "../src/logger.ts";

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createHttpServer } from "../src/http/server.ts";
 import { useTestEnv } from "./helpers/fixture.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ACTIONS } from "../src/actions/index.ts";
+import { ACTIONS } from "../src/action-registry.ts";
 import { api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { Manifest, type ManifestEntry } from "../src/core/manifest.ts";
 import { type ApiAnswer, api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { ACTIONS } from "../src/actions/index.ts";
+import { ACTIONS } from "../src/action-registry.ts";
 import { hashApiKey } from "../src/db/api-keys.ts";
 import { ERROR_META_KEY, toolCatalog } from "../src/mcp/tools.ts";
 import { useTestEnv } from "./helpers/fixture.ts";

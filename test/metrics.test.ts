@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { claimBlocked } from "../src/back_in_stock/alerts/ledger.ts";
 import { onCommit, withTransaction } from "../src/core/db.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { inventorySchema } from "../src/actions/preorders/offers/inventory.ts";
-import { paymentsSchema, shippingSchema } from "../src/actions/preorders/offers/plan-groups.ts";
+import { inventorySchema } from "../src/preorders/offers/groups/inventory.ts";
+import { paymentsSchema, shippingSchema } from "../src/preorders/offers/groups/plan-groups.ts";
 import {
   type OfferForPlatform,
   sellingPlanGroupInputFromOffer,

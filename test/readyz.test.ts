@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRegistry } from "../src/actions/index.ts";
+import { createRegistry } from "../src/action-registry.ts";
 import { loadConfig } from "../src/config.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
 import { createHttpServer } from "../src/http/server.ts";

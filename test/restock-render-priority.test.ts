@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { Renderer, type Recipient, loadShopInfo } from "../src/back_in_stock/templates/render.ts";
+import { loadShopInfo } from "../src/account/shop-info.ts";
+import { Renderer, type Recipient } from "../src/back_in_stock/templates/render.ts";
 import { closeRenderPool, queuePriority } from "../src/messaging/render/pool.ts";
 import { renderFields } from "../src/messaging/render/render.ts";
 import { createShopWithKey } from "./helpers/app.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LAYOUT_VARIABLES } from "../src/account/layout.ts";
 import { stageVariables } from "../src/back_in_stock/templates/stages.ts";
-import { unknownVariables } from "../src/back_in_stock/templates/variables-check.ts";
+import { unknownVariables } from "../src/messaging/render/variables-check.ts";
 import { stageVariables as preorderStageVariables } from "../src/preorders/notifications/stages.ts";
 import { api } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";

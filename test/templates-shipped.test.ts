@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_EMAIL_LAYOUT, DEFAULT_LAYOUT_HTML, type EmailLayout, LAYOUT_VARIABLES, prepareLayout, wrapInLayout } from "../src/account/layout.ts";
 import { CHANNELS, DEFAULT_TEMPLATES, STAGES } from "../src/back_in_stock/templates/default-templates.ts";
 import { stageVariables } from "../src/back_in_stock/templates/stages.ts";
-import { unknownVariables } from "../src/back_in_stock/templates/variables-check.ts";
+import { unknownVariables } from "../src/messaging/render/variables-check.ts";
 import { closeRenderPool } from "../src/messaging/render/pool.ts";
 import { renderTemplate } from "../src/messaging/render/render.ts";
 import { stageVariables as preorderStageVariables } from "../src/preorders/notifications/stages.ts";

@@ -6,7 +6,7 @@ import { hexColor } from "../core/schemas.ts";
 import { htmlToText } from "../messaging/render/html-to-text.ts";
 import { TEMPLATE_LIMITS, templateFailure, templateIssue } from "../messaging/render/limits.ts";
 import { renderTemplate, templateProblem } from "../messaging/render/render.ts";
-import { unknownVariableIssue } from "../back_in_stock/templates/variables-check.ts";
+import { unknownVariableIssue } from "../messaging/render/variables-check.ts";
 import { accountDocument, loadDocument } from "./documents.ts";
 import { withUnsubscribeLink } from "./unsubscribe-footer.ts";
 import { loadAccountSettings } from "./settings.ts";

@@ -1,12 +1,21 @@
 import type { Db } from "../core/db.ts";
 import { type CatalogReadiness, type PlatformConnectionState, catalogReadiness } from "../catalog/readiness.ts";
-import { loadBackInStockSettings } from "../back_in_stock/settings/settings-store.ts";
-import { stageSwitches } from "../back_in_stock/templates/render.ts";
 
 /**
  * The onboarding checklist of GET /account/setup, computed from facts already in the database on
  * every read (nothing is stored): each step is done or not because of what the shop has.
  */
+
+/**
+ * What the back-in-stock area tells the checklist: its channels switched on and whether its first
+ * alert stage is. The area loads them (src/back_in_stock/setup-facts.ts); account, below it, does
+ * not import it, so the registry passes the loader in.
+ */
+export interface BackInStockSetupFacts {
+  channels: readonly ("email" | "sms")[];
+  initialStageOn: boolean;
+}
+export type LoadBackInStockSetupFacts = (db: Db, shopId: string) => Promise<BackInStockSetupFacts>;
 
 export interface SetupStep {
   key: string;
@@ -58,7 +67,7 @@ function catalogDetail(catalog: CatalogReadiness): string {
   }
 }
 
-export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
+export async function setupChecklist(db: Db, shopId: string, loadBackInStock: LoadBackInStockSetupFacts): Promise<Setup> {
   const { platform, catalog } = await catalogReadiness(db, shopId);
   const { rows } = await db.query<Facts>(
     `select (select count(*) from preorder_offers where shop_id = $1 and deleted_at is null)::int as offers,
@@ -73,9 +82,7 @@ export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
   );
   const facts = rows[0];
   if (!facts) throw new Error("setup facts query returned no row");
-  const settings = await loadBackInStockSettings(db, shopId);
-  const switches = await stageSwitches(db, shopId);
-  const channels = (["email", "sms"] as const).filter((c) => settings.channels[c].enabled);
+  const { channels, initialStageOn } = await loadBackInStock(db, shopId);
 
   const steps: SetupStep[] = [
     {
@@ -105,8 +112,8 @@ export async function setupChecklist(db: Db, shopId: string): Promise<Setup> {
     {
       key: "back_in_stock_channels",
       title: "Turn on back-in-stock alerts",
-      done: channels.length > 0 && switches.initial,
-      detail: !switches.initial
+      done: channels.length > 0 && initialStageOn,
+      detail: !initialStageOn
         ? "the initial alert stage is switched off"
         : channels.length > 0
           ? `alerts go out by ${channels.join(" and ")}`

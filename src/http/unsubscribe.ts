@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { isUuid } from "../core/params.ts";
-import { unsubscribeSignup } from "../actions/back_in_stock/signups/unsubscribe.ts";
+import { unsubscribeSignup } from "../back_in_stock/signups/actions/unsubscribe.ts";
 import { UNSUBSCRIBE_PATH, verifyUnsubscribe } from "../back_in_stock/signups/unsubscribe-link.ts";
 
 export interface UnsubscribeRouteOptions {

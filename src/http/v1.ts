@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { V1_ACTIONS } from "../actions/preorders/offers/v1.ts";
+import { V1_ACTIONS } from "../preorders/offers/actions/v1.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import type { Issue } from "../core/errors.ts";
 import { Registry } from "../core/registry.ts";

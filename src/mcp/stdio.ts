@@ -1,7 +1,7 @@
 // `npm run mcp`: the same tools over stdio, acting for the shop of MCP_API_KEY.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { pino } from "pino";
-import { createRegistry } from "../actions/index.ts";
+import { createRegistry } from "../action-registry.ts";
 import { loadConfig } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
 import { createPool, resolveDatabase } from "../runtime/database.ts";

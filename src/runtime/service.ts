@@ -3,7 +3,7 @@ import type { Runner } from "graphile-worker";
 import type pg from "pg";
 import { enqueueAlertRecovery } from "../back_in_stock/alerts/recovery.ts";
 import { enqueueNotificationRecovery } from "../preorders/notifications/recovery.ts";
-import { createRegistry } from "../actions/index.ts";
+import { createRegistry } from "../action-registry.ts";
 import { connectedShops, enqueueCatalogSync } from "../catalog/schedule.ts";
 import { publicUrl } from "../channels/public-url.ts";
 import type { Config } from "../config.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runBulkNotify } from "../../src/actions/back_in_stock/signups/bulk-notify.ts";
+import { runBulkNotify } from "../../src/back_in_stock/signups/actions/bulk-notify.ts";
 import { alertRecoverTask, alertRunTask, bulkNotifyTask, restockBurstTask, sendTask, thankYouTask } from "../../src/back_in_stock/alerts/deps.ts";
 import { claimStage, queueSend, sendLedgerRows } from "../../src/back_in_stock/alerts/ledger.ts";
 import { recoverAlerts } from "../../src/back_in_stock/alerts/recovery.ts";
@@ -40,7 +40,7 @@ const send = defineTask({
   },
 });
 
-// Queued at signup (src/actions/back_in_stock/signups/create.ts) when the stage is on.
+// Queued at signup (src/back_in_stock/signups/actions/create.ts) when the stage is on.
 const thankYou = defineTask({
   ...thankYouTask,
   async run(ctx, { signup_id: signupId }) {

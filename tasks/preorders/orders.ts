@@ -1,7 +1,7 @@
-import { bulkCancelTask, bulkReleaseTask, bulkSetTagsTask, runBulkCancel, runBulkRelease, runBulkSetTags } from "../../src/actions/preorders/orders/bulk.ts";
-import { chargeBalanceTask, runChargeBalance } from "../../src/actions/preorders/orders/charge-balance.ts";
-import { reportExportTask, runReportExport } from "../../src/actions/preorders/reports/export.ts";
-import { recalculateCountsTask, runRecalculateCounts } from "../../src/actions/preorders/orders/recalculate-counts.ts";
+import { bulkCancelTask, bulkReleaseTask, bulkSetTagsTask, runBulkCancel, runBulkRelease, runBulkSetTags } from "../../src/preorders/orders/actions/bulk.ts";
+import { chargeBalanceTask, runChargeBalance } from "../../src/preorders/orders/actions/charge-balance.ts";
+import { reportExportTask, runReportExport } from "../../src/preorders/reports/actions/export.ts";
+import { recalculateCountsTask, runRecalculateCounts } from "../../src/preorders/variants/actions/bulk-recalculate-counts.ts";
 import { defineJobTask } from "../../src/core/job-task.ts";
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
 

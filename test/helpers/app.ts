@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
-import { createRegistry } from "../../src/actions/index.ts";
+import { createRegistry } from "../../src/action-registry.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { AnyAction } from "../../src/core/action.ts";
 import { Dispatcher } from "../../src/core/dispatcher.ts";

@@ -7,7 +7,8 @@ import { type BackInStockSettings, loadBackInStockSettings } from "../settings/s
 import { type AlertDeps, sendTask } from "./deps.ts";
 import { sendAttemptsFor } from "../../messaging/retry.ts";
 import type { BackInStockBlockedReason } from "../../messaging/blocked.ts";
-import { Renderer, loadShopInfo, stageSwitches } from "../templates/render.ts";
+import { loadShopInfo } from "../../account/shop-info.ts";
+import { Renderer, stageSwitches } from "../templates/render.ts";
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import { reserveSends } from "../../account/plans.ts";
 import { senderPolicy } from "../../account/sending.ts";

@@ -1,6 +1,6 @@
 import type { Db } from "../../core/db.ts";
 import type { Paging } from "../../core/paging.ts";
-import { Filters } from "../signups/query.ts";
+import { Filters } from "../../core/sql-filters.ts";
 import { LINE_OF_VARIANT, LINE_TOTAL, ORDER_LINE_ITEMS, ORDER_NOT_CANCELLED, ORDER_OF, money } from "./report-queries.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from "../../core/db.ts";
-import { Filters } from "../signups/query.ts";
+import { Filters } from "../../core/sql-filters.ts";
 import { money, rate } from "./report-queries.ts";
 
 /**

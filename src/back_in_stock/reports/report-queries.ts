@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { SIGNUP_CHANNELS, productIdSchema, variantIdSchema } from "../signups/model.ts";
-import { Filters } from "../signups/query.ts";
+import { Filters } from "../../core/sql-filters.ts";
 import { queryInt } from "../../core/params.ts";
 import { periodEnd, periodStart } from "../../core/period.ts";
 

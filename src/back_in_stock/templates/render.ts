@@ -1,5 +1,6 @@
 import type { OutboundMessage } from "../../channels/index.ts";
 import type { Db } from "../../core/db.ts";
+import type { ShopInfo } from "../../account/shop-info.ts";
 import { storedStageSwitches, storedTemplateRows } from "../../messaging/templates.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
@@ -13,13 +14,6 @@ import { htmlToText } from "../../messaging/render/html-to-text.ts";
  * same limits), so what passed it renders. `prepare` sends a batch's renders to the pool in a few
  * jobs per template, not one per message: a batch renders thousands.
  */
-
-export interface ShopInfo {
-  id: string;
-  name: string;
-  url: string;
-  defaultLocale: string;
-}
 
 export interface VariantInfo {
   id: string;
@@ -50,16 +44,6 @@ interface TemplateText {
 /** The template a message uses, and where it comes from (for the reason when it fails). */
 interface ChosenTemplate extends Required<TemplateText> {
   locale: string;
-}
-
-export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
-  const { rows } = await db.query<{ name: string; default_locale: string; platform_domain: string | null }>(
-    "select name, default_locale, platform_domain from shops where id = $1",
-    [shopId],
-  );
-  const row = rows[0];
-  if (!row) throw new Error(`shop ${shopId} not found`);
-  return { id: shopId, name: row.name, url: row.platform_domain ? `https://${row.platform_domain}` : "", defaultLocale: row.default_locale };
 }
 
 /** Whether each stage is on for the shop (its switches over the shipped defaults). */

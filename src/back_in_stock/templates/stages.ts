@@ -1,5 +1,5 @@
 import { CHANNELS, type Channel, type Stage } from "./default-templates.ts";
-import { type VariableSamples, sampleData } from "./variables-check.ts";
+import { type VariableSamples, sampleData } from "../../messaging/render/variables-check.ts";
 
 /**
  * What each back-in-stock stage's templates may use: its channels and its variables with their

@@ -1,4 +1,4 @@
-import { type VariableSamples, sampleData } from "../../back_in_stock/templates/variables-check.ts";
+import { type VariableSamples, sampleData } from "../../messaging/render/variables-check.ts";
 import { NOTIFICATION_CHANNELS, type NotificationChannel, type NotificationStage } from "./templates.ts";
 
 /**

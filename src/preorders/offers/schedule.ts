@@ -2,7 +2,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { declareTask, enqueue } from "../../core/tasks.ts";
-import type { OfferStatus } from "../../actions/preorders/offers/model.ts";
+import type { OfferStatus } from "./model.ts";
 import { setOfferStatus } from "./status.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from "../../core/db.ts";
-import { type OfferStatus, markOfferChanged } from "../../actions/preorders/offers/model.ts";
+import { type OfferStatus, markOfferChanged } from "./model.ts";
 
 /**
  * Moves a live offer to `target` (enable: active, disable: disabled), the one way the enable and

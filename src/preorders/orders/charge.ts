@@ -3,7 +3,7 @@ import { conflict } from "../../core/errors.ts";
 import { type JobHandle, declareJobTask, enqueueJob } from "../../core/jobs.ts";
 import { chargeDecision, loadOrder } from "./model.ts";
 
-/** The application job that collects an order's balance (its run: runChargeBalance in src/actions/preorders/orders/charge-balance.ts). */
+/** The application job that collects an order's balance (its run: runChargeBalance in src/preorders/orders/actions/charge-balance.ts). */
 export const chargeBalanceTask = declareJobTask({ name: "preorders_order_charge_balance" });
 
 /**

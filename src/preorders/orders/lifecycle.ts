@@ -1,7 +1,7 @@
 import type { Db } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
-import { checkoutGroup } from "../../actions/preorders/offers/checkout.ts";
-import { paymentsGroup } from "../../actions/preorders/offers/plan-groups.ts";
+import { checkoutGroup } from "../offers/groups/checkout.ts";
+import { paymentsGroup } from "../offers/groups/plan-groups.ts";
 import { claimNotifications } from "../notifications/ledger.ts";
 import { autoCollectTask, balanceDueTask, orderTagsTask } from "../notifications/task-refs.ts";
 import { loadPreorderSettings } from "../settings/settings.ts";

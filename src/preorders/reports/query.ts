@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { platformGid, platformId } from "../../core/params.ts";
-import { ISO_4217, offerId, positiveJsonInt } from "../../actions/preorders/orders/params.ts";
+import { ISO_4217, offerId, positiveJsonInt } from "../params.ts";
 import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound, withPeriodOrder } from "../../core/period.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { deepPartialStrict } from "../../core/deep-partial.ts";
-import { LIMITS, integer, platformTag, requiredLabel } from "../../actions/preorders/offers/model.ts";
+import { LIMITS, integer, platformTag, requiredLabel } from "../offers/model.ts";
 import { loadDocument, updateDocument } from "./store.ts";
 
 /**

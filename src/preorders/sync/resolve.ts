@@ -2,7 +2,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { type Db, withTransaction } from "../../core/db.ts";
 import type { JobContext } from "../../core/job-task.ts";
-import { markOfferChanged } from "../../actions/preorders/offers/model.ts";
+import { markOfferChanged } from "../offers/model.ts";
 import { type SourceRow, enqueueOfferResolution, enqueueOfferSync, sourceKey } from "./enqueue.ts";
 
 /**

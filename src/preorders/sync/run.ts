@@ -12,9 +12,9 @@ import {
   updateSellingPlanGroup,
 } from "../../platform/operations/selling-plans.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
-import { inventoryGroup } from "../../actions/preorders/offers/inventory.ts";
-import { OFFER_COLUMNS, type OfferRow, OfferState } from "../../actions/preorders/offers/model.ts";
-import { advancedGroup, paymentsGroup, shippingGroup } from "../../actions/preorders/offers/plan-groups.ts";
+import { inventoryGroup } from "../offers/groups/inventory.ts";
+import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
+import { advancedGroup, paymentsGroup, shippingGroup } from "../offers/groups/plan-groups.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 

@@ -5,8 +5,8 @@ import type {
   SellingPlanInput,
   SellingPlanPricingPolicyInput,
 } from "../../platform/operations/selling-plans.ts";
-import type { Inventory } from "../../actions/preorders/offers/inventory.ts";
-import type { PaymentOption, Payments, Shipping } from "../../actions/preorders/offers/plan-groups.ts";
+import type { Inventory } from "../offers/groups/inventory.ts";
+import type { PaymentOption, Payments, Shipping } from "../offers/groups/plan-groups.ts";
 
 /**
  * An offer as the platform sees it: one selling plan group (the offer) holding one plan of

@@ -1,0 +1,164 @@
+import { z } from "zod";
+import { BLOCKED_REASONS } from "../../../messaging/blocked.ts";
+import { defineAction } from "../../../core/action.ts";
+import type { Db } from "../../../core/db.ts";
+import { notFound } from "../../../core/errors.ts";
+import { pageOutput, timestampOutput } from "../../../core/outputs.ts";
+import { uuid } from "../../../core/schemas.ts";
+import { STAGES } from "../../templates/default-templates.ts";
+import { SIGNUP_CHANNELS, variantIdSchema } from "../../signups/model.ts";
+import { Filters } from "../../../core/sql-filters.ts";
+import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
+import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
+
+export const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
+export const NOTIFICATION_RESOURCE = "Back-in-stock notification";
+
+interface NotificationRow {
+  id: string;
+  signup_id: string | null;
+  ledger_id: string | null;
+  variant_id: string;
+  stage: string;
+  channel: string;
+  contact: string | null;
+  status: string;
+  blocked_reason: string | null;
+  error: string | null;
+  provider_message_id: string | null;
+  delivery_status: string | null;
+  created_at: Date;
+  cursor_at: string;
+}
+
+interface NotificationDetailRow extends NotificationRow {
+  subject: string | null;
+  attempts: number | null;
+  sent_at: Date | null;
+}
+
+const SELECT = `n.id::text as id, n.signup_id, n.ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
+  n.error, n.provider_message_id, n.delivery_status, n.created_at,
+  to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
+
+const notificationFields = {
+  id: z.string().describe("the log entry's id (digits)"),
+  signup_id: z.string().nullable().describe("null once the signup is deleted"),
+  message_id: z.string().nullable().describe("the ledger row the message id derives from; null for a refusal that claimed nothing"),
+  variant_id: z.string(),
+  stage: z.enum(STAGES),
+  channel: z.enum(SIGNUP_CHANNELS),
+  recipient: z.string().nullable().describe("the signup's e-mail address or phone number; null once the signup is deleted"),
+  status: z.enum(NOTIFICATION_STATUSES),
+  blocked_reason: z.enum(BLOCKED_REASONS).nullable().describe("for blocked: why (one vocabulary for every area)"),
+  error: z.string().nullable().describe("for failed: what the channel answered"),
+  provider_message_id: z.string().nullable(),
+  delivery_status: z.string().nullable().describe("text messages: the provider's delivery report"),
+  created_at: timestampOutput,
+};
+
+export const notificationOutput = z.strictObject(notificationFields);
+
+export const notificationDetailOutput = z.strictObject({
+  ...notificationFields,
+  subject: z.string().nullable().describe("the rendered e-mail subject it was sent with; null for text messages, refusals, and entries logged before subjects were kept"),
+  attempts: z.int().min(0).nullable().describe("send attempts of its ledger row; null without one"),
+  sent_at: timestampOutput.nullable().describe("when the message was handed to the channel; null unless sent"),
+});
+
+function present(n: NotificationRow) {
+  return {
+    id: n.id,
+    signup_id: n.signup_id,
+    message_id: n.ledger_id,
+    variant_id: n.variant_id,
+    stage: n.stage,
+    channel: n.channel,
+    recipient: n.contact,
+    status: n.status,
+    blocked_reason: n.blocked_reason,
+    error: n.error,
+    provider_message_id: n.provider_message_id,
+    delivery_status: n.delivery_status,
+    created_at: n.created_at.toISOString(),
+  };
+}
+
+export const listNotifications = defineAction({
+  name: "back_in_stock.notifications.list",
+  method: "GET",
+  path: "/back_in_stock/notifications",
+  aliases: ["list back in stock notifications", "show the back in stock message log", "which back in stock alerts were sent"],
+  description: `The notifications log, newest first, as { notifications, page, per_page, total, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). ${PAGING_RULE}.`,
+  notes: ["A refusal is logged each time it happens, so one signup can have several blocked entries for a stage.", "GET /back_in_stock/notifications/{id} adds the rendered subject, attempts and sent_at of one entry."],
+  kind: "read",
+  input: z.strictObject({
+    signup_id: uuid("signup").optional(),
+    variant_id: variantIdSchema.optional(),
+    status: z.enum(NOTIFICATION_STATUSES).optional(),
+    channel: z.enum(SIGNUP_CHANNELS).optional(),
+    stage: z.enum(STAGES).optional(),
+    from: periodStart.optional(),
+    to: periodEnd.optional(),
+    ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.bigint])),
+  }).superRefine(pageOrCursor),
+  output: pageOutput("notifications", notificationOutput),
+  async handler(ctx, { input }) {
+    const where = new Filters([ctx.shopId])
+      .add("n.shop_id = $1")
+      .when(input.signup_id, (p) => `n.signup_id = ${p}`)
+      .when(input.variant_id, (p) => `n.variant_id = ${p}`)
+      .when(input.status, (p) => `n.status = ${p}`)
+      .when(input.channel, (p) => `n.channel = ${p}`)
+      .when(input.stage, (p) => `n.stage = ${p}`)
+      .when(input.from, (p) => `n.created_at >= ${p}`)
+      .when(input.to, (p) => `n.created_at < ${p}`);
+    const p = paging(input);
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from bis_notifications n where ${where.sql()}`, where.params);
+    if (p.after) where.add(`(n.created_at, n.id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::bigint)`);
+    const { rows } = await ctx.db.query<NotificationRow>(
+      `select ${SELECT}
+       from bis_notifications n left join bis_signups s on s.id = n.signup_id
+       where ${where.sql()}
+       order by n.created_at desc, n.id desc
+       limit ${where.param(p.limit)} offset ${where.param(p.offset)}`,
+      where.params,
+    );
+    return pageAnswer("notifications", p, rows, counted[0]?.n ?? 0, (n) => [n.cursor_at, n.id], present);
+  },
+});
+
+/** One entry of the shop's log; 404 `Back-in-stock notification not found: <id>` otherwise (a malformed id included). */
+async function loadNotification(db: Db, shopId: string, id: string): Promise<NotificationDetailRow> {
+  const { rows } = /^[1-9]\d{0,17}$/.test(id)
+    ? await db.query<NotificationDetailRow>(
+        `select ${SELECT}, n.subject, l.attempts, case when n.status = 'sent' then l.sent_at end as sent_at
+         from bis_notifications n
+         left join bis_signups s on s.id = n.signup_id
+         left join bis_ledger l on l.id = n.ledger_id
+         where n.shop_id = $1 and n.id = $2::bigint`,
+        [shopId, id],
+      )
+    : { rows: [] };
+  const row = rows[0];
+  if (!row) throw notFound(NOTIFICATION_RESOURCE, id);
+  return row;
+}
+
+export const getNotification = defineAction({
+  name: "back_in_stock.notifications.get",
+  method: "GET",
+  path: "/back_in_stock/notifications/{id}",
+  aliases: ["show one back in stock notification", "read a back in stock message log entry", "why was a back in stock alert blocked"],
+  description:
+    "One entry of the notifications log (id from GET /back_in_stock/notifications): the list's fields (signup_id, message_id, variant_id, stage, channel, recipient, status, blocked_reason, error, provider_message_id, delivery_status, created_at) plus subject (the rendered e-mail subject it was sent with), attempts (send attempts of its ledger row) and sent_at. 404 for an id of another shop.",
+  notes: ["The message body is not kept; the subject is, for e-mails sent or failed after it was introduced.", "recipient reads null once the signup is deleted: the log entry stays without it."],
+  kind: "read",
+  params: z.object({ id: z.string() }),
+  input: z.strictObject({}),
+  output: notificationDetailOutput,
+  async handler(ctx, { params }) {
+    const row = await loadNotification(ctx.db, ctx.shopId, params.id);
+    return { ...present(row), subject: row.subject, attempts: row.attempts, sent_at: row.sent_at?.toISOString() ?? null };
+  },
+});

@@ -1,0 +1,117 @@
+import { fieldIssue } from "../../../core/errors.ts";
+import { z } from "zod";
+import type { AnyAction } from "../../../core/action.ts";
+import { conflict } from "../../../core/errors.ts";
+import { hexColor } from "../../../core/schemas.ts";
+import { sets } from "../../../core/deep-partial.ts";
+import { atLeastOne, cssLength, defineGroup, groupAction, groupGetAction, groupPatchAction, label, timestamp } from "../model.ts";
+import { countdownOutput } from "../outputs.ts";
+
+export const COUNTDOWN_MODES = ["to_schedule_end", "to_custom_date"] as const;
+export const COUNTDOWN_STYLES = ["inline", "banner", "boxed"] as const;
+
+const UNIT_ORDER = "dhms";
+
+/** `dd:hh:mm:ss` and its shorter forms: units d, h, m, s (one or two letters each) in that order, colon separated. */
+export const countdownFormat = z
+  .string({ error: "must be a pattern of units such as dd:hh:mm:ss" })
+  .refine((value) => {
+    const parts = value.split(":");
+    let last = -1;
+    for (const part of parts) {
+      if (!/^(?:d{1,2}|h{1,2}|m{1,2}|s{1,2})$/.test(part)) return false;
+      const position = UNIT_ORDER.indexOf(part[0] ?? "");
+      if (position <= last) return false;
+      last = position;
+    }
+    return true;
+  }, "must be a pattern of units such as dd:hh:mm:ss")
+  .meta({ examples: ["dd:hh:mm:ss", "d:h:m", "hh:mm"] });
+
+/** A countdown on the product page: to the end of the preorder period, or to a date of its own. */
+export const countdownSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  mode: z.enum(COUNTDOWN_MODES).default("to_schedule_end"),
+  format: countdownFormat.default("dd:hh:mm:ss"),
+  text: label.default("Preorder ends in"),
+  // the end of a to_custom_date countdown; null in the other mode
+  custom_end_date: timestamp.nullable().default(null),
+  style: z
+    .strictObject({
+      type: z.enum(COUNTDOWN_STYLES).default("inline"),
+      text_color: hexColor.default("#000000"),
+      background_color: hexColor.default("#ffffff"),
+      border_radius: cssLength.default("4px"),
+    })
+    .prefault({}),
+});
+
+export type Countdown = z.output<typeof countdownSchema>;
+
+export const countdownGroup = defineGroup({
+  key: "countdown",
+  schema: countdownSchema,
+  output: countdownOutput,
+  normalize(next, patch) {
+    if (next.mode !== "to_custom_date" && next.custom_end_date !== null) {
+      if (sets(patch, "custom_end_date")) return [fieldIssue("custom_end_date", "is not allowed unless mode is to_custom_date")];
+      next.custom_end_date = null;
+    }
+    return [];
+  },
+  rules(value) {
+    if (value.enabled && value.mode === "to_custom_date" && value.custom_end_date === null) {
+      return [fieldIssue("custom_end_date", "is required when the countdown is enabled with mode to_custom_date")];
+    }
+    return [];
+  },
+});
+
+export const COUNTDOWN_ACTIONS: readonly AnyAction[] = [
+  groupGetAction(
+    countdownGroup,
+    "The offer's countdown configuration: enabled, mode (to_schedule_end or to_custom_date), format (units such as dd:hh:mm:ss), text, custom_end_date (to_custom_date only) and style (type inline, banner or boxed; text_color, background_color, border_radius).",
+    { aliases: ["show the preorder countdown", "read the preorder countdown timer settings"] },
+  ),
+  groupPatchAction(
+    countdownGroup,
+    "Changes the countdown: enabled, mode, format, text, custom_end_date, style.",
+    {
+      aliases: ["update the preorder countdown", "turn on the preorder countdown timer"],
+      notes: [
+        "custom_end_date is kept only in to_custom_date mode; another mode clears it.",
+        "An enabled to_custom_date countdown needs a custom_end_date.",
+      ],
+    },
+  ),
+  groupAction(countdownGroup, {
+    action: "set_style",
+    aliases: ["set the preorder countdown style", "change the preorder countdown colors"],
+    description:
+      "Sets the countdown's look: type (inline, banner or boxed), text_color and background_color (hex), border_radius (CSS length such as 4px); at least one. Answers the countdown group.",
+    input: z
+      .strictObject({
+        type: z.enum(COUNTDOWN_STYLES).optional(),
+        text_color: hexColor.optional(),
+        background_color: hexColor.optional(),
+        border_radius: cssLength.optional(),
+      })
+      .superRefine(atLeastOne(["type", "text_color", "background_color", "border_radius"])),
+    patch: (input) => ({ style: input }),
+  }),
+  groupAction(countdownGroup, {
+    action: "set_custom_end_date",
+    aliases: ["set the preorder countdown end date", "count down to a custom date"],
+    notes: ["Refused (409) unless the countdown's mode is to_custom_date: switch the mode by PATCH first."],
+    description:
+      "Sets the date a to_custom_date countdown runs to (date: ISO 8601 timestamp). 409 unless the countdown's mode is to_custom_date (switch it by PATCH first). Answers the countdown group.",
+    input: z.strictObject({ date: timestamp }),
+    precheck(offer) {
+      const { mode } = offer.get(countdownGroup);
+      if (mode !== "to_custom_date") {
+        throw conflict(`countdown/set_custom_end_date refused: the countdown's mode is ${mode}; a custom end date is used only in to_custom_date mode`);
+      }
+    },
+    patch: (input) => ({ custom_end_date: input.date }),
+  }),
+];

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { timestampOutput } from "../../../core/outputs.ts";
+import { ORDER_STATUSES } from "../model.ts";
+
+/** Output schemas of the orders actions: what presentOrder (src/preorders/orders/model.ts) answers. */
+
+const money = z.string().describe("decimal amount in the order's currency, e.g. 100.00");
+
+export const orderLineOutput = z.strictObject({
+  id: z.string().describe("the platform's line item id"),
+  variant_id: z.string().nullable(),
+  product_id: z.string().nullable(),
+  quantity: z.int(),
+  price: money,
+  selling_plan_id: z.string().nullable().describe("the selling plan of a preorder line; null on a regular line"),
+  offer_id: z.string().nullable().describe("the offer whose selling plan this is; null until known"),
+  preorder: z.boolean(),
+});
+
+export const orderOutput = z
+  .strictObject({
+    id: z.uuid(),
+    platform_order_id: z.string(),
+    name: z.string().nullable(),
+    status: z.enum(ORDER_STATUSES).describe("derived from the order's facts, never written"),
+    email: z.string().nullable(),
+    customer_id: z.string().nullable(),
+    currency: z.string(),
+    total_price: money,
+    total_outstanding: money,
+    deposit_paid: money.nullable().describe("what the deposit paid, when the order had a balance after it; null otherwise"),
+    balance_amount: money.describe("the balance left after the deposit (0.00: paid in full)"),
+    financial_status: z.string().nullable(),
+    fulfillment_status: z.string().nullable(),
+    tags: z.array(z.string()),
+    app_tags: z
+      .array(z.string())
+      .describe("the tags this app applies to the order (its offers' checkout.order_tags and the shop's orders.tags), pushed to the platform order and part of tags"),
+    market_id: z.string().nullable(),
+    offer_ids: z.array(z.string()),
+    line_items: z.array(orderLineOutput),
+    released_at: timestampOutput.nullable(),
+    cancelled_at: timestampOutput.nullable(),
+    cancelled_by: z.enum(["platform", "app"]).nullable(),
+    balance_collection_requested_at: timestampOutput.nullable(),
+    balance_due_at: timestampOutput.nullable().describe("when the remaining balance is due (the offer's payments.remaining_balance.due); null without a balance or a due date"),
+    auto_collect: z
+      .enum(["due_date", "on_fulfillment"])
+      .nullable()
+      .describe("how the balance is charged automatically (fixed when the order is first seen with a balance); null: collected by hand"),
+    auto_collect_result: z
+      .string()
+      .nullable()
+      .describe("what the last auto-collect run decided: `requested: job <id>`, or `skipped: <reason>`; null until it ran"),
+    auto_collect_ran_at: timestampOutput.nullable().describe("when the last auto-collect run decided; null until it ran"),
+    refunded_amount: money.describe("refunds recorded by the app so far (partial refunds add up)"),
+    refunded_at: timestampOutput.nullable().describe("when everything paid was refunded (status refunded); null otherwise"),
+    created_at: timestampOutput,
+    updated_at: timestampOutput,
+  })
+  .describe("a preorder order");
