@@ -1,9 +1,9 @@
 /**
- * The report export's own process (forked by export.ts): streams the report from a cursor into
- * the exports storage on connections of its own. A large export turns over hundreds of megabytes
- * of short-lived strings; here, under a small heap cap and away from the worker's other jobs, V8
- * collects them as it goes, and the worker process never grows with an export's size. It loads
- * only pg and csv-stringify.
+ * The report export's own process (forked by export.ts): streams the report's CSV, written by
+ * PostgreSQL's COPY, into the exports storage on connections of its own. It holds a piece of the
+ * COPY and the chunk being filled, not rows; away from the worker's other jobs and under a small
+ * heap cap, neither the worker nor this process grows with an export's size. It loads only pg
+ * and pg-copy-streams.
  *
  * IPC from the parent: { type: "start", data: ExportProcessData }. To the parent:
  * { type: "progress", processed, total? }, then { type: "done", ... } or { type: "error", message }.

@@ -5,8 +5,8 @@ import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound, withPeriodOrder }
 
 /**
  * The preorder reports as SQL: one query per report and granularity, every value a parameter,
- * every column text (formatted by PostgreSQL), so the same statement feeds the CSV export's
- * cursor and `COPY (...) TO STDOUT` alike.
+ * every column text (formatted by PostgreSQL), so the CSV export is the statement's own
+ * `COPY (...) TO STDOUT (FORMAT csv)` (stream.ts).
  */
 
 export const REPORTS = ["by_offer", "balance_collection"] as const;
@@ -215,13 +215,4 @@ function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
 
 export function reportQuery(report: ReportName, body: ReportBody, shopId: string): ReportQuery {
   return report === "by_offer" ? byOffer(body, shopId) : balanceCollection(body, shopId);
-}
-
-/** The statement with its parameters written in as literals: for COPY, which takes none. */
-export function inlineParameters(query: ReportQuery, escape: (value: string) => string): string {
-  return query.sql.replace(/\$(\d+)/g, (_m, n: string) => {
-    const value = query.values[Number(n) - 1];
-    if (Array.isArray(value)) return `array[${value.map((v) => escape(String(v))).join(", ")}]`;
-    return escape(String(value));
-  });
 }

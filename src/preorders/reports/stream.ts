@@ -1,15 +1,13 @@
-import { stringify } from "csv-stringify";
 import type pg from "pg";
+import { copyCsv, csvSafeSelect, inlineParameters } from "../../exports/copy.ts";
 import type { ReportQuery } from "./query.ts";
-import { csvText } from "../../exports/csv-text.ts";
 
 /**
- * Streaming a report into CSV: few imports, as it runs in the export's worker thread
- * (export-thread.ts), whose heap should hold little besides the rows in flight.
+ * Streaming a report into CSV: PostgreSQL writes it (COPY, exports/copy.ts); this process only
+ * moves its bytes into the export's chunks. Few imports, as it runs in the export's own process
+ * (export-process.ts).
  */
 
-/** Rows per FETCH from the server-side cursor: the most the export holds at once. */
-export const FETCH_ROWS = 10_000;
 /** Progress is reported at most this often. */
 const PROGRESS_EVERY_MS = 500;
 
@@ -18,10 +16,15 @@ export interface ExportStreamResult {
   bytes: number;
 }
 
+/** The report as the CSV export's COPY runs it: parameters written in, every cell made spreadsheet-safe. */
+export function reportCopySelect(query: ReportQuery): string {
+  return csvSafeSelect(inlineParameters(query.sql, query.values), query.columns);
+}
+
 /**
- * Streams a report's rows from a server-side cursor (DECLARE ... CURSOR, FETCH in batches, the
- * next batch already on its way while this one is turned into CSV by csv-stringify) into the
- * writer. The count for progress and the rows come from one REPEATABLE READ snapshot.
+ * Streams a report's CSV (header line, then its rows in the report's order) from
+ * `COPY ... TO STDOUT (FORMAT csv, HEADER)` into the writer. The count for progress and the rows
+ * come from one REPEATABLE READ snapshot; progress is the rows COPY has sent so far.
  */
 export async function streamReportCsv(
   pool: pg.Pool,
@@ -29,65 +32,31 @@ export async function streamReportCsv(
   write: (csv: Buffer) => Promise<void>,
   progress: (processed: number, total?: number) => Promise<void>,
   signal?: AbortSignal,
-  fetchRows = FETCH_ROWS,
 ): Promise<ExportStreamResult> {
+  const select = reportCopySelect(query);
   const client = await pool.connect();
-  let rows = 0;
-  let bytes = 0;
+  let result: ExportStreamResult;
   try {
     await client.query("begin isolation level repeatable read read only");
-    // The whole result is wanted: plan for all of it, not for the first tenth (the cursor default).
-    await client.query("set local cursor_tuple_fraction = 1.0");
-    // JIT compiling costs more here than it saves on a plan that runs once, row batch by batch.
+    // JIT compiling costs more here than it saves on a plan that runs once.
     await client.query("set local jit = off");
     const { rows: counted } = await client.query<{ n: number }>(query.countSql, query.values);
     const total = counted[0]?.n ?? 0;
     await progress(0, total);
-    await client.query(`declare report_cursor no scroll cursor for ${query.sql}`, query.values);
-    const fetch = () => client.query<unknown[]>({ text: `fetch ${fetchRows} from report_cursor`, rowMode: "array" }).then((r) => r.rows);
-    // One stringifier for the whole file (its stream API: several times faster than a sync call
-    // per batch). Fed synchronously, it hands each record's CSV to the data listener at once.
-    const stringifier = stringify({ cast: { string: csvText } });
-    let pieces: Buffer[] = [];
-    let pieceBytes = 0;
-    stringifier.on("data", (piece: Buffer) => {
-      pieces.push(piece);
-      pieceBytes += piece.length;
-    });
-    const drain = async () => {
-      const csv = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, pieceBytes);
-      bytes += pieceBytes;
-      pieces = [];
-      pieceBytes = 0;
-      await write(csv);
-    };
-    stringifier.write(query.columns);
-    await drain();
     let lastProgress = Date.now();
-    let next = fetch();
-    next.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
-    for (;;) {
-      const batch = await next;
-      if (batch.length === 0) break;
+    result = await copyCsv(client, select, write, async (rows) => {
       signal?.throwIfAborted();
-      next = fetch();
-      next.catch(() => undefined);
-      for (const row of batch) stringifier.write(row);
-      await drain();
-      rows += batch.length;
-      if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
-        lastProgress = Date.now();
-        await progress(rows);
-      }
-    }
-    stringifier.end();
+      if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
+      lastProgress = Date.now();
+      await progress(rows);
+    });
     await client.query("commit");
   } catch (error) {
-    await client.query("rollback").catch(() => undefined);
+    // A COPY given up half way leaves the connection mid-protocol: it is closed, not reused (the
+    // read-only transaction ends with it).
+    client.release(error instanceof Error ? error : true);
     throw error;
-  } finally {
-    client.release();
   }
-  return { rows, bytes };
+  client.release();
+  return result;
 }
-
