@@ -2,9 +2,14 @@ import { z } from "zod";
 import { defineTask } from "../src/core/tasks.ts";
 import { pruneLoginFailures } from "../src/ops/login-limit.ts";
 import { pruneRevokedSessions } from "../src/ops/sessions.ts";
+import { collectQueueGarbage } from "../src/queue/maintenance.ts";
 import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
 
-/** Crontab: removes finished jobs past their retention, spent rate-limit windows and ended login-failure windows, and the revocations of sessions that have expired. */
+/**
+ * Crontab: removes finished jobs past their retention, spent rate-limit windows and ended
+ * login-failure windows, the revocations of sessions that have expired, and the job queues and
+ * task identifiers no job uses (graphile-worker's cleanup).
+ */
 export default defineTask({
   name: "maintenance_prune",
   payload: z.unknown(),
@@ -15,6 +20,10 @@ export default defineTask({
     const windows = await pruneRateLimitWindows(ctx.pool, ctx.config.RATE_LIMIT_WINDOW_SECONDS);
     const loginWindows = await pruneLoginFailures(ctx.pool);
     const revokedSessions = await pruneRevokedSessions(ctx.pool);
-    ctx.log.info({ jobs, windows, loginWindows, revokedSessions }, "pruned finished jobs, rate-limit windows, login-failure windows and expired session revocations");
+    const queue = await collectQueueGarbage(ctx.pool, ctx.log, ctx.taskNames);
+    ctx.log.info(
+      { jobs, windows, loginWindows, revokedSessions, queue },
+      "pruned finished jobs, rate-limit windows, login-failure windows, expired session revocations and unused job queues and task identifiers",
+    );
   },
 });

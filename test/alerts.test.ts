@@ -13,6 +13,7 @@ import { header } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
+import { runNow } from "./helpers/queue.ts";
 
 const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
 
@@ -288,7 +289,7 @@ describe("alert runs", () => {
     expect((waiting.body as { last_error: string | null }).last_error).toMatch(/4\d\d|SMTP/);
     // Bring each retry forward instead of waiting out graphile-worker's backoff.
     const sent = await waitFor("the flaky message to be sent", async () => {
-      await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`bis_send:${row.id}`]);
+      await runNow(env.app.pool, `bis_send:${row.id}`);
       const l = await ledger(flaky ?? "");
       return l?.status === "sent" ? l : undefined;
     });

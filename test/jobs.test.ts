@@ -14,6 +14,7 @@ import { api, testConfig } from "./helpers/app.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { runNow } from "./helpers/queue.ts";
 
 /** A write that enqueues a job, then either commits or refuses (409) after enqueuing. */
 const enqueueThenMaybeRefuse = defineAction({
@@ -123,7 +124,7 @@ describe("a job that throws", () => {
     expect(retry.delay_s).toBeGreaterThan(1); // exponential backoff: about e^1 s after the first failure
 
     // Bring the retry forward instead of waiting out the backoff.
-    await env.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`job:${jobId}`]);
+    await runNow(env.pool, `job:${jobId}`);
     const failed = await waitFor("the job to fail for good", async () => {
       const job = await jobRow(jobId);
       return job?.status === "failed" ? job : undefined;

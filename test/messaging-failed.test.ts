@@ -5,6 +5,7 @@ import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { insertOffer, orderPayload, placeOrder, settledNotifications, useDomain } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { runNow } from "./helpers/queue.ts";
 
 // Preorder customer notifications keep the same promise as back-in-stock alerts: an outage longer
 // than the old 5-attempt budget loses nothing, and a failed message of either area can be sent again.
@@ -40,7 +41,7 @@ describe("preorder notifications through an outage", () => {
           const job = await notificationJob(id);
           return job && job.attempts >= round ? true : undefined;
         });
-        await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`preorders_notification_send:${id}`]);
+        await runNow(env.app.pool, `preorders_notification_send:${id}`);
       }
       const pending = await api(env.app, "GET", `/preorders/notifications/${id}`, { key: env.key });
       expect(pending.body).toMatchObject({ status: "pending", sent_at: null });
@@ -49,7 +50,7 @@ describe("preorder notifications through an outage", () => {
       env.sink.outage.down = false;
     }
     const sent = await waitFor("the confirmation to be sent", async () => {
-      await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`preorders_notification_send:${id}`]);
+      await runNow(env.app.pool, `preorders_notification_send:${id}`);
       const answer = await api(env.app, "GET", `/preorders/notifications/${id}`, { key: env.key });
       return (answer.body as { status: string }).status === "sent" ? (answer.body as { attempts: number }) : undefined;
     });

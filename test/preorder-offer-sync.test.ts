@@ -6,6 +6,7 @@ import { api } from "./helpers/app.ts";
 import { type Json, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { runNow } from "./helpers/queue.ts";
 
 const env = useSyncEnv({ products: 12, variantsPerProduct: 3, locations: 2, markets: 2, collections: 2 });
 let client: PlatformClient;
@@ -192,7 +193,7 @@ describe("offer sync to the platform", () => {
       env.emulator.setFaults({});
     }
     // Bring graphile-worker's backoff forward instead of waiting it out.
-    await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [offerSyncKey(id)]);
+    await runNow(env.app.pool, offerSyncKey(id));
     const recovered = await waitSynced(env, id);
     expect(recovered.sync_last_error).toBeNull();
     expect((await getSellingPlanGroup(client, recovered.platform_selling_plan_group_id ?? ""))?.name).toBe("Renamed while the platform is down");

@@ -4,6 +4,7 @@ import { api, createShopWithKey } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { runNow } from "./helpers/queue.ts";
 
 const env = useSyncEnv({ products: 2, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 });
 let otherKey: string;
@@ -29,8 +30,8 @@ async function scheduledJob(offerId: string, edge: "enable" | "disable"): Promis
 }
 
 /** Runs the edge's job now instead of at its time (what a clock reaching run_at does). */
-async function runNow(offerId: string, edge: "enable" | "disable"): Promise<void> {
-  await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [scheduleJobKey(offerId, edge)]);
+async function runEdgeNow(offerId: string, edge: "enable" | "disable"): Promise<void> {
+  await runNow(env.app.pool, scheduleJobKey(offerId, edge));
 }
 
 async function offerRow(id: string): Promise<{ status: string; sync_status: string; platform_selling_plan_group_id: string | null; schedule_enable_at: Date | null }> {
@@ -61,14 +62,14 @@ describe("POST /preorders/offers/{id}/schedule", () => {
     expect((await call("GET", offer.id, "/schedule")).body).toEqual({ enable_at: enableAt, disable_at: disableAt });
     expect(((await call("GET", offer.id)).body as Json).schedule).toEqual({ enable_at: enableAt, disable_at: disableAt });
 
-    await runNow(offer.id, "enable");
+    await runEdgeNow(offer.id, "enable");
     await waitFor("the scheduled enable", async () => ((await offerRow(offer.id)).status === "active" ? true : undefined));
     expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
     const enabled = await offerRow(offer.id);
     expect(enabled.schedule_enable_at).toBeNull();
     expect((await call("GET", offer.id, "/schedule")).body).toEqual({ enable_at: null, disable_at: disableAt });
 
-    await runNow(offer.id, "disable");
+    await runEdgeNow(offer.id, "disable");
     await waitFor("the scheduled disable", async () => ((await offerRow(offer.id)).status === "disabled" ? true : undefined));
     const read = await call("GET", offer.id);
     expect((read.body as Json).status).toBe("disabled");
@@ -125,7 +126,7 @@ describe("POST /preorders/offers/{id}/schedule", () => {
     );
     expect((await call("DELETE", offer.id)).status).toBe(202);
     expect(await scheduledJob(offer.id, "enable")).toBeUndefined();
-    await env.app.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`stray:${offer.id}`]);
+    await runNow(env.app.pool, `stray:${offer.id}`);
     await waitFor("the stray job to finish", async () => {
       const { rows } = await env.app.pool.query("select 1 from graphile_worker.jobs where key = $1", [`stray:${offer.id}`]);
       return rows.length === 0 ? true : undefined;

@@ -6,6 +6,7 @@ import { api, createShopWithKey } from "./helpers/app.ts";
 import { seedVariants } from "./helpers/bis-seed.ts";
 import { type TestEnv, startTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { runNow } from "./helpers/queue.ts";
 
 let emulator: ProviderEmulator;
 let env: TestEnv;
@@ -158,7 +159,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
       emulator.setFaults({});
     }
     // The provider is back: the next retry (brought forward rather than waiting out the backoff) delivers it.
-    await env.pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [`provider_sync_signup:${signup.id}:email_provider_3`]);
+    await runNow(env.pool, `provider_sync_signup:${signup.id}:email_provider_3`);
     const synced = await waitForStatus(signup.id, "email_provider_3", "synced");
     expect(synced.last_error).toBeNull();
     expect(synced.attempts).toBeGreaterThanOrEqual(3);

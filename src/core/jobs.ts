@@ -3,6 +3,8 @@ import { z } from "zod";
 import { type Db, withTransaction } from "./db.ts";
 import { V2_BASE_PATH } from "./manifest.ts";
 import { type TaskRef, declareTask, enqueue } from "./tasks.ts";
+import { removeJobByKey } from "../queue/admin.ts";
+import { APP_JOB_RUN_IN_FLIGHT } from "../queue/inspect.ts";
 
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
 export const TERMINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
@@ -90,16 +92,9 @@ export async function enqueueJob(db: Db, options: EnqueueJobOptions): Promise<Jo
   return jobHandle(row.id);
 }
 
-/**
- * A queue row of job $1 that a worker holds: its own (key job:<id>), or the keyless one
- * graphile-worker leaves when a locked job is removed (cancelled mid-run) or its key re-queued.
- */
-const RUN_IN_FLIGHT = `select g.locked_by from graphile_worker._private_jobs g
-  where g.locked_at is not null and (g.key = 'job:' || $1::text or g.payload ->> 'job_id' = $1::text)`;
-
 /** The worker running the job right now, if any (whatever its row's status says). */
 export async function runInFlight(db: Db, jobId: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ locked_by: string | null }>(`${RUN_IN_FLIGHT} limit 1`, [jobId]);
+  const { rows } = await db.query<{ locked_by: string | null }>(`${APP_JOB_RUN_IN_FLIGHT} limit 1`, [jobId]);
   return rows[0] ? (rows[0].locked_by ?? "a worker") : undefined;
 }
 
@@ -112,7 +107,7 @@ export async function retryJob(db: Db, jobId: string): Promise<JobRow | undefine
   const { rows } = await db.query<JobRow>(
     `update jobs set status = 'queued', attempts = 0, finished_at = null, updated_at = now()
      where id = $1 and status in ('failed', 'cancelled', 'completed')
-       and not exists (${RUN_IN_FLIGHT})
+       and not exists (${APP_JOB_RUN_IN_FLIGHT})
      returning *`,
     [jobId],
   );
@@ -159,7 +154,7 @@ export async function cancelJob(db: Db, jobId: string, reason: string): Promise<
   );
   const job = rows[0];
   if (!job) return undefined;
-  await db.query("select graphile_worker.remove_job($1)", [jobKey(job.id)]);
+  await removeJobByKey(db, jobKey(job.id));
   return job;
 }
 

@@ -1,5 +1,6 @@
 import { type JobHelpers, type ParsedCronItem, type Task, type TaskList, parseCronItems } from "graphile-worker";
 import { type AnyTaskDefinition, PermanentJobFailure, type TaskContext, type TaskDeps } from "./tasks.ts";
+import { endAttempts } from "../queue/admin.ts";
 
 /** Every task the worker runs, by name; beside the action registry (registry.ts). */
 export class TaskRegistry {
@@ -35,7 +36,8 @@ export class TaskRegistry {
 
   /** graphile-worker's task list: each task behind the one wrapper below. */
   taskList(deps: TaskDeps): TaskList {
-    return Object.fromEntries(this.tasks.map((task) => [task.name, wrap(task, deps)]));
+    const taskNames = this.tasks.map((task) => task.name);
+    return Object.fromEntries(this.tasks.map((task) => [task.name, wrap(task, deps, taskNames)]));
   }
 }
 
@@ -44,7 +46,7 @@ export class TaskRegistry {
  * at error (job id, task, attempt, issues) and the job finishes without a retry. A run that
  * throws a PermanentJobFailure is failed for good, with its reason, on its first attempt.
  */
-function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
+function wrap(task: AnyTaskDefinition, deps: TaskDeps, taskNames: readonly string[]): Task {
   return async (raw: unknown, helpers: JobHelpers) => {
     const parsed = task.payload.safeParse(raw);
     if (!parsed.success) {
@@ -60,14 +62,14 @@ function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
       attempt: helpers.job.attempts,
       maxAttempts: helpers.job.max_attempts,
       signal: helpers.abortSignal,
+      taskNames,
     };
     try {
       await task.run(ctx, parsed.data);
     } catch (error) {
       if (error instanceof PermanentJobFailure) {
-        // graphile-worker has no call that fails the job it is running (permanently_fail_jobs
-        // skips a locked one): with its attempts used up, the failure it records next is final.
-        await deps.pool.query("update graphile_worker._private_jobs set max_attempts = attempts where id = $1", [helpers.job.id]);
+        // With its attempts used up, the failure graphile-worker records next is final.
+        await endAttempts(deps.pool, helpers.job.id);
         deps.log.error({ workerJobId: helpers.job.id, task: task.name, attempt: helpers.job.attempts, reason: error.message }, "job failed for good: not retried");
       }
       throw error;

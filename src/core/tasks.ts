@@ -6,6 +6,7 @@ import type { Config } from "../config.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
 import type { Db } from "./db.ts";
+import { type AddJobSpec, addJob } from "../queue/enqueue.ts";
 
 /** What every task may use: built once per worker process (src/runtime/worker.ts). */
 export interface TaskDeps {
@@ -26,6 +27,8 @@ export interface TaskContext extends TaskDeps {
   maxAttempts: number;
   /** Fires when the worker shuts down and the job should stop early. */
   signal: AbortSignal | undefined;
+  /** The names of every task this worker runs (queue maintenance keeps their identifiers). */
+  taskNames: readonly string[];
 }
 
 /**
@@ -42,7 +45,7 @@ export interface TaskRef<S extends z.ZodType = z.ZodType> {
  * When graphile-worker's crontab runs a task: its own CronItem without the task (the definition
  * names it). Schedules are claimed through PostgreSQL, so each fires at most once per tick however
  * many workers run; the identifier (default: the task's name) is the key of its last run in
- * `graphile_worker._private_known_crontabs`, so it stays as it is once deployed.
+ * graphile-worker's known-crontabs table, so it stays as it is once deployed.
  */
 export type TaskSchedule = Omit<CronItem, "task" | "pattern">;
 
@@ -89,37 +92,23 @@ export interface EnqueueOptions {
   jobKeyMode?: "replace" | "preserve_run_at" | "unsafe_dedupe";
 }
 
-const ADD_JOB = `select (graphile_worker.add_job(
-       identifier => $1::text,
-       payload => $2::json,
-       queue_name => $3::text,
-       run_at => coalesce($4::timestamptz, now() + make_interval(secs => $5::float8)),
-       max_attempts => $6::int,
-       job_key => $7::text,
-       priority => $8::int,
-       job_key_mode => $9::text
-     )).id`;
 
 /** add_job of the task, checked against its schema; each call of the answer queues once: the job id, or null when a worker claimed the keyed job in the middle of it (see enqueue). */
 function prepareAddJob<S extends z.ZodType>(db: Db, task: TaskRef<S>, payload: z.input<S>, options: EnqueueOptions): () => Promise<string | null> {
   const parsed = task.payload.safeParse(payload);
   if (!parsed.success) throw new Error(`enqueue ${task.name}: payload refused by the task's schema: ${z.prettifyError(parsed.error)}`);
-  const values = [
-    task.name,
-    JSON.stringify(parsed.data ?? {}),
-    options.queueName ?? null,
-    options.runAt ?? null,
-    options.delaySeconds ?? null,
-    options.maxAttempts ?? null,
-    options.jobKey ?? null,
-    options.priority ?? null,
-    options.jobKeyMode ?? null,
-  ];
-  return async () => {
-    const id = (await db.query<{ id: string | null }>(ADD_JOB, values)).rows[0]?.id;
-    if (id === undefined) throw new Error(`add_job answered no row for ${task.name}`);
-    return id;
+  const spec: AddJobSpec = {
+    identifier: task.name,
+    payload: JSON.stringify(parsed.data ?? {}),
+    queueName: options.queueName ?? null,
+    runAt: options.runAt ?? null,
+    delaySeconds: options.delaySeconds ?? null,
+    maxAttempts: options.maxAttempts ?? null,
+    jobKey: options.jobKey ?? null,
+    priority: options.priority ?? null,
+    jobKeyMode: options.jobKeyMode ?? null,
   };
+  return () => addJob(db, spec);
 }
 
 /**

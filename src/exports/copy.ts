@@ -33,11 +33,15 @@ export function inlineParameters(sql: string, values: readonly unknown[]): strin
   });
 }
 
-/** `sql` (any SELECT, its columns named `columns`, in that order) with each cell made safe for a spreadsheet. */
-export function csvSafeSelect(sql: string, columns: readonly string[]): string {
+/**
+ * `sql` (any SELECT, its columns named `columns`, in that order) with each cell made safe for a
+ * spreadsheet, but for the columns in `asIs`: those the caller knows the rule leaves unchanged
+ * (numbers, uuids, timestamps formatted by PostgreSQL), passed through without its cost.
+ */
+export function csvSafeSelect(sql: string, columns: readonly string[], asIs: readonly string[] = []): string {
   const cells = columns.map((column) => {
     const name = `"${column.replaceAll('"', '""')}"`;
-    return `${csvTextSql(`r.${name}`)} as ${name}`;
+    return asIs.includes(column) ? `r.${name}` : `${csvTextSql(`r.${name}`)} as ${name}`;
   });
   // The inner query's ORDER BY keeps the subquery from being flattened: its rows come out in its order.
   return `select ${cells.join(", ")} from (${sql}) r`;

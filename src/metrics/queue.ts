@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { Gauge } from "prom-client";
 import { registry } from "./registry.ts";
+import { QUEUE_RELATIONS } from "../queue/relations.ts";
 
 /** A scrape within this of the last query answers the same figures: scrapes cannot load the database. */
 export const QUEUE_DEPTH_CACHE_MS = 5_000;
@@ -21,7 +22,7 @@ const DEPTH_SQL = `
               when run_at > now() then 'scheduled'
               else 'ready' end as state,
          count(*)::int as n
-  from graphile_worker.jobs group by 1, 2, 3
+  from ${QUEUE_RELATIONS.jobs} group by 1, 2, 3
   union all
   select 'app', kind, status, count(*)::int from jobs where status in ('queued', 'running') group by 1, 2, 3`;
 

@@ -1,5 +1,8 @@
 import type { Db } from "../core/db.ts";
 import { type JobStatus, TERMINAL_STATUSES, cancelJob, retryJob, runInFlight } from "../core/jobs.ts";
+import { deleteUnlockedJob, removeJobByKey, rescheduleNow } from "../queue/admin.ts";
+import { queueJobByKey } from "../queue/inspect.ts";
+import { QUEUE_RELATIONS } from "../queue/relations.ts";
 
 export type JobSource = "app" | "queue";
 export const JOB_SOURCES: readonly JobSource[] = ["app", "queue"];
@@ -62,8 +65,8 @@ const queueRows = (extra = "") => `
   select 'queue' as source, q.id::text as id, t.identifier as task, s.id::text as shop_id, s.name as shop_name,
     ${QUEUE_STATUS} as status, q.attempts, q.max_attempts::int, q.run_at, q.created_at, q.updated_at,
     q.last_error, q.locked_by${extra}
-  from graphile_worker._private_jobs q
-  join graphile_worker._private_tasks t on t.id = q.task_id
+  from ${QUEUE_RELATIONS.privateJobs} q
+  join ${QUEUE_RELATIONS.privateTasks} t on t.id = q.task_id
   left join jobs aj on aj.id::text = case when q.key like 'job:%' then substr(q.key, 5) else q.payload ->> 'job_id' end
   left join bis_ledger bl on bl.id = ${payloadUuid("ledger_id")}
   left join preorder_notifications pn on pn.id = ${payloadUuid("notification_id")}
@@ -122,11 +125,7 @@ export async function getJob(db: Db, source: JobSource, id: string): Promise<Job
     );
     const job = rows[0];
     if (!job) return undefined;
-    const queue = await db.query<NonNullable<JobDetail["queue_row"]> & { locked_at: Date | null }>(
-      `select id::text, run_at, attempts, max_attempts::int, locked_by, locked_at, last_error from graphile_worker.jobs where key = $1`,
-      [`job:${id}`],
-    );
-    const q = queue.rows[0];
+    const q = await queueJobByKey(db, `job:${id}`);
     const status = job.status as JobStatus;
     const inFlight = await runInFlight(db, id);
     return {
@@ -185,8 +184,7 @@ export async function retry(db: Db, source: JobSource, id: string): Promise<Acti
     const retried = await retryJob(db, id);
     return retried ? { ok: true, message: `Job ${id} queued again.` } : { ok: false, message: "The job changed meanwhile; not retried." };
   }
-  const { rowCount } = await db.query(`select * from graphile_worker.reschedule_jobs(array[$1::bigint], run_at := now(), attempts := 0)`, [id]);
-  return rowCount ? { ok: true, message: `Queue job ${id} rescheduled to run now.` } : { ok: false, message: "The job is locked by a worker; not retried." };
+  return (await rescheduleNow(db, id)) ? { ok: true, message: `Queue job ${id} rescheduled to run now.` } : { ok: false, message: "The job is locked by a worker; not retried." };
 }
 
 /** Cancel: an app job cancelled and its queue row removed; a queue row removed (or, when keyless, failed permanently). */
@@ -199,10 +197,9 @@ export async function cancel(db: Db, source: JobSource, id: string): Promise<Act
     return cancelled ? { ok: true, message: `Job ${id} cancelled.` } : { ok: false, message: "The job finished meanwhile; not cancelled." };
   }
   if (job.key) {
-    await db.query(`select graphile_worker.remove_job($1)`, [job.key]);
-  } else {
-    const { rowCount } = await db.query(`delete from graphile_worker._private_jobs where id = $1 and locked_at is null`, [id]);
-    if (!rowCount) return { ok: false, message: "The job is locked by a worker; not cancelled." };
+    await removeJobByKey(db, job.key);
+  } else if (!(await deleteUnlockedJob(db, id))) {
+    return { ok: false, message: "The job is locked by a worker; not cancelled." };
   }
   return { ok: true, message: `Queue job ${id} removed.` };
 }

@@ -1,9 +1,11 @@
 import type { Db } from "../core/db.ts";
 import { countFailedMessages } from "../messaging/failed.ts";
 import { esc, time } from "./html.ts";
+import { type QueueDepth, queueDepthByTask } from "../queue/inspect.ts";
+import { QUEUE_RELATIONS } from "../queue/relations.ts";
 
 export interface Overview {
-  queue_depth: { task: string; ready: number; scheduled: number; running: number; failed: number }[];
+  queue_depth: QueueDepth[];
   throughput: { task: string; completed_5m: number; failed_5m: number; completed_60m: number; failed_60m: number }[];
   alert_runs: { id: string; shop_name: string | null; variant_id: string; batches: number; notified: number; last_available: number | null; started_at: Date; next_batch_at: Date | null }[];
   offer_syncs: { counts: Record<string, number>; failing: { id: string; shop_name: string | null; name: string; sync_last_error: string | null; updated_at: Date }[] };
@@ -18,14 +20,7 @@ const n = (v: unknown): number => Number(v ?? 0);
 
 export async function loadOverview(db: Db): Promise<Overview> {
   const [depth, throughput, runs, syncCounts, failing, lag, providers, failedMessages] = await Promise.all([
-    db.query<Overview["queue_depth"][number]>(
-      `select task_identifier as task,
-         count(*) filter (where locked_at is null and attempts < max_attempts and run_at <= now())::int as ready,
-         count(*) filter (where locked_at is null and attempts < max_attempts and run_at > now())::int as scheduled,
-         count(*) filter (where locked_at is not null)::int as running,
-         count(*) filter (where locked_at is null and attempts >= max_attempts)::int as failed
-       from graphile_worker.jobs group by 1 order by 1`,
-    ),
+    queueDepthByTask(db),
     // graphile-worker deletes a job once done, so completions are counted from the app's jobs;
     // failures from both (a queue row out of attempts stays until someone removes it).
     db.query<Overview["throughput"][number]>(
@@ -38,7 +33,7 @@ export async function loadOverview(db: Db): Promise<Overview> {
          select kind as task, status = 'completed' as done, finished_at as at from jobs
          where status in ('completed', 'failed') and finished_at > now() - interval '60 minutes'
          union all
-         select task_identifier, false, updated_at from graphile_worker.jobs
+         select task_identifier, false, updated_at from ${QUEUE_RELATIONS.jobs}
          where attempts >= max_attempts and locked_at is null and updated_at > now() - interval '60 minutes'
            and (key is null or key not like 'job:%')
        ) t group by 1 order by 1`,
@@ -74,7 +69,7 @@ export async function loadOverview(db: Db): Promise<Overview> {
          from signup_syncs where status = 'failed' or (status = 'pending' and last_error is not null)
          union all
          select 'commerce_platform', (attempts >= max_attempts)::int, (attempts < max_attempts)::int, last_error, updated_at
-         from graphile_worker.jobs where last_error like 'Platform %' and task_identifier <> 'bis_tag_customer'
+         from ${QUEUE_RELATIONS.jobs} where last_error like 'Platform %' and task_identifier <> 'bis_tag_customer'
        ) f group by target order by target`,
     ),
     countFailedMessages(db),
@@ -83,7 +78,7 @@ export async function loadOverview(db: Db): Promise<Overview> {
   for (const row of syncCounts.rows) counts[row.sync_status] = row.count;
   const l = lag.rows[0] ?? {};
   return {
-    queue_depth: depth.rows,
+    queue_depth: depth,
     throughput: throughput.rows,
     alert_runs: runs.rows,
     offer_syncs: { counts, failing: failing.rows },

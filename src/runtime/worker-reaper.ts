@@ -1,5 +1,7 @@
 import type pg from "pg";
 import { withTransaction } from "../core/db.ts";
+import { forceUnlockWorkers, permanentlyFailJobs } from "../queue/admin.ts";
+import { QUEUE_RELATIONS } from "../queue/relations.ts";
 
 /** Any constant unique to this application: one reaper at a time. */
 const REAPER_LOCK_ID = 7_215_300_002;
@@ -29,7 +31,7 @@ export async function reapDeadWorkers(pool: pg.Pool, deadAfterSeconds: number): 
        )
        select worker_id from silent
        union
-       select distinct j.locked_by from graphile_worker.jobs j
+       select distinct j.locked_by from ${QUEUE_RELATIONS.jobs} j
        where j.locked_at < now() - make_interval(secs => $1)
          and not exists (select 1 from worker_heartbeats h where h.worker_id = j.locked_by)`,
       [deadAfterSeconds],
@@ -38,7 +40,7 @@ export async function reapDeadWorkers(pool: pg.Pool, deadAfterSeconds: number): 
     if (workerIds.length === 0) return { workerIds, jobs: 0 };
     const message = `The worker running this attempt stopped responding (no heartbeat for ${deadAfterSeconds} s)`;
     const { rows: lost } = await client.query<{ id: string; exhausted: boolean }>(
-      "select id, attempts >= max_attempts as exhausted from graphile_worker.jobs where locked_by = any($1::text[])",
+      `select id, attempts >= max_attempts as exhausted from ${QUEUE_RELATIONS.jobs} where locked_by = any($1::text[])`,
       [workerIds],
     );
     await client.query(
@@ -47,15 +49,15 @@ export async function reapDeadWorkers(pool: pg.Pool, deadAfterSeconds: number): 
            errors = a.errors || jsonb_build_array(jsonb_build_object('attempt', g.attempts, 'message', $2::text, 'at', $3::text)),
            finished_at = case when g.attempts >= g.max_attempts then now() end,
            updated_at = now()
-       from graphile_worker.jobs g
+       from ${QUEUE_RELATIONS.jobs} g
        where g.locked_by = any($1::text[]) and g.key = 'job:' || a.id and a.status in ('queued', 'running')`,
       [workerIds, message, new Date().toISOString()],
     );
-    await client.query("select graphile_worker.force_unlock_workers($1::text[])", [workerIds]);
+    await forceUnlockWorkers(client, workerIds);
     const exhausted = lost.filter((j) => j.exhausted).map((j) => j.id);
     if (exhausted.length > 0) {
       // Already out of attempts; this records why, for whoever reads graphile-worker's table.
-      await client.query("select from graphile_worker.permanently_fail_jobs($1::bigint[], $2)", [exhausted, message]);
+      await permanentlyFailJobs(client, exhausted, message);
     }
     return { workerIds, jobs: lost.length };
   });

@@ -5,7 +5,7 @@ import { recalculateCountsTask, runRecalculateCounts } from "../../src/preorders
 import { defineJobTask } from "../../src/core/job-task.ts";
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
 
-/** Jobs of preorder orders, counts and report exports: thin wrappers over src/actions/preorders/orders. */
+/** Jobs of preorder orders, counts and report exports: thin wrappers over the runs in src/preorders/orders, variants and reports. */
 export const preorderOrderTasks: readonly AnyTaskDefinition[] = [
   defineJobTask({ name: bulkReleaseTask.name, run: runBulkRelease }),
   defineJobTask({ name: bulkCancelTask.name, run: runBulkCancel }),

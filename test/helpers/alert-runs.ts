@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { waitFor } from "./wait.ts";
+import { runNow } from "./queue.ts";
 
 /**
  * Runs an alert run's next batch now instead of after its interval. The batch that just sent may
@@ -11,5 +12,5 @@ export async function runNextBatchNow(pool: pg.Pool, shopId: string, jobKey: str
     return rows.length > 0 ? true : undefined;
   });
   await pool.query("update bis_alert_runs set next_batch_at = now() where shop_id = $1 and status = 'running'", [shopId]);
-  await pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [jobKey]);
+  await runNow(pool, jobKey);
 }

@@ -4,6 +4,7 @@ import { api } from "./app.ts";
 import type { TestEnv } from "./fixture.ts";
 import { deliverWebhook, webhooksProcessed } from "./webhook-delivery.ts";
 import { waitFor } from "./wait.ts";
+import { runNow } from "./queue.ts";
 
 /**
  * Helpers of the shop-wide preorder tests (settings, notifications, order tags, auto-collect):
@@ -176,6 +177,4 @@ export async function workerJob(pool: pg.Pool, key: string): Promise<{ run_at: D
 }
 
 /** Brings a waiting job forward to now. */
-export async function runNow(pool: pg.Pool, key: string): Promise<void> {
-  await pool.query("update graphile_worker._private_jobs set run_at = now() where key = $1 and locked_at is null", [key]);
-}
+export { runNow };

@@ -13,6 +13,7 @@ import { LEASE_DEAD, type SendOptions, SendContexts, sendLedgerRows } from "./le
 import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
 import type { Stage } from "../templates/default-templates.ts";
 import { batchStock, itemStocks, itemStocksQuery, mirrorStock } from "./stock.ts";
+import { liveJobWithKey } from "../../queue/relations.ts";
 
 /**
  * ALERT RUNS. A restock starts one run per variant (at most one `running` row per variant, and
@@ -153,7 +154,7 @@ async function resendOrphans(deps: AlertDeps, shopId: string, variantId: string,
   const { rows } = await deps.pool.query<{ id: string }>(
     `select l.id from bis_ledger l join bis_signups s on s.id = l.signup_id
      where l.shop_id = $1 and l.status = 'pending' and l.stage = 'initial' and s.variant_id = $2 and ${LEASE_DEAD}
-       and not exists (select 1 from graphile_worker.jobs j where j.key = $3 || ':' || l.id and j.attempts < j.max_attempts)`,
+       and not ${liveJobWithKey("$3 || ':' || l.id")}`,
     [shopId, variantId, sendTask.name],
   );
   const summary = emptySummary();
@@ -607,9 +608,7 @@ export async function recoverRuns(pool: pg.Pool): Promise<number> {
   const { rows } = await pool.query<{ id: string; shop_id: string; variant_id: string; next_batch_at: Date | null; trigger: string }>(
     `select r.id, r.shop_id, r.variant_id, r.next_batch_at, r.trigger from bis_alert_runs r
      where r.status = 'running'
-       and not exists (
-         select 1 from graphile_worker.jobs j
-         where j.key = $1 || ':' || r.shop_id || ':' || r.variant_id and j.locked_at is null and j.attempts < j.max_attempts)`,
+       and not ${liveJobWithKey("$1 || ':' || r.shop_id || ':' || r.variant_id", { unlocked: true })}`,
     [alertRunTask.name],
   );
   let recovered = 0;

@@ -1,6 +1,7 @@
 import { withTransaction } from "../../core/db.ts";
 import { leaseDead } from "./lease.ts";
 import { type ClaimedRow, type LedgerDeps, type MessageLedger, failClaimed } from "./send.ts";
+import { QUEUE_RELATIONS } from "../../queue/relations.ts";
 
 /**
  * RECOVERY of a ledger (each area's recover task: from the crontab, and once when a worker
@@ -51,7 +52,7 @@ export async function recoverLedger<Row extends ClaimedRow, Reason extends strin
       `select l.id, l.created_at, coalesce(l.created_at < now() - make_interval(hours => $4::int), false) as expired,
               j.attempts as job_attempts, j.last_error as job_error
        from ${ledger.table} l
-       left join graphile_worker.jobs j on j.key = $2 || ':' || l.id
+       left join ${QUEUE_RELATIONS.jobs} j on j.key = $2 || ':' || l.id
        where l.status = 'pending' and l.${rules.ageColumn} < now() - make_interval(secs => $1) and ${leaseDead("l")}
          and (j.id is null or (j.attempts >= j.max_attempts and j.locked_at is null))
          and ($5::timestamptz is null or (l.created_at, l.id) > ($5, $6::uuid))

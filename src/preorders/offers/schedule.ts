@@ -4,6 +4,7 @@ import { type Db, withTransaction } from "../../core/db.ts";
 import { declareTask, enqueue } from "../../core/tasks.ts";
 import type { OfferStatus } from "./model.ts";
 import { setOfferStatus } from "./status.ts";
+import { removeJobByKey } from "../../queue/admin.ts";
 
 /**
  * An offer's schedule: when the worker enables it and when it disables it. Each edge is one
@@ -50,7 +51,7 @@ export async function readSchedule(db: Db, shopId: string, offerId: string): Pro
 
 async function removeEdgeJob(db: Db, offerId: string, edge: ScheduleEdge): Promise<void> {
   // remove_job deletes a waiting job; one already running is left to finish, and finds its edge cleared.
-  await db.query("select graphile_worker.remove_job($1)", [scheduleJobKey(offerId, edge)]);
+  await removeJobByKey(db, scheduleJobKey(offerId, edge));
 }
 
 /**

@@ -50,7 +50,17 @@ export interface ReportQuery {
   countSql: string;
   values: unknown[];
   columns: string[];
+  /** The columns PostgreSQL formats itself (FORMATTED_COLUMNS), the others being text as stored. */
+  formatted: string[];
 }
+
+/**
+ * The columns whose text PostgreSQL writes from a uuid, a timestamp or a number (`::text`, TS,
+ * MONEY, to_char): never empty, never starting like a spreadsheet formula but as a plain number
+ * (`-2.50`), so the CSV export's spreadsheet rule would leave them as they are and need not look
+ * at them. A column of stored text (a name, an e-mail, a platform id) must not be named here.
+ */
+const FORMATTED_COLUMNS: ReadonlySet<string> = new Set(["offer_id", "order_id", "order_created_at", "balance_collection_requested_at", "period_start", ...METRICS]);
 
 /** The statement, each column named as in the CSV header (so COPY's header is the same), and its count. */
 function build(select: string[], columns: string[], body: string, orderBy: string, request: ReportBody, p: Params): ReportQuery {
@@ -62,7 +72,8 @@ function build(select: string[], columns: string[], body: string, orderBy: strin
     const offset = ((request.page ?? 1) - 1) * perPage;
     countSql = `select least(greatest((${count}) - ${offset}, 0), ${perPage})::int as n`;
   }
-  return { sql: `select ${named.join(", ")} ${body} ${orderBy}${paging(request)}`, countSql, values: p.values, columns };
+  const formatted = columns.filter((column) => FORMATTED_COLUMNS.has(column));
+  return { sql: `select ${named.join(", ")} ${body} ${orderBy}${paging(request)}`, countSql, values: p.values, columns, formatted };
 }
 
 const TS = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;

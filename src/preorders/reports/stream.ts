@@ -16,9 +16,9 @@ export interface ExportStreamResult {
   bytes: number;
 }
 
-/** The report as the CSV export's COPY runs it: parameters written in, every cell made spreadsheet-safe. */
+/** The report as the CSV export's COPY runs it: parameters written in, every text cell made spreadsheet-safe. */
 export function reportCopySelect(query: ReportQuery): string {
-  return csvSafeSelect(inlineParameters(query.sql, query.values), query.columns);
+  return csvSafeSelect(inlineParameters(query.sql, query.values), query.columns, query.formatted);
 }
 
 /**

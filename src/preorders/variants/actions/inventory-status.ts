@@ -14,7 +14,7 @@ import { OFFER_COLUMNS, OFFER_STATUSES, type OfferRow, OfferState } from "../../
  * and, for every offer that applies to each (or could: all and collection offers, and the offer
  * named by offer_id), whether its preorder button may show and, if not, why.
  *
- * The rule (docs/decisions.md): the preorder button shows for a variant of an active offer, in
+ * The rule (docs/decisions/0035-offer-variants-and-inventory-status.md): the preorder button shows for a variant of an active offer, in
  * the offer, in the shopper's market, while the variant is out of stock (tracked, nothing
  * available at the active locations), the offer's total limit is not reached, the variant can be
  * sold past zero (continue_selling on, or the platform's own policy CONTINUE), and the offer's
