@@ -55,6 +55,13 @@ module.exports = {
       to: { path: "^src/back_in_stock/" },
     },
     {
+      name: "tasks-only-jobs",
+      severity: "error",
+      comment: "tasks/ lists the worker's tasks: each is defined beside its run in an area's jobs/ folder (src/<area>/.../jobs/).",
+      from: { path: "^tasks/" },
+      to: { path: "^src/", pathNot: ["/jobs/", "^src/core/tasks[.]ts$"] },
+    },
+    {
       name: "no-unresolvable",
       severity: "error",
       from: {},

@@ -37,7 +37,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { loadConfig } from "../src/config.ts";
 import { defineJobTask } from "../src/core/job-task.ts";
-import { declareJobTask, enqueueJob } from "../src/core/jobs.ts";
+import { declareJobTask, enqueueJobRow } from "../src/core/jobs.ts";
 import { declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
@@ -128,7 +128,7 @@ try {
       }
     },
     task: () => inParallel(JOBS, PARALLEL, (i) => enqueue(enqueuePool, noopRef, { n: i })),
-    job: () => inParallel(JOBS, PARALLEL, (i) => enqueueJob(enqueuePool, { shopId: null, task: jobRef, payload: { n: i } })),
+    job: () => inParallel(JOBS, PARALLEL, (i) => enqueueJobRow(enqueuePool, { shopId: null, task: jobRef, payload: { n: i } })),
   };
   // The same worker settings as the service's (src/runtime/worker.ts): the ratio is the layer's.
   const startRaw = () =>
@@ -198,7 +198,7 @@ try {
     raw1: [`addJob one a call, ${PARALLEL} in flight`, "graphile-worker run, no-op"],
     row: ["rows + addJobs bulk", "graphile-worker run, 1 row update"],
     task: [`enqueue(), ${PARALLEL} in flight`, "startWorker + TaskRegistry"],
-    job: [`enqueueJob(), ${PARALLEL} in flight`, "startWorker + defineJobTask"],
+    job: [`enqueueJobRow(), ${PARALLEL} in flight`, "startWorker + defineJobTask"],
   };
   const summary: Record<string, unknown> = {};
   for (const side of SIDES) {

@@ -1,14 +1,14 @@
 import type { AnyTaskDefinition } from "../src/core/tasks.ts";
 import { backInStockTasks } from "./back_in_stock/index.ts";
-import catalogSync from "./catalog_sync.ts";
-import catalogSyncSchedule from "./catalog_sync_schedule.ts";
-import maintenancePrune from "./maintenance_prune.ts";
-import platformWebhook from "./platform_webhook.ts";
+import { catalogSyncJobRun } from "../src/catalog/jobs/sync.ts";
+import catalogSyncSchedule from "../src/catalog/jobs/sync-schedule.ts";
+import maintenancePrune from "../src/runtime/jobs/maintenance-prune.ts";
+import platformWebhook from "../src/webhooks/jobs/platform-webhook.ts";
 import { preordersTasks } from "./preorders/index.ts";
 import { providerTasks } from "./providers/index.ts";
-import { preorderScheduleTasks } from "./preorders/schedule.ts";
-import { preorderShopTasks } from "./preorders/shop.ts";
-import workerReap from "./worker_reap.ts";
+import { preorderScheduleTasks } from "../src/preorders/offers/jobs/schedule.ts";
+import { preorderShopTasks } from "../src/preorders/notifications/jobs/tasks.ts";
+import workerReap from "../src/runtime/jobs/worker-reap.ts";
 
 /**
  * Every task the worker runs (src/core/task-registry.ts refuses a name given twice), each with its
@@ -16,7 +16,7 @@ import workerReap from "./worker_reap.ts";
  */
 export const TASKS: readonly AnyTaskDefinition[] = [
   maintenancePrune,
-  catalogSync,
+  catalogSyncJobRun,
   catalogSyncSchedule,
   platformWebhook,
   workerReap,

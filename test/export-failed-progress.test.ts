@@ -1,8 +1,9 @@
 import type * as childProcess from "node:child_process";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { reportExportTask, runReportExport } from "../src/preorders/reports/actions/export.ts";
+import { reportExportJob, runReportExport } from "../src/preorders/reports/jobs/export.ts";
+import { reportBody } from "../src/preorders/reports/query.ts";
 import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
-import type { JobContext } from "../src/core/job-task.ts";
+import type { JobRunContext } from "../src/core/job-task.ts";
 import { createLogger } from "../src/logger.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -25,7 +26,7 @@ const env = useTestEnv({ app: false, shop: true });
 describe("a report export that fails while a progress write is under way", () => {
   it("fails only once that write has landed, so the failure is the last thing recorded", async () => {
     // Queued, never run by a worker (there is none): runReportExport runs it here.
-    const handle = await enqueueJob(env.pool, { shopId: env.shopId, task: reportExportTask, payload: { report: "by_offer", body: {} }, maxAttempts: 3 });
+    const handle = await enqueueJob(env.pool, reportExportJob, { report: "by_offer", body: {} }, { shopId: env.shopId, maxAttempts: 3 });
     const { rows } = await env.pool.query<JobRow>("select * from jobs where id = $1", [handle.job_id]);
     const aborting = new AbortController();
     let openGate = () => undefined as void;
@@ -39,13 +40,15 @@ describe("a report export that fails while a progress write is under way", () =>
       maxAttempts: 3,
       workerJobId: "1",
       job: rows[0],
+      shopId: env.shopId,
+      payload: { report: "by_offer" as const, body: reportBody.parse({}) },
       // A progress write that is slow to land (a busy database): it finishes when the test says so.
       async progress() {
         events.push("progress started");
         await gate;
         events.push("progress landed");
       },
-    } as unknown as JobContext;
+    } as unknown as JobRunContext<{ report: "by_offer"; body: ReturnType<typeof reportBody.parse> }>;
 
     // The export cannot write its file while this lock is held: it stays under way until aborted.
     const locker = await env.pool.connect();

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { catalogSyncTask, enqueueCatalogSync } from "../src/catalog/schedule.ts";
+import { catalogSyncJob, enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { CATALOG_SYNC_FAILED, type CatalogReadiness, type PlatformConnectionState } from "../src/catalog/readiness.ts";
 import { type ApiAnswer, api, createShopWithKey } from "./helpers/app.ts";
 import { seedSignups } from "./helpers/bis-seed.ts";
@@ -133,7 +133,7 @@ describe("a connected shop before its first full sync", () => {
     await env.app.pool.query(
       `insert into jobs (shop_id, kind, status, payload, attempts, errors, finished_at, created_at)
        values ($1, $2, 'failed', '{"mode":"full"}', 5, $3, now(), now())`,
-      [shopId, catalogSyncTask.name, JSON.stringify([{ attempt: 5, message: "platform answered 401", at: new Date().toISOString() }])],
+      [shopId, catalogSyncJob.name, JSON.stringify([{ attempt: 5, message: "platform answered 401", at: new Date().toISOString() }])],
     );
     const state = await setup(key);
     expect(state.catalog).toMatchObject({ status: "failed", last_full_sync_at: null, sync_job: { status: "failed", last_error: "platform answered 401" } });

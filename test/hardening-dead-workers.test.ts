@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
-import { type JobRow, declareJobTask, enqueueJob } from "../src/core/jobs.ts";
+import { type JobRow, declareJobTask, enqueueJobRow } from "../src/core/jobs.ts";
 import { reapDeadWorkers } from "../src/runtime/worker-reaper.ts";
 import { slowJobTask } from "./fixtures/slow-job.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -62,7 +62,7 @@ function startWorker(slowJobMs: number): Promise<WorkerProcess> {
 describe("a worker killed while it runs a job", () => {
   it("its job is unlocked once its heartbeat is older than the threshold, then completed by another worker", { timeout: 90_000 }, async () => {
     const first = await startWorker(600_000);
-    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: slowJobTask, maxAttempts: 3 });
+    const { job_id: jobId } = await enqueueJobRow(env.pool, { shopId: env.shopId, task: slowJobTask, maxAttempts: 3 });
     await waitFor("the slow job to start", async () => {
       const job = await appJob(jobId);
       return job.status === "running" && job.processed === 1 ? job : undefined;
@@ -107,7 +107,7 @@ describe("reapDeadWorkers", () => {
   /** An app job whose graphile-worker job is locked by `lockedBy` since `lockedAgo` on its `attempts`th run. */
   async function lockedJob(lockedBy: string, lockedAgo: string, attempts: number, maxAttempts: number): Promise<string> {
     // A kind no worker runs: only the reaper touches these.
-    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "test.no_worker" }), maxAttempts });
+    const { job_id: jobId } = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "test.no_worker" }), maxAttempts });
     await env.pool.query("update jobs set status = 'running', attempts = $2, started_at = now() where id = $1", [jobId, attempts]);
     await env.pool.query(
       `update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::interval, attempts = $4

@@ -7,7 +7,7 @@ import { getJob } from "../src/jobs/actions/get.ts";
 import { defineAction } from "../src/core/action.ts";
 import { conflict } from "../src/core/errors.ts";
 import { defineJobTask } from "../src/core/job-task.ts";
-import { type JobRow, declareJobTask, enqueueJob } from "../src/core/jobs.ts";
+import { type JobRow, declareJobTask, enqueueJobRow } from "../src/core/jobs.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { api, testConfig } from "./helpers/app.ts";
@@ -26,7 +26,7 @@ const enqueueThenMaybeRefuse = defineAction({
   async: true,
   input: z.strictObject({ kind: z.string(), refuse: z.boolean().default(false), max_attempts: z.int().default(5) }),
   async handler(ctx, { input }) {
-    const handle = await enqueueJob(ctx.db, { shopId: ctx.shopId, task: declareJobTask({ name: input.kind }), maxAttempts: input.max_attempts });
+    const handle = await enqueueJobRow(ctx.db, { shopId: ctx.shopId, task: declareJobTask({ name: input.kind }), maxAttempts: input.max_attempts });
     if (input.refuse) throw conflict("refused after enqueuing");
     return handle;
   },

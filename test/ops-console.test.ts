@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { declareJobTask, enqueueJob, retryJob } from "../src/core/jobs.ts";
+import { declareJobTask, enqueueJobRow, retryJob } from "../src/core/jobs.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { sendTask } from "../src/back_in_stock/alerts/deps.ts";
 import { tagCustomerTask } from "../src/back_in_stock/signups/tagging.ts";
@@ -256,7 +256,7 @@ describe("ops console: jobs", () => {
   it("lists app jobs and queue rows, filtered by status, task and shop, in HTML and JSON", async () => {
     const { cookie } = await login();
     await env.pool.query("update shops set name = $2 where id = $1", [env.shopId, `Shop ${hostile}`]);
-    const appJob = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_app" }), payload: { note: hostile } });
+    const appJob = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_app" }), payload: { note: hostile } });
     const plain = declareTask({ name: "ops_test_queue", payload: z.object({ shop_id: z.string() }) });
     await enqueue(env.pool, plain, { shop_id: env.shopId });
 
@@ -312,7 +312,7 @@ describe("ops console: jobs", () => {
 
   it("cancels and retries an app job (POST with CSRF), and refuses a POST without the token", async () => {
     const { cookie, csrf } = await login();
-    const job = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_cancel" }) });
+    const job = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_cancel" }) });
     const path = `/ops/jobs/app/${job.job_id}`;
     expect((await request(`${path}/cancel`, { method: "POST", cookie, form: {}, headers: sameOrigin() })).status).toBe(403);
     expect((await request(`${path}/cancel`, { method: "POST", cookie, form: { csrf }, headers: { origin: "https://evil.example" } })).status).toBe(403);
@@ -355,7 +355,7 @@ describe("ops console: jobs", () => {
 
   it("retries an app job's failed queue row only as the app job, which drops the snapshot its first run carried", async () => {
     const { cookie, csrf } = await login();
-    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_app_retry" }), payload: { n: 1 } });
+    const { job_id: jobId } = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_app_retry" }), payload: { n: 1 } });
     const queueRow = async () =>
       (await env.pool.query<{ id: string; attempts: number; payload: Record<string, unknown> }>("select id::text, attempts, payload from graphile_worker._private_jobs where key = $1", [`job:${jobId}`])).rows[0];
     const before = await queueRow();
@@ -383,7 +383,7 @@ describe("ops console: jobs", () => {
 
   it("does not retry a job cancelled while a worker still runs it, until that run stops", async () => {
     const { cookie, csrf } = await login();
-    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_cancel_mid_run" }) });
+    const { job_id: jobId } = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_cancel_mid_run" }) });
     // A worker holds it, mid-run, when an operator cancels it.
     await env.pool.query("update graphile_worker._private_jobs set locked_at = now(), locked_by = 'ops-test-worker', attempts = 1 where key = $1", [`job:${jobId}`]);
     expect((await request(`/ops/jobs/app/${jobId}/cancel`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
@@ -420,7 +420,7 @@ describe("ops console: jobs", () => {
 describe("ops console: live regions", () => {
   it("each page's live region names a fragment that renders the same content, behind the session", async () => {
     const { cookie } = await login();
-    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_live" }) });
+    const { job_id: jobId } = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_live" }) });
     const pages = [
       { page: "/ops?refresh=2", region: "overview-live", fragment: "/ops/fragments/overview", marker: '<table id="queue-depth"' },
       { page: "/ops/jobs?task=ops_test_live&refresh=2", region: "jobs-live", fragment: "/ops/fragments/jobs?task=ops_test_live", marker: `data-job-id="${jobId}"` },
@@ -453,7 +453,7 @@ describe("ops console: CLI parity", () => {
 
   it("jobs list --source all --json lists the same rows as the console's JSON, queue rows included", async () => {
     const { cookie } = await login();
-    await enqueueJob(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_parity" }) });
+    await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "ops_test_parity" }) });
     const key = (j: { source: string; id: string; status: string; task: string }) => `${j.source}/${j.id}/${j.status}/${j.task}`;
     const consoleRows = (JSON.parse((await request("/ops/api/jobs", { cookie })).text) as { jobs: { source: string; id: string; status: string; task: string }[] }).jobs;
     const cliRows = JSON.parse(await cli("jobs", "list", "--source", "all", "--limit", "200", "--json")) as { source: string; id: string; status: string; task: string }[];

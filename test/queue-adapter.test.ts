@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import maintenancePrune from "../tasks/maintenance_prune.ts";
+import maintenancePrune from "../src/runtime/jobs/maintenance-prune.ts";
 import type { Channels } from "../src/channels/index.ts";
 import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { collectQueueGarbage } from "../src/queue/maintenance.ts";

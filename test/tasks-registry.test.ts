@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withTransaction } from "../src/core/db.ts";
-import { type JobRow, enqueueJob } from "../src/core/jobs.ts";
+import { type JobRow, enqueueJobRow } from "../src/core/jobs.ts";
 import { TaskRegistry } from "../src/core/task-registry.ts";
 import { declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
 import { startWorker } from "../src/runtime/worker.ts";
@@ -139,7 +139,7 @@ describe("a job whose payload its task refuses, reaching a running worker", () =
 describe("a job claimed before the worker process has finished starting", () => {
   it("runs with its deps from the task context, on its first attempt", { timeout: 60_000 }, async () => {
     // Queued before the process starts: its first poll claims the job while startService is still at work.
-    const { job_id: jobId } = await enqueueJob(env.pool, { shopId: null, task: slowJobTask, maxAttempts: 3 });
+    const { job_id: jobId } = await enqueueJobRow(env.pool, { shopId: null, task: slowJobTask, maxAttempts: 3 });
     const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
       env: { ...process.env, DATABASE_URL: env.db.url, LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent", SLOW_JOB_MS: "10" },
       stdio: ["ignore", "ignore", "inherit"],

@@ -1,7 +1,7 @@
 import type { Db } from "../core/db.ts";
 import { conflict } from "../core/errors.ts";
 import { jobHandle } from "../core/jobs.ts";
-import { catalogSyncTask } from "./schedule.ts";
+import { catalogSyncJob } from "./schedule.ts";
 
 /**
  * How far a shop's catalog mirror is, from facts already in the database: the platform connection
@@ -95,7 +95,7 @@ async function latestSyncJob(db: Db, shopId: string): Promise<JobFacts | undefin
   const { rows } = await db.query<JobFacts>(
     `select id, status, processed, errors, created_at, started_at, finished_at from jobs
      where shop_id = $1 and kind = $2 order by created_at desc, id desc limit 1`,
-    [shopId, catalogSyncTask.name],
+    [shopId, catalogSyncJob.name],
   );
   return rows[0];
 }

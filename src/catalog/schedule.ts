@@ -1,10 +1,11 @@
 import type pg from "pg";
 import { withTransaction } from "../core/db.ts";
-import { type JobHandle, declareJobTask, enqueueJob } from "../core/jobs.ts";
+import { z } from "zod";
+import { type JobHandle, declareJob, enqueueJob } from "../core/jobs.ts";
 import type { SyncMode } from "./sync.ts";
 
-/** Application job: mirrors one shop's catalog; row payload `{ mode }` (its run: tasks/catalog_sync.ts). */
-export const catalogSyncTask = declareJobTask({ name: "catalog_sync" });
+/** Application job: mirrors one shop's catalog (its run: src/catalog/jobs/sync.ts). */
+export const catalogSyncJob = declareJob({ name: "catalog_sync", payload: z.object({ mode: z.enum(["full", "incremental"]) }) });
 
 /**
  * Queues a catalog sync for the shop unless one is already queued or running: syncs coalesce per
@@ -15,10 +16,10 @@ export async function enqueueCatalogSync(pool: pg.Pool, shopId: string, mode: Sy
     await db.query("select pg_advisory_xact_lock(hashtext('catalog_sync:' || $1))", [shopId]);
     const { rowCount } = await db.query(
       "select 1 from jobs where shop_id = $1 and kind = $2 and status in ('queued', 'running')",
-      [shopId, catalogSyncTask.name],
+      [shopId, catalogSyncJob.name],
     );
     if ((rowCount ?? 0) > 0) return undefined;
-    return enqueueJob(db, { shopId, task: catalogSyncTask, payload: { mode }, maxAttempts: 5 });
+    return enqueueJob(db, catalogSyncJob, { mode }, { shopId, maxAttempts: 5 });
   });
 }
 

@@ -1,9 +1,9 @@
 import pg from "pg";
-import type { z } from "zod";
-import { type JobRow, jobTaskPayload, refusalOf } from "./jobs.ts";
+import { type z, prettifyError } from "zod";
+import { type JobRef, type JobRow, jobTaskPayload, refusalOf } from "./jobs.ts";
+import { PermanentJobFailure, type TaskContext, type TaskDefinition, defineTask } from "./tasks.ts";
 
 type JobTaskPayload = z.output<typeof jobTaskPayload>;
-import { type TaskContext, type TaskDefinition, defineTask } from "./tasks.ts";
 
 export interface JobContext extends TaskContext {
   job: JobRow;
@@ -133,7 +133,8 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
         await pool.query({ ...END_FINISHED, values: [jobId, attempt, startedAt, refusal ? "failed" : "completed", JSON.stringify(errors), JSON.stringify(result ?? null)] });
       } catch (error) {
         await settled();
-        const last = attempt >= task.maxAttempts;
+        // A PermanentJobFailure ends the job now (the task registry uses up its queue attempts).
+        const last = attempt >= task.maxAttempts || error instanceof PermanentJobFailure;
         log.warn({ err: error, last }, "job attempt failed");
         await pool.query({ ...END_FAILED, values: [jobId, attempt, startedAt, last ? "failed" : "queued", JSON.stringify([errorEntry(error, attempt)])] });
         throw error;
@@ -145,4 +146,28 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
 async function loadRunnable(pool: pg.Pool, jobId: string): Promise<JobRow | undefined> {
   const { rows } = await pool.query<JobRow>("select * from jobs where id = $1 and status in ('queued', 'running')", [jobId]);
   return rows[0];
+}
+
+/** A typed job's run: its shop and its payload, parsed by the job's schema. */
+export interface JobRunContext<P> extends JobContext {
+  shopId: string;
+  payload: P;
+}
+
+/**
+ * A typed application job: its reference (declareJob) and its run. One policy for every job: a
+ * row without a shop, or whose payload the job's schema refuses, can never succeed, so the job
+ * fails at once with the reason (PermanentJobFailure), without its retries.
+ */
+export function defineJob<S extends z.ZodType>(definition: JobRef<S> & { run: (ctx: JobRunContext<z.output<S>>) => Promise<unknown> }): TaskDefinition<typeof jobTaskPayload> {
+  return defineJobTask({
+    name: definition.name,
+    run(ctx) {
+      const shopId = ctx.job.shop_id;
+      if (!shopId) throw new PermanentJobFailure(`${definition.name} job without a shop`);
+      const parsed = definition.payload.safeParse(ctx.job.payload);
+      if (!parsed.success) throw new PermanentJobFailure(`${definition.name}: payload refused by the job's schema: ${prettifyError(parsed.error)}`);
+      return definition.run({ ...ctx, shopId, payload: parsed.data });
+    },
+  });
 }

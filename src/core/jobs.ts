@@ -54,7 +54,32 @@ export function declareJobTask(ref: { name: string }): JobTaskRef {
   return declareTask({ name: ref.name, payload: jobTaskPayload });
 }
 
+/**
+ * An application job, for those that queue it: its name (the jobs row's kind and its
+ * graphile-worker task) and its payload's schema. Its run is defined beside it with defineJob
+ * (src/core/job-task.ts), in its area's jobs/ folder.
+ */
+export interface JobRef<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly payload: S;
+  /** graphile-worker's task that runs it (payload: the row's id and snapshot). */
+  readonly task: JobTaskRef;
+}
+
+export function declareJob<S extends z.ZodType>(ref: { name: string; payload: S }): JobRef<S> {
+  return Object.freeze({ name: ref.name, payload: ref.payload, task: declareJobTask({ name: ref.name }) });
+}
+
 export interface EnqueueJobOptions {
+  /** Every application job belongs to a shop. */
+  shopId: string;
+  total?: number | null;
+  /** 5 when unset. */
+  maxAttempts?: number;
+}
+
+/** The row behind any job, typed or not (a retry of a stored row, tests of the job layer). */
+export interface EnqueueJobRowOptions {
   shopId: string | null;
   /** Its name is the row's kind. */
   task: JobTaskRef;
@@ -76,8 +101,17 @@ export function jobKey(jobId: string): string {
  * of the write's transaction: a rollback then takes both away, a commit keeps both (given a pool,
  * it opens a transaction of its own).
  */
-export async function enqueueJob(db: Db, options: EnqueueJobOptions): Promise<JobHandle> {
-  if (db instanceof pg.Pool) return withTransaction(db, (client) => enqueueJob(client, options));
+export async function enqueueJob<S extends z.ZodType>(db: Db, job: JobRef<S>, payload: z.input<S>, options: EnqueueJobOptions): Promise<JobHandle> {
+  // A payload its own schema refuses is a programming error: nothing is written. The row keeps
+  // the payload as given; the run parses it again (defaults and all).
+  const parsed = job.payload.safeParse(payload);
+  if (!parsed.success) throw new Error(`enqueue ${job.name}: payload refused by the job's schema: ${z.prettifyError(parsed.error)}`);
+  return enqueueJobRow(db, { shopId: options.shopId, task: job.task, payload: payload as Record<string, unknown>, total: options.total, maxAttempts: options.maxAttempts });
+}
+
+/** The jobs row and its queue job, for a row whose payload is already checked (see enqueueJob). */
+export async function enqueueJobRow(db: Db, options: EnqueueJobRowOptions): Promise<JobHandle> {
+  if (db instanceof pg.Pool) return withTransaction(db, (client) => enqueueJobRow(client, options));
   const maxAttempts = options.maxAttempts ?? 5;
   const payload = options.payload ?? {};
   const total = options.total ?? null;

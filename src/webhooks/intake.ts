@@ -10,7 +10,7 @@ import type { WebhookTopic } from "../platform/webhooks.ts";
 import { inventoryLevelOf } from "./process.ts";
 import { inventoryLevelsUpsert } from "../catalog/mirror.ts";
 
-/** Applies a recorded delivery (its run: tasks/platform_webhook.ts); retried with backoff unless its payload can never be applied. */
+/** Applies a recorded delivery (its run: src/webhooks/jobs/platform-webhook.ts); retried with backoff unless its payload can never be applied. */
 export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
 
 export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";

@@ -1,5 +1,5 @@
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
-import { alertTasks } from "./alerts.ts";
+import { alertTasks } from "../../src/back_in_stock/alerts/jobs/tasks.ts";
 import { signupTasks } from "./signups.ts";
 
 /** This area's tasks (merged in tasks/index.ts). */

@@ -1,5 +1,5 @@
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
-import { preorderOfferTasks } from "./offers.ts";
+import { preorderOfferTasks } from "../../src/preorders/sync/jobs/offer-sync.ts";
 import { preorderOrderTasks } from "./orders.ts";
 
 /** This area's tasks (merged in tasks/index.ts). */

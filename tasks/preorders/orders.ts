@@ -1,16 +1,15 @@
-import { bulkCancelTask, bulkReleaseTask, bulkSetTagsTask, runBulkCancel, runBulkRelease, runBulkSetTags } from "../../src/preorders/orders/actions/bulk.ts";
-import { chargeBalanceTask, runChargeBalance } from "../../src/preorders/orders/actions/charge-balance.ts";
-import { reportExportTask, runReportExport } from "../../src/preorders/reports/actions/export.ts";
-import { recalculateCountsTask, runRecalculateCounts } from "../../src/preorders/variants/actions/bulk-recalculate-counts.ts";
-import { defineJobTask } from "../../src/core/job-task.ts";
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
+import { bulkCancelJobRun, bulkReleaseJobRun, bulkSetTagsJobRun } from "../../src/preorders/orders/jobs/bulk.ts";
+import { chargeBalanceJobRun } from "../../src/preorders/orders/jobs/charge-balance.ts";
+import { reportExportJobRun } from "../../src/preorders/reports/jobs/export.ts";
+import { recalculateCountsJobRun } from "../../src/preorders/variants/jobs/recalculate-counts.ts";
 
-/** Jobs of preorder orders, counts and report exports: thin wrappers over the runs in src/preorders/orders, variants and reports. */
+/** Jobs of preorder orders, counts and report exports (each defined beside its run in src/preorders/<part>/jobs/). */
 export const preorderOrderTasks: readonly AnyTaskDefinition[] = [
-  defineJobTask({ name: bulkReleaseTask.name, run: runBulkRelease }),
-  defineJobTask({ name: bulkCancelTask.name, run: runBulkCancel }),
-  defineJobTask({ name: bulkSetTagsTask.name, run: (ctx) => runBulkSetTags(ctx, ctx.platform) }),
-  defineJobTask({ name: chargeBalanceTask.name, run: (ctx) => runChargeBalance(ctx, ctx.platform) }),
-  defineJobTask({ name: recalculateCountsTask.name, run: runRecalculateCounts }),
-  defineJobTask({ name: reportExportTask.name, run: runReportExport }),
+  bulkReleaseJobRun,
+  bulkCancelJobRun,
+  bulkSetTagsJobRun,
+  chargeBalanceJobRun,
+  recalculateCountsJobRun,
+  reportExportJobRun,
 ];

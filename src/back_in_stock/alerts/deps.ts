@@ -2,7 +2,6 @@ import type pg from "pg";
 import { z } from "zod";
 import type { Channels } from "../../channels/index.ts";
 import type { Config } from "../../config.ts";
-import { declareJobTask } from "../../core/jobs.ts";
 import { declareTask } from "../../core/tasks.ts";
 import type { Log } from "../../logger.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
@@ -17,7 +16,7 @@ export interface AlertDeps {
   channels: Channels;
 }
 
-// The alert pipeline's tasks that src/ queues (their runs: tasks/back_in_stock/alerts.ts).
+// The alert pipeline's tasks that src/ queues (their runs: src/back_in_stock/alerts/jobs/tasks.ts).
 
 /** One batch of a variant's alert run; the next batch is its own job, at its time. */
 export const alertRunTask = declareTask({
@@ -36,5 +35,3 @@ export const sendTask = declareTask({ name: "bis_send", payload: z.object({ ledg
 export const thankYouTask = declareTask({ name: "bis_send_thank_you", payload: z.object({ signup_id: z.uuid() }) });
 /** A sweep of what a killed worker left half-sent; `grace_seconds` (default 60) spares what is still fresh. */
 export const alertRecoverTask = declareTask({ name: "bis_alert_recover", payload: z.object({ grace_seconds: z.number().min(0).optional() }).nullish() });
-/** Application job: a merchant's notify-all. */
-export const bulkNotifyTask = declareJobTask({ name: "bis_bulk_notify" });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { declareTask } from "../../core/tasks.ts";
 import { MAX_SEND_RETRY_HOURS, sendAttemptsFor } from "../../messaging/retry.ts";
 
-// Tasks of shop-wide preorder work that src/ queues (their runs: tasks/preorders/shop.ts).
+// Tasks of shop-wide preorder work that src/ queues (their runs: src/preorders/notifications/jobs/tasks.ts).
 
 const delivery = z.object({ type: z.string(), date: z.string().nullable(), days: z.number().nullable() });
 export type DeliverySnapshot = z.output<typeof delivery>;

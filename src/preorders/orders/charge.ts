@@ -1,10 +1,8 @@
 import type { Db } from "../../core/db.ts";
 import { conflict } from "../../core/errors.ts";
-import { type JobHandle, declareJobTask, enqueueJob } from "../../core/jobs.ts";
+import { type JobHandle, enqueueJob } from "../../core/jobs.ts";
+import { chargeBalanceJob } from "./jobs/charge-balance.ts";
 import { chargeDecision, loadOrder } from "./model.ts";
-
-/** The application job that collects an order's balance (its run: runChargeBalance in src/preorders/orders/actions/charge-balance.ts). */
-export const chargeBalanceTask = declareJobTask({ name: "preorders_order_charge_balance" });
 
 /**
  * The core of charge_balance, shared by the action and the auto-collect job: in the caller's
@@ -16,5 +14,5 @@ export async function requestBalanceCharge(db: Db, shopId: string, orderId: stri
   const decision = chargeDecision(order);
   if (decision.outcome !== "apply") throw conflict(decision.reason);
   await db.query("update preorder_orders set balance_requested_at = now(), updated_at = now() where id = $1", [order.id]);
-  return enqueueJob(db, { shopId, task: chargeBalanceTask, payload: { order_id: order.id }, total: 1 });
+  return enqueueJob(db, chargeBalanceJob, { order_id: order.id }, { shopId, total: 1 });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
-import { type JobHandle, declareJobTask, enqueueJob, jobHandle } from "../../core/jobs.ts";
+import { type JobHandle, declareJob, enqueueJob, jobHandle } from "../../core/jobs.ts";
 import { declareTask, enqueue } from "../../core/tasks.ts";
 
 /**
@@ -10,10 +10,10 @@ import { declareTask, enqueue } from "../../core/tasks.ts";
  * so that the model can import it.
  */
 
-/** graphile-worker task that syncs one offer to the platform (its run: tasks/preorders/offers.ts). */
+/** graphile-worker task that syncs one offer to the platform (its run: src/preorders/sync/jobs/offer-sync.ts). */
 export const offerSyncTask = declareTask({ name: "preorders_offer_sync", payload: z.object({ shop_id: z.uuid(), offer_id: z.uuid() }) });
-/** Application job (jobs table, GET /jobs/{id}) that resolves an all or collection source into variants. */
-export const offerResolveTask = declareJobTask({ name: "preorders_offer_resolve_variants" });
+/** Application job (jobs table, GET /jobs/{id}) that resolves an all or collection source into variants (its run: sync/jobs/resolve-variants.ts). */
+export const offerResolveJob = declareJob({ name: "preorders_offer_resolve_variants", payload: z.object({ offer_id: z.uuid() }) });
 /** Attempts of one sync before graphile-worker gives up (its backoff: e^attempt seconds). */
 export const OFFER_SYNC_MAX_ATTEMPTS = 10;
 
@@ -71,7 +71,7 @@ export async function enqueueOfferResolution(db: Db, shopId: string, offerId: st
     [offerId],
   );
   const queued = rows[0]?.job_id;
-  const handle = queued ? jobHandle(queued) : await enqueueJob(db, { shopId, task: offerResolveTask, payload: { offer_id: offerId }, maxAttempts: 5 });
+  const handle = queued ? jobHandle(queued) : await enqueueJob(db, offerResolveJob, { offer_id: offerId }, { shopId, maxAttempts: 5 });
   await db.query(
     `insert into preorder_offer_resolutions (offer_id, shop_id, source_key, job_id) values ($1, $2, $3, $4)
      on conflict (offer_id) do update set source_key = excluded.source_key, job_id = excluded.job_id, updated_at = now()`,

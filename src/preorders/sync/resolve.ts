@@ -1,7 +1,5 @@
 import type pg from "pg";
-import { z } from "zod";
 import { type Db, withTransaction } from "../../core/db.ts";
-import type { JobContext } from "../../core/job-task.ts";
 import { markOfferChanged } from "../offers/model.ts";
 import { type SourceRow, enqueueOfferResolution, enqueueOfferSync, sourceKey } from "./enqueue.ts";
 
@@ -114,20 +112,6 @@ export async function resolveOfferVariants(db: Db, shopId: string, offerId: stri
   // A sync that waited for this resolution (see run.ts) runs now even if nothing changed.
   else if (offer.sync_status !== "synced") await enqueueOfferSync(db, shopId, offerId);
   return { offer_id: offerId, source: offer.products_source, considered, added, removed, variants };
-}
-
-const payload = z.object({ offer_id: z.uuid() });
-
-/** The job `preorders_offer_resolve_variants`. */
-export async function runOfferResolution(ctx: JobContext): Promise<ResolutionResult> {
-  const { offer_id: offerId } = payload.parse(ctx.job.payload);
-  const shopId = ctx.job.shop_id;
-  if (!shopId) throw new Error("resolution job without a shop");
-  // GET /jobs/{id} shows the variants considered as the total while it runs; every one of them is
-  // resolved (in or out) once it commits.
-  const result = await withTransaction(ctx.pool, (db) => resolveOfferVariants(db, shopId, offerId, ctx.job.id, (considered) => ctx.progress(0, considered)));
-  await ctx.progress(result.considered, result.considered);
-  return result;
 }
 
 /**

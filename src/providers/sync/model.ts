@@ -17,7 +17,7 @@ export type SyncStatus = (typeof SYNC_STATUSES)[number];
  */
 export const SYNC_MAX_ATTEMPTS = 25;
 
-/** One signup's sync to one provider (job key `provider_sync_signup:<signup>:<target>`; run: tasks/providers/sync_signup.ts). */
+/** One signup's sync to one provider (job key `provider_sync_signup:<signup>:<target>`; run: src/providers/jobs/sync-signup.ts). */
 export const providerSyncTask = declareTask({
   name: "provider_sync_signup",
   payload: z.object({ signup_id: z.uuid(), target: z.enum(EMAIL_PROVIDERS) }),

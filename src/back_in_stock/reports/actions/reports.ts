@@ -2,10 +2,9 @@ import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { invalidField } from "../../../core/errors.ts";
 import { PERIOD_RULE } from "../../../core/period.ts";
-import type { JobContext } from "../../../core/job-task.ts";
-import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
+import { enqueueJob } from "../../../core/jobs.ts";
+import { reportExportJob } from "../jobs/export.ts";
 import { jobHandleOutput, timestampOutput } from "../../../core/outputs.ts";
-import { saveCsvExport } from "../../../exports/store.ts";
 import {
   GRANULARITIES,
   REPORTS,
@@ -14,12 +13,9 @@ import {
   conversionsReport,
   notificationsReport,
   productsInDemandReport,
-  reportTable,
   signupsReport,
   summaryReport,
 } from "../report-queries.ts";
-
-export const reportExportTask = declareJobTask({ name: "bis_report_export" });
 
 const FILTERS = `Filters, all optional: from and to (${PERIOD_RULE}); variant_id and product_id (numeric id or gid); channel (email, sms).`;
 const SERIES =
@@ -177,26 +173,7 @@ export const exportReportAction = defineAction({
     const payload = Object.fromEntries(
       Object.entries(filters).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]),
     );
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: reportExportTask, payload: { report, filters: payload } });
+    return enqueueJob(ctx.db, reportExportJob, { report, filters: payload }, { shopId: ctx.shopId });
   },
 });
 
-const exportPayload = z.object({ report: z.enum(REPORTS), filters: z.record(z.string(), z.unknown()) });
-
-/** The export job: runs the report and stores its CSV (src/exports/store.ts). */
-export async function runReportExport(ctx: JobContext): Promise<Record<string, unknown>> {
-  const { report, filters } = exportPayload.parse(ctx.job.payload);
-  const shopId = ctx.job.shop_id;
-  if (!shopId) throw new Error(`${reportExportTask.name} job without a shop`);
-  const table = await reportTable(ctx.pool, shopId, report satisfies ReportName, filters);
-  const stamp = ctx.job.created_at.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
-  const saved = await saveCsvExport(ctx.pool, {
-    shopId,
-    jobId: ctx.job.id,
-    filename: `back-in-stock-${report.replace(/_/g, "-")}-${stamp}.csv`,
-    columns: table.columns,
-    rows: table.rows,
-  });
-  await ctx.progress(table.rows.length, table.rows.length);
-  return { export_id: saved.id, download_path: saved.download_path, filename: saved.filename, content_type: saved.content_type, rows: saved.rows, bytes: saved.byte_size };
-}

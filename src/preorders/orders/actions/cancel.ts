@@ -1,23 +1,9 @@
 import { z } from "zod";
 import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
-import type { Db } from "../../../core/db.ts";
+import { markCancelled } from "../state-changes.ts";
 import { conflict } from "../../../core/errors.ts";
-import { refreshVariantCounts, variantsOfOrders } from "../counts.ts";
 import { cancelDecision, loadOrder, presentOrder } from "../model.ts";
-
-/**
- * Cancels preorder orders in the app (records cancelled_at) and recounts their variants. The
- * platform's Admin subset has no order cancellation: the platform order stays as it is.
- */
-export async function markCancelled(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {
-  if (orderIds.length === 0) return;
-  await db.query(
-    "update preorder_orders set cancelled_at = now(), updated_at = now() where shop_id = $1 and id = any($2::uuid[]) and cancelled_at is null",
-    [shopId, orderIds],
-  );
-  await refreshVariantCounts(db, shopId, await variantsOfOrders(db, orderIds));
-}
 
 export const cancelOrder = defineAction({
   name: "preorders.orders.cancel",

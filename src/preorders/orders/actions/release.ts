@@ -1,18 +1,9 @@
 import { z } from "zod";
 import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
-import type { Db } from "../../../core/db.ts";
+import { markReleased } from "../state-changes.ts";
 import { conflict } from "../../../core/errors.ts";
 import { loadOrder, presentOrder, releaseDecision } from "../model.ts";
-
-/** Marks orders released (ours: the platform's Admin subset has no fulfillment-hold release). */
-export async function markReleased(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {
-  if (orderIds.length === 0) return;
-  await db.query(
-    "update preorder_orders set released_at = now(), updated_at = now() where shop_id = $1 and id = any($2::uuid[]) and released_at is null",
-    [shopId, orderIds],
-  );
-}
 
 export const releaseOrder = defineAction({
   name: "preorders.orders.release",

@@ -4,7 +4,8 @@ import { jobHandleOutput } from "../../../core/outputs.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
 import { loadOrder } from "../model.ts";
-import { bulkSetTagsTask, tagList } from "./bulk.ts";
+import { tagList } from "./bulk.ts";
+import { bulkSetTagsJob } from "../jobs/bulk.ts";
 
 type Mode = "set" | "add" | "remove";
 
@@ -48,7 +49,7 @@ function tagsAction(mode: Mode): AnyAction {
       const has = new Set(order.tags);
       const add = mode === "add" ? wanted : mode === "remove" ? [] : wanted.filter((t) => !has.has(t));
       const remove = mode === "add" ? [] : mode === "remove" ? wanted : order.tags.filter((t) => !wanted.includes(t));
-      return enqueueJob(ctx.db, { shopId: ctx.shopId, task: bulkSetTagsTask, payload: { order_ids: [order.id], add, remove }, total: 1 });
+      return enqueueJob(ctx.db, bulkSetTagsJob, { order_ids: [order.id], add, remove }, { shopId: ctx.shopId, total: 1 });
     },
   });
 }

@@ -1,14 +1,11 @@
 import { z } from "zod";
 import { jobHandleOutput } from "../../../core/outputs.ts";
 import { defineAction } from "../../../core/action.ts";
-import { withTransaction } from "../../../core/db.ts";
-import type { JobContext } from "../../../core/job-task.ts";
-import { declareJobTask, enqueueJob } from "../../../core/jobs.ts";
+import { enqueueJob } from "../../../core/jobs.ts";
+import { recalculateCountsJob } from "../jobs/recalculate-counts.ts";
 import { platformId } from "../../../core/params.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
-import { refreshVariantCounts } from "../../orders/counts.ts";
 
-export const recalculateCountsTask = declareJobTask({ name: "preorders_recalculate_preorder_counts" });
 export const RECALCULATE_CAP = 5000;
 
 export const bulkRecalculatePreorderCounts = defineAction({
@@ -24,15 +21,7 @@ export const bulkRecalculatePreorderCounts = defineAction({
   input: z.strictObject({ variant_ids: z.array(platformId("ProductVariant")).min(1).max(RECALCULATE_CAP) }),
   async handler(ctx, { input }) {
     const ids = unique(input.variant_ids);
-    return enqueueJob(ctx.db, { shopId: ctx.shopId, task: recalculateCountsTask, payload: { variant_ids: ids }, total: ids.length });
+    return enqueueJob(ctx.db, recalculateCountsJob, { variant_ids: ids }, { shopId: ctx.shopId, total: ids.length });
   },
 });
 
-/** The recalculation job: one INSERT ... SELECT ... ON CONFLICT over every variant of the request. */
-export async function runRecalculateCounts(ctx: JobContext): Promise<Record<string, unknown>> {
-  const { variant_ids: ids } = z.object({ variant_ids: z.array(z.string()) }).parse(ctx.job.payload);
-  const shopId = ctx.job.shop_id;
-  if (!shopId) throw new Error("recalculate job without a shop");
-  const written = await withTransaction(ctx.pool, (db) => refreshVariantCounts(db, shopId, ids));
-  return { variants: written };
-}

@@ -1,6 +1,6 @@
-import { runShippingDateChange } from "../../src/preorders/notifications/delivery-change.ts";
-import { sendNotification } from "../../src/preorders/notifications/ledger.ts";
-import { recoverNotifications } from "../../src/preorders/notifications/recovery.ts";
+import { runShippingDateChange } from "../delivery-change.ts";
+import { sendNotification } from "../ledger.ts";
+import { recoverNotifications } from "../recovery.ts";
 import {
   autoCollectTask,
   balanceDueTask,
@@ -9,10 +9,10 @@ import {
   notificationSendTask,
   orderTagsTask,
   shippingDateChangeTask,
-} from "../../src/preorders/notifications/task-refs.ts";
-import { runAutoCollect, runBalanceDue, runOrderTags } from "../../src/preorders/orders/balance-jobs.ts";
-import { deliverWebhookEvent } from "../../src/preorders/settings/webhook-events.ts";
-import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
+} from "../task-refs.ts";
+import { runAutoCollect, runBalanceDue, runOrderTags } from "../../orders/balance-jobs.ts";
+import { deliverWebhookEvent } from "../../settings/webhook-events.ts";
+import { type AnyTaskDefinition, defineTask } from "../../../core/tasks.ts";
 
 /** Shop-wide preorder work: notifications to customers, order tags, auto-collect, developer webhooks (thin: each calls into src/). */
 export const preorderShopTasks: readonly AnyTaskDefinition[] = [

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { connectedShops, enqueueCatalogSync } from "../src/catalog/schedule.ts";
-import { defineTask } from "../src/core/tasks.ts";
+import { connectedShops, enqueueCatalogSync } from "../schedule.ts";
+import { defineTask } from "../../core/tasks.ts";
 
 /** Crontab: queues a sync for every connected shop (coalesced per shop). */
 export default defineTask({

@@ -1,6 +1,6 @@
-import { tagCustomerTask, tagSignupCustomer } from "../../src/back_in_stock/signups/tagging.ts";
-import { defineTask } from "../../src/core/tasks.ts";
-import { trackPlatformTag } from "../../src/providers/sync/run.ts";
+import { tagCustomerTask, tagSignupCustomer } from "../tagging.ts";
+import { defineTask } from "../../../core/tasks.ts";
+import { trackPlatformTag } from "../../../providers/sync/run.ts";
 
 /** `bis_tag_customer` {signup_id}: the customer tag on the platform at signup; retried with backoff. */
 export default defineTask({

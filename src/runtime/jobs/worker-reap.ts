@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTask } from "../src/core/tasks.ts";
-import { reapDeadWorkers } from "../src/runtime/worker-reaper.ts";
+import { defineTask } from "../../core/tasks.ts";
+import { reapDeadWorkers } from "../worker-reaper.ts";
 
 /** Crontab: frees the jobs of workers whose heartbeat stopped (see src/runtime/worker-reaper.ts). */
 export default defineTask({

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { runBulkNotify } from "../../src/back_in_stock/signups/actions/bulk-notify.ts";
-import { alertRecoverTask, alertRunTask, bulkNotifyTask, restockBurstTask, sendTask, thankYouTask } from "../../src/back_in_stock/alerts/deps.ts";
-import { claimStage, queueSend, sendLedgerRows } from "../../src/back_in_stock/alerts/ledger.ts";
-import { recoverAlerts } from "../../src/back_in_stock/alerts/recovery.ts";
-import { scanReminders } from "../../src/back_in_stock/alerts/reminders.ts";
-import { checkInventory, runAlertBatch, runRestockBurst } from "../../src/back_in_stock/alerts/runs.ts";
-import { withTransaction } from "../../src/core/db.ts";
-import { defineJobTask } from "../../src/core/job-task.ts";
-import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
-import { sendAttemptsFor } from "../../src/messaging/retry.ts";
-import { isLastAttempt } from "../../src/messaging/ledger/outcome.ts";
+import { bulkNotifyJobRun } from "../../signups/jobs/bulk-notify.ts";
+import { alertRecoverTask, alertRunTask, restockBurstTask, sendTask, thankYouTask } from "../deps.ts";
+import { claimStage, queueSend, sendLedgerRows } from "../ledger.ts";
+import { recoverAlerts } from "../recovery.ts";
+import { scanReminders } from "../reminders.ts";
+import { checkInventory, runAlertBatch, runRestockBurst } from "../runs.ts";
+import { withTransaction } from "../../../core/db.ts";
+import { type AnyTaskDefinition, defineTask } from "../../../core/tasks.ts";
+import { sendAttemptsFor } from "../../../messaging/retry.ts";
+import { isLastAttempt } from "../../../messaging/ledger/outcome.ts";
 
 // The alert pipeline's tasks (src/back_in_stock/alerts); thin: each calls into src/.
 
@@ -88,6 +87,4 @@ const recover = defineTask({
   },
 });
 
-const bulkNotify = defineJobTask({ name: bulkNotifyTask.name, run: runBulkNotify });
-
-export const alertTasks: readonly AnyTaskDefinition[] = [alertRun, restockBurst, send, thankYou, reminderScan, inventoryCheck, recover, bulkNotify];
+export const alertTasks: readonly AnyTaskDefinition[] = [alertRun, restockBurst, send, thankYou, reminderScan, inventoryCheck, recover, bulkNotifyJobRun];

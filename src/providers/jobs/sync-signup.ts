@@ -1,6 +1,6 @@
-import { defineTask } from "../../src/core/tasks.ts";
-import { providerSyncTask } from "../../src/providers/sync/model.ts";
-import { syncSignupToProvider } from "../../src/providers/sync/run.ts";
+import { defineTask } from "../../core/tasks.ts";
+import { providerSyncTask } from "../sync/model.ts";
+import { syncSignupToProvider } from "../sync/run.ts";
 
 /** `provider_sync_signup` {signup_id, target}: a signup upserted into an e-mail provider's audience; retried with backoff. */
 export default defineTask({

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTask } from "../src/core/tasks.ts";
-import { pruneLoginFailures } from "../src/ops/login-limit.ts";
-import { pruneRevokedSessions } from "../src/ops/sessions.ts";
-import { collectQueueGarbage } from "../src/queue/maintenance.ts";
-import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
+import { defineTask } from "../../core/tasks.ts";
+import { pruneLoginFailures } from "../../ops/login-limit.ts";
+import { pruneRevokedSessions } from "../../ops/sessions.ts";
+import { collectQueueGarbage } from "../../queue/maintenance.ts";
+import { pruneFinishedJobs, pruneRateLimitWindows } from "../maintenance.ts";
 
 /**
  * Crontab: removes finished jobs past their retention, spent rate-limit windows and ended

@@ -1,5 +1,5 @@
-import { offerScheduleTask, runScheduleEdge } from "../../src/preorders/offers/schedule.ts";
-import { type AnyTaskDefinition, defineTask } from "../../src/core/tasks.ts";
+import { offerScheduleTask, runScheduleEdge } from "../schedule.ts";
+import { type AnyTaskDefinition, defineTask } from "../../../core/tasks.ts";
 
 /** graphile-worker task `preorders_offer_schedule`: enables or disables an offer at its scheduled time (a throw is retried with backoff). */
 const offerSchedule = defineTask({

@@ -1,0 +1,17 @@
+import { defineJob } from "../../core/job-task.ts";
+import { enqueueAutoApplyResolutions } from "../../preorders/sync/resolve.ts";
+import { catalogSyncJob } from "../schedule.ts";
+import { syncCatalog } from "../sync.ts";
+
+/** Application job `catalog_sync`: mirrors one shop's catalog (full or incremental). */
+export const catalogSyncJobRun = defineJob({
+  ...catalogSyncJob,
+  async run(ctx) {
+    const { shopId, payload: { mode } } = ctx;
+    const client = await ctx.platform.clientFor(ctx.pool, shopId);
+    const result = await syncCatalog({ pool: ctx.pool, client, shopId, mode, log: ctx.log, progress: (n) => ctx.progress(n), signal: ctx.signal });
+    // Offers applying to the whole catalog (or a collection) with auto_apply_to_new_variants pick up what the sync brought.
+    await enqueueAutoApplyResolutions(ctx.pool, shopId);
+    return result;
+  },
+});

@@ -1,0 +1,24 @@
+import type { Db } from "../../core/db.ts";
+import { refreshVariantCounts, variantsOfOrders } from "./counts.ts";
+
+/** Marks orders released (ours: the platform's Admin subset has no fulfillment-hold release). */
+export async function markReleased(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  await db.query(
+    "update preorder_orders set released_at = now(), updated_at = now() where shop_id = $1 and id = any($2::uuid[]) and released_at is null",
+    [shopId, orderIds],
+  );
+}
+
+/**
+ * Cancels preorder orders in the app (records cancelled_at) and recounts their variants. The
+ * platform's Admin subset has no order cancellation: the platform order stays as it is.
+ */
+export async function markCancelled(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  await db.query(
+    "update preorder_orders set cancelled_at = now(), updated_at = now() where shop_id = $1 and id = any($2::uuid[]) and cancelled_at is null",
+    [shopId, orderIds],
+  );
+  await refreshVariantCounts(db, shopId, await variantsOfOrders(db, orderIds));
+}
