@@ -112,6 +112,29 @@ describe("offer sync to the platform", () => {
     ]);
   });
 
+  it("links to the offer the order lines placed on its plan before the sync recorded the plan", async () => {
+    await env.startWorker();
+    const id = await newOffer({ products: { variant_ids: legacy.slice(3, 4) } });
+    const planId = (await waitSynced(env, id)).platform_selling_plan_id ?? "";
+    expect(planId).toMatch(/^gid:\/\/platform\/SellingPlan\//);
+    // An order placed under the new plan between the platform creating it and the sync recording
+    // it: its line could not be linked when its webhook came.
+    const { rows } = await env.app.pool.query<{ id: string }>(
+      `insert into preorder_orders (shop_id, platform_order_id, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
+       values ($1, 'gid://platform/Order/990001', 'USD', 10, 0, now(), now()) returning id`,
+      [env.shopId],
+    );
+    await env.app.pool.query(
+      `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id, offer_id)
+       values ($1, $2, 'gid://platform/LineItem/990001', $3, 1, 10, $4, null)`,
+      [rows[0]?.id, env.shopId, gid(legacy[3] ?? 0), planId],
+    );
+    expect((await call("PATCH", id, "", { name: "Spring drop, relinked" })).status).toBe(202);
+    await waitSynced(env, id);
+    const line = await env.app.pool.query<{ offer_id: string | null }>("select offer_id from preorder_order_lines where order_id = $1", [rows[0]?.id]);
+    expect(line.rows).toEqual([{ offer_id: id }]);
+  });
+
   it("an update changes the plan in place and reconciles the group's variants", async () => {
     await env.startWorker();
     const id = await newOffer({ products: { variant_ids: legacy.slice(0, 3) } });

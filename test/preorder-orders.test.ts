@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preorderCountsForVariants, storedVariantCounts } from "../src/preorders/orders/counts.ts";
-import { relinkOfferOrderLines } from "../src/preorders/orders/ingest.ts";
+import { relinkOfferOrderLines } from "../src/preorders/orders/offer-lines.ts";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
 import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";

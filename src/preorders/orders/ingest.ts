@@ -174,18 +174,3 @@ function localeOf(value: string | null | undefined): string | null {
   return region && /^[a-z0-9]{2,8}$/i.test(region) ? `${language.toLowerCase()}-${region.toUpperCase()}` : language.toLowerCase();
 }
 
-/**
- * Links the order lines placed on the offer's current platform selling plan to the offer (an
- * order webhook links its lines itself; this is for lines that arrived before the offer's sync
- * recorded the plan id). Answers how many lines it linked.
- */
-export async function relinkOfferOrderLines(db: Db, shopId: string, offerId: string): Promise<number> {
-  const { rowCount } = await db.query(
-    `update preorder_order_lines l set offer_id = po.id
-     from preorder_offers po
-     where po.id = $2 and po.shop_id = $1 and l.shop_id = $1 and l.selling_plan_id = po.platform_selling_plan_id
-       and l.offer_id is distinct from po.id`,
-    [shopId, offerId],
-  );
-  return rowCount ?? 0;
-}

@@ -15,6 +15,7 @@ import type { PlatformRuntime } from "../../platform/runtime.ts";
 import { inventoryGroup } from "../offers/groups/inventory.ts";
 import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../offers/groups/plan-groups.ts";
+import { relinkOfferOrderLines } from "../orders/offer-lines.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 
@@ -113,6 +114,7 @@ async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revi
      returning revision = $2 as current`,
     [offerId, revision, groupId, planId],
   );
+  if (planId) await relinkOfferOrderLines(pool, shopId, offerId);
   const current = rows[0]?.current ?? false;
   if (!current) await enqueueOfferSync(pool, shopId, offerId);
   return current;
@@ -122,11 +124,12 @@ async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revi
  * Stores a group's ids as soon as the platform has created it: a later failure must not orphan it.
  * `event` (shown as `sync.last_event`) says why it was created, when that needs telling.
  */
-async function recordGroup(pool: pg.Pool, offerId: string, group: SellingPlanGroup, event: string | null): Promise<void> {
+async function recordGroup(pool: pg.Pool, shopId: string, offerId: string, group: SellingPlanGroup, event: string | null): Promise<void> {
   await pool.query(
     "update preorder_offers set platform_selling_plan_group_id = $2, platform_selling_plan_id = $3, sync_last_event = coalesce($4, sync_last_event) where id = $1",
     [offerId, group.id, group.sellingPlans.nodes[0]?.id ?? null, event],
   );
+  await relinkOfferOrderLines(pool, shopId, offerId);
 }
 
 export async function recordSyncFailure(pool: pg.Pool, offerId: string, error: unknown): Promise<void> {
@@ -203,7 +206,7 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
         event = `selling plan group ${missing} was missing on the platform; re-created as ${group.id}`;
         deps.log.warn({ shop_id: shopId, offer_id: offerId, missing_group_id: missing, group_id: group.id }, event);
       }
-      await recordGroup(pool, offerId, group, event);
+      await recordGroup(pool, shopId, offerId, group, event);
       const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
       return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, revision: Number(row.revision), current };
     }
