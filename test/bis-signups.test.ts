@@ -347,7 +347,7 @@ describe("unsubscribe", () => {
     const s = await created({ variant_id: 101, channel: "email", email: "link@example.com" });
     const url = unsubscribeUrl(`${env.app.origin}/`, TEST_WEBHOOK_SECRET, s.id);
     expect(url.startsWith(`${env.app.origin}/back_in_stock/unsubscribe?signup=${s.id}&sig=`)).toBe(true);
-    // GET only asks (link scanners open links): see test/hardening-inbound.test.ts.
+    // GET only asks (link scanners open links): see test/webhook-intake-limits.test.ts.
     const asked = await fetch(url);
     expect(asked.status).toBe(200);
     expect(await asked.text()).toContain("Product 10 (Size 101)");

@@ -130,7 +130,7 @@ describe("the SQL rule (csvTextSql) writes what csvText and csv-stringify wrote"
       expect(copied).toMatchObject({ rows: CELLS.length, bytes: expected.length });
 
       // The cases are sharp: COPY without the rule writes other bytes, and so does a rule that
-      // forgets one of its parts (the empty string, the number exception, the tab and CR).
+      // forgets one of its parts (the empty string, the number exception, the tab and CR, the "@").
       expect((await copyOf(client, plain)).csv.equals(expected)).toBe(false);
       const without = (select: string) => csvSafeSelect(plain, columns).replace(select, "");
       expect(csvSafeSelect(plain, columns)).toContain("nullif(");
@@ -139,6 +139,7 @@ describe("the SQL rule (csvTextSql) writes what csvText and csv-stringify wrote"
         csvSafeSelect(plain, columns).replaceAll("[eE]", "[e]"),
         csvSafeSelect(plain, columns).replaceAll("[0-9]", "[0-9١-٩]"),
         without(", 9, 13"),
+        csvSafeSelect(plain, columns).replaceAll("> 64", "> 63"),
       ];
       for (const wrong of wrongs) {
         expect(wrong).not.toBe(csvSafeSelect(plain, columns));
