@@ -17,7 +17,7 @@ const REDACT = [
   "api_key",
 ];
 
-export interface LoggerOptions {
+interface LoggerOptions {
   /** File descriptor to write to: stdout (1, the default) or stderr (2, for the CLI, whose stdout carries results). */
   fd?: 1 | 2;
 }

@@ -10,10 +10,10 @@ import { formatIssues } from "../core/validation.ts";
  * way the back-in-stock settings are. One row per shop, created on the first write.
  */
 
-export type DocumentColumn = "settings" | "sending" | "email_layout";
+type DocumentColumn = "settings" | "sending" | "email_layout";
 type Json = Record<string, unknown>;
 
-export interface AccountDocument<T extends Json> {
+interface AccountDocument<T extends Json> {
   column: DocumentColumn;
   schema: z.ZodType<T>;
   defaults: T;

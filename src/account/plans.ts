@@ -28,9 +28,9 @@ export const PLANS = {
 export type PlanName = keyof typeof PLANS;
 export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
 /** The plan of the demo shop and of every new shop until an operator changes it. */
-export const DEFAULT_PLAN: PlanName = "growth";
+const DEFAULT_PLAN: PlanName = "growth";
 
-export interface ShopPlan {
+interface ShopPlan {
   plan: PlanName;
   title: string;
   /** The quota in force: the custom one when set, otherwise the plan's. */
@@ -38,7 +38,7 @@ export interface ShopPlan {
   customLimit: boolean;
 }
 
-export interface Period {
+interface Period {
   start: Date;
   end: Date;
 }
@@ -63,7 +63,7 @@ export async function loadPlan(db: Db, shopId: string): Promise<ShopPlan> {
   return { plan, title: PLANS[plan].title, monthlyAlertLimit: custom ?? PLANS[plan].monthly_alert_limit, customLimit: custom !== null };
 }
 
-export interface PlanUsage {
+interface PlanUsage {
   plan: PlanName;
   plan_title: string;
   monthly_alert_limit: number;

@@ -7,7 +7,7 @@ import { type Paging, pageAnswer } from "../core/paging.ts";
  * [title, id].
  */
 
-export interface ProductVariantOut {
+interface ProductVariantOut {
   id: string;
   legacy_id: string;
   title: string;
@@ -18,7 +18,7 @@ export interface ProductVariantOut {
   available: number | null;
 }
 
-export interface ProductOut {
+interface ProductOut {
   id: string;
   legacy_id: string | null;
   title: string;

@@ -28,10 +28,10 @@ export const SMS_SENDER_RULE = "must be an E.164 number (+15551234567) or an alp
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const NAME_FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF"<>\\@]/;
-export const SENDER_NAME_RULE = 'must not contain an e-mail address, control characters or the characters < > " \\ @';
+const SENDER_NAME_RULE = 'must not contain an e-mail address, control characters or the characters < > " \\ @';
 
 /** Whether `name` can stand as the quoted display name of a From header as it is. */
-export function isSafeDisplayName(name: string): boolean {
+function isSafeDisplayName(name: string): boolean {
   return /\S/.test(name) && !NAME_FORBIDDEN.test(name.normalize("NFKC"));
 }
 
@@ -53,14 +53,14 @@ export const sendingSchema = z.strictObject({
     .describe("Sender of text messages: an E.164 number or an alphanumeric sender id; null: the service's TWILIO_FROM"),
 });
 
-export type Sending = z.output<typeof sendingSchema>;
+type Sending = z.output<typeof sendingSchema>;
 
-export const DEFAULT_SENDING: Sending = { sender_name: null, sender_email: null, reply_to: null, sms_sender: null };
+const DEFAULT_SENDING: Sending = { sender_name: null, sender_email: null, reply_to: null, sms_sender: null };
 
 export const sendingDocument = accountDocument("sending", sendingSchema, DEFAULT_SENDING);
 
 /** The address part of `Name <address>` (or the whole text when it is a bare address). */
-export function addressOf(from: string): string {
+function addressOf(from: string): string {
   return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 }
 
@@ -82,7 +82,7 @@ export function senderPolicy(config: { EMAIL_FROM: string; SENDER_EMAIL_DOMAINS:
 
 const domainOf = (address: string): string => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 
-export function senderEmailAllowed(policy: SenderPolicy, address: string): boolean {
+function senderEmailAllowed(policy: SenderPolicy, address: string): boolean {
   return policy.emailDomains.includes(domainOf(address));
 }
 
@@ -91,7 +91,7 @@ export function senderEmailAllowed(policy: SenderPolicy, address: string): boole
  * from the account's own), a registered sender id as the operator spelled it; undefined for
  * anything else.
  */
-export function allowedSmsSender(policy: SenderPolicy, sender: string): string | undefined {
+function allowedSmsSender(policy: SenderPolicy, sender: string): string | undefined {
   if (sender.startsWith("+")) return sender;
   return policy.smsSenderIds.find((id) => id.toLowerCase() === sender.toLowerCase());
 }

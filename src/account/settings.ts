@@ -33,7 +33,7 @@ export const accountSettingsSchema = z.strictObject({
     .describe("Where customers' replies go (Reply-To of e-mails) unless sending.reply_to is set; null: no Reply-To"),
 });
 
-export type AccountSettings = z.output<typeof accountSettingsSchema>;
+type AccountSettings = z.output<typeof accountSettingsSchema>;
 
 /** The stored part: contact_email only (store_name is the shop's name column). */
 const storedSchema = z.strictObject({ contact_email: accountSettingsSchema.shape.contact_email });

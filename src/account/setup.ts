@@ -17,14 +17,14 @@ export interface BackInStockSetupFacts {
 }
 export type LoadBackInStockSetupFacts = (db: Db, shopId: string) => Promise<BackInStockSetupFacts>;
 
-export interface SetupStep {
+interface SetupStep {
   key: string;
   title: string;
   done: boolean;
   detail: string;
 }
 
-export interface Setup {
+interface Setup {
   platform: PlatformConnectionState;
   catalog: CatalogReadiness;
   steps: SetupStep[];

@@ -117,7 +117,7 @@ async function overrides(db: Db, shopId: string, locale: string, lock = false): 
   return rows[0]?.strings ?? {};
 }
 
-export interface LocaleTranslations {
+interface LocaleTranslations {
   locale: string;
   /** Where the texts not overridden come from. */
   default_locale: string;
@@ -155,7 +155,7 @@ export async function updateTranslations(db: Db, shopId: string, locale: string,
   return present(locale, await shopDefaultLocale(db, shopId), own);
 }
 
-export interface LocaleSummary {
+interface LocaleSummary {
   locale: string;
   shipped: boolean;
   customized_count: number;

@@ -103,7 +103,7 @@ export async function upsertMarkets(db: Db, shopId: string, seenAt: Date, rows: 
 }
 
 const MIRROR_TABLES = ["products", "variants", "inventory_levels", "collections", "locations", "markets"] as const;
-export type MirrorTable = (typeof MIRROR_TABLES)[number];
+type MirrorTable = (typeof MIRROR_TABLES)[number];
 
 /** After a full run: what the platform no longer has, the run did not see. */
 export async function deleteUnseen(db: Db, table: MirrorTable, shopId: string, runStart: Date): Promise<number> {

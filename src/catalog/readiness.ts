@@ -64,7 +64,7 @@ const connectionState = `
   where s.id = $1`;
 
 /** True while the shop is connected and its first full catalog sync has not completed. */
-export async function catalogPending(db: Db, shopId: string): Promise<boolean> {
+async function catalogPending(db: Db, shopId: string): Promise<boolean> {
   const { rows } = await db.query<StateRow>(connectionState, [shopId]);
   const row = rows[0];
   return row !== undefined && row.connected && row.last_full_sync_at === null;

@@ -21,7 +21,7 @@ import {
 
 export type SyncMode = "full" | "incremental";
 
-export interface SyncResult {
+interface SyncResult {
   mode: SyncMode;
   products: number;
   variants: number;

@@ -4,7 +4,7 @@ import { ChannelError, scrub } from "./errors.ts";
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 
 /** The domain of the sender's address, for Message-IDs: `Shop <a@shop.example>` gives `shop.example`. */
-export function senderDomain(from: string): string {
+function senderDomain(from: string): string {
   const match = /@([^\s@<>]+)>?\s*$/.exec(from.trim());
   return match?.[1] ?? "localhost";
 }

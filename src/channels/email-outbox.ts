@@ -2,7 +2,7 @@ import { composeEmail } from "./email-mime.ts";
 import { writeOutboxFile } from "./outbox.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
-export interface OutboxEmailOptions {
+interface OutboxEmailOptions {
   /** `DATA_DIR/outbox`. */
   dir: string;
   from: string;

@@ -4,7 +4,7 @@ import { classifySmtpError } from "./email-message.ts";
 import { composeEmail } from "./email-mime.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
-export interface SmtpEmailOptions {
+interface SmtpEmailOptions {
   /** `smtp://user:pass@host:587`, `smtps://...`; nodemailer's URL options (`?ignoreTLS=true`) apply. */
   url: string;
   /** Connections kept open to the server. */

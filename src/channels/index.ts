@@ -9,10 +9,8 @@ import { createTwilioSmsSender } from "./sms-twilio.ts";
 import PQueue from "p-queue";
 import type { ChannelName, ChannelSender } from "./types.ts";
 
-export type { ChannelName, ChannelSender, OutboundMessage, SendOptions, SendResult } from "./types.ts";
+export type { ChannelName, ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 export { ChannelError, isChannelError } from "./errors.ts";
-export { emailMessageId } from "./email-message.ts";
-export { TWILIO_STATUS_PATH, publicUrl } from "./public-url.ts";
 
 export interface Channels {
   email: ChannelSender;
@@ -22,7 +20,7 @@ export interface Channels {
   close(): Promise<void>;
 }
 
-export type ChannelsConfig = Pick<
+type ChannelsConfig = Pick<
   Config,
   | "dataDir"
   | "PORT"

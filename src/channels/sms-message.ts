@@ -4,7 +4,7 @@ import type { OutboundMessage } from "./types.ts";
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
-export interface SmsFields {
+interface SmsFields {
   to: string;
   from: string;
   body: string;

@@ -2,7 +2,7 @@ import { writeOutboxFile } from "./outbox.ts";
 import { toSmsFields } from "./sms-message.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
-export interface OutboxSmsOptions {
+interface OutboxSmsOptions {
   /** `DATA_DIR/outbox`. */
   dir: string;
   from: string;

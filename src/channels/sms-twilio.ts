@@ -3,7 +3,7 @@ import twilio from "twilio";
 import { classifyTwilioError, toSmsFields } from "./sms-message.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
-export interface TwilioSmsOptions {
+interface TwilioSmsOptions {
   accountSid: string;
   authToken: string;
   /** A sender number (E.164), or a Messaging Service SID (`MG...`). */

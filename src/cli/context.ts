@@ -4,7 +4,7 @@ import { migrate } from "../db/migrate.ts";
 import { type Log, createLogger } from "../logger.ts";
 import { createPool, resolveDatabase } from "../runtime/database.ts";
 
-export interface CliContext {
+interface CliContext {
   pool: pg.Pool;
   log: Log;
   config: Config;

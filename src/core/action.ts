@@ -6,7 +6,7 @@ import type { Db } from "./db.ts";
 import type { Services } from "./services.ts";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-export type ActionKind = "read" | "write";
+type ActionKind = "read" | "write";
 
 export const COST: Record<ActionKind, number> = { read: 1, write: 2 };
 

@@ -15,7 +15,7 @@ export const HELP_ACTION = "help";
 import { formatIssues } from "./validation.ts";
 
 /** A request as every transport hands it over: already stripped of the transport's own framing. */
-export interface DispatchRequest {
+interface DispatchRequest {
   method: string;
   /** Relative to the v2 base path, starting with a slash. */
   path: string;
@@ -26,7 +26,7 @@ export interface DispatchRequest {
   requestId: string;
 }
 
-export interface DispatchResult {
+interface DispatchResult {
   status: number;
   body: unknown;
   headers: Record<string, string>;
@@ -78,7 +78,7 @@ function checkResponse(action: AnyAction, payload: unknown): void {
   }
 }
 
-export interface DispatcherDeps {
+interface DispatcherDeps {
   registry: Registry;
   pool: pg.Pool;
   config: Config;

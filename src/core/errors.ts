@@ -1,4 +1,4 @@
-export type ErrorCode =
+type ErrorCode =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
   | "NOT_FOUND"

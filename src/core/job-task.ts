@@ -5,13 +5,13 @@ import { PermanentJobFailure, type TaskContext, type TaskDefinition, defineTask 
 
 type JobTaskPayload = z.output<typeof jobTaskPayload>;
 
-export interface JobContext extends TaskContext {
+interface JobContext extends TaskContext {
   job: JobRow;
   /** Records how far the job has got; visible at its status_url. */
   progress(processed: number, total?: number): Promise<void>;
 }
 
-export type JobHandler = (ctx: JobContext) => Promise<unknown>;
+type JobHandler = (ctx: JobContext) => Promise<unknown>;
 
 /**
  * What a job's `errors` (and so its status_url) may say of a failure. A database error's text
@@ -44,7 +44,7 @@ const ASYNC_COMMIT = "(select set_config('synchronous_commit', 'off', true)) as 
  * 60%). A poller may see `queued` for this long after a run began; nothing in the service takes
  * `queued` to mean not started (src/preorders/sync/enqueue.ts locks the offer instead).
  */
-export const RUNNING_MARK_AFTER_MS = 250;
+const RUNNING_MARK_AFTER_MS = 250;
 
 // The writes of one run, built once. $1 job id, $2 attempt, $3 the run's start: what every write
 // records, the first one included.

@@ -70,7 +70,7 @@ export function declareJob<S extends z.ZodType>(ref: { name: string; payload: S 
   return Object.freeze({ name: ref.name, payload: ref.payload, task: declareJobTask({ name: ref.name }) });
 }
 
-export interface EnqueueJobOptions {
+interface EnqueueJobOptions {
   /** Every application job belongs to a shop. */
   shopId: string;
   total?: number | null;
@@ -79,7 +79,7 @@ export interface EnqueueJobOptions {
 }
 
 /** The row behind any job, typed or not (a retry of a stored row, tests of the job layer). */
-export interface EnqueueJobRowOptions {
+interface EnqueueJobRowOptions {
   shopId: string | null;
   /** Its name is the row's kind. */
   task: JobTaskRef;
@@ -92,7 +92,7 @@ export function jobHandle(jobId: string): JobHandle {
   return { job_id: jobId, status_url: `${V2_BASE_PATH}/jobs/${jobId}` };
 }
 
-export function jobKey(jobId: string): string {
+function jobKey(jobId: string): string {
   return `job:${jobId}`;
 }
 

@@ -37,7 +37,7 @@ export function responseSchema(action: AnyAction): unknown {
   return schema;
 }
 
-export const SUMMARY_MAX = 160;
+const SUMMARY_MAX = 160;
 
 /** Up to the first `.`, `!` or `?` followed by a space, other than an abbreviation's (e.g., i.e.). */
 function firstSentence(text: string): string {
@@ -58,14 +58,14 @@ export function summary(description: string): string {
 }
 
 /** The compact manifest's entry (`/help?format=compact`): enough to pick an action, not to call it. */
-export interface CompactEntry {
+interface CompactEntry {
   name: string;
   method: string;
   path: string;
   description: string;
 }
 
-export const compactEntry = (entry: ManifestEntry): CompactEntry => ({
+const compactEntry = (entry: ManifestEntry): CompactEntry => ({
   name: entry.name,
   method: entry.method,
   path: entry.path,
@@ -100,7 +100,7 @@ function buildEntry(action: AnyAction): ManifestEntry {
 }
 
 /** True when `path` is `prefix` itself or lies below it, segment by segment. */
-export function underPrefix(path: string, prefix: string): boolean {
+function underPrefix(path: string, prefix: string): boolean {
   const trimmed = prefix.replace(/\/+$/, "");
   if (trimmed === "") return true;
   return path === trimmed || path.startsWith(`${trimmed}/`);

@@ -11,15 +11,15 @@ import { unstorable } from "./text-input.ts";
  * on the last page.
  */
 
-export const MAX_PER_PAGE = 250;
-export const DEFAULT_PER_PAGE = 50;
+const MAX_PER_PAGE = 250;
+const DEFAULT_PER_PAGE = 50;
 const MAX_PAGE = 1_000_000;
 
 /** How descriptions say it, the same way in every list. */
 export const PAGING_RULE = `Paging: per_page (1 to ${String(MAX_PER_PAGE)}, default ${String(DEFAULT_PER_PAGE)}) and either page (from 1) or cursor (the previous answer's next_cursor, which stays valid while items are added; null on the last page); the answer carries page (null with a cursor), per_page, total and next_cursor`;
 
 /** Opaque keyset cursor: the sort key of the last item of the previous page. */
-export function encodeCursor(values: readonly (string | number)[]): string {
+function encodeCursor(values: readonly (string | number)[]): string {
   return Buffer.from(JSON.stringify(values)).toString("base64url");
 }
 
@@ -47,7 +47,7 @@ export const cursorPart = {
 };
 
 /** A cursor query parameter, decoded into the list's sort key (`shape`). */
-export function cursorParam<T extends z.ZodType>(shape: T) {
+function cursorParam<T extends z.ZodType>(shape: T) {
   return z
     .string()
     .transform((value, ctx): z.output<T> => {

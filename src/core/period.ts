@@ -28,12 +28,12 @@ export const dateOrTimestamp = z
   .meta({ examples: ["2026-11-01", "2026-11-01T00:00:00Z"] });
 
 /** The instant a `from` bound starts at (a date: its midnight UTC). */
-export function lowerInstant(value: string): Date {
+function lowerInstant(value: string): Date {
   return new Date(isDate(value) ? `${value}T00:00:00Z` : value);
 }
 
 /** The instant a `to` bound ends before: a timestamp itself, a date the next midnight UTC. */
-export function upperInstant(value: string): Date {
+function upperInstant(value: string): Date {
   if (!isDate(value)) return new Date(value);
   const next = new Date(`${value}T00:00:00Z`);
   next.setUTCDate(next.getUTCDate() + 1);

@@ -5,7 +5,7 @@ export interface RateLimitPolicy {
   windowSeconds: number;
 }
 
-export interface Charge {
+interface Charge {
   keyId: string;
   shopId: string;
   /** Points used in the current window, this request included. */

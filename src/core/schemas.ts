@@ -18,7 +18,7 @@ export const uuid = (what: string) => z.string().uuid({ error: `must be a valid 
 /** Query strings carry text: accept the words true and false for a boolean flag. */
 export const queryBoolean = z.enum(["true", "false"]).transform((v) => v === "true");
 
-export const BLANK = "must not be blank";
+const BLANK = "must not be blank";
 
 /**
  * Required text that must say something: whitespace alone is refused as blank (the pattern shows

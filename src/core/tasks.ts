@@ -80,7 +80,7 @@ export function defineTask<S extends z.ZodType>(definition: TaskDefinition<S>): 
   return definition;
 }
 
-export interface EnqueueOptions {
+interface EnqueueOptions {
   jobKey?: string;
   /** graphile-worker's default (25) when unset. */
   maxAttempts?: number;

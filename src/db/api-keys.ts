@@ -8,7 +8,7 @@ export function hashApiKey(key: string): Buffer {
   return createHash("sha256").update(key, "utf8").digest();
 }
 
-export function generateApiKey(): string {
+function generateApiKey(): string {
   return KEY_PREFIX + randomBytes(32).toString("base64url");
 }
 

@@ -20,7 +20,7 @@ export interface EmbeddedServer {
   stopWithoutWaiting(): void;
 }
 
-export interface EmbeddedOptions {
+interface EmbeddedOptions {
   dataDir: string;
   port: number;
   database?: string;

@@ -9,7 +9,7 @@ const SQL_DIR = fileURLToPath(new URL("../../sql/", import.meta.url));
 /** Any constant unique to this application; every migrating process waits on it. */
 export const MIGRATION_LOCK_ID = 7_215_300_001;
 
-export interface Migration {
+interface Migration {
   id: number;
   name: string;
   sql: string;
@@ -34,7 +34,7 @@ export async function readMigrations(dir: string = SQL_DIR): Promise<Migration[]
  * files would differ from a fresh one's: a new migration takes the next number, and a landed file
  * is never renamed.
  */
-export function checkMigrationOrder(migrations: Migration[], applied: Map<number, string>): void {
+function checkMigrationOrder(migrations: Migration[], applied: Map<number, string>): void {
   let highest: { id: number; name: string } | undefined;
   for (const [id, name] of applied) if (!highest || id > highest.id) highest = { id, name };
   for (const migration of migrations) {

@@ -3,7 +3,7 @@ import { llmsTxt, skillMd } from "./llms.ts";
 import { openApiDocument } from "./openapi.ts";
 
 /** The public documents as served: each rendered on its first request, then kept. */
-export interface PublicDocuments {
+interface PublicDocuments {
   llms(): string;
   skill(): string;
   openapi(): string;

@@ -12,7 +12,7 @@ import type { ExportRecord, SaveExportOptions } from "./records.ts";
 export const CHUNK_BYTES = 1 << 20;
 
 /** What saveExport takes, but for the body, which is written chunk by chunk. */
-export type ChunkedExportOptions = Omit<SaveExportOptions, "body" | "jobId"> & { jobId: string | null };
+type ChunkedExportOptions = Omit<SaveExportOptions, "body" | "jobId"> & { jobId: string | null };
 
 export class ChunkedExportWriter {
   readonly #client: pg.PoolClient;

@@ -73,7 +73,7 @@ export class CsvRecordCounter {
   }
 }
 
-export interface CopyCsvResult {
+interface CopyCsvResult {
   /** Data rows (COPY's own count), the header not counted. */
   rows: number;
   bytes: number;

@@ -2,14 +2,11 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import type pg from "pg";
-import type { Db } from "../core/db.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import { isUuid } from "../core/params.ts";
 import { ChunkedExportWriter } from "./chunks.ts";
-import type { ExportRecord, SaveExportOptions } from "./records.ts";
+import type { ExportRecord } from "./records.ts";
 import { csvText } from "./csv-text.ts";
-
-export type { ExportRecord, SaveExportOptions } from "./records.ts";
 
 /**
  * Export files of any area, stored in PostgreSQL (`exports`) so every web process can serve
@@ -20,7 +17,7 @@ export type { ExportRecord, SaveExportOptions } from "./records.ts";
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 
 /** An export as stored, with the path that downloads it. */
-export interface ExportInfo extends ExportRecord {
+interface ExportInfo extends ExportRecord {
   /** Relative to the host: `/api/v2/external/exports/{id}`. */
   download_path: string;
 }
@@ -34,22 +31,7 @@ function info(row: ExportRecord): ExportInfo {
   return { ...row, download_path: exportDownloadPath(row.id) };
 }
 
-/** Stores a file; for a job, a second save of the same filename replaces the first. */
-export async function saveExport(db: Db, options: SaveExportOptions): Promise<ExportInfo> {
-  const bytes = typeof options.body === "string" ? Buffer.from(options.body, "utf8") : options.body;
-  const { rows } = await db.query<ExportRecord>(
-    `insert into exports (shop_id, job_id, filename, content_type, bytes) values ($1, $2, $3, $4, $5)
-     on conflict (job_id, filename) where job_id is not null
-       do update set content_type = excluded.content_type, bytes = excluded.bytes, created_at = now()
-     returning id, shop_id, job_id, filename, content_type, octet_length(bytes) as byte_size, created_at`,
-    [options.shopId, options.jobId ?? null, options.filename, options.contentType, bytes],
-  );
-  const row = rows[0];
-  if (!row) throw new Error("export insert returned no row");
-  return info(row);
-}
-
-export interface CsvExportOptions {
+interface CsvExportOptions {
   shopId: string;
   jobId?: string | null;
   filename: string;
@@ -102,7 +84,7 @@ export async function saveCsvExport(pool: pg.Pool, options: CsvExportOptions): P
 }
 
 /** A stored file being downloaded: its record, and its bytes as a stream read a chunk at a time. */
-export interface ExportDownload extends ExportInfo {
+interface ExportDownload extends ExportInfo {
   stream: Readable;
 }
 

@@ -19,9 +19,9 @@ import { fileURLToPath } from "node:url";
  * loudly instead of vanishing from search.
  */
 
-export const HELP_DIR = fileURLToPath(new URL("../../docs/help/", import.meta.url));
+const HELP_DIR = fileURLToPath(new URL("../../docs/help/", import.meta.url));
 
-export const ARTICLE_URL = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const ARTICLE_URL = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 const FIELDS = ["title", "url", "summary", "keywords"] as const;
 
@@ -86,7 +86,7 @@ export function parseArticle(fileName: string, text: string): HelpArticle {
  * Markdown to readable plain text: the words stay, the syntax goes (code fences, heading marks,
  * emphasis, inline code marks, link targets, table pipes), so that a snippet reads as text.
  */
-export function plainText(markdown: string): string {
+function plainText(markdown: string): string {
   return markdown
     .split("\n")
     .filter((line) => !/^\s*(```|~~~)/.test(line) && !/^\s*\|?\s*:?-{3,}/.test(line) && !/^\s*(-{3,}|\*{3,})\s*$/.test(line))

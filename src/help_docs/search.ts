@@ -4,10 +4,10 @@ export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
 
 /** The marks around matched words in a snippet (plain text otherwise). */
-export const SNIPPET_START = "**";
-export const SNIPPET_STOP = "**";
+const SNIPPET_START = "**";
+const SNIPPET_STOP = "**";
 
-export interface SearchResult {
+interface SearchResult {
   title: string;
   url: string;
   summary: string;
@@ -67,7 +67,7 @@ export function anyWordQuery(query: string): string | undefined {
   return words.length > 1 ? words.join(" or ") : undefined;
 }
 
-export interface ArticleRow {
+interface ArticleRow {
   title: string;
   url: string;
   summary: string;

@@ -1,6 +1,6 @@
 /** Requests without a valid key one client address may make per window before all of its requests are refused. */
 export const AUTH_FAILURES_PER_WINDOW = 60;
-export const AUTH_WINDOW_SECONDS = 60;
+const AUTH_WINDOW_SECONDS = 60;
 /** Addresses counted per window at most: past this, new addresses go uncounted rather than grow the map without end. */
 const MAX_CLIENTS = 100_000;
 

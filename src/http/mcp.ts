@@ -11,7 +11,7 @@ import { type ToolView, parseToolsets, toolView } from "../mcp/toolsets.ts";
 import { requestToken } from "./token.ts";
 
 /** MCP 2025-06-18 removed JSON-RPC batching: one array of 64 tools/list asked 64 copies of the list. */
-export const BATCH_REFUSED = "Invalid Request: batches are not supported, send one JSON-RPC message per request";
+const BATCH_REFUSED = "Invalid Request: batches are not supported, send one JSON-RPC message per request";
 
 type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { name?: unknown } } };
 

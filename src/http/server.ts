@@ -19,7 +19,7 @@ import { requestToken } from "./token.ts";
 import { V1_BASE_PATH, mountV1, v1Errors } from "./v1.ts";
 import { type OpsOptions, opsRoutes } from "../ops/routes.ts";
 
-export interface HttpDeps {
+interface HttpDeps {
   dispatcher: Dispatcher;
   /** The registry's actions, served as MCP tools at the v2 base's /mcp. */
   actions?: readonly AnyAction[];

@@ -4,7 +4,7 @@ import { isUuid } from "../core/params.ts";
 import { unsubscribeSignup } from "../back_in_stock/signups/actions/unsubscribe.ts";
 import { UNSUBSCRIBE_PATH, verifyUnsubscribe } from "../back_in_stock/signups/unsubscribe-link.ts";
 
-export interface UnsubscribeRouteOptions {
+interface UnsubscribeRouteOptions {
   pool: pg.Pool;
   /** The secret the links are signed with (see unsubscribe-link.ts). */
   secret: string;

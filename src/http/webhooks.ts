@@ -5,7 +5,7 @@ import { parseWebhookBody, payloadShopDomain } from "../webhooks/body.ts";
 import { DEFAULT_WEBHOOK_MAX_AGE_SECONDS, staleDelivery } from "../webhooks/freshness.ts";
 import { acceptWebhook } from "../webhooks/intake.ts";
 
-export const WEBHOOK_PREFIX = "/webhooks/platform";
+const WEBHOOK_PREFIX = "/webhooks/platform";
 
 export interface WebhookRouteOptions {
   pool: pg.Pool;

@@ -12,8 +12,8 @@ import { type ToolCatalog, callTool, refusal, toolName } from "./tools.ts";
  * tool discovery, as GitHub's MCP server offers it). search_actions and describe_action read the
  * manifest; call_action runs an action exactly as its own tool would (dispatched, charged).
  */
-export const SEARCH_ACTIONS = "search_actions";
-export const DESCRIBE_ACTION = "describe_action";
+const SEARCH_ACTIONS = "search_actions";
+const DESCRIBE_ACTION = "describe_action";
 export const CALL_ACTION = "call_action";
 
 const SEARCH_LIMIT = 10;
@@ -112,7 +112,7 @@ function matches(tokens: Set<string>, word: string): boolean {
 }
 
 /** Ranked by how many of the words match anywhere, then by where (name 3, aliases 2, text 1). */
-export function searchActions(catalog: ToolCatalog, query: string, limit = SEARCH_LIMIT): AnyAction[] {
+function searchActions(catalog: ToolCatalog, query: string, limit = SEARCH_LIMIT): AnyAction[] {
   const wanted = [...new Set(words(query))];
   const scored: { action: AnyAction; found: number; score: number }[] = [];
   for (const entry of index(catalog)) {

@@ -13,7 +13,7 @@ const DISCOVERY_INSTRUCTIONS =
   " Find actions with search_actions, read one with describe_action, run it with call_action (job handles: call_action with name jobs.get).";
 
 /** The view of a toolsets list (MCP_TOOLSETS for stdio); an unknown toolset is a configuration error. */
-export function toolViewOf(catalog: ToolCatalog, toolsets: string | undefined): ToolView {
+function toolViewOf(catalog: ToolCatalog, toolsets: string | undefined): ToolView {
   const parsed = parseToolsets(catalog, toolsets);
   if ("error" in parsed) throw new Error(parsed.error);
   return toolView(catalog, parsed.selection);

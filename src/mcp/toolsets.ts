@@ -11,22 +11,22 @@ import type { ToolCatalog } from "./tools.ts";
  */
 
 /** The toolset of actions whose name starts with none of the merchant areas: help, jobs, exports. */
-export const CORE = "core";
+const CORE = "core";
 /** search_actions, describe_action and call_action. */
-export const DISCOVERY = "discovery";
+const DISCOVERY = "discovery";
 /** Every action's tool. */
-export const ALL = "all";
+const ALL = "all";
 
 /** Segments that are the API's own plumbing rather than an area of the merchant's store. */
 const CORE_SEGMENTS = new Set(["help", "jobs", "exports"]);
 
 /** An action's area: its name's first segment, or core for the plumbing every area needs. */
-export function actionArea(action: AnyAction): string {
+function actionArea(action: AnyAction): string {
   const segment = action.name.split(".")[0] ?? "";
   return CORE_SEGMENTS.has(segment) ? CORE : segment;
 }
 
-export interface ToolSelection {
+interface ToolSelection {
   /** Areas whose actions are listed as tools. */
   areas: ReadonlySet<string>;
   /** Whether the discovery tools are listed. */
@@ -34,7 +34,7 @@ export interface ToolSelection {
 }
 
 /** The toolsets a client may name: the catalog's areas, core, discovery and all. */
-export function toolsetNames(catalog: ToolCatalog): string[] {
+function toolsetNames(catalog: ToolCatalog): string[] {
   const areas = new Set([...catalog.byName.values()].map(actionArea));
   areas.add(CORE);
   return [ALL, ...[...areas].sort(), DISCOVERY];

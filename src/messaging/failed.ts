@@ -29,7 +29,7 @@ export interface FailedMessage {
   created_at: Date;
 }
 
-export interface FailedFilter {
+interface FailedFilter {
   shopId?: string | undefined;
   area?: MessageArea | undefined;
   /** Only these message ids (either area's). */

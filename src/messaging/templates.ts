@@ -8,7 +8,7 @@ import type { MessageArea } from "./areas.ts";
  * stages, defaults and variables (back_in_stock/templates/stages.ts, preorders/notifications/stages.ts).
  */
 
-export interface StoredTemplateRow {
+interface StoredTemplateRow {
   locale: string;
   channel: "email" | "sms";
   subject: string | null;

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { readMigrations } from "../db/migrate.ts";
 
-export interface ReadinessReport {
+interface ReadinessReport {
   ready: boolean;
   /** What is not ready: `database`, `migrations`, `shutting_down`; empty when ready. */
   reasons: string[];

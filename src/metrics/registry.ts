@@ -44,9 +44,9 @@ export const jobDuration = new Histogram({
   registers: [registry],
 });
 
-export type SendOutcome = "sent" | "failed" | "blocked" | "retry";
+type SendOutcome = "sent" | "failed" | "blocked" | "retry";
 
-export const sends = new Counter({
+const sends = new Counter({
   name: "messages_sends_total",
   help: "Back-in-stock alerts and preorder notifications by kind, channel and decided outcome (retry: a failure that will be tried again)",
   labelNames: ["kind", "channel", "outcome"] as const,

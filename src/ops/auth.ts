@@ -7,7 +7,7 @@ export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 export const SESSION_COOKIE = "ops_session";
 
 /** The shortest operator token accepted: the session key is derived from it (OPERATOR_TOKEN has the same minimum). */
-export const OPERATOR_TOKEN_MIN_LENGTH = 16;
+const OPERATOR_TOKEN_MIN_LENGTH = 16;
 
 /**
  * The operator token: OPERATOR_TOKEN, or one generated on first start and kept under DATA_DIR

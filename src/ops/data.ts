@@ -9,7 +9,7 @@ export const JOB_SOURCES: readonly JobSource[] = ["app", "queue"];
 /** Statuses a console row can have: an app job's, or a queue row's (queued, scheduled, running, failed). */
 export const LIST_STATUSES = ["queued", "scheduled", "running", "completed", "failed", "cancelled"] as const;
 export type ListStatus = (typeof LIST_STATUSES)[number];
-export const DEFAULT_LIST_LIMIT = 200;
+const DEFAULT_LIST_LIMIT = 200;
 
 export interface JobFilters {
   source?: JobSource | undefined;
@@ -165,7 +165,7 @@ export async function getJob(db: Db, source: JobSource, id: string): Promise<Job
   };
 }
 
-export interface ActionOutcome {
+interface ActionOutcome {
   ok: boolean;
   message: string;
 }

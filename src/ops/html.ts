@@ -13,7 +13,7 @@ export function time(value: Date | string | null | undefined): string {
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-export interface PageOptions {
+interface PageOptions {
   title: string;
   body: string;
   /** The logout form's CSRF token; absent on the login page (no nav either). */

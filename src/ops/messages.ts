@@ -61,7 +61,7 @@ function row(m: FailedMessage): string {
 <td class="channel">${esc(m.channel)}</td><td class="recipient">${esc(m.recipient)}</td><td class="attempts">${esc(m.attempts)}</td><td class="created">${esc(time(m.created_at))}</td><td class="error">${esc(m.error ?? "")}</td></tr>`;
 }
 
-export function messagesTable(messages: FailedMessage[]): string {
+function messagesTable(messages: FailedMessage[]): string {
   const body = messages.length ? messages.map(row).join("\n") : `<tr class="empty"><td colspan="10">No failed messages.</td></tr>`;
   return `<table id="failed-messages"><thead><tr><th></th><th>id</th><th>area</th><th>shop</th><th>stage</th><th>channel</th><th>recipient</th><th>attempts</th><th>created</th><th>reason</th></tr></thead>
 <tbody>${body}</tbody></table>`;

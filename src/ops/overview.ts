@@ -4,7 +4,7 @@ import { esc, time } from "./html.ts";
 import { type QueueDepth, queueDepthByTask } from "../queue/inspect.ts";
 import { QUEUE_RELATIONS } from "../queue/relations.ts";
 
-export interface Overview {
+interface Overview {
   queue_depth: QueueDepth[];
   throughput: { task: string; completed_5m: number; failed_5m: number; completed_60m: number; failed_60m: number }[];
   alert_runs: { id: string; shop_name: string | null; variant_id: string; batches: number; notified: number; last_available: number | null; started_at: Date; next_batch_at: Date | null }[];

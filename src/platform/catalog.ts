@@ -57,7 +57,7 @@ export interface CollectionRecord {
 }
 
 /** The numeric tail of a gid (`gid://platform/ProductVariant/42` → 42). */
-export function legacyId(gid: string): number {
+function legacyId(gid: string): number {
   const tail = Number(gid.slice(gid.lastIndexOf("/") + 1));
   if (!Number.isSafeInteger(tail)) throw new Error(`not a platform gid: ${gid}`);
   return tail;
@@ -68,7 +68,7 @@ function updatedAfter(since: string | undefined): string | null {
   return since ? `updated_at:>'${since}'` : null;
 }
 
-export interface PageOptions {
+interface PageOptions {
   /** Aborts paging between (and during) requests: a shutdown stops a long sync. */
   signal?: AbortSignal;
 }

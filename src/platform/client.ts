@@ -37,7 +37,7 @@ export interface PlatformRequester {
   request<T>(query: string, variables?: Record<string, unknown>, options?: RequestOptions): Promise<T>;
 }
 
-export interface PlatformStats {
+interface PlatformStats {
   /** HTTP attempts sent. */
   requests: number;
   /** THROTTLED answers and HTTP 429s. */
@@ -246,7 +246,7 @@ export class PlatformClient implements PlatformRequester {
 }
 
 /** The operation's name for messages and logs: `query Foo` → Foo. */
-export function operationName(query: string): string {
+function operationName(query: string): string {
   const named = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(query);
   return named?.[1] ?? "request";
 }

@@ -1,12 +1,12 @@
 /** What went wrong talking to the store platform; callers branch on `kind`, people read `message`. */
 export type PlatformErrorKind = "throttled" | "http" | "network" | "timeout" | "graphql" | "user_errors" | "auth";
 
-export interface PlatformUserError {
+interface PlatformUserError {
   field?: string[];
   message: string;
 }
 
-export interface PlatformErrorDetails {
+interface PlatformErrorDetails {
   kind: PlatformErrorKind;
   /** The HTTP status of the last answer, when there was one. */
   status?: number;
@@ -33,7 +33,7 @@ export class PlatformError extends Error {
 }
 
 /** The shape mutations answer next to their payload (`field` and `code` may be null). */
-export interface UserErrorPayload {
+interface UserErrorPayload {
   userErrors: { field?: string[] | null; message: string; code?: string | null }[];
 }
 

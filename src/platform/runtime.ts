@@ -3,13 +3,13 @@ import { SecretBox } from "../core/secrets.ts";
 import type { Log } from "../logger.ts";
 import { PlatformClient } from "./client.ts";
 
-export interface PlatformConnection {
+interface PlatformConnection {
   domain: string;
   graphqlUrl: string;
   accessToken: string;
 }
 
-export interface PlatformRuntimeOptions {
+interface PlatformRuntimeOptions {
   secretsKey: Buffer;
   /** The app's secret on the platform: the HMAC key of webhooks. */
   webhookSecret: string;

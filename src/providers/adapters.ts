@@ -3,7 +3,7 @@ import { z } from "zod";
 import { providerRequest } from "./http.ts";
 import { type Audience, type EmailProvider, type ProviderAdapter, ProviderError, type Subscriber } from "./types.ts";
 
-export interface AdapterOptions {
+interface AdapterOptions {
   baseUrl: string;
   timeoutMs: number;
 }

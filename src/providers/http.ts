@@ -1,6 +1,6 @@
 import { type EmailProvider, ProviderError } from "./types.ts";
 
-export interface ProviderHttpOptions {
+interface ProviderHttpOptions {
   provider: EmailProvider;
   /** The provider's API base, e.g. http://127.0.0.1:3002/email_provider_3 */
   baseUrl: string;

@@ -3,7 +3,7 @@ import { emailProvider1, emailProvider2, emailProvider3 } from "./adapters.ts";
 import type { EmailProvider, ProviderAdapter } from "./types.ts";
 
 export { EMAIL_PROVIDERS, ProviderError } from "./types.ts";
-export type { Audience, EmailProvider, ProviderAdapter, ProviderErrorKind, Subscriber } from "./types.ts";
+export type { EmailProvider } from "./types.ts";
 
 /** The configuration the providers read (a subset of Config, so tests may pass their own). */
 export type ProviderConfig = Pick<Config, "EMAIL_PROVIDER_1_URL" | "EMAIL_PROVIDER_2_URL" | "EMAIL_PROVIDER_3_URL" | "PROVIDER_EMULATOR_PORT" | "PROVIDER_TIMEOUT_MS">;

@@ -10,7 +10,7 @@ import { type ProviderConfig, providerAdapter } from "./index.ts";
 import { type Audience, type EmailProvider, ProviderError } from "./types.ts";
 
 /** Flow trigger events the app can send to the platform's automation (flow_triggers.triggers). */
-export const FLOW_TRIGGERS = [
+const FLOW_TRIGGERS = [
   "back_in_stock_signup_created",
   "back_in_stock_alert_sent",
   "back_in_stock_reminder_sent",
@@ -51,7 +51,7 @@ export const integrationsPatchSchema = z.strictObject({
   flow_triggers: (deepPartialStrict(switchesSchema.shape.flow_triggers) as z.ZodType<Partial<Switches["flow_triggers"]>>).optional(),
   split_order_app: (deepPartialStrict(switchesSchema.shape.split_order_app) as z.ZodType<Partial<Switches["split_order_app"]>>).optional(),
 });
-export type IntegrationsPatch = z.output<typeof integrationsPatchSchema>;
+type IntegrationsPatch = z.output<typeof integrationsPatchSchema>;
 
 const flags = { connected: z.boolean(), verified: z.boolean().describe("the provider accepted the saved credential the last time it was used"), sync_enabled: z.boolean() };
 
@@ -68,7 +68,7 @@ export const integrationsOutput = z.strictObject({
   flow_triggers: switchesSchema.shape.flow_triggers,
   split_order_app: switchesSchema.shape.split_order_app,
 });
-export type IntegrationsSnapshot = z.output<typeof integrationsOutput>;
+type IntegrationsSnapshot = z.output<typeof integrationsOutput>;
 
 async function loadSwitches(db: Db, shopId: string, lock = false): Promise<Switches> {
   const { rows } = await db.query<{ settings: unknown }>(`select settings from account_integrations where shop_id = $1 ${lock ? "for update" : ""}`, [shopId]);
@@ -77,7 +77,7 @@ async function loadSwitches(db: Db, shopId: string, lock = false): Promise<Switc
   return parsed.data;
 }
 
-export interface IntegrationTargets {
+interface IntegrationTargets {
   connections: Connections;
   /** commerce_platform: tagging on (the back-in-stock settings' tagging group). */
   tagging: { enabled: boolean; customer_tag: string };
@@ -129,7 +129,7 @@ async function audiencesFor(config: ProviderConfig, provider: EmailProvider, cre
   }
 }
 
-export interface PatchDeps {
+interface PatchDeps {
   db: Db;
   config: ProviderConfig;
   secrets: SecretBox;

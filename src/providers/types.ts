@@ -22,7 +22,7 @@ export interface Subscriber {
  * - `transient`: unreachable, timed out, 5xx or 429; worth retrying later.
  * Messages never carry a key or a token.
  */
-export type ProviderErrorKind = "refused" | "rejected" | "transient";
+type ProviderErrorKind = "refused" | "rejected" | "transient";
 
 export class ProviderError extends Error {
   readonly provider: EmailProvider;

@@ -9,7 +9,7 @@ import { QUEUE_RELATIONS } from "./relations.ts";
 export const APP_JOB_RUN_IN_FLIGHT = `select g.locked_by from ${QUEUE_RELATIONS.privateJobs} g
   where g.locked_at is not null and (g.key = 'job:' || $1::text or g.payload ->> 'job_id' = $1::text)`;
 
-export interface QueueJobByKey {
+interface QueueJobByKey {
   id: string;
   run_at: Date;
   attempts: number;

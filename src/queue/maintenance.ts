@@ -4,7 +4,7 @@ import type { Log } from "../logger.ts";
 import { workerLogger } from "../logger.ts";
 import { QUEUE_RELATIONS } from "./relations.ts";
 
-export interface QueueGarbage {
+interface QueueGarbage {
   job_queues: number;
   task_identifiers: number;
 }

@@ -7,7 +7,7 @@ import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
 
 /** The embedded emulator's state, under DATA_DIR. */
-export const EMULATOR_STATE_FILE = "platform-emulator.json";
+const EMULATOR_STATE_FILE = "platform-emulator.json";
 
 /**
  * Creates the demo shop on first start. Answers the new API key once; undefined when the demo

@@ -26,7 +26,7 @@ import { startDemoProviders } from "./providers.ts";
 import { type ServiceServices, createServices } from "./services.ts";
 import { type WorkerOptions, startWorker } from "./worker.ts";
 
-export interface ServiceOptions {
+interface ServiceOptions {
   web: boolean;
   worker: boolean;
   migrate: boolean;

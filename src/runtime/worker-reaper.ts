@@ -6,7 +6,7 @@ import { QUEUE_RELATIONS } from "../queue/relations.ts";
 /** Any constant unique to this application: one reaper at a time. */
 const REAPER_LOCK_ID = 7_215_300_002;
 
-export interface ReapResult {
+interface ReapResult {
   /** The graphile-worker pool ids whose locks were freed. */
   workerIds: string[];
   /** How many jobs they had locked. */

@@ -10,7 +10,7 @@ import { countJobs } from "../metrics/worker.ts";
 import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
 
 /** The service's task deps; without channels the worker makes its own from the configuration. */
-export type WorkerDeps = Omit<TaskDeps, "channels"> & Partial<Pick<TaskDeps, "channels">>;
+type WorkerDeps = Omit<TaskDeps, "channels"> & Partial<Pick<TaskDeps, "channels">>;
 
 export interface WorkerOptions {
   /** Extra tasks (tests), registered beside the service's own (a name of theirs fails fast). */

@@ -5,7 +5,7 @@
  * the insert.
  */
 
-export type ParsedBody = { ok: true; payload: unknown } | { ok: false; error: string };
+type ParsedBody = { ok: true; payload: unknown } | { ok: false; error: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 

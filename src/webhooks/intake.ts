@@ -13,7 +13,7 @@ import { inventoryLevelsUpsert } from "../catalog/mirror.ts";
 /** Applies a recorded delivery (its run: src/webhooks/jobs/platform-webhook.ts); retried with backoff unless its payload can never be applied. */
 export const webhookTask = declareTask({ name: "platform_webhook", payload: z.object({ delivery_id: z.number().int() }) });
 
-export type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";
+type IntakeOutcome = "accepted" | "duplicate" | "unknown_shop" | "other_shop";
 
 interface Delivery {
   shopDomain: string;
@@ -72,7 +72,7 @@ export async function acceptWebhook(pool: pg.Pool, delivery: Delivery, options: 
 }
 
 /** Where the intake says what it could not do after its commit (the HTTP route's request log). */
-export interface IntakeLog {
+interface IntakeLog {
   warn(details: object, message: string): void;
 }
 

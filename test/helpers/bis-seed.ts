@@ -2,7 +2,7 @@ import type pg from "pg";
 
 /** Catalog mirror and back-in-stock rows written straight to the database, for signup and report tests. */
 
-export interface SeedVariant {
+interface SeedVariant {
   /** Legacy numeric id; the gid is gid://platform/ProductVariant/<n>. */
   n: number;
   product: number;
@@ -38,7 +38,7 @@ export async function seedVariants(pool: pg.Pool, shopId: string, variants: Seed
   }
 }
 
-export interface SeedSignup {
+interface SeedSignup {
   variant: number;
   product: number;
   channel?: "email" | "sms";

@@ -9,7 +9,7 @@ import { type BrowserContext, type Page, chromium } from "playwright-core";
  * (installed by `.ci/run`) driven by playwright-core, on a fresh profile. The flags keep it off
  * the network (no update checks, sync or QUIC probes), which a closed network would only fail.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserUnavailable(): string | undefined {
@@ -18,7 +18,7 @@ export function browserUnavailable(): string | undefined {
     : `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH): the browser tests are skipped`;
 }
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -7,7 +7,7 @@ import { waitFor } from "./wait.ts";
  * What the offer sync, resolution and inventory tests share: the test env with the emulator over
  * HTTP, a shop connected to it with its catalog mirrored, and a worker they start and stop.
  */
-export type SyncEnv = TestEnv;
+type SyncEnv = TestEnv;
 
 function syncEnvOptions(seed: SeedOptions): TestEnvOptions {
   return { emulator: { seed, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 } }, connect: "synced" };
@@ -23,7 +23,7 @@ export function startSyncEnv(seed: SeedOptions): Promise<SyncEnv> {
   return startTestEnv(syncEnvOptions(seed));
 }
 
-export interface OfferSyncRow {
+interface OfferSyncRow {
   sync_status: string;
   sync_last_error: string | null;
   revision: number;

@@ -31,7 +31,7 @@ export async function insertOffer(pool: pg.Pool, shopId: string, settings: Recor
   return { id: rows[0]?.id ?? "", plan };
 }
 
-export interface OrderSpec {
+interface OrderSpec {
   id?: number;
   plan: number;
   email?: string | null;

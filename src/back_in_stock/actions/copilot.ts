@@ -6,9 +6,9 @@ import { productIdSchema } from "../signups/model.ts";
 import { Filters } from "../../core/sql-filters.ts";
 
 /** Conversion history below this many notified signups is too thin; the next wider level is used. */
-export const MIN_HISTORY = 10;
+const MIN_HISTORY = 10;
 /** Conversion rate assumed when the shop has no alert history yet. */
-export const DEFAULT_CONVERSION_RATE = 0.1;
+const DEFAULT_CONVERSION_RATE = 0.1;
 const TREND_MIN = 0.5;
 const TREND_MAX = 2;
 

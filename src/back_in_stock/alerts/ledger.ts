@@ -33,11 +33,11 @@ import {
  */
 
 /** Refusals the shop's settings and the signup decide (the messaging vocabulary: src/messaging/blocked.ts). */
-export type BlockedReason = Exclude<BackInStockBlockedReason, "plan_limit">;
+type BlockedReason = Exclude<BackInStockBlockedReason, "plan_limit">;
 /** What a send may also end blocked by, found only at send time: the plan's monthly quota is used up (src/account/plans.ts). */
-export type SendBlockedReason = BackInStockBlockedReason;
+type SendBlockedReason = BackInStockBlockedReason;
 
-export interface SignupFacts {
+interface SignupFacts {
   status: string;
   channel: Channel;
   consent: boolean;

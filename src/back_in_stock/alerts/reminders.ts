@@ -17,7 +17,7 @@ import { mirrorStocks } from "./stock.ts";
  * off, the worker was down) is dropped too. Shops whose reminder stage is off are not scanned.
  */
 
-export const REMINDER_HORIZON_DAYS = 7;
+const REMINDER_HORIZON_DAYS = 7;
 const PAGE = 500;
 
 /** Due rows of one shop, oldest first: a range of index bis_reminder_queue_due, `limit` at a time. */
@@ -29,7 +29,7 @@ export const REMINDER_DUE_QUERY = `
   limit $3
   for update of q skip locked`;
 
-export interface ReminderScanResult {
+interface ReminderScanResult {
   shops: number;
   due: number;
   claimed: number;

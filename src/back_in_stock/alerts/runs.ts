@@ -30,11 +30,11 @@ import { liveJobWithKey } from "../../queue/relations.ts";
 
 export const CHUNK_SIZE = 200;
 /** Chunks claimed ahead by one batch; their sends share one SEND_CONCURRENCY limit. */
-export const CHUNKS_IN_FLIGHT = 2;
+const CHUNKS_IN_FLIGHT = 2;
 
-export type RunTrigger = "inventory_webhook" | "inventory_check" | "recovery";
+type RunTrigger = "inventory_webhook" | "inventory_check" | "recovery";
 
-export interface AlertRunPayload {
+interface AlertRunPayload {
   shop_id: string;
   variant_id: string;
   trigger?: string;
@@ -62,7 +62,7 @@ async function scheduleBatch(db: Db, shopId: string, variantId: string, runAt: D
   await enqueue(db, alertRunTask, { shop_id: shopId, variant_id: variantId, trigger }, { jobKey: alertRunKey(shopId, variantId), runAt, maxAttempts: 10 });
 }
 
-export interface Eligibility {
+interface Eligibility {
   channels: string[];
   optInRequired: boolean;
 }
@@ -164,7 +164,7 @@ async function resendOrphans(deps: AlertDeps, shopId: string, variantId: string,
   return summary;
 }
 
-export interface BatchResult {
+interface BatchResult {
   outcome: "busy" | "no_run" | "waiting" | "completed" | "stopped" | "next_batch" | "interrupted";
   run_id?: string;
   stop_reason?: string;
@@ -175,7 +175,7 @@ export interface BatchResult {
   next_batch_at?: string;
 }
 
-export interface BatchOptions {
+interface BatchOptions {
   signal?: AbortSignal | undefined;
   chunkSize?: number;
   chunksInFlight?: number;
@@ -345,7 +345,7 @@ export interface RestockRules {
   switches: Record<Stage, boolean>;
 }
 
-export async function loadRestockRules(db: Db, shopId: string): Promise<RestockRules> {
+async function loadRestockRules(db: Db, shopId: string): Promise<RestockRules> {
   const [settings, switches] = await Promise.all([loadBackInStockSettings(db, shopId), stageSwitches(db, shopId)]);
   return { settings, switches };
 }

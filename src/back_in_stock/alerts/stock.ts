@@ -16,7 +16,7 @@ const MIRROR_STOCK = `
   where v.shop_id = $1 and v.id = $2
     and not exists (select 1 from locations l where l.shop_id = il.shop_id and l.id = il.location_id and not l.active)`;
 
-export interface MirrorStock {
+interface MirrorStock {
   available: number;
   /** When the mirror last wrote a level of this variant (a webhook or a sync). */
   changedAt: Date | null;
@@ -63,9 +63,9 @@ export async function itemStocks(db: Db, shopId: string, inventoryItemId: string
 }
 
 /** An untracked inventory item is always sellable: a batch then takes this many units as its stock. */
-export const UNTRACKED_STOCK = 10_000;
+const UNTRACKED_STOCK = 10_000;
 
-export type StockSource = "platform" | "mirror";
+type StockSource = "platform" | "mirror";
 
 /**
  * The stock a batch is sized by. A shop connected to the store platform is asked live (the mirror
@@ -91,7 +91,7 @@ export async function batchStock(
 }
 
 /** How long a shop's first live read waits for others to join its call. */
-export const LIVE_READ_WINDOW_MS = 5;
+const LIVE_READ_WINDOW_MS = 5;
 
 interface Asked {
   variantId: string;
@@ -106,7 +106,7 @@ interface Asked {
  * sellable units of each variant, or undefined for every read of a shop that is not connected;
  * a failed call fails every read in it (each falls back to the mirror).
  */
-export class LiveStockReads {
+class LiveStockReads {
   private readonly platform: PlatformRuntime;
   private readonly windowMs: number;
   private readonly waiting = new Map<string, { db: Db; asked: Asked[] }>();

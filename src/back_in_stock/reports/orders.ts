@@ -12,7 +12,7 @@ import { LINE_OF_VARIANT, LINE_TOTAL, ORDER_LINE_ITEMS, ORDER_NOT_CANCELLED, ORD
  * reports count (each order and variant once; a cancelled order counts nothing).
  */
 
-export interface AttributedOrderFilters {
+interface AttributedOrderFilters {
   from?: Date | undefined;
   to?: Date | undefined;
   variant_id?: string | undefined;
@@ -33,7 +33,7 @@ interface OrderRow {
   cancelled: boolean;
 }
 
-export interface AttributedOrder {
+interface AttributedOrder {
   id: string;
   name: string | null;
   ordered_at: string;

@@ -9,7 +9,7 @@ import { money, rate } from "./report-queries.ts";
  * report and the copilot read it; null when the mirror holds no level).
  */
 
-export interface DemandCounts {
+interface DemandCounts {
   signups: number;
   waiting: number;
   notified: number;
@@ -17,7 +17,7 @@ export interface DemandCounts {
   conversion_rate: number;
 }
 
-export interface DemandVariant extends DemandCounts {
+interface DemandVariant extends DemandCounts {
   id: string;
   title: string | null;
   sku: string | null;
@@ -25,7 +25,7 @@ export interface DemandVariant extends DemandCounts {
   available: number | null;
 }
 
-export interface DemandProduct extends DemandCounts {
+interface DemandProduct extends DemandCounts {
   id: string;
   title: string | null;
   handle: string | null;

@@ -13,9 +13,9 @@ import { periodEnd, periodStart } from "../../core/period.ts";
 export const REPORTS = ["summary", "signups", "notifications", "conversions", "products_in_demand"] as const;
 export type ReportName = (typeof REPORTS)[number];
 export const GRANULARITIES = ["day", "week", "month"] as const;
-export const PRODUCTS_IN_DEMAND_MAX = 250;
+const PRODUCTS_IN_DEMAND_MAX = 250;
 /** An export is not paged: it carries up to this many variants. */
-export const PRODUCTS_IN_DEMAND_EXPORT_MAX = 100_000;
+const PRODUCTS_IN_DEMAND_EXPORT_MAX = 100_000;
 
 const common = {
   from: periodStart.optional(),
@@ -37,11 +37,11 @@ export const REPORT_INPUTS = {
   }),
 } satisfies Record<ReportName, z.ZodType>;
 
-export type ReportInput<R extends ReportName> = z.output<(typeof REPORT_INPUTS)[R]>;
+type ReportInput<R extends ReportName> = z.output<(typeof REPORT_INPUTS)[R]>;
 type CommonInput = ReportInput<"summary">;
 type SeriesInput = ReportInput<"signups">;
 
-export interface ReportTable {
+interface ReportTable {
   columns: readonly string[];
   rows: Record<string, unknown>[];
 }
@@ -78,7 +78,7 @@ const ORDER_LINES = `
     and ${LINE_OF_VARIANT("conv.variant_id")}`;
 export const LINE_TOTAL = `(li->>'price')::numeric * (li->>'quantity')::numeric`;
 
-export interface Summary {
+interface Summary {
   signups: number;
   pending: number;
   notified: number;

@@ -10,7 +10,7 @@ import { loadBackInStockSettings } from "../settings/settings-store.ts";
 /** The customer tag of a new signup (job key `bis_tag_customer:<signup id>`; its run: src/back_in_stock/signups/jobs/tag-customer.ts). */
 export const tagCustomerTask = declareTask({ name: "bis_tag_customer", payload: z.object({ signup_id: z.uuid() }) });
 
-export interface TaggingDeps {
+interface TaggingDeps {
   pool: pg.Pool;
   log: Log;
   platform: PlatformRuntime;

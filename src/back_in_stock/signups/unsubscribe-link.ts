@@ -11,7 +11,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 export const UNSUBSCRIBE_PATH = "/back_in_stock/unsubscribe";
 const PURPOSE = "back-in-stock unsubscribe v1\n";
 
-export function unsubscribeSignature(secret: string, signupId: string): string {
+function unsubscribeSignature(secret: string, signupId: string): string {
   return createHmac("sha256", secret).update(PURPOSE).update(signupId.toLowerCase()).digest("base64url");
 }
 

@@ -3,7 +3,7 @@ export type Stage = (typeof STAGES)[number];
 export const CHANNELS = ["email", "sms"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-export interface TemplateText {
+interface TemplateText {
   email: { subject: string; body: string };
   sms: { body: string };
 }

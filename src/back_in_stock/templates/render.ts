@@ -15,7 +15,7 @@ import { htmlToText } from "../../messaging/render/html-to-text.ts";
  * jobs per template, not one per message: a batch renders thousands.
  */
 
-export interface VariantInfo {
+interface VariantInfo {
   id: string;
   title: string;
   sku: string | null;
@@ -63,12 +63,12 @@ function addressOf(from: string): string {
   return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 }
 
-export interface PrepareOptions {
+interface PrepareOptions {
   /** The render pool's priority for these messages: higher first (default 0; see RenderLane). */
   priority?: number;
 }
 
-export interface RendererOptions {
+interface RendererOptions {
   /** The service's public origin, where unsubscribe links point. */
   publicBaseUrl: string;
   /** The secret the unsubscribe links are signed with. */

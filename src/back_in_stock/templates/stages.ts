@@ -7,7 +7,7 @@ import { type VariableSamples, sampleData } from "../../messaging/render/variabl
  * variables a GET lists all read this table.
  */
 
-export interface StageTemplates {
+interface StageTemplates {
   channels: readonly Channel[];
   variables: VariableSamples;
 }
@@ -28,7 +28,7 @@ const SIGNUP_VARIABLES: VariableSamples = {
   unsubscribe_url: "https://sample-store.example/unsubscribe/sample",
 };
 
-export const BACK_IN_STOCK_STAGES: Record<Stage, StageTemplates> = {
+const BACK_IN_STOCK_STAGES: Record<Stage, StageTemplates> = {
   initial: { channels: CHANNELS, variables: SIGNUP_VARIABLES },
   reminder: { channels: CHANNELS, variables: SIGNUP_VARIABLES },
   signup_thank_you: { channels: CHANNELS, variables: SIGNUP_VARIABLES },

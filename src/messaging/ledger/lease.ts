@@ -25,7 +25,7 @@ export async function leaseHolder(db: Db): Promise<LeaseHolder> {
  * milliseconds, PostgreSQL microseconds, so a start that went through JavaScript would never
  * match its holder again. `param` is the placeholder of the holder's pid.
  */
-export const holderStart = (param: string): string => `(select a.backend_start from pg_stat_activity a where a.pid = ${param})`;
+const holderStart = (param: string): string => `(select a.backend_start from pg_stat_activity a where a.pid = ${param})`;
 
 /** The row aliased `alias` is under no live lease (never leased, released, or its connection is gone). */
 export const leaseDead = (alias: string): string => `(${alias}.lease_pid is null or not exists (

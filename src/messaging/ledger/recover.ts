@@ -16,7 +16,7 @@ import { QUEUE_RELATIONS } from "../../queue/relations.ts";
  * - otherwise queues the row's send job again, under its job key: the same message id when it goes.
  */
 
-export interface RecoveryRules {
+interface RecoveryRules {
   /** The area's send task (its jobs' keys are `<task>:<row id>`). */
   sendTask: string;
   /** The column whose age the grace period is measured on. */

@@ -23,7 +23,7 @@ export const TEMPLATE_LIMITS = {
   outputLength: 1_000_000,
 } as const;
 
-export type TemplateLimit = "parse" | "render" | "memory" | "output";
+type TemplateLimit = "parse" | "render" | "memory" | "output";
 
 /** `text` for subjects and text messages; `html` for e-mail bodies, whose values are escaped (a product called `Tee <b>` stays text). */
 export type TemplateKind = "text" | "html";

@@ -17,7 +17,7 @@ import type { RenderField, RenderJob, RenderOutcome } from "./worker.ts";
  * time of each render it completes); the small margin lets liquidjs's own check, or the end of
  * the render, give that verdict without the cost of a new thread.
  */
-export const DEADLINE_MS = TEMPLATE_LIMITS.renderMs + 25;
+const DEADLINE_MS = TEMPLATE_LIMITS.renderMs + 25;
 /** How often the watchdog looks at the renders in progress (only while there are some). */
 const WATCH_MS = 10;
 /** Threads that served nothing this long exit (the next render starts one again). */
@@ -28,7 +28,7 @@ const WORKER_URL = new URL("./worker.ts", import.meta.url).href;
 const now = (): number => performance.timeOrigin + performance.now();
 
 /** Threads when RENDER_THREADS is unset: leave one core to the thread that sends. */
-export const defaultRenderThreads = (): number => Math.max(1, os.availableParallelism() - 1);
+const defaultRenderThreads = (): number => Math.max(1, os.availableParallelism() - 1);
 
 let threads = defaultRenderThreads();
 let pool: Piscina<RenderJob, RenderOutcome[][]> | undefined;

@@ -1,9 +1,9 @@
 import { type CursorKey, decodeCursor, encodeCursor } from "./ids.ts";
 
 /** The platform's page size limit. */
-export const MAX_PAGE_SIZE = 250;
+const MAX_PAGE_SIZE = 250;
 
-export interface PageArgs {
+interface PageArgs {
   first?: number | null;
   after?: string | null;
   reverse?: boolean | null;
@@ -16,7 +16,7 @@ export interface Source<T> {
   key(position: number): CursorKey;
 }
 
-export interface Connection<T> {
+interface Connection<T> {
   nodes: T[];
   edges: { cursor: string; node: T }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
@@ -72,7 +72,7 @@ function positionFrom<T>(source: Source<T>, key: CursorKey): number {
   return low;
 }
 
-export function pageSize(first: number | null | undefined): number {
+function pageSize(first: number | null | undefined): number {
   if (first === null || first === undefined) throw new Error("you must provide one of first or last");
   if (first < 0 || first > MAX_PAGE_SIZE) throw new Error(`The first argument must be between 0 and ${MAX_PAGE_SIZE} (got ${first})`);
   return first;

@@ -29,10 +29,10 @@ import {
  * takes the dearest possible type; the actual cost the type the answer's gid names.
  */
 
-export const MUTATION_COST = 10;
+const MUTATION_COST = 10;
 const CONNECTION_COST = 2;
 
-export interface CostInput {
+interface CostInput {
   schema: GraphQLSchema;
   operation: OperationDefinitionNode;
   fragments: readonly FragmentDefinitionNode[];

@@ -23,7 +23,7 @@ export interface EmulatorStats {
   costSpent: number;
 }
 
-export interface GraphqlAnswer {
+interface GraphqlAnswer {
   status: number;
   /** JSON, or text for the injected gateway errors. */
   body: unknown;
@@ -35,7 +35,7 @@ interface CostExtension {
   throttleStatus: ThrottleStatus;
 }
 
-export interface GraphqlEndpointDeps {
+interface GraphqlEndpointDeps {
   schema: EmulatorSchema;
   context: Context;
   throttle: Throttle;

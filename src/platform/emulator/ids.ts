@@ -21,13 +21,11 @@ export const ID_BASE = {
   SellingPlan: 2_000_000_000,
 } as const;
 
-export type IdType = keyof typeof ID_BASE;
-
 export function gid(type: string, id: number): string {
   return `gid://platform/${type}/${id}`;
 }
 
-export interface ParsedGid {
+interface ParsedGid {
   type: string;
   id: number;
   /** The query part, as inventory level ids carry it (`?inventory_item_id=…`). */

@@ -15,8 +15,6 @@ import { webhookEvents } from "./webhooks/events.ts";
 import { type Delivery, type WebhookOptions, WebhookSender } from "./webhooks/sender.ts";
 
 export type { Delivery, EmulatorStats, FaultSettings, SeedOptions, Store, ThrottleSettings, WebhookOptions };
-export { PREORDER_EXCLUDE_TAG } from "./seed.ts";
-export { signBody } from "./webhooks/sender.ts";
 
 export interface EmulatorOptions {
   /** 0 (the default): any free port. */

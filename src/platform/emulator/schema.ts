@@ -19,7 +19,7 @@ import { tagMutations } from "./resolvers/tags.ts";
 import type { Resolver, Resolvers } from "./resolvers/types.ts";
 
 /** The contract shared with the client: the emulator serves exactly this file. */
-export const SCHEMA_PATH = new URL("../admin-schema.graphql", import.meta.url);
+const SCHEMA_PATH = new URL("../admin-schema.graphql", import.meta.url);
 
 function merge(...maps: Resolvers[]): Resolvers {
   const merged: Resolvers = {};

@@ -6,9 +6,9 @@ import { legacyIdOf } from "./ids.ts";
  * ignores filters it does not know; the emulator refuses them, so a client relying on one notices
  * here rather than syncing everything in production.
  */
-export type Comparison = ">" | ">=" | "<" | "<=" | "=";
+type Comparison = ">" | ">=" | "<" | "<=" | "=";
 
-export interface SearchTerm {
+interface SearchTerm {
   field: string;
   op: Comparison;
   value: string;
@@ -16,7 +16,7 @@ export interface SearchTerm {
 
 const TERM = /\s*(?:(AND)(?=\s|$)|([a-z_]+):(>=|<=|>|<)?(?:'([^']*)'|"([^"]*)"|([^\s'"]+)))/y;
 
-export function parseSearch(query: string): SearchTerm[] {
+function parseSearch(query: string): SearchTerm[] {
   const terms: SearchTerm[] = [];
   TERM.lastIndex = 0;
   while (TERM.lastIndex < query.length) {

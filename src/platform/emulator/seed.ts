@@ -16,7 +16,7 @@ export interface SeedOptions {
 export const SEED_DEFAULTS = { products: 200, variantsPerProduct: 5, locations: 3, markets: 2, collections: 10, customers: 20, seed: 1 };
 
 /** The tag the service reads as "never offer preorders on this product". */
-export const PREORDER_EXCLUDE_TAG = "preorder-exclude";
+const PREORDER_EXCLUDE_TAG = "preorder-exclude";
 
 // Seeded times lie in 2025, before any change made while running: a fixed range keeps runs identical.
 const SEED_EPOCH = Date.UTC(2025, 0, 1);

@@ -13,7 +13,7 @@ import type {
   Variant,
 } from "./model.ts";
 
-export interface StoreData {
+interface StoreData {
   products: Product[];
   variants: Variant[];
   locations: Location[];
@@ -28,7 +28,7 @@ export interface StoreData {
 }
 
 /** The store's clock and id counters: saved with its state, so a restart hands no id out twice. */
-export interface StoreCounters {
+interface StoreCounters {
   lastTime: number;
   nextLineItem: number;
   nextGroup: number;

@@ -17,7 +17,7 @@ export interface ThrottleStatus {
   restoreRate: number;
 }
 
-export const THROTTLE_DEFAULTS: ThrottleSettings = { maximumAvailable: 2000, restoreRate: 100, maxQueryCost: 1000 };
+const THROTTLE_DEFAULTS: ThrottleSettings = { maximumAvailable: 2000, restoreRate: 100, maxQueryCost: 1000 };
 
 interface Bucket {
   available: number;

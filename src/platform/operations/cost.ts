@@ -1,7 +1,7 @@
 import { PLATFORM_ARRAY_LIMIT } from "./chunk.ts";
 
 /** The platform refuses any single query whose requested cost is above this (MAX_COST_EXCEEDED). */
-export const MAX_QUERY_COST = 1000;
+const MAX_QUERY_COST = 1000;
 
 /**
  * The largest batch (page size, or ids per `nodes(ids:)`) whose query stays within

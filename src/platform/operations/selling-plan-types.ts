@@ -7,7 +7,7 @@ export type SellingPlanCategory = "PRE_ORDER" | "TRY_BEFORE_YOU_BUY" | "SUBSCRIP
 export type SellingPlanCheckoutChargeType = "PERCENTAGE" | "PRICE";
 export type SellingPlanRemainingBalanceChargeTrigger = "NO_REMAINING_BALANCE" | "EXACT_TIME" | "TIME_AFTER_CHECKOUT";
 export type SellingPlanFulfillmentTrigger = "ANCHOR" | "ASAP" | "EXACT_TIME" | "UNKNOWN";
-export type SellingPlanReserve = "ON_FULFILLMENT" | "ON_SALE";
+type SellingPlanReserve = "ON_FULFILLMENT" | "ON_SALE";
 export type SellingPlanPricingPolicyAdjustmentType = "PERCENTAGE" | "FIXED_AMOUNT" | "PRICE";
 
 /** `percentage` or `fixedValue` (a decimal string, as the platform's Decimal scalar). */

@@ -5,11 +5,11 @@ import { chunk, unique } from "./chunk.ts";
 import { parseAnswer } from "./parse.ts";
 import { userErrorsSchema } from "./user-errors.ts";
 
-export const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) {
+const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) {
   tagsAdd(id: $id, tags: $tags) { userErrors { field message code } }
 }`;
 
-export const TAGS_REMOVE = `mutation TagsRemove($id: ID!, $tags: [String!]!) {
+const TAGS_REMOVE = `mutation TagsRemove($id: ID!, $tags: [String!]!) {
   tagsRemove(id: $id, tags: $tags) { userErrors { field message code } }
 }`;
 

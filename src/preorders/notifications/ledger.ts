@@ -31,9 +31,9 @@ import { type NotificationChannel, type NotificationStage, type StoredTemplate, 
 
 /** The refusals of a preorder notification (the messaging vocabulary: src/messaging/blocked.ts). */
 export const BLOCKED_REASONS = ["stage_disabled", "channel_disabled", "no_recipient", "order_cancelled", "balance_paid"] as const satisfies readonly PreorderBlockedReason[];
-export type BlockedReason = (typeof BLOCKED_REASONS)[number];
+type BlockedReason = (typeof BLOCKED_REASONS)[number];
 
-export interface ClaimSpec {
+interface ClaimSpec {
   shopId: string;
   stage: NotificationStage;
   /** '' for confirmation; the change's id; the due instant. */
@@ -116,7 +116,7 @@ interface NotificationRow {
 const day = (d: Date | string | null | undefined): string => (d ? new Date(d).toISOString().slice(0, 10) : "");
 
 /** A delivery as templates see it: type, date (YYYY-MM-DD or empty), days. */
-export function deliveryVariables(delivery: DeliverySnapshot | undefined): Record<string, unknown> {
+function deliveryVariables(delivery: DeliverySnapshot | undefined): Record<string, unknown> {
   if (!delivery) return { type: "", date: "", days: null };
   return { type: delivery.type, date: delivery.type === "on_date" ? day(delivery.date) : "", days: delivery.days };
 }

@@ -15,7 +15,7 @@ import { notificationRecoverTask, notificationSendTask } from "./task-refs.ts";
  * than MAX_PENDING_HOURS (too late to tell the customer), or queues its send again.
  */
 
-export const MAX_PENDING_HOURS = 24;
+const MAX_PENDING_HOURS = 24;
 
 export async function recoverNotifications(ctx: Pick<TaskContext, "pool" | "channels" | "config">, options: { graceSeconds?: number } = {}): Promise<LedgerRecovery> {
   return recoverLedger(

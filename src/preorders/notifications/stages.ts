@@ -7,7 +7,7 @@ import { NOTIFICATION_CHANNELS, type NotificationChannel, type NotificationStage
  * a GET lists read this table.
  */
 
-export interface StageTemplates {
+interface StageTemplates {
   channels: readonly NotificationChannel[];
   variables: VariableSamples;
 }
@@ -38,7 +38,7 @@ const PREVIOUS_DELIVERY: VariableSamples = {
   "previous_delivery.days": 14,
 };
 
-export const PREORDER_NOTIFICATION_STAGES: Record<NotificationStage, StageTemplates> = {
+const PREORDER_NOTIFICATION_STAGES: Record<NotificationStage, StageTemplates> = {
   confirmation: { channels: NOTIFICATION_CHANNELS, variables: ORDER_VARIABLES },
   shipping_date_change: { channels: NOTIFICATION_CHANNELS, variables: { ...ORDER_VARIABLES, ...PREVIOUS_DELIVERY } },
   balance_due: { channels: NOTIFICATION_CHANNELS, variables: ORDER_VARIABLES },

@@ -83,7 +83,7 @@ export function shippedTemplate(stage: NotificationStage, locale: string): Shipp
   return SHIPPED[locale]?.[stage];
 }
 
-export interface TemplateText {
+interface TemplateText {
   subject: string;
   body: string;
 }

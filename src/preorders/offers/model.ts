@@ -97,7 +97,7 @@ export async function markOfferChanged(db: Db, shopId: string, offerId: string):
 }
 
 /** What a group's rules may look at: the whole offer (other groups), and the database (mirror lookups). */
-export interface RuleEnv {
+interface RuleEnv {
   db: Db;
   shopId: string;
   offer: OfferState;
@@ -236,10 +236,10 @@ export async function saveSettings(db: Db, offer: OfferState): Promise<boolean> 
   return true;
 }
 
-export type ViolationMode = "patch" | "action";
+type ViolationMode = "patch" | "action";
 
 /** 422 for a PATCH (the request's combination is invalid); 409 for a named action (the offer's state refuses it). */
-export function violationError(mode: ViolationMode, group: GroupKey, action: string, violations: Issue[]): ApiError {
+function violationError(mode: ViolationMode, group: GroupKey, action: string, violations: Issue[]): ApiError {
   if (mode === "patch") return unprocessable(violations);
   return conflict(`${action} refused: ${violations.map((v) => `${group}.${issueText(v)}`).join("; ")}`);
 }
@@ -271,7 +271,7 @@ export async function changeGroup<T extends Record<string, unknown>>(
 export const groupPath = (group: GroupKey | "products", action?: string): string => `${OFFERS_PATH}/{id}/${group}${action ? `/${action}` : ""}`;
 
 /** What an action adds for agents and the docs: its natural-language aliases and its rules (action.ts). */
-export interface ActionMeta {
+interface ActionMeta {
   aliases?: string[];
   notes?: string[];
 }

@@ -15,8 +15,8 @@ import { removeJobByKey } from "../../queue/admin.ts";
  * replacement (already running) changes nothing.
  */
 
-export const SCHEDULE_EDGES = ["enable", "disable"] as const;
-export type ScheduleEdge = (typeof SCHEDULE_EDGES)[number];
+const SCHEDULE_EDGES = ["enable", "disable"] as const;
+type ScheduleEdge = (typeof SCHEDULE_EDGES)[number];
 
 const TARGET: Record<ScheduleEdge, OfferStatus> = { enable: "active", disable: "disabled" };
 const COLUMN: Record<ScheduleEdge, "schedule_enable_at" | "schedule_disable_at"> = { enable: "schedule_enable_at", disable: "schedule_disable_at" };
@@ -31,7 +31,7 @@ const SCHEDULE_MAX_ATTEMPTS = 10;
 
 export const scheduleJobKey = (offerId: string, edge: ScheduleEdge): string => `offer_schedule:${offerId}:${edge}`;
 
-export interface OfferSchedule {
+interface OfferSchedule {
   enable_at: Date | null;
   disable_at: Date | null;
 }
@@ -85,7 +85,7 @@ export function clearSchedule(db: Db, shopId: string, offerId: string): Promise<
   return setSchedule(db, shopId, offerId, { enable_at: null, disable_at: null });
 }
 
-export type ScheduleOutcome = { outcome: "enabled" | "disabled" | "unchanged" } | { outcome: "skipped"; reason: string };
+type ScheduleOutcome = { outcome: "enabled" | "disabled" | "unchanged" } | { outcome: "skipped"; reason: string };
 
 /**
  * The job of one edge: in one transaction, with the offer locked, clears the edge and moves the

@@ -6,7 +6,7 @@ import { isUuid } from "../../core/params.ts";
 export const ORDER_STATUSES = ["placed", "awaiting_balance", "balance_collected", "released", "fulfilled", "cancelled", "refunded"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export const ORDER_RESOURCE = "Preorder order";
+const ORDER_RESOURCE = "Preorder order";
 
 /** Bulk actions take at most this many order ids per request. */
 export const BULK_ORDER_CAP = 1000;
@@ -113,7 +113,7 @@ export async function loadOrder(db: Db, shopId: string, id: string, lock = false
   return { order, lines: await loadLines(db, order.id) };
 }
 
-export async function loadLines(db: Db, orderId: string): Promise<LineRow[]> {
+async function loadLines(db: Db, orderId: string): Promise<LineRow[]> {
   const { rows } = await db.query<LineRow>(
     `select platform_line_id as id, variant_id, product_id, quantity, price::text as price, selling_plan_id, offer_id
      from preorder_order_lines where order_id = $1 order by platform_line_id`,

@@ -12,13 +12,13 @@ import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound, withPeriodOrder }
 export const REPORTS = ["by_offer", "balance_collection"] as const;
 export type ReportName = (typeof REPORTS)[number];
 
-export const GRANULARITIES = ["none", "day", "week", "month"] as const;
-export const METRICS = ["orders", "units", "gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
-export type Metric = (typeof METRICS)[number];
+const GRANULARITIES = ["none", "day", "week", "month"] as const;
+const METRICS = ["orders", "units", "gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
+type Metric = (typeof METRICS)[number];
 const DEPOSIT_METRICS: readonly Metric[] = ["deposits_paid"];
 const BALANCE_METRICS: readonly Metric[] = ["balance_due", "balance_collected", "balance_outstanding"];
 
-export const MAX_PER_PAGE = 1000;
+const MAX_PER_PAGE = 1000;
 
 export const reportBody = withPeriodOrder(
   z.strictObject({
@@ -80,7 +80,7 @@ const TS = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"
 const MONEY = (expr: string) => `round(${expr}, 2)::text`;
 
 /** The metrics asked for, in the fixed order, less the families switched off. */
-export function chosenMetrics(body: ReportBody): Metric[] {
+function chosenMetrics(body: ReportBody): Metric[] {
   const asked = new Set(body.metrics ?? METRICS);
   return METRICS.filter(
     (m) =>

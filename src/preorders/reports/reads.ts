@@ -7,8 +7,7 @@ import { LIVE_ORDER, Params, type ReportBody, filters, metricExpressions } from 
  * orders neither cancelled nor refunded. Every amount is summed unrounded and rounded once per row.
  */
 
-export const MONEY_METRICS = ["gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
-export type MoneyMetric = (typeof MONEY_METRICS)[number];
+const MONEY_METRICS = ["gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
 
 export interface MetricRow {
   orders: number;

@@ -11,13 +11,13 @@ import type { ReportQuery } from "./query.ts";
 /** Progress is reported at most this often. */
 const PROGRESS_EVERY_MS = 500;
 
-export interface ExportStreamResult {
+interface ExportStreamResult {
   rows: number;
   bytes: number;
 }
 
 /** The report as the CSV export's COPY runs it: parameters written in, every text cell made spreadsheet-safe. */
-export function reportCopySelect(query: ReportQuery): string {
+function reportCopySelect(query: ReportQuery): string {
   return csvSafeSelect(inlineParameters(query.sql, query.values), query.columns, query.formatted);
 }
 

@@ -32,7 +32,7 @@ const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
  * passes here and, with the switch off, is refused by the address rule (webhook-target.ts) like
  * https to it, so no other http URL is ever accepted.
  */
-export const webhookUrl = z
+const webhookUrl = z
   .string()
   .max(2000)
   .refine((value) => {
@@ -63,7 +63,7 @@ export const developerSettingsSchema = z.strictObject({
 
 export type DeveloperSettings = z.output<typeof developerSettingsSchema>;
 
-export const DEFAULT_DEVELOPER_SETTINGS: DeveloperSettings = {
+const DEFAULT_DEVELOPER_SETTINGS: DeveloperSettings = {
   storefront: {
     events_enabled: true,
     debug: false,

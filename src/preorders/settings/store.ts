@@ -11,7 +11,7 @@ import { formatIssues } from "../../core/validation.ts";
  * changed in code reaches every shop that never set the field.
  */
 
-export type SettingsColumn = "settings" | "developer_settings";
+type SettingsColumn = "settings" | "developer_settings";
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -21,7 +21,7 @@ export const TOPIC_HEADER = "x-preorder-topic";
 export const EVENT_ID_HEADER = "x-preorder-event-id";
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`: the receiver recomputes it and checks t is recent. */
-export function webhookSignature(secret: string, timestamp: number, body: string): string {
+function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 

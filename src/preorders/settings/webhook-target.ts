@@ -122,11 +122,11 @@ export class BlockedTargetError extends Error {
   }
 }
 
-export interface TargetResponse {
+interface TargetResponse {
   status: number;
 }
 
-export interface PostOptions {
+interface PostOptions {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;

@@ -15,7 +15,7 @@ export const offerSyncTask = declareTask({ name: "preorders_offer_sync", payload
 /** Application job (jobs table, GET /jobs/{id}) that resolves an all or collection source into variants (its run: sync/jobs/resolve-variants.ts). */
 export const offerResolveJob = declareJob({ name: "preorders_offer_resolve_variants", payload: z.object({ offer_id: z.uuid() }) });
 /** Attempts of one sync before graphile-worker gives up (its backoff: e^attempt seconds). */
-export const OFFER_SYNC_MAX_ATTEMPTS = 10;
+const OFFER_SYNC_MAX_ATTEMPTS = 10;
 
 export const offerSyncKey = (offerId: string): string => `offer_sync:${offerId}`;
 

@@ -77,7 +77,7 @@ export interface ResolutionResult {
 }
 
 /** Told how many variants the resolution considers, before it resolves them. */
-export type OnConsidered = (considered: number) => Promise<void>;
+type OnConsidered = (considered: number) => Promise<void>;
 
 /**
  * Resolves one offer's variants in the caller's transaction (the offer row locked). `jobId`, the

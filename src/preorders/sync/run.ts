@@ -28,15 +28,15 @@ import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroup
  */
 
 /** How long a sync waiting for a resolution of the offer's variants waits at most before it runs anyway. */
-export const DEFERRED_SYNC_DELAY_SECONDS = 60;
+const DEFERRED_SYNC_DELAY_SECONDS = 60;
 
-export interface OfferSyncDeps {
+interface OfferSyncDeps {
   pool: pg.Pool;
   platform: PlatformRuntime;
   log: Log;
 }
 
-export type OfferSyncOutcome =
+type OfferSyncOutcome =
   | { outcome: "gone" }
   | { outcome: "deferred"; reason: string }
   | { outcome: "not_connected" }
@@ -49,7 +49,7 @@ interface SyncRow extends OfferRow {
 }
 
 /** The offer's groups the platform cares about, parsed with their defaults. */
-export function offerForPlatform(row: OfferRow): OfferForPlatform & { use_platform_selling_plan: boolean } {
+function offerForPlatform(row: OfferRow): OfferForPlatform & { use_platform_selling_plan: boolean } {
   const offer = new OfferState(row);
   return {
     id: row.id,
@@ -132,7 +132,7 @@ async function recordGroup(pool: pg.Pool, shopId: string, offerId: string, group
   await relinkOfferOrderLines(pool, shopId, offerId);
 }
 
-export async function recordSyncFailure(pool: pg.Pool, offerId: string, error: unknown): Promise<void> {
+async function recordSyncFailure(pool: pg.Pool, offerId: string, error: unknown): Promise<void> {
   const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
   await pool.query("update preorder_offers set sync_status = 'failed', sync_last_error = $2 where id = $1", [offerId, message]);
 }

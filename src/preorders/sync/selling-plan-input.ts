@@ -28,7 +28,7 @@ export interface OfferForPlatform {
 }
 
 /** The group's one option name; the plan's option value (its title) is what checkout shows. */
-export const GROUP_OPTION = "Payment";
+const GROUP_OPTION = "Payment";
 
 const FULL_TITLE = "Pay in full";
 const DEPOSIT_TITLE = "Pay a deposit";
@@ -71,7 +71,7 @@ function pricingPolicies(payments: Payments): SellingPlanPricingPolicyInput[] {
 }
 
 /** The offer's plans (one; a list, as the platform's input takes them). */
-export function sellingPlansFromOffer(offer: OfferForPlatform): SellingPlanInput[] {
+function sellingPlansFromOffer(offer: OfferForPlatform): SellingPlanInput[] {
   const option = planOption(offer.payments);
   const title = option.title.trim() || (option.type === "full" ? FULL_TITLE : DEPOSIT_TITLE);
   return [

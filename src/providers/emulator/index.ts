@@ -6,7 +6,7 @@ import { type EmulatedMember, PROVIDER_SEED, type ProviderFaults, type ProviderS
 export { PROVIDER_SEED };
 export type { EmulatedMember, ProviderFaults, ProviderStats };
 
-export interface ProviderEmulatorOptions {
+interface ProviderEmulatorOptions {
   /** 0 (the default): any free port. */
   port?: number;
   host?: string;

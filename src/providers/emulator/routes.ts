@@ -172,7 +172,7 @@ const faultsBody = z.strictObject({
   latency_ms: z.int().min(0).max(120_000).optional(),
 });
 
-export function toFaults(body: z.output<typeof faultsBody>): ProviderFaults {
+function toFaults(body: z.output<typeof faultsBody>): ProviderFaults {
   const faults: ProviderFaults = {};
   if (body.refuse_keys !== undefined) faults.refuseKeys = body.refuse_keys;
   if (body.outage !== undefined) faults.outage = body.outage;

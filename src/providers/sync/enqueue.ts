@@ -6,7 +6,7 @@ import { loadSyncTargets } from "../integrations.ts";
 import { EMAIL_PROVIDERS } from "../types.ts";
 import { SYNC_MAX_ATTEMPTS, markSyncPending, providerSyncTask, syncJobKey } from "./model.ts";
 
-export interface SyncedSignup {
+interface SyncedSignup {
   id: string;
   shop_id: string;
   channel: "email" | "sms";

@@ -7,8 +7,8 @@ import { EMAIL_PROVIDERS } from "../types.ts";
 /** Where a signup is synced: an e-mail provider's audience, or the platform customer's tag. */
 export const SYNC_TARGETS = [...EMAIL_PROVIDERS, "commerce_platform"] as const;
 export type SyncTarget = (typeof SYNC_TARGETS)[number];
-export const SYNC_STATUSES = ["pending", "synced", "failed", "skipped"] as const;
-export type SyncStatus = (typeof SYNC_STATUSES)[number];
+const SYNC_STATUSES = ["pending", "synced", "failed", "skipped"] as const;
+type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 /**
  * Attempts of a sync job. graphile-worker waits exp(min(attempt, 10)) seconds between attempts:
@@ -37,7 +37,7 @@ export const signupSyncOutput = z
     }),
   )
   .describe("The signup's sync to each target it was sent to (e-mail providers, the platform customer's tag); empty when none was on");
-export type SignupSync = z.output<typeof signupSyncOutput>;
+type SignupSync = z.output<typeof signupSyncOutput>;
 
 /** Marks the (signup, target) sync pending again: a new signup, or a resumed one, is sent afresh. */
 export async function markSyncPending(db: Db, shopId: string, signupId: string, target: SyncTarget): Promise<void> {

@@ -7,7 +7,7 @@ import { type ProviderConfig, providerAdapter } from "../index.ts";
 import { type EmailProvider, ProviderError } from "../types.ts";
 import type { SyncTarget } from "./model.ts";
 
-export interface SyncRunDeps {
+interface SyncRunDeps {
   pool: Db;
   log: Log;
   config: ProviderConfig;

@@ -11,8 +11,8 @@ import { Filters } from "../../../core/sql-filters.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
 
-export const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
-export const NOTIFICATION_RESOURCE = "Back-in-stock notification";
+const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
+const NOTIFICATION_RESOURCE = "Back-in-stock notification";
 
 interface NotificationRow {
   id: string;
@@ -57,9 +57,9 @@ const notificationFields = {
   created_at: timestampOutput,
 };
 
-export const notificationOutput = z.strictObject(notificationFields);
+const notificationOutput = z.strictObject(notificationFields);
 
-export const notificationDetailOutput = z.strictObject({
+const notificationDetailOutput = z.strictObject({
   ...notificationFields,
   subject: z.string().nullable().describe("the rendered e-mail subject it was sent with; null for text messages, refusals, and entries logged before subjects were kept"),
   attempts: z.int().min(0).nullable().describe("send attempts of its ledger row; null without one"),

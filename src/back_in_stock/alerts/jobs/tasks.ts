@@ -54,7 +54,7 @@ const thankYou = defineTask({
 });
 
 /** Crontab: reminders that are due. */
-export const reminderScan = defineTask({
+const reminderScan = defineTask({
   name: "bis_reminder_scan",
   payload: z.unknown(),
   cron: [{ match: "*/5 * * * *", options: { maxAttempts: 1, jobKey: "bis_reminder_scan", jobKeyMode: "replace" } }],
@@ -65,7 +65,7 @@ export const reminderScan = defineTask({
 });
 
 /** Crontab: restocks no webhook announced (mirror kept by the catalog sync). */
-export const inventoryCheck = defineTask({
+const inventoryCheck = defineTask({
   name: "bis_inventory_check",
   payload: z.unknown(),
   cron: [{ match: "*/10 * * * *", options: { maxAttempts: 1, jobKey: "bis_inventory_check", jobKeyMode: "replace" } }],

@@ -8,11 +8,11 @@ import { platformId } from "../../../core/params.ts";
 import { SIGNUP_CHANNELS, productIdSchema, variantIdSchema } from "../../signups/model.ts";
 import { attributedOrders } from "../orders.ts";
 
-export const BIS_ORDER_RESOURCE = "Back-in-stock order";
+const BIS_ORDER_RESOURCE = "Back-in-stock order";
 
 const orderIdSchema = platformId("Order");
 
-export const attributedOrderOutput = z.strictObject({
+const attributedOrderOutput = z.strictObject({
   id: z.string().describe("gid of the platform order"),
   name: z.string().nullable().describe("the order's name on the platform (#1001), when the stored order has one"),
   ordered_at: timestampOutput.describe("when the order was placed (the signups' converted_at)"),

@@ -6,7 +6,7 @@ import { PAGING_RULE, cursorPart, pageAnswer, pageOrCursor, paging, pagingParams
 import { productIdSchema } from "../../signups/model.ts";
 import { demandProducts } from "../products.ts";
 
-export const BIS_PRODUCT_RESOURCE = "Back-in-stock product";
+const BIS_PRODUCT_RESOURCE = "Back-in-stock product";
 
 const countFields = {
   signups: z.int().min(0).describe("signups ever made (every status)"),
@@ -18,7 +18,7 @@ const countFields = {
 
 const available = z.int().nullable().describe("units available now in the catalog mirror, summed over locations; null when the mirror has no inventory level");
 
-export const demandProductOutput = z.strictObject({
+const demandProductOutput = z.strictObject({
   id: z.string().describe("gid of the product"),
   title: z.string().nullable().describe("null when the product is not in the catalog mirror"),
   handle: z.string().nullable(),

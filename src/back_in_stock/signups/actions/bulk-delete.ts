@@ -4,7 +4,7 @@ import { enqueueJob } from "../../../core/jobs.ts";
 import { bulkDeleteJob } from "../jobs/bulk-delete.ts";
 import { jobHandleOutput } from "../../../core/outputs.ts";
 
-export const BULK_DELETE_MAX = 1000;
+const BULK_DELETE_MAX = 1000;
 
 export const bulkDeleteSignups = defineAction({
   name: "back_in_stock.signups.bulk_delete",

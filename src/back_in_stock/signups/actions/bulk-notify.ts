@@ -5,7 +5,7 @@ import { jobHandleOutput } from "../../../core/outputs.ts";
 import { variantIdSchema } from "../model.ts";
 import { bulkNotifyJob } from "../jobs/bulk-notify.ts";
 
-export const BULK_NOTIFY_MAX = 1000;
+const BULK_NOTIFY_MAX = 1000;
 
 export const bulkNotifySignups = defineAction({
   name: "back_in_stock.signups.bulk_notify",

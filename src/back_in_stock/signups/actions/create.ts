@@ -13,7 +13,7 @@ import { enqueue } from "../../../core/tasks.ts";
 import { enqueueSignupSync } from "../../../providers/sync/enqueue.ts";
 import { presentSignupsWithSync, signupWithSyncOutput } from "./output.ts";
 
-export const E164 = /^\+[1-9]\d{1,14}$/;
+const E164 = /^\+[1-9]\d{1,14}$/;
 
 const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
 // Separators people type are dropped before the E.164 check: "+1 (555) 010-9999" is +15550109999.

@@ -5,7 +5,7 @@ import type { Db } from "../../../core/db.ts";
 import { loadSignupSyncs, signupSyncOutput } from "../../../providers/sync/model.ts";
 
 /** What `presentSignup` (src/back_in_stock/signups/model.ts) answers: the output schema of every signup action. */
-export const signupOutput = z.strictObject({
+const signupOutput = z.strictObject({
   id: z.string().describe("the signup's id (uuid)"),
   variant_id: z.string().describe("gid of the variant waited for"),
   product_id: z.string().nullable(),

@@ -4,7 +4,7 @@ import type { NodeRecord } from "../model.ts";
 import type { Store } from "../store.ts";
 
 /** A malformed id is an error on the platform, not a null: the client sent something that is no id. */
-export function invalidId(id: string): GraphQLError {
+function invalidId(id: string): GraphQLError {
   return new GraphQLError(`Invalid global id '${id}'`, { extensions: { code: "INVALID_GLOBAL_ID" } });
 }
 

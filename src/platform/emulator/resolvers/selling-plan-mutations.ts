@@ -7,7 +7,7 @@ import type { Resolvers } from "./types.ts";
 import { UserErrors } from "./user-errors.ts";
 
 /** The platform's limit on ids in one call. */
-export const MAX_IDS_PER_CALL = 250;
+const MAX_IDS_PER_CALL = 250;
 
 type Path = readonly (string | number)[];
 

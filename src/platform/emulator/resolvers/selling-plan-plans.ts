@@ -4,7 +4,7 @@ import { billingPolicy, deliveryPolicy, pricingPolicies } from "./selling-plan-p
 import type { UserErrors } from "./user-errors.ts";
 
 /** The platform's limit of plans in one group. */
-export const MAX_PLANS_PER_GROUP = 31;
+const MAX_PLANS_PER_GROUP = 31;
 
 export type PlanFields = Partial<Omit<SellingPlan, "kind" | "id" | "groupId">>;
 

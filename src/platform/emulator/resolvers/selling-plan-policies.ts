@@ -18,7 +18,7 @@ function decimal(value: string | number | null | undefined): string | null | und
 }
 
 /** A DateTime input as milliseconds; undefined when it is not a date. */
-export function dateTime(value: string | null | undefined): number | null | undefined {
+function dateTime(value: string | null | undefined): number | null | undefined {
   if (value === null || value === undefined) return null;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : at;

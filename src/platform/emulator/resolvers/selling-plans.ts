@@ -3,7 +3,7 @@ import { byId, paginate } from "../connection.ts";
 import type { SellingPlan, SellingPlanGroup, Variant } from "../model.ts";
 import type { ConnectionArgs, Resolvers } from "./types.ts";
 
-export function plansOf(ctx: Context, group: SellingPlanGroup): SellingPlan[] {
+function plansOf(ctx: Context, group: SellingPlanGroup): SellingPlan[] {
   return group.planIds.map((id) => ctx.store.sellingPlans.get(id)).filter((p): p is SellingPlan => p !== undefined);
 }
 

@@ -1,5 +1,5 @@
 /** `UserError` as mutations answer it: the input path as strings, a sentence, and a code. */
-export interface UserError {
+interface UserError {
   field: string[] | null;
   message: string;
   code: string | null;

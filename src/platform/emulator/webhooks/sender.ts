@@ -30,7 +30,7 @@ export interface Delivery {
   readonly body: string;
 }
 
-export function signBody(secret: string, body: string): string {
+function signBody(secret: string, body: string): string {
   return createHmac("sha256", secret).update(body, "utf8").digest("base64");
 }
 

@@ -10,7 +10,7 @@ import { Filters } from "../../../core/sql-filters.ts";
 import { BLOCKED_REASONS, notificationMessageId } from "../ledger.ts";
 import { NOTIFICATION_CHANNELS, NOTIFICATION_STAGES } from "../templates.ts";
 
-export const NOTIFICATION_RESOURCE = "Preorder notification";
+const NOTIFICATION_RESOURCE = "Preorder notification";
 const STATUSES = ["pending", "sent", "failed", "blocked"] as const;
 
 interface Row {
@@ -85,7 +85,7 @@ function present(n: Row) {
   };
 }
 
-export const listPreorderNotifications = defineAction({
+const listPreorderNotifications = defineAction({
   name: "preorders.notifications.list",
   method: "GET",
   path: "/preorders/notifications",
@@ -129,7 +129,7 @@ export const listPreorderNotifications = defineAction({
   },
 });
 
-export const getPreorderNotification = defineAction({
+const getPreorderNotification = defineAction({
   name: "preorders.notifications.get",
   method: "GET",
   path: "/preorders/notifications/{id}",

@@ -56,7 +56,7 @@ async function loadTemplate(db: Db, shopId: string, stage: NotificationStage, re
 
 const STAGES_TEXT = "confirmation (sent when a preorder order arrives), shipping_date_change (sent to the customers of an offer's open orders when its delivery changes), balance_due (sent notifications.balance_due.days_before days before a remaining balance is due or auto-collected)";
 
-export const getPreorderTemplate = defineAction({
+const getPreorderTemplate = defineAction({
   name: "preorders.templates.get",
   method: "GET",
   path: "/preorders/templates/{stage}/{locale}",
@@ -78,7 +78,7 @@ async function templateProblem(stage: NotificationStage, field: string, source: 
   return (await renderProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
 }
 
-export const patchPreorderTemplate = defineAction({
+const patchPreorderTemplate = defineAction({
   name: "preorders.templates.update",
   method: "PATCH",
   path: "/preorders/templates/{stage}/{locale}",

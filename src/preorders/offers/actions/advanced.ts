@@ -5,7 +5,7 @@ import { changeGroup, groupAction, groupGetAction, groupPatchAction, groupPath, 
 import { BUTTON_TEXT_STATES, advancedGroup, splitIsOrders } from "../groups/plan-groups.ts";
 import { advancedOutput } from "../outputs.ts";
 
-export const attachToPlatformSellingPlan = defineAction({
+const attachToPlatformSellingPlan = defineAction({
   name: "preorders.offers.advanced.attach_to_platform_selling_plan",
   method: "POST",
   path: groupPath("advanced", "attach_to_platform_selling_plan"),

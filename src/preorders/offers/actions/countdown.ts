@@ -13,7 +13,7 @@ export const COUNTDOWN_STYLES = ["inline", "banner", "boxed"] as const;
 const UNIT_ORDER = "dhms";
 
 /** `dd:hh:mm:ss` and its shorter forms: units d, h, m, s (one or two letters each) in that order, colon separated. */
-export const countdownFormat = z
+const countdownFormat = z
   .string({ error: "must be a pattern of units such as dd:hh:mm:ss" })
   .refine((value) => {
     const parts = value.split(":");
@@ -29,7 +29,7 @@ export const countdownFormat = z
   .meta({ examples: ["dd:hh:mm:ss", "d:h:m", "hh:mm"] });
 
 /** A countdown on the product page: to the end of the preorder period, or to a date of its own. */
-export const countdownSchema = z.strictObject({
+const countdownSchema = z.strictObject({
   enabled: z.boolean().default(false),
   mode: z.enum(COUNTDOWN_MODES).default("to_schedule_end"),
   format: countdownFormat.default("dd:hh:mm:ss"),
@@ -45,8 +45,6 @@ export const countdownSchema = z.strictObject({
     })
     .prefault({}),
 });
-
-export type Countdown = z.output<typeof countdownSchema>;
 
 export const countdownGroup = defineGroup({
   key: "countdown",

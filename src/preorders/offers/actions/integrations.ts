@@ -5,12 +5,10 @@ import { defineGroup, groupGetAction, groupPatchAction } from "../model.ts";
 import { integrationsOutput } from "../outputs.ts";
 
 /** Where else the offer applies: point of sale and B2B (wholesale) checkouts. */
-export const integrationsSchema = z.strictObject({
+const integrationsSchema = z.strictObject({
   pos: z.strictObject({ enabled: z.boolean().default(false), skip_inventory_check: z.boolean().default(false) }).prefault({}),
   b2b: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
 });
-
-export type Integrations = z.output<typeof integrationsSchema>;
 
 export const integrationsGroup = defineGroup({
   key: "integrations",

@@ -8,7 +8,7 @@ import { limitsOutput } from "../outputs.ts";
 const count = integer().min(0);
 
 /** Quantity limits: per order, per customer and in total (null: no limit), and what the storefront shows of them. */
-export const limitsSchema = z.strictObject({
+const limitsSchema = z.strictObject({
   per_order: z.strictObject({ min: count.default(1), max: count.nullable().default(null) }).prefault({}),
   per_customer: z.strictObject({ max: count.nullable().default(null) }).prefault({}),
   // current_count (units preordered so far) is derived from the orders (preorder_offer_units), not edited
@@ -20,8 +20,6 @@ export const limitsSchema = z.strictObject({
     })
     .prefault({}),
 });
-
-export type Limits = z.output<typeof limitsSchema>;
 
 export const limitsGroup = defineGroup({
   key: "limits",

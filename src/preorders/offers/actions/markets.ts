@@ -6,13 +6,11 @@ import { defineGroup, groupGetAction, groupPatchAction } from "../model.ts";
 import { marketsOutput } from "../outputs.ts";
 
 /** Where the offer applies: everywhere (enabled false), in every market, or in the markets listed. */
-export const marketsSchema = z.strictObject({
+const marketsSchema = z.strictObject({
   enabled: z.boolean().default(false),
   applies_to_all_markets: z.boolean().default(true),
   market_ids: z.array(z.string().min(1).max(255)).max(250).default(() => []),
 });
-
-export type Markets = z.output<typeof marketsSchema>;
 
 function sentIds(patch: unknown): string[] | undefined {
   if (!isPlainObject(patch) || !Array.isArray(patch.market_ids)) return undefined;

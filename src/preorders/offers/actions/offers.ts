@@ -51,7 +51,7 @@ import { clearSchedule } from "../schedule.ts";
 import { setOfferStatus } from "../status.ts";
 
 /** The twelve capability groups minus products (columns, see products.ts), in the spec's order. */
-export const OFFER_GROUPS: readonly AnyGroup[] = [
+const OFFER_GROUPS: readonly AnyGroup[] = [
   widgetGroup,
   shippingGroup,
   paymentsGroup,
@@ -68,7 +68,7 @@ export const OFFER_GROUPS: readonly AnyGroup[] = [
 const variantsUrl = (id: string): string => `${V2_BASE_PATH}${OFFERS_PATH}/${id}/variants`;
 
 /** The full offer, in the shape of the spec's Resources table (plus sync state and the groups' own extra fields). */
-export function presentOffer(row: OfferRow, stats: VariantStats | undefined): Record<string, unknown> {
+function presentOffer(row: OfferRow, stats: VariantStats | undefined): Record<string, unknown> {
   const offer = new OfferState(row);
   const groups = Object.fromEntries(OFFER_GROUPS.map((group) => [group.key, presentGroup(group, offer.get(group), row)])) as Record<GroupKey, unknown>;
   return {
@@ -140,7 +140,7 @@ const createInput = z.strictObject({
   ...(Object.fromEntries(OFFER_GROUPS.map((group) => [group.key, group.patch.optional()])) as Record<GroupKey, z.ZodOptional<z.ZodType<Record<string, unknown>>>>),
 });
 
-export interface CreateOfferSpec {
+interface CreateOfferSpec {
   name: string;
   internal_name?: string | undefined;
   status?: OfferStatus;
@@ -207,7 +207,7 @@ export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Pr
 const OFFER_SHAPE =
   "id, name, internal_name, status (draft, active, disabled), created_at, updated_at, variants (count, url of the variant list), products, widget, shipping, payments, limits, checkout, inventory, markets, countdown, integrations, translations, advanced, and sync (status pending, synced, failed, or draft: nothing is on the platform while the offer is a draft; last_error; last_event, the last thing a sync did that needs telling, e.g. a selling plan group the platform lost was created again; platform_selling_plan_group_id)";
 
-export const createOfferAction = defineAction({
+const createOfferAction = defineAction({
   name: "preorders.offers.create",
   method: "POST",
   path: OFFERS_PATH,
@@ -233,7 +233,7 @@ export const createOfferAction = defineAction({
 
 // ---- list, get, rename, delete ----
 
-export const listOffersAction = defineAction({
+const listOffersAction = defineAction({
   name: "preorders.offers.list",
   method: "GET",
   path: OFFERS_PATH,
@@ -267,7 +267,7 @@ export const listOffersAction = defineAction({
   },
 });
 
-export const getOfferAction = defineAction({
+const getOfferAction = defineAction({
   name: "preorders.offers.get",
   method: "GET",
   path: `${OFFERS_PATH}/{id}`,
@@ -282,7 +282,7 @@ export const getOfferAction = defineAction({
   },
 });
 
-export const updateOfferAction = defineAction({
+const updateOfferAction = defineAction({
   name: "preorders.offers.update",
   method: "PATCH",
   path: `${OFFERS_PATH}/{id}`,
@@ -306,7 +306,7 @@ export const updateOfferAction = defineAction({
   },
 });
 
-export const deleteOfferAction = defineAction({
+const deleteOfferAction = defineAction({
   name: "preorders.offers.delete",
   method: "DELETE",
   path: `${OFFERS_PATH}/{id}`,

@@ -17,10 +17,10 @@ import { productsOutput, productsWithJobOutput } from "../outputs.ts";
  * `catalog sync in progress` (src/catalog/readiness.ts) rather than resolve a part or call the id unknown.
  */
 
-export const VARIANT_SAMPLE_SIZE = 10;
+const VARIANT_SAMPLE_SIZE = 10;
 
 /** The GET shape of the products group (outputs.ts). */
-export type Products = z.output<typeof productsOutput>;
+type Products = z.output<typeof productsOutput>;
 
 export interface VariantStats {
   count: number;
@@ -54,7 +54,7 @@ export function presentProducts(row: OfferRow, stats: VariantStats | undefined):
 }
 
 /** A variant as the API names it: the platform's numeric id (integer or digits) or its global id. */
-export const variantRef = z.union([z.int().positive(), z.string().min(1).max(200)], {
+const variantRef = z.union([z.int().positive(), z.string().min(1).max(200)], {
   error: "must be a variant id (an integer or a string)",
 });
 

@@ -7,7 +7,7 @@ import { defineGroup, groupGetAction, groupPatchAction, longText } from "../mode
 import { translationsOutput } from "../outputs.ts";
 
 /** The offer's texts that can be translated, by their path in the offer. */
-export const TRANSLATABLE_FIELDS = [
+const TRANSLATABLE_FIELDS = [
   "widget.button.text",
   "widget.badge.text",
   "widget.disclaimer.text",
@@ -22,7 +22,7 @@ export const TRANSLATABLE_FIELDS = [
 ] as const;
 
 /** Translations of the offer's storefront texts: per locale, per field path. */
-export const translationsSchema = z.strictObject({
+const translationsSchema = z.strictObject({
   // the language the offer's own texts are written in
   default_locale: locale.default("en"),
   // the other locales the texts are translated into
@@ -31,8 +31,6 @@ export const translationsSchema = z.strictObject({
   // locale -> field path -> text; in a PATCH, null removes a locale's or a field's translation
   translations: z.record(z.string(), z.record(z.string(), longText)).default(() => ({})),
 });
-
-export type Translations = z.output<typeof translationsSchema>;
 
 export const translationsGroup = defineGroup({
   key: "translations",

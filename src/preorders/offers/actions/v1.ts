@@ -24,7 +24,7 @@ import { sellingPlanV1Output } from "../outputs.ts";
 
 const count = z.int({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) }).min(0);
 
-export const sellingPlanSchema = z.strictObject({
+const sellingPlanSchema = z.strictObject({
   name: notBlank(label),
   internal_name: label.optional(),
   enabled: z.boolean().optional(),
@@ -82,7 +82,7 @@ export const sellingPlanSchema = z.strictObject({
   use_platform_selling_plan: z.boolean().optional(),
 });
 
-export type SellingPlanInput = z.output<typeof sellingPlanSchema>;
+type SellingPlanInput = z.output<typeof sellingPlanSchema>;
 
 const EXCLUSIVE_FLAGS = ["split_orders_enabled", "split_fulfillments_enabled", "hold_fulfillments_enabled"] as const;
 
@@ -316,7 +316,7 @@ async function presentSellingPlan(ctx: ActionContext, row: OfferRow): Promise<Re
   };
 }
 
-export const createSellingPlanV1 = defineAction({
+const createSellingPlanV1 = defineAction({
   name: "v1.preorders.create",
   method: "POST",
   path: "/preorders",

@@ -6,7 +6,7 @@ import { atLeastOne, cssLength, defineGroup, groupAction, groupGetAction, groupP
 import { widgetOutput, widgetSnapshotOutput } from "../outputs.ts";
 
 /** The storefront widget: the preorder button (custom colours or the theme's), the disclaimer and the badge. */
-export const widgetSchema = z.strictObject({
+const widgetSchema = z.strictObject({
   button: z
     .strictObject({
       text: requiredLabel.default("Preorder"),
@@ -39,7 +39,7 @@ export const widgetSchema = z.strictObject({
     .prefault({}),
 });
 
-export type Widget = z.output<typeof widgetSchema>;
+type Widget = z.output<typeof widgetSchema>;
 
 export const widgetGroup = defineGroup({
   key: "widget",

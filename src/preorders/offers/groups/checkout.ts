@@ -6,7 +6,7 @@ import { checkoutOutput } from "../outputs.ts";
 export const orderTags = z.array(platformTag).max(LIMITS.tags);
 
 /** Checkout behaviour: terms to acknowledge, whether preorder and in-stock items can share a cart, and the tags given to orders. */
-export const checkoutSchema = z.strictObject({
+const checkoutSchema = z.strictObject({
   terms: z
     .strictObject({
       enabled: z.boolean().default(false),
@@ -22,8 +22,6 @@ export const checkoutSchema = z.strictObject({
     .prefault({}),
   order_tags: z.strictObject({ tags: orderTags.default(() => ["preorder"]) }).prefault({}),
 });
-
-export type Checkout = z.output<typeof checkoutSchema>;
 
 export const checkoutGroup = defineGroup({
   key: "checkout",

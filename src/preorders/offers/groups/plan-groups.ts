@@ -11,7 +11,7 @@ import { advancedOutput, paymentsOutput, shippingOutput } from "../outputs.ts";
 export const BUTTON_TEXT_STATES = ["before_launch", "after_launch", "out_of_stock"] as const;
 
 /** Platform selling plan attachment, custom CSS, and the button's text per display state. */
-export const advancedSchema = z.strictObject({
+const advancedSchema = z.strictObject({
   // true: the offer is a selling plan group on the platform (deposits and partial payments need it)
   use_platform_selling_plan: z.boolean().default(true),
   custom_css: z.string().max(LIMITS.css).default(""),
@@ -24,8 +24,6 @@ export const advancedSchema = z.strictObject({
     })
     .prefault({}),
 });
-
-export type Advanced = z.output<typeof advancedSchema>;
 
 export function splitIsOrders(offer: OfferState): boolean {
   return offer.get(shippingGroup).fulfillment.split.type === "orders";
@@ -49,7 +47,7 @@ export const advancedGroup = defineGroup({
 });
 
 /** Turns the platform selling plan off (split into orders needs that), with what depends on it. */
-export function detachPlatformSellingPlan(offer: OfferState): void {
+function detachPlatformSellingPlan(offer: OfferState): void {
   offer.modify(advancedGroup, (value) => {
     value.use_platform_selling_plan = false;
   });
@@ -57,7 +55,7 @@ export function detachPlatformSellingPlan(offer: OfferState): void {
 }
 
 export const PAYMENT_OPTION_TYPES = ["full", "deposit"] as const;
-export type PaymentOptionType = (typeof PAYMENT_OPTION_TYPES)[number];
+type PaymentOptionType = (typeof PAYMENT_OPTION_TYPES)[number];
 export const DISCOUNT_TYPES = ["no_discount", "percentage", "fixed_amount"] as const;
 
 const optionSchema = z.strictObject({
@@ -115,7 +113,7 @@ export const paymentsSchema = z.strictObject({
 export type Payments = z.output<typeof paymentsSchema>;
 
 /** `full`, `deposit`, or `choice` when the customer picks between both: derived from the enabled options. */
-export function paymentMode(options: readonly PaymentOption[]): string {
+function paymentMode(options: readonly PaymentOption[]): string {
   const enabled = options.filter((o) => o.enabled).map((o) => o.type);
   if (enabled.length > 1) return "choice";
   return enabled[0] ?? "full";
@@ -176,7 +174,7 @@ export const paymentsGroup = defineGroup({
 });
 
 /** The deposit option off (the full payment on if nothing else is): deposits need the platform selling plan. */
-export function disableDeposits(offer: OfferState): void {
+function disableDeposits(offer: OfferState): void {
   const { options } = offer.get(paymentsGroup);
   if (!options.some((o) => o.type === "deposit" && o.enabled)) return;
   offer.modify(paymentsGroup, (value) => {

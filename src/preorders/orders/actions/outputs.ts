@@ -6,7 +6,7 @@ import { ORDER_STATUSES } from "../model.ts";
 
 const money = z.string().describe("decimal amount in the order's currency, e.g. 100.00");
 
-export const orderLineOutput = z.strictObject({
+const orderLineOutput = z.strictObject({
   id: z.string().describe("the platform's line item id"),
   variant_id: z.string().nullable(),
   product_id: z.string().nullable(),

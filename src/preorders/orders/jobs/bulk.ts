@@ -25,7 +25,7 @@ const BATCH = 200;
 /** Orders tagged on the platform at once; the client paces them by cost. */
 const TAG_CONCURRENCY = 4;
 
-export interface Outcome {
+interface Outcome {
   order_id: string;
   outcome: string;
   reason: string | null;

@@ -12,7 +12,7 @@ export const chargeBalanceJob = declareJob({ name: "preorders_order_charge_balan
 const legacy = (gid: string) => gid.slice(gid.lastIndexOf("/") + 1);
 
 /** The Admin API's order in the shape of the order webhooks, so one path applies both. */
-export function orderAsWebhookPayload(order: Order): Record<string, unknown> {
+function orderAsWebhookPayload(order: Order): Record<string, unknown> {
   const fulfillment = order.displayFulfillmentStatus.toLowerCase();
   return {
     id: legacy(order.id),

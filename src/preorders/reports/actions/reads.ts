@@ -71,7 +71,7 @@ const periodOutput = z.strictObject({ from: z.string().nullable(), to: z.string(
 
 // ---- summary ----
 
-export const reportSummary = defineAction({
+const reportSummary = defineAction({
   name: "preorders.reports.summary",
   method: "GET",
   path: "/preorders/reports/summary",
@@ -133,7 +133,7 @@ function groupedRead<T extends z.ZodRawShape>(spec: {
   });
 }
 
-export const reportRevenue = groupedRead({
+const reportRevenue = groupedRead({
   report: "revenue",
   key: "revenue",
   description:
@@ -146,7 +146,7 @@ export const reportRevenue = groupedRead({
 
 const GRANULARITIES = ["day", "week", "month"] as const;
 
-export const reportByDate = groupedRead({
+const reportByDate = groupedRead({
   report: "by_date",
   key: "periods",
   description:
@@ -163,7 +163,7 @@ export const reportByDate = groupedRead({
   present: (r) => ({ period_start: r.k1, currency: r.k2, ...metricsOf(r) }),
 });
 
-export const reportByVariant = groupedRead({
+const reportByVariant = groupedRead({
   report: "by_variant",
   key: "variants",
   description:
@@ -194,7 +194,7 @@ export const reportByVariant = groupedRead({
   },
 });
 
-export const reportCustomers = groupedRead({
+const reportCustomers = groupedRead({
   report: "customers",
   key: "customers",
   description:

@@ -35,7 +35,7 @@ const FIELDS = `storefront.events_enabled (default true: the storefront script d
 storefront.selectors.add_to_cart_button, .price, .product_form, .collection_product_card (CSS selectors of the theme, or null for the script's own guess); \
 webhook.url (https; null for none; a public address only: loopback, private, link-local, CGNAT, multicast and unspecified addresses are refused, here for literal IPs and localhost and at each delivery for the address the name resolves to; a service that allows private webhook targets, for development, lifts that rule and also accepts plain http to localhost), webhook.events (topics among ${WEBHOOK_TOPICS.join(", ")}; default all), webhook.secret (write-only, at least 16 characters; empty removes it; required while webhook.url is set)`;
 
-export const getDeveloperSettings = defineAction({
+const getDeveloperSettings = defineAction({
   name: "preorders.developer_settings.get",
   method: "GET",
   path: "/preorders/developer_settings",
@@ -49,7 +49,7 @@ export const getDeveloperSettings = defineAction({
   },
 });
 
-export const patchDeveloperSettings = defineAction({
+const patchDeveloperSettings = defineAction({
   name: "preorders.developer_settings.update",
   method: "PATCH",
   path: "/preorders/developer_settings",
@@ -100,7 +100,7 @@ const storefrontConfigOutput = z.strictObject({
     .describe("the shop's active offers"),
 });
 
-export const getStorefrontConfig = defineAction({
+const getStorefrontConfig = defineAction({
   name: "preorders.developer_settings.storefront_config",
   method: "GET",
   path: "/preorders/developer_settings/storefront_config",

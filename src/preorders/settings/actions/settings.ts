@@ -17,7 +17,7 @@ notifications.balance_due.days_before (integer 0-60, default ${d.notifications.b
 storefront.show_badge_on_collection_pages, storefront.show_badge_on_product_pages, storefront.hide_dynamic_checkout_buttons (default true: served to the storefront script by GET /preorders/developer_settings/storefront_config); \
 offer_defaults.button_text, offer_defaults.order_tags, offer_defaults.auto_collect, offer_defaults.balance_due_days (default null each: what POST /preorders/offers puts in widget.button.text, checkout.order_tags.tags, payments.remaining_balance.auto_collect and payments.remaining_balance.due (days after checkout) when its body leaves them out; null: the offer's own default)`;
 
-export const getPreorderSettings = defineAction({
+const getPreorderSettings = defineAction({
   name: "preorders.settings.get",
   method: "GET",
   path: "/preorders/settings",
@@ -31,7 +31,7 @@ export const getPreorderSettings = defineAction({
   },
 });
 
-export const patchPreorderSettings = defineAction({
+const patchPreorderSettings = defineAction({
   name: "preorders.settings.update",
   method: "PATCH",
   path: "/preorders/settings",

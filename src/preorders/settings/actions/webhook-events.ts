@@ -33,7 +33,7 @@ const eventOutput = z.strictObject({
   delivered_at: timestampOutput.nullable(),
 });
 
-export const listWebhookEvents = defineAction({
+const listWebhookEvents = defineAction({
   name: "preorders.developer_settings.webhook_events",
   method: "GET",
   path: "/preorders/developer_settings/webhook_events",

@@ -6,7 +6,7 @@ import { recalculateCountsJob } from "../jobs/recalculate-counts.ts";
 import { platformId } from "../../../core/params.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
 
-export const RECALCULATE_CAP = 5000;
+const RECALCULATE_CAP = 5000;
 
 export const bulkRecalculatePreorderCounts = defineAction({
   name: "preorders.product_variants.bulk_recalculate_preorder_counts",

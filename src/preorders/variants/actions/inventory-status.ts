@@ -22,12 +22,12 @@ import { OFFER_COLUMNS, OFFER_STATUSES, type OfferRow, OfferState } from "../../
  * store's regular add-to-cart button shows instead: `in_stock` is a reason like the others.
  */
 
-export const INVENTORY_STATUS_MAX_VARIANTS = 250;
+const INVENTORY_STATUS_MAX_VARIANTS = 250;
 
 /** `variant_ids=1,2,3`, `variant_ids=1&variant_ids=2`, or both: numeric ids or gids. */
 const variantIdsParam = queryList(platformId("ProductVariant"), { min: 1, max: INVENTORY_STATUS_MAX_VARIANTS });
 
-export interface Reason {
+interface Reason {
   code: string;
   message: string;
 }
@@ -132,7 +132,7 @@ function outsideReason(offer: CandidateOffer, variant: MirrorVariant | undefined
 }
 
 /** The diagnosis of one offer for one variant. */
-export function diagnose(
+function diagnose(
   offer: CandidateOffer,
   gid: string,
   variant: MirrorVariant | undefined,

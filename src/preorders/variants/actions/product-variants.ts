@@ -16,7 +16,7 @@ import { offerId } from "../../params.ts";
  * recalculations keep it), the inventory and the offers that list them.
  */
 
-export const VARIANT_RESOURCE = "Product variant";
+const VARIANT_RESOURCE = "Product variant";
 const PATH = "/preorders/product_variants";
 
 interface VariantRow {

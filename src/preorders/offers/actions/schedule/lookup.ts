@@ -53,7 +53,7 @@ const resultOutput = z.strictObject({
   matches: z.array(matchOutput).describe("every live offer that takes the variant, in priority order (the applying one first), drafts and disabled ones included"),
 });
 
-export const offerLookupOutput = z.strictObject({
+const offerLookupOutput = z.strictObject({
   variant_id: z.string().nullable(),
   product_id: z.string().nullable(),
   results: z.array(resultOutput).describe("one per variant: the one asked, or every variant of the product in the mirror"),

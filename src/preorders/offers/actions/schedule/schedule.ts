@@ -7,7 +7,7 @@ import { OFFERS_PATH, findOffer, offerParams } from "../../model.ts";
 import { offerOutput } from "../../outputs.ts";
 import { loadOfferView } from "../offers.ts";
 
-export const scheduleOutput = z
+const scheduleOutput = z
   .strictObject({
     enable_at: timestampOutput.nullable().describe("when the worker enables the offer (status active); null: not scheduled"),
     disable_at: timestampOutput.nullable().describe("when the worker disables the offer (status disabled); null: not scheduled"),
