@@ -2,13 +2,17 @@
  * One side of bench/export.ts, in its own process so its peak RSS is its own:
  *
  *   node bench/export-run.ts worker   the service's worker (every task, as `npm run worker`
- *                                     runs it) until the export job BENCH_JOB_ID has finished
+ *                                     runs it): once started and settled it prints
+ *                                     `BENCH_READY`, reads the export job's id from stdin and
+ *                                     runs until that job has finished (the job is enqueued
+ *                                     only then, so its time is not the worker's start-up)
  *   node bench/export-run.ts copy     COPY (BENCH_COPY_SQL) TO STDOUT (FORMAT csv, HEADER),
  *                                     read through pg-copy-streams and counted, not kept
  *
  * Prints `BENCH_RESULT {json}` on stdout.
  */
 import { randomBytes } from "node:crypto";
+import readline from "node:readline";
 import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { loadConfig } from "../src/config.ts";
@@ -26,20 +30,27 @@ function report(value: Record<string, unknown>): void {
 }
 
 if (mode === "worker") {
-  const jobId = process.env.BENCH_JOB_ID;
-  if (!jobId) throw new Error("BENCH_JOB_ID is required");
   const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, PORT: "0", LOG_LEVEL: "warn" });
   const log = createLogger("warn");
   const pool = quietPool(databaseUrl, config.DB_POOL_SIZE);
   const platform = new PlatformRuntime({ secretsKey: randomBytes(32), webhookSecret: "bench", timeoutMs: 5000, log });
   const started = performance.now();
   const runner = await startWorker({ pool, log, config, platform }, { cron: false });
+  // What a worker does once when it starts (its render threads, its first polls) is done before
+  // the job is asked for.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  process.stdout.write("BENCH_READY\n");
+  const lines = readline.createInterface({ input: process.stdin });
+  const jobId = await new Promise<string>((resolve) => lines.once("line", (line) => resolve(line.trim())));
+  lines.close();
   let status: string;
   for (;;) {
     const { rows } = await pool.query<{ status: string }>("select status from jobs where id = $1", [jobId]);
     status = rows[0]?.status ?? "missing";
     if (["completed", "failed", "cancelled", "missing"].includes(status)) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The export's time is its job's (started_at to finished_at), not this loop's: a slow poll
+    // costs no accuracy, and a fast one would take CPU from the export it is waiting for.
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const seconds = (performance.now() - started) / 1000;
   await runner.stop();

@@ -15,7 +15,8 @@
  * 200 MB, or a round's file differs from COPY's in rows or bytes. Writes
  * bench/results/export-<lines>.json.
  *
- * The export's time is its job's, started_at to finished_at: counting the rows for progress,
+ * The export's time is its job's, started_at to finished_at, on a worker started and settled
+ * before the request is made (its start-up is not the export's): counting the rows for progress,
  * forking the export process, the COPY with the spreadsheet-formula rule in SQL, and writing every
  * chunk into the exports storage, committed. The baseline's COPY has no such rule (its file is
  * the same here: the generated data has no cell the rule changes), so the rule's cost is the
@@ -48,18 +49,31 @@ const OFFERS = 10;
 const TARGET_SHARE = 0.85;
 const RSS_BOUND_MB = 200;
 
-function child(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+/**
+ * Runs export-run.ts in a process of its own and resolves with its BENCH_RESULT. `whenReady`, if
+ * given, runs when the child prints BENCH_READY; what it answers is written to the child's stdin.
+ */
+function child(args: string[], env: Record<string, string>, whenReady?: () => Promise<string>): Promise<Record<string, unknown>> {
   const proc: ChildProcess = spawn(process.execPath, [...serviceNodeFlags(), path.join(HERE, "export-run.ts"), ...args], {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   onCleanup(async () => void proc.kill("SIGTERM"));
   return new Promise((resolve, reject) => {
     let result: Record<string, unknown> | undefined;
-    if (!proc.stdout) throw new Error("no stdout");
+    if (!proc.stdout || !proc.stdin) throw new Error("no stdio");
+    const stdin = proc.stdin;
     readline.createInterface({ input: proc.stdout }).on("line", (line) => {
       if (line.startsWith("BENCH_RESULT ")) result = JSON.parse(line.slice("BENCH_RESULT ".length)) as Record<string, unknown>;
-      else process.stderr.write(`${line}\n`);
+      else if (line === "BENCH_READY" && whenReady) {
+        whenReady().then(
+          (answer) => stdin.write(`${answer}\n`),
+          (error: unknown) => {
+            proc.kill("SIGTERM");
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+      } else process.stderr.write(`${line}\n`);
     });
     proc.once("exit", (code) => (result && code === 0 ? resolve(result) : reject(new Error(`export-run.ts ${args.join(" ")} exited with ${String(code)}`))));
   });
@@ -155,11 +169,15 @@ try {
   }
 
   async function exportSide(): Promise<ExportSide> {
-    // The request, as the HTTP layer would hand it to the dispatcher; the service's worker (a process of its own) runs the job.
-    const answer = await dispatcher.dispatch({ method: "POST", path: "/preorders/reports/by_offer/export", token: apiKey, query: {}, body: { parsed: body }, requestId: randomUUID() });
-    if (answer.status !== 202) throw new Error(`export request answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    const jobId = (answer.body as { job_id: string }).job_id;
-    const worker = await child(["worker"], { DATABASE_URL: database.url, BENCH_JOB_ID: jobId });
+    // The service's worker (a process of its own) is started and settled; then the request, as
+    // the HTTP layer would hand it to the dispatcher, enqueues the job it runs.
+    let jobId = "";
+    const worker = await child(["worker"], { DATABASE_URL: database.url }, async () => {
+      const answer = await dispatcher.dispatch({ method: "POST", path: "/preorders/reports/by_offer/export", token: apiKey, query: {}, body: { parsed: body }, requestId: randomUUID() });
+      if (answer.status !== 202) throw new Error(`export request answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      jobId = (answer.body as { job_id: string }).job_id;
+      return jobId;
+    });
     const { rows: jobs } = await pool.query<{
       status: string;
       seconds: number;
