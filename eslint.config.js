@@ -17,5 +17,19 @@ export default tseslint.config(
       "@typescript-eslint/require-await": "off",
     },
   },
+  {
+    // src/queue/ is the only code that names graphile-worker's schema (docs/decisions/0188).
+    files: ["src/**/*.ts", "tasks/**/*.ts"],
+    ignores: ["src/queue/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "Literal[value=/graphile_worker\\./], TemplateElement[value.raw=/graphile_worker\\./]",
+          message: "Only src/queue/ names graphile_worker.*: use its functions, or QUEUE_RELATIONS for a joined statement.",
+        },
+      ],
+    },
+  },
   // Import cycles and layer rules: dependency-cruiser (.dependency-cruiser.cjs), run by npm run check.
 );
