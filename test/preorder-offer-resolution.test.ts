@@ -93,10 +93,13 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     expect(await offerVariants(id)).toEqual(ids(mirror.filter((v) => !v.tags.includes(tag))));
 
     const dropped = mirror.filter((v) => !v.tags.includes(tag)).slice(0, 2);
-    expect((await call("PATCH", id, "/products", { exclusion_tag: null, excluded_variant_ids: dropped.map((v) => v.id) })).status).toBe(202);
-    const second = await latestResolution(id);
-    expect(second).not.toBe(first.job_id);
-    await waitJob(env, second);
+    const patched = await call("PATCH", id, "/products", { exclusion_tag: null, excluded_variant_ids: dropped.map((v) => v.id) });
+    expect(patched.status).toBe(202);
+    // The PATCH answers the handle of the resolution it queued, so a client can poll it.
+    const second = (patched.body as { resolution_job: { job_id: string; status_url: string } }).resolution_job;
+    expect(second).toEqual({ job_id: await latestResolution(id), status_url: `/api/v2/external/jobs/${await latestResolution(id)}` });
+    expect(second.job_id).not.toBe(first.job_id);
+    await waitJob(env, second.job_id);
     expect(await offerVariants(id)).toEqual(ids(mirror.filter((v) => !dropped.includes(v))));
     await waitSynced(env, id);
   });
@@ -104,11 +107,21 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
   it("a collection source resolves from the products' collections", async () => {
     const collection = mirror.find((v) => v.collection_ids.length > 0)?.collection_ids[0] ?? "";
     expect(collection).not.toBe("");
-    const id = await newOffer({ products: { source: "collection", collection_id: collection } });
-    expect((await waitJob(env, await latestResolution(id))).status).toBe("completed");
+    const created = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "A collection", products: { source: "collection", collection_id: collection } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const { id, resolution_job: resolution } = created.body as { id: string; resolution_job: { job_id: string } | null };
+    // The create answers the handle of the resolution its collection source queued.
+    expect(resolution?.job_id).toBe(await latestResolution(id));
+    expect((await waitJob(env, resolution?.job_id ?? "")).status).toBe("completed");
     const expected = mirror.filter((v) => v.collection_ids.includes(collection));
     expect(expected.length).toBeLessThan(mirror.length);
     expect(await offerVariants(id)).toEqual(ids(expected));
+    // Another collection: set_collection answers the new resolution's handle; the same one again queues none.
+    const other = mirror.flatMap((v) => v.collection_ids).find((c) => c !== collection) ?? "";
+    const moved = (await call("POST", id, "/products/set_collection", { collection_id: other })).body as { resolution_job: { job_id: string } | null };
+    expect(moved.resolution_job?.job_id).toBe(await latestResolution(id));
+    await waitJob(env, moved.resolution_job?.job_id ?? "");
+    expect(((await call("POST", id, "/products/set_collection", { collection_id: other })).body as { resolution_job: unknown }).resolution_job).toBeNull();
     // Back to custom: the resolution is forgotten and the merchant's list replaces the resolved one.
     await call("POST", id, "/products/set_source_to_custom", { variant_ids: [mirror[0]?.legacy_id] });
     expect(await offerVariants(id)).toEqual([mirror[0]?.id]);

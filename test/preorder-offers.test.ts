@@ -187,10 +187,20 @@ describe("offers: create and get", () => {
     expect(answer.status).toBe(202);
     const body = answer.body as Json & { id: string };
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(body).toEqual(defaultOffer(body.id, "Spring drop"));
+    // A custom source queues no resolution: the create answers its handle as null.
+    expect(body).toEqual({ ...defaultOffer(body.id, "Spring drop"), resolution_job: null });
+    const { resolution_job: _resolution, ...offer } = body;
     const read = await offerCall(env.app, env.key, "GET", body.id);
     expect(read.status).toBe(200);
-    expect(read.body).toEqual(body);
+    expect(read.body).toEqual(offer);
+  });
+
+  it("one create is one change however many of its steps touch the offer: the revision moves once", async () => {
+    // Settings beyond the defaults are saved by one step and the row by another, in one transaction.
+    const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Terms drop", checkout: { terms: { enabled: true } } } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    const { rows } = await env.app.pool.query<{ revision: string }>("select revision::text from preorder_offers where id = $1", [(answer.body as { id: string }).id]);
+    expect(rows).toEqual([{ revision: "2" }]); // 1 at the insert, one change
   });
 
   it("answers every field of the spec's Resources table with its type and nesting", async () => {

@@ -9,6 +9,47 @@ export interface Db {
 
 /** What runs once the transaction of a withTransaction client commits. */
 const afterCommit = new WeakMap<object, (() => void)[]>();
+/** What runs inside the transaction of a withTransaction client, just before its commit, once per key. */
+const beforeCommitHooks = new WeakMap<object, Map<string, () => Promise<unknown>>>();
+
+/** Whether `key` already has work waiting for the commit of `db`'s transaction. */
+export function pendingBeforeCommit(db: Db, key: string): boolean {
+  return beforeCommitHooks.get(db)?.has(key) ?? false;
+}
+
+/**
+ * Runs `hook` inside `db`'s transaction just before it commits, once per key however often it is
+ * asked for (the first hook of a key is kept); at once when `db` is a pool or a client outside
+ * withTransaction. A throw rolls the transaction back.
+ */
+export async function beforeCommit(db: Db, key: string, hook: () => Promise<unknown>): Promise<void> {
+  const hooks = beforeCommitHooks.get(db);
+  if (!hooks) {
+    await hook();
+    return;
+  }
+  if (!hooks.has(key)) hooks.set(key, hook);
+}
+
+/** Runs the hook waiting under `key` now (and not again at the commit): its answer, or undefined when none waits. */
+export async function runBeforeCommitNow<T>(db: Db, key: string): Promise<T | undefined> {
+  const hooks = beforeCommitHooks.get(db);
+  const hook = hooks?.get(key);
+  if (!hook) return undefined;
+  hooks?.delete(key);
+  return (await hook()) as T;
+}
+
+/** Runs every waiting hook, including those a hook adds. */
+async function runBeforeCommit(db: object): Promise<void> {
+  const hooks = beforeCommitHooks.get(db);
+  if (!hooks) return;
+  for (let next = hooks.entries().next(); !next.done; next = hooks.entries().next()) {
+    const [key, hook] = next.value;
+    hooks.delete(key);
+    await hook();
+  }
+}
 
 /**
  * Runs `effect` once what `db` wrote is committed: at once for a pool (autocommit) or a client not
@@ -38,9 +79,12 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) 
   let broken = false;
   const effects: (() => void)[] = [];
   afterCommit.set(client, effects);
+  beforeCommitHooks.set(client, new Map());
   try {
     await client.query("begin");
     const result = await fn(client);
+    await runBeforeCommit(client);
+    beforeCommitHooks.delete(client);
     await client.query("commit");
     afterCommit.delete(client);
     runEffects(effects);
@@ -50,6 +94,7 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) 
     throw error;
   } finally {
     afterCommit.delete(client);
+    beforeCommitHooks.delete(client);
     client.release(broken);
   }
 }

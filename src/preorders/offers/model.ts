@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../core/action.ts";
-import type { Db } from "../../core/db.ts";
+import { type Db, beforeCommit, pendingBeforeCommit, runBeforeCommitNow } from "../../core/db.ts";
+import type { JobHandle } from "../../core/jobs.ts";
 import { type ApiError, type Issue, conflict, issueText, notFound, unprocessable } from "../../core/errors.ts";
 import { notBlank, isoTimestamp } from "../../core/schemas.ts";
 import { isUuid } from "../../core/params.ts";
@@ -12,7 +13,7 @@ import { type DeepPartial, deepPartialStrict, mergeDeep } from "../../core/deep-
 /**
  * The offer model shared by every capability group: the row, the generic group machinery (one
  * zod schema per group from which the GET shape, the deep-partial PATCH and the merged-result
- * check derive), and `markOfferChanged`, which every committed write calls.
+ * check derive), and `touchOffer`, which every committed write calls.
  */
 
 export const OFFER_RESOURCE = "Preorder offer";
@@ -82,19 +83,36 @@ export async function findOffer(db: Db, shopId: string, id: string, lock = false
 }
 
 /**
- * Every committed change to an offer goes through here, in the write's transaction: the offer is
- * due for sync to the platform again (`sync.status` pending), its revision and `updated_at` move.
- * The sync itself (a job coalesced per offer) is enqueued here too (sync/enqueue.ts), so that no
- * committed change misses it and no rolled-back one leaves a job.
+ * Every committed change to an offer goes through here, in the write's transaction: the first
+ * touch of the offer in a transaction makes it due for sync to the platform again (`sync.status`
+ * pending) and moves its revision and `updated_at`, once however many writes touch it; its work
+ * (the sync, and a resolution when its source changed: sync/enqueue.ts) is queued once, just before
+ * the commit, from the offer as the transaction leaves it. No committed change misses its job and
+ * no rolled-back one leaves one. On a pool (autocommit) both happen at once.
  */
-export async function markOfferChanged(db: Db, shopId: string, offerId: string): Promise<void> {
-  await db.query(
-    `update preorder_offers set revision = revision + 1, sync_status = 'pending', updated_at = now()
-     where shop_id = $1 and id = $2`,
-    [shopId, offerId],
-  );
-  await enqueueOfferWork(db, shopId, offerId);
+export async function touchOffer(db: Db, shopId: string, offerId: string): Promise<void> {
+  if (!pendingBeforeCommit(db, touchedKey(offerId))) {
+    await db.query(
+      `update preorder_offers set revision = revision + 1, sync_status = 'pending', updated_at = now()
+       where shop_id = $1 and id = $2`,
+      [shopId, offerId],
+    );
+    await beforeCommit(db, touchedKey(offerId), async () => undefined);
+  }
+  // Again after a flush: a write after it must still queue its work at the commit.
+  await beforeCommit(db, workKey(offerId), () => enqueueOfferWork(db, shopId, offerId));
 }
+
+/**
+ * Queues the offer's work now rather than at the commit (and not again then, unless touched again):
+ * the handle of the resolution it queued, for an action that answers it.
+ */
+export async function flushOfferWork(db: Db, offerId: string): Promise<JobHandle | undefined> {
+  return runBeforeCommitNow<JobHandle | undefined>(db, workKey(offerId));
+}
+
+const touchedKey = (offerId: string) => `offer_touched:${offerId}`;
+const workKey = (offerId: string) => `offer_work:${offerId}`;
 
 /** What a group's rules may look at: the whole offer (other groups), and the database (mirror lookups). */
 interface RuleEnv {
@@ -232,7 +250,7 @@ export async function saveSettings(db: Db, offer: OfferState): Promise<boolean> 
     [offer.row.shop_id, offer.row.id, JSON.stringify(changes)],
   );
   if (rows[0]) offer.row = { ...offer.row, settings: rows[0].settings };
-  await markOfferChanged(db, offer.row.shop_id, offer.row.id);
+  await touchOffer(db, offer.row.shop_id, offer.row.id);
   return true;
 }
 

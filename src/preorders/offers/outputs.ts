@@ -173,6 +173,17 @@ export const productsOutput = z
   })
   .describe("The variants the offer applies to (the full list: GET /preorders/offers/{id}/variants)");
 
+/** The handle of the resolution a change queued (null: none was, e.g. a custom source or no change of source). */
+export const resolutionJobOutput = z
+  .strictObject({ job_id: z.string(), status_url: z.string() })
+  .nullable()
+  .describe("The job resolving the offer's variants from the catalog mirror that this change queued (poll its status_url); null when none was queued");
+
+/** Products changes that may queue a resolution: the products group as committed, and that resolution's handle. */
+export const productsWithResolutionOutput = productsOutput
+  .extend({ resolution_job: resolutionJobOutput })
+  .describe("The products group as committed, with resolution_job: the handle of the job resolving the variants, or null when the change queued none");
+
 /** products/set_source_to_all: the products group as committed, and the handle of the resolution job. */
 export const productsWithJobOutput = productsOutput
   .extend(jobHandleOutput.shape)
@@ -283,6 +294,9 @@ export const offerOutput = z
   .describe("A preorder offer in full");
 
 export const offerPageOutput = pageOutput("offers", offerOutput);
+
+/** POST /preorders/offers: the offer, and the handle of the resolution its all or collection source queued (null for custom). */
+export const offerCreatedOutput = offerOutput.extend({ resolution_job: resolutionJobOutput });
 
 export const offerDeletedOutput = z.strictObject({ id: z.string(), deleted_at: timestampOutput });
 

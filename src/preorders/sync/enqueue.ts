@@ -6,7 +6,7 @@ import { declareTask, enqueue } from "../../core/tasks.ts";
 /**
  * What a committed change to an offer sets in motion, enqueued in the write's own transaction
  * (graphile-worker's `add_job` in SQL): no committed change misses its job, no rolled-back one
- * leaves one. Called by `markOfferChanged` (offers/model.ts). Imports nothing of the offer model,
+ * leaves one. Called by `touchOffer` (offers/model.ts). Imports nothing of the offer model,
  * so that the model can import it.
  */
 
@@ -85,7 +85,7 @@ export async function enqueueOfferResolution(db: Db, shopId: string, offerId: st
  * variants when its source is all or collection and what the resolution depends on (source,
  * collection, exclusion tag, excluded ids) differs from what the last one was queued for.
  */
-export async function enqueueOfferWork(db: Db, shopId: string, offerId: string): Promise<void> {
+export async function enqueueOfferWork(db: Db, shopId: string, offerId: string): Promise<JobHandle | undefined> {
   const { rows } = await db.query<SourceRow & { resolved_key: string | null }>(
     `select o.products_source, o.products_collection_id, o.products_exclusion_tag, o.products_excluded_variant_ids, o.deleted_at,
             r.source_key as resolved_key
@@ -94,12 +94,13 @@ export async function enqueueOfferWork(db: Db, shopId: string, offerId: string):
     [shopId, offerId],
   );
   const row = rows[0];
-  if (!row) return;
+  if (!row) return undefined;
   await enqueueOfferSync(db, shopId, offerId);
   const key = sourceKey(row);
-  if (key !== undefined && key !== row.resolved_key) await enqueueOfferResolution(db, shopId, offerId, key);
+  if (key !== undefined && key !== row.resolved_key) return enqueueOfferResolution(db, shopId, offerId, key);
   // A custom source forgets the last resolution: going back to `all` resolves again.
   if (key === undefined && row.resolved_key !== null) await db.query("delete from preorder_offer_resolutions where offer_id = $1", [offerId]);
+  return undefined;
 }
 
 /**

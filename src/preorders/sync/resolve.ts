@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
-import { markOfferChanged } from "../offers/model.ts";
+import { touchOffer } from "../offers/model.ts";
 import { type SourceRow, enqueueOfferResolution, enqueueOfferSync, sourceKey } from "./enqueue.ts";
 
 /**
@@ -108,7 +108,7 @@ export async function resolveOfferVariants(db: Db, shopId: string, offerId: stri
   const { rows: counted } = await db.query<{ n: number }>("select count(*)::int as n from preorder_offer_variants where offer_id = $1", [offerId]);
   const variants = counted[0]?.n ?? 0;
   await finishResolution(db, offerId, jobId, variants);
-  if (added > 0 || removed > 0) await markOfferChanged(db, shopId, offerId);
+  if (added > 0 || removed > 0) await touchOffer(db, shopId, offerId);
   // A sync that waited for this resolution (see run.ts) runs now even if nothing changed.
   else if (offer.sync_status !== "synced") await enqueueOfferSync(db, shopId, offerId);
   return { offer_id: offerId, source: offer.products_source, considered, added, removed, variants };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
-import { changeGroup, groupAction, groupGetAction, groupPatchAction, groupPath, markOfferChanged, offerParams, presentGroup, requiredLabel } from "../model.ts";
+import { changeGroup, groupAction, groupGetAction, groupPatchAction, groupPath, touchOffer, offerParams, presentGroup, requiredLabel } from "../model.ts";
 import { BUTTON_TEXT_STATES, advancedGroup, splitIsOrders } from "../groups/plan-groups.ts";
 import { advancedOutput } from "../outputs.ts";
 
@@ -30,7 +30,7 @@ const attachToPlatformSellingPlan = defineAction({
       },
       patch: () => ({ use_platform_selling_plan: true }),
     });
-    if (!changed) await markOfferChanged(ctx.db, ctx.shopId, params.id);
+    if (!changed) await touchOffer(ctx.db, ctx.shopId, params.id);
     return presentGroup(advancedGroup, value, offer.row);
   },
 });

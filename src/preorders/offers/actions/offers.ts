@@ -28,7 +28,8 @@ import {
   applyGroupPatch,
   findOffer,
   label,
-  markOfferChanged,
+  flushOfferWork,
+  touchOffer,
   offerParams,
   presentGroup,
   saveSettings,
@@ -45,7 +46,7 @@ import {
 } from "./products.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../groups/plan-groups.ts";
 import { translationsGroup } from "./translations.ts";
-import { offerDeletedOutput, offerOutput, offerPageOutput } from "../outputs.ts";
+import { offerCreatedOutput, offerDeletedOutput, offerOutput, offerPageOutput } from "../outputs.ts";
 import { widgetGroup } from "./widget.ts";
 import { clearSchedule } from "../schedule.ts";
 import { setOfferStatus } from "../status.ts";
@@ -200,7 +201,7 @@ export async function createOffer(ctx: ActionContext, spec: CreateOfferSpec): Pr
   if (violations.length > 0) throw unprocessable(violations);
   await saveSettings(ctx.db, offer);
   await addOfferVariants(ctx.db, ctx.shopId, row.id, variants);
-  await markOfferChanged(ctx.db, ctx.shopId, row.id);
+  await touchOffer(ctx.db, ctx.shopId, row.id);
   return findOffer(ctx.db, ctx.shopId, row.id);
 }
 
@@ -211,7 +212,7 @@ const createOfferAction = defineAction({
   name: "preorders.offers.create",
   method: "POST",
   path: OFFERS_PATH,
-  description: `Creates a preorder offer (status draft; enable it with POST /preorders/offers/{id}/enable). A draft is not put on the store platform: its selling plan group is created when it is enabled. Body: name (required), internal_name (defaults to name), products (source all, custom or collection; variant_ids for custom; collection_id for collection; exclusion_tag, excluded_variant_ids), and any capability group's deep-partial settings as its PATCH takes them (widget, shipping, payments, ...), checked by the same rules. Not idempotent. Answers the full offer: ${OFFER_SHAPE}.`,
+  description: `Creates a preorder offer (status draft; enable it with POST /preorders/offers/{id}/enable). A draft is not put on the store platform: its selling plan group is created when it is enabled. Body: name (required), internal_name (defaults to name), products (source all, custom or collection; variant_ids for custom; collection_id for collection; exclusion_tag, excluded_variant_ids), and any capability group's deep-partial settings as its PATCH takes them (widget, shipping, payments, ...), checked by the same rules. Not idempotent. Answers the full offer: ${OFFER_SHAPE}; and resolution_job, the handle (job_id, status_url) of the job resolving an all or collection source's variants (null for custom).`,
   aliases: ["create a preorder offer", "set up preorders for products", "start a new preorder campaign"],
   notes: [
     "A new offer is a draft: nothing is on the store platform until it is enabled.",
@@ -219,7 +220,7 @@ const createOfferAction = defineAction({
     "Group settings given here are checked by the same rules as each group's PATCH (422 with group.field paths).",
     "Fields the body leaves out take the shop's offer_defaults (GET /preorders/settings) where set: widget.button.text, checkout.order_tags.tags, payments.remaining_balance.auto_collect and .due (days after checkout).",
   ],
-  output: offerOutput,
+  output: offerCreatedOutput,
   kind: "write",
   input: createInput,
   async handler(ctx, { input }) {
@@ -227,7 +228,8 @@ const createOfferAction = defineAction({
     // The shop's offer defaults (PATCH /preorders/settings offer_defaults) fill what the body leaves out.
     const groups = withOfferDefaults(body, (await loadPreorderSettings(ctx.db, ctx.shopId)).offer_defaults);
     const row = await createOffer(ctx, { name, internal_name, products, groups });
-    return presentOffer(row, (await variantStats(ctx.db, [row.id])).get(row.id));
+    const resolution = await flushOfferWork(ctx.db, row.id);
+    return { ...presentOffer(row, (await variantStats(ctx.db, [row.id])).get(row.id)), resolution_job: resolution ?? null };
   },
 });
 
@@ -300,7 +302,7 @@ const updateOfferAction = defineAction({
     const internalName = input.internal_name ?? row.internal_name;
     if (name !== row.name || internalName !== row.internal_name) {
       await ctx.db.query("update preorder_offers set name = $3, internal_name = $4 where shop_id = $1 and id = $2", [ctx.shopId, row.id, name, internalName]);
-      await markOfferChanged(ctx.db, ctx.shopId, row.id);
+      await touchOffer(ctx.db, ctx.shopId, row.id);
     }
     return loadOfferView(ctx.db, ctx.shopId, row.id);
   },
@@ -327,7 +329,7 @@ const deleteOfferAction = defineAction({
     const deleted = rows[0];
     if (!deleted) throw notFound(OFFER_RESOURCE, params.id);
     await clearSchedule(ctx.db, ctx.shopId, row.id);
-    await markOfferChanged(ctx.db, ctx.shopId, row.id);
+    await touchOffer(ctx.db, ctx.shopId, row.id);
     return { id: row.id, deleted_at: deleted.deleted_at.toISOString() };
   },
 });

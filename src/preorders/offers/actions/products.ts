@@ -4,8 +4,9 @@ import type { Db } from "../../../core/db.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, conflict, invalidField, unprocessable } from "../../../core/errors.ts";
 import { requestOfferResolution } from "../../sync/enqueue.ts";
-import { LIMITS, type OfferRow, type ProductSource, findOffer, groupPath, markOfferChanged, offerParams, requiredLabel } from "../model.ts";
-import { productsOutput, productsWithJobOutput } from "../outputs.ts";
+import { LIMITS, type OfferRow, type ProductSource, findOffer, flushOfferWork, groupPath, offerParams, requiredLabel, touchOffer } from "../model.ts";
+import { productsOutput, productsWithJobOutput, productsWithResolutionOutput } from "../outputs.ts";
+import type { JobHandle } from "../../../core/jobs.ts";
 
 /**
  * Which variants an offer applies to. The source and its parameters are columns of the offer;
@@ -161,10 +162,26 @@ function sourceOf(row: OfferRow): SourceChange {
 
 /** Writes a source change (when it is one) and marks the offer changed. */
 async function changeSource(ctx: ActionContext, row: OfferRow, change: SourceChange, variantsChanged = false): Promise<Products> {
+  return (await changeSourceQueued(ctx, row, change, variantsChanged)).products;
+}
+
+/** changeSource, queuing the offer's work now: the products and the handle of the resolution it queued (null: none). */
+async function changeSourceQueued(
+  ctx: ActionContext,
+  row: OfferRow,
+  change: SourceChange,
+  variantsChanged = false,
+): Promise<{ products: Products; resolution_job: JobHandle | null }> {
   let current = row;
   if (!sameSource(row, change)) current = await writeSource(ctx.db, row, change);
-  if (current !== row || variantsChanged) await markOfferChanged(ctx.db, ctx.shopId, row.id);
-  return answer(ctx, current);
+  if (current !== row || variantsChanged) await touchOffer(ctx.db, ctx.shopId, row.id);
+  const resolution = await flushOfferWork(ctx.db, row.id);
+  return { products: await answer(ctx, current), resolution_job: resolution ?? null };
+}
+
+async function answerWithResolution(queued: Promise<{ products: Products; resolution_job: JobHandle | null }>): Promise<Record<string, unknown>> {
+  const { products, resolution_job } = await queued;
+  return { ...products, resolution_job };
 }
 
 const dedupe = (ids: readonly string[]): string[] => [...new Set(ids)];
@@ -198,21 +215,23 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     method: "PATCH",
     path: groupPath("products"),
     description:
-      "Changes what an all or collection source leaves out: exclusion_tag (products with this tag are excluded; null for none) and excluded_variant_ids (replaced whole, at most 1000). The source itself changes with set_source_to_all, set_source_to_custom and set_source_to_collection. Answers the products group.",
+      "Changes what an all or collection source leaves out: exclusion_tag (products with this tag are excluded; null for none) and excluded_variant_ids (replaced whole, at most 1000). The source itself changes with set_source_to_all, set_source_to_custom and set_source_to_collection. Answers the products group with resolution_job: the handle of the job resolving the variants again when the change queued one (an all or collection source), else null.",
     aliases: ["exclude products from a preorder offer", "set the preorder exclusion tag"],
     notes: ["Only what an all or collection source leaves out changes here; the source changes by set_source_to_all, set_source_to_custom and set_source_to_collection."],
-    output: productsOutput,
+    output: productsWithResolutionOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
       if (row.products_source !== "custom") await assertCatalogMirrored(ctx.db, ctx.shopId);
-      return changeSource(ctx, row, {
-        ...sourceOf(row),
-        ...(input.exclusion_tag !== undefined ? { exclusion_tag: input.exclusion_tag } : {}),
-        ...(input.excluded_variant_ids !== undefined ? { excluded_variant_ids: dedupe(input.excluded_variant_ids) } : {}),
-      });
+      return answerWithResolution(
+        changeSourceQueued(ctx, row, {
+          ...sourceOf(row),
+          ...(input.exclusion_tag !== undefined ? { exclusion_tag: input.exclusion_tag } : {}),
+          ...(input.excluded_variant_ids !== undefined ? { excluded_variant_ids: dedupe(input.excluded_variant_ids) } : {}),
+        }),
+      );
     },
   }),
   defineAction({
@@ -325,10 +344,10 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     method: "POST",
     path: groupPath("products", "set_source_to_collection"),
     description:
-      "Applies the offer to the variants of a collection: collection_id (a collection of the shop); exclusion_tag and excluded_variant_ids as for set_source_to_all (absent: none). The variants are resolved asynchronously. Answers the products group.",
+      "Applies the offer to the variants of a collection: collection_id (a collection of the shop); exclusion_tag and excluded_variant_ids as for set_source_to_all (absent: none). The variants are resolved by a job. Answers the products group with resolution_job, that job's handle (job_id, status_url).",
     aliases: ["apply a preorder offer to a collection", "put a collection on preorder"],
-    notes: ["The variants are resolved by a background job after the answer.", "Refused (409) until the shop's first catalog sync has completed."],
-    output: productsOutput,
+    notes: ["The variants are resolved by a background job: poll resolution_job.status_url.", "Refused (409) until the shop's first catalog sync has completed."],
+    output: productsWithResolutionOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ collection_id: z.string().min(1).max(255), exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
@@ -338,12 +357,14 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
       if (!(await collectionExists(ctx.db, ctx.shopId, input.collection_id))) {
         throw invalidField("collection_id", "must be a collection of this shop");
       }
-      return changeSource(ctx, row, {
-        source: "collection",
-        collection_id: input.collection_id,
-        exclusion_tag: input.exclusion_tag ?? null,
-        excluded_variant_ids: dedupe(input.excluded_variant_ids ?? []),
-      });
+      return answerWithResolution(
+        changeSourceQueued(ctx, row, {
+          source: "collection",
+          collection_id: input.collection_id,
+          exclusion_tag: input.exclusion_tag ?? null,
+          excluded_variant_ids: dedupe(input.excluded_variant_ids ?? []),
+        }),
+      );
     },
   }),
   defineAction({
@@ -351,10 +372,10 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     method: "POST",
     path: groupPath("products", "set_collection"),
     description:
-      "Changes the collection of a collection offer: collection_id (a collection of the shop). 409 when the offer is not a collection offer (use set_source_to_collection). Answers the products group.",
+      "Changes the collection of a collection offer: collection_id (a collection of the shop). 409 when the offer is not a collection offer (use set_source_to_collection). Answers the products group with resolution_job: the handle of the job resolving the new collection's variants (null when the collection did not change).",
     aliases: ["change the collection of a preorder offer", "switch a preorder offer to another collection"],
     notes: ["Refused (409) when the offer is not a collection offer: use set_source_to_collection."],
-    output: productsOutput,
+    output: productsWithResolutionOutput,
     kind: "write",
     params: offerParams,
     input: z.strictObject({ collection_id: z.string().min(1).max(255) }),
@@ -365,7 +386,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
       if (!(await collectionExists(ctx.db, ctx.shopId, input.collection_id))) {
         throw invalidField("collection_id", "must be a collection of this shop");
       }
-      return changeSource(ctx, row, { ...sourceOf(row), collection_id: input.collection_id });
+      return answerWithResolution(changeSourceQueued(ctx, row, { ...sourceOf(row), collection_id: input.collection_id }));
     },
   }),
 ];

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineAction } from "../../../../core/action.ts";
 import { notFound } from "../../../../core/errors.ts";
 import { isUuid } from "../../../../core/params.ts";
-import { OFFERS_PATH, OFFER_RESOURCE, type OfferStatus, markOfferChanged, offerParams } from "../../model.ts";
+import { OFFERS_PATH, OFFER_RESOURCE, type OfferStatus, touchOffer, offerParams } from "../../model.ts";
 import { loadOfferView } from "../offers.ts";
 import { offerWithScheduleOutput } from "./schedule.ts";
 
@@ -33,7 +33,7 @@ export const restoreOffer = defineAction({
     if (row.deleted_at !== null) {
       const status: OfferStatus = row.status === "draft" ? "draft" : "disabled";
       await ctx.db.query("update preorder_offers set deleted_at = null, status = $3 where shop_id = $1 and id = $2", [ctx.shopId, row.id, status]);
-      await markOfferChanged(ctx.db, ctx.shopId, row.id);
+      await touchOffer(ctx.db, ctx.shopId, row.id);
     }
     return loadOfferView(ctx.db, ctx.shopId, row.id);
   },
