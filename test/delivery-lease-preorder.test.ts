@@ -44,7 +44,7 @@ async function pendingNotification(name: string): Promise<string> {
 }
 
 function taskContext(channels: Channels): TaskContext {
-  return { pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime(), channels, workerJobId: "1", attempt: 1, maxAttempts: 5, signal: undefined, taskNames: [] };
+  return { pool: env.pool, log: env.log, config: env.config, platform: testPlatformRuntime(), channels, workerJobId: "1", attempt: 1, maxAttempts: 5, signal: undefined };
 }
 
 describe("the send lease of preorder notifications", () => {

@@ -43,7 +43,7 @@ describe("the ends of runs finishing together", () => {
     expect(written[3]?.errors).toEqual([{ attempt: 1, message: "All 1 item(s) refused" }]);
   });
 
-  it("leaves a cancelled job cancelled, and fails every run of a statement that fails", async () => {
+  it("leaves a cancelled job cancelled, and fails only the run whose row the statement refuses", async () => {
     const { job_id: cancelled } = await enqueueJobRow(env.pool, { shopId: env.shopId, task });
     await env.pool.query("update jobs set status = 'cancelled' where id = $1", [cancelled]);
     await writeFinishedRun(env.pool, { jobId: cancelled, attempt: 1, startedAt: new Date(), status: "completed", errors: "[]", result: "{}" });
@@ -55,7 +55,7 @@ describe("the ends of runs finishing together", () => {
       writeFinishedRun(env.pool, { jobId: a, attempt: 1, startedAt: new Date(), status: "completed", errors: "[]", result: "{}" }),
       writeFinishedRun(env.pool, { jobId: b, attempt: 1, startedAt: new Date(), status: "completed", errors: "not json", result: "{}" }),
     ]);
-    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
-    expect((await rows([a, b])).map((r) => r.status)).toEqual(["queued", "queued"]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+    expect((await rows([a, b])).map((r) => r.status)).toEqual(["completed", "queued"]);
   });
 });

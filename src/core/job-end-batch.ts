@@ -61,23 +61,33 @@ class EndBatcher {
       const batch = this.waiting;
       this.waiting = [];
       try {
-        await this.pool.query({
-          ...END_FINISHED_BATCH,
-          values: [
-            batch.map((r) => r.jobId),
-            batch.map((r) => r.attempt),
-            batch.map((r) => r.startedAt),
-            batch.map((r) => r.status),
-            batch.map((r) => r.errors),
-            batch.map((r) => r.result),
-          ],
-        });
+        await this.write(batch);
         for (const run of batch) run.done();
       } catch (error) {
-        for (const run of batch) run.fail(error);
+        if (batch.length === 1) {
+          batch[0]?.fail(error);
+          continue;
+        }
+        // One row the statement refuses (a result jsonb cannot hold) must not fail the runs that
+        // finished beside it: each is written on its own, and only the bad one fails.
+        await Promise.all(batch.map((run) => this.write([run]).then(run.done, run.fail)));
       }
     }
     this.writing = false;
+  }
+
+  private async write(runs: readonly FinishedRun[]): Promise<void> {
+    await this.pool.query({
+      ...END_FINISHED_BATCH,
+      values: [
+        runs.map((r) => r.jobId),
+        runs.map((r) => r.attempt),
+        runs.map((r) => r.startedAt),
+        runs.map((r) => r.status),
+        runs.map((r) => r.errors),
+        runs.map((r) => r.result),
+      ],
+    });
   }
 }
 

@@ -36,8 +36,7 @@ export class TaskRegistry {
 
   /** graphile-worker's task list: each task behind the one wrapper below. */
   taskList(deps: TaskDeps): TaskList {
-    const taskNames = this.tasks.map((task) => task.name);
-    return Object.fromEntries(this.tasks.map((task) => [task.name, wrap(task, deps, taskNames)]));
+    return Object.fromEntries(this.tasks.map((task) => [task.name, wrap(task, deps)]));
   }
 }
 
@@ -46,7 +45,7 @@ export class TaskRegistry {
  * at error (job id, task, attempt, issues) and the job finishes without a retry. A run that
  * throws a PermanentJobFailure is failed for good, with its reason, on its first attempt.
  */
-function wrap(task: AnyTaskDefinition, deps: TaskDeps, taskNames: readonly string[]): Task {
+function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
   return async (raw: unknown, helpers: JobHelpers) => {
     const parsed = task.payload.safeParse(raw);
     if (!parsed.success) {
@@ -62,7 +61,6 @@ function wrap(task: AnyTaskDefinition, deps: TaskDeps, taskNames: readonly strin
       attempt: helpers.job.attempts,
       maxAttempts: helpers.job.max_attempts,
       signal: helpers.abortSignal,
-      taskNames,
     };
     try {
       await task.run(ctx, parsed.data);

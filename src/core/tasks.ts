@@ -27,8 +27,6 @@ export interface TaskContext extends TaskDeps {
   maxAttempts: number;
   /** Fires when the worker shuts down and the job should stop early. */
   signal: AbortSignal | undefined;
-  /** The names of every task this worker runs (queue maintenance keeps their identifiers). */
-  taskNames: readonly string[];
 }
 
 /**

@@ -1,35 +1,29 @@
-import { makeWorkerUtils } from "graphile-worker";
 import type pg from "pg";
-import type { Log } from "../logger.ts";
-import { workerLogger } from "../logger.ts";
+import { withTransaction } from "../core/db.ts";
 import { QUEUE_RELATIONS } from "./relations.ts";
 
-interface QueueGarbage {
+export interface QueueGarbage {
   job_queues: number;
-  task_identifiers: number;
 }
 
 /**
- * graphile-worker's own cleanup: named job queues no job uses (one per offer is created by its
- * sync and never removed otherwise) and task identifiers no job uses, except those of tasks this
- * service runs (workers cache their ids). Permanently failed jobs are kept: the console shows
- * them. Answers how many rows went.
+ * Removes the named job queues no job uses (each offer's sync has a queue of its own, created by
+ * add_job and never removed otherwise), as graphile-worker's GC_JOB_QUEUES does, but under a lock:
+ * add_job creates a queue with `insert ... on conflict do nothing` and its job in the same
+ * uncommitted transaction, with no foreign key between them, so the unlocked cleanup could delete
+ * the queue of a job not yet visible, which would then never be fetched. The lock waits for those
+ * transactions to end (their inserts hold ROW EXCLUSIVE) and makes new ones wait for this one.
+ * Task identifiers are not collected (docs/decisions/0188). Answers how many queues went.
  */
-export async function collectQueueGarbage(pool: pg.Pool, log: Log, taskNamesToKeep: readonly string[]): Promise<QueueGarbage> {
-  const count = async () => {
-    const { rows } = await pool.query<QueueGarbage>(
-      `select (select count(*) from graphile_worker._private_job_queues)::int as job_queues,
-              (select count(*) from ${QUEUE_RELATIONS.privateTasks})::int as task_identifiers`,
+export async function collectQueueGarbage(pool: pg.Pool): Promise<QueueGarbage> {
+  return withTransaction(pool, async (db) => {
+    // A busy queue table is tried again at the next run rather than waited for.
+    await db.query("set local lock_timeout = '5s'");
+    await db.query("lock table graphile_worker._private_job_queues in share row exclusive mode");
+    const { rowCount } = await db.query(
+      `delete from graphile_worker._private_job_queues q
+       where q.locked_at is null and not exists (select 1 from ${QUEUE_RELATIONS.privateJobs} j where j.job_queue_id = q.id)`,
     );
-    return rows[0] ?? { job_queues: 0, task_identifiers: 0 };
-  };
-  const before = await count();
-  const utils = await makeWorkerUtils({ pgPool: pool, logger: workerLogger(log) });
-  try {
-    await utils.cleanup({ tasks: ["GC_JOB_QUEUES", "GC_TASK_IDENTIFIERS"], taskIdentifiersToKeep: taskNamesToKeep });
-  } finally {
-    await utils.release();
-  }
-  const after = await count();
-  return { job_queues: before.job_queues - after.job_queues, task_identifiers: before.task_identifiers - after.task_identifiers };
+    return { job_queues: rowCount ?? 0 };
+  });
 }

@@ -7,8 +7,8 @@ import { pruneFinishedJobs, pruneRateLimitWindows } from "../maintenance.ts";
 
 /**
  * Crontab: removes finished jobs past their retention, spent rate-limit windows and ended
- * login-failure windows, the revocations of sessions that have expired, and the job queues and
- * task identifiers no job uses (graphile-worker's cleanup).
+ * login-failure windows, the revocations of sessions that have expired, and the job queues no job
+ * uses (src/queue/maintenance.ts).
  */
 export default defineTask({
   name: "maintenance_prune",
@@ -20,10 +20,10 @@ export default defineTask({
     const windows = await pruneRateLimitWindows(ctx.pool, ctx.config.RATE_LIMIT_WINDOW_SECONDS);
     const loginWindows = await pruneLoginFailures(ctx.pool);
     const revokedSessions = await pruneRevokedSessions(ctx.pool);
-    const queue = await collectQueueGarbage(ctx.pool, ctx.log, ctx.taskNames);
+    const queue = await collectQueueGarbage(ctx.pool);
     ctx.log.info(
       { jobs, windows, loginWindows, revokedSessions, queue },
-      "pruned finished jobs, rate-limit windows, login-failure windows, expired session revocations and unused job queues and task identifiers",
+      "pruned finished jobs, rate-limit windows, login-failure windows, expired session revocations and unused job queues",
     );
   },
 });
