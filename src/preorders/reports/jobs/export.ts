@@ -15,8 +15,9 @@ function filenameFor(report: ReportName, at: Date): string {
 }
 
 /**
- * V8 flags of the export's process: a capped old generation, so the strings of rows already
- * written are collected as the export goes instead of accumulating.
+ * V8 flags of the export's process: a capped old generation, so the buffers of COPY's output
+ * already stored are collected as the export goes instead of accumulating (it holds no rows: the
+ * CSV comes from PostgreSQL, src/exports/copy.ts).
  */
 const EXPORT_PROCESS_FLAGS = ["--max-old-space-size=64", "--max-semi-space-size=16"];
 
