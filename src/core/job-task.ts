@@ -1,6 +1,5 @@
 import pg from "pg";
 import { type z, prettifyError } from "zod";
-import { writeFinishedRun } from "./job-end-batch.ts";
 import { type JobRef, type JobRow, jobTaskPayload, refusalOf } from "./jobs.ts";
 import { PermanentJobFailure, type TaskContext, type TaskDefinition, defineTask } from "./tasks.ts";
 
@@ -60,6 +59,12 @@ const RECORD_PROGRESS = `update jobs set ${RUN_FIELDS}, processed = $4, total = 
 // graphile-worker unprepared, 59-76% prepared).
 const END_FIELDS = `status = $4, attempts = greatest(jobs.attempts, $2), started_at = coalesce(jobs.started_at, $3),
   errors = jobs.errors || $5::jsonb, updated_at = now()`;
+// $6 the result.
+const END_FINISHED = {
+  name: "job_run_end",
+  text: `update jobs set ${END_FIELDS}, result = $6, processed = coalesce(total, processed), finished_at = now()
+    from ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running')`,
+};
 const END_FAILED = {
   name: "job_run_failed",
   text: `update jobs set ${END_FIELDS}, finished_at = case when $4 = 'failed' then now() end
@@ -125,7 +130,7 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
         // A run whose work was all refused ends failed with the reason, never completed.
         const refusal = refusalOf(result);
         const errors = refusal ? [{ attempt, message: refusal, at: new Date().toISOString() }] : [];
-        await writeFinishedRun(pool, { jobId, attempt, startedAt, status: refusal ? "failed" : "completed", errors: JSON.stringify(errors), result: JSON.stringify(result ?? null) });
+        await pool.query({ ...END_FINISHED, values: [jobId, attempt, startedAt, refusal ? "failed" : "completed", JSON.stringify(errors), JSON.stringify(result ?? null)] });
       } catch (error) {
         await settled();
         // A PermanentJobFailure ends the job now (the task registry uses up its queue attempts).
