@@ -25,14 +25,15 @@ export const sellingPlanGroupSchema = z.object({
 });
 export type SellingPlanGroup = z.infer<typeof sellingPlanGroupSchema>;
 
-const CREATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupCreate($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
+// Each document is exported: test/platform-client.test.ts validates every one against the schema.
+export const CREATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupCreate($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
   sellingPlanGroupCreate(input: $input, resources: $resources) {
     sellingPlanGroup { ${GROUP_FIELDS} }
     userErrors { field message code }
   }
 }`;
 
-const UPDATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupUpdate($id: ID!, $input: SellingPlanGroupInput!) {
+export const UPDATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupUpdate($id: ID!, $input: SellingPlanGroupInput!) {
   sellingPlanGroupUpdate(id: $id, input: $input) {
     sellingPlanGroup { ${GROUP_FIELDS} }
     deletedSellingPlanIds
@@ -40,27 +41,27 @@ const UPDATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupUpdate($id: ID!, $in
   }
 }`;
 
-const DELETE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupDelete($id: ID!) {
+export const DELETE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupDelete($id: ID!) {
   sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { field message code } }
 }`;
 
-const ADD_SELLING_PLAN_GROUP_VARIANTS = `mutation SellingPlanGroupAddProductVariants($id: ID!, $productVariantIds: [ID!]!) {
+export const ADD_SELLING_PLAN_GROUP_VARIANTS = `mutation SellingPlanGroupAddProductVariants($id: ID!, $productVariantIds: [ID!]!) {
   sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $productVariantIds) {
     sellingPlanGroup { ${GROUP_FIELDS} }
     userErrors { field message code }
   }
 }`;
 
-const REMOVE_SELLING_PLAN_GROUP_VARIANTS = `mutation SellingPlanGroupRemoveProductVariants($id: ID!, $productVariantIds: [ID!]!) {
+export const REMOVE_SELLING_PLAN_GROUP_VARIANTS = `mutation SellingPlanGroupRemoveProductVariants($id: ID!, $productVariantIds: [ID!]!) {
   sellingPlanGroupRemoveProductVariants(id: $id, productVariantIds: $productVariantIds) {
     removedProductVariantIds
     userErrors { field message code }
   }
 }`;
 
-const GET_SELLING_PLAN_GROUP = `query SellingPlanGroup($id: ID!) { sellingPlanGroup(id: $id) { ${GROUP_FIELDS} } }`;
+export const GET_SELLING_PLAN_GROUP = `query SellingPlanGroup($id: ID!) { sellingPlanGroup(id: $id) { ${GROUP_FIELDS} } }`;
 
-const SELLING_PLAN_GROUP_VARIANTS = `query SellingPlanGroupVariants($id: ID!, $first: Int, $after: String) {
+export const SELLING_PLAN_GROUP_VARIANTS = `query SellingPlanGroupVariants($id: ID!, $first: Int, $after: String) {
   sellingPlanGroup(id: $id) {
     productVariants(first: $first, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } }
   }

@@ -5,11 +5,11 @@ import { chunk, unique } from "./chunk.ts";
 import { parseAnswer } from "./parse.ts";
 import { userErrorsSchema } from "./user-errors.ts";
 
-const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) {
+export const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) {
   tagsAdd(id: $id, tags: $tags) { userErrors { field message code } }
 }`;
 
-const TAGS_REMOVE = `mutation TagsRemove($id: ID!, $tags: [String!]!) {
+export const TAGS_REMOVE = `mutation TagsRemove($id: ID!, $tags: [String!]!) {
   tagsRemove(id: $id, tags: $tags) { userErrors { field message code } }
 }`;
 
