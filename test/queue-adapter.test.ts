@@ -8,6 +8,7 @@ import { declareTask, enqueue } from "../src/core/tasks.ts";
 import { collectQueueGarbage } from "../src/queue/maintenance.ts";
 import { runNow } from "./helpers/queue.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { waitFor } from "./helpers/wait.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 
 const env = useTestEnv({ app: false, shop: false });
@@ -59,7 +60,12 @@ describe("the queue adapter", () => {
       const collecting = collectQueueGarbage(env.pool);
       // The collection waits for that transaction (graphile-worker's own cleanup did not, and
       // deleted the queue of the job about to commit: that job was never fetched).
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor("the collection to wait on the queue table's lock", async () => {
+        const { rows } = await env.pool.query(
+          "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'lock table graphile_worker._private_job_queues%'",
+        );
+        return rows.length > 0 ? true : undefined;
+      });
       await writer.query("commit");
       await collecting;
     } finally {
