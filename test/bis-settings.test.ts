@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BACK_IN_STOCK_SETTINGS, loadBackInStockSettings } from "../src/back_in_stock/settings/settings-store.ts";
+import { DEFAULT_BACK_IN_STOCK_SETTINGS, loadBackInStockSettings } from "../src/back_in_stock/settings/settings.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 

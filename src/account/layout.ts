@@ -7,7 +7,7 @@ import { htmlToText } from "../messaging/render/html-to-text.ts";
 import { TEMPLATE_LIMITS, templateFailure, templateIssue } from "../messaging/render/limits.ts";
 import { renderTemplate, templateProblem } from "../messaging/render/render.ts";
 import { unknownVariableIssue } from "../messaging/render/variables-check.ts";
-import { accountDocument, loadDocument } from "./documents.ts";
+import { defineDocument } from "../core/settings-document.ts";
 import { withUnsubscribeLink } from "./unsubscribe-footer.ts";
 import { loadAccountSettings } from "./settings.ts";
 
@@ -85,7 +85,13 @@ export const DEFAULT_EMAIL_LAYOUT: EmailLayout = {
   colors: { background: "#f4f4f5", body_background: "#ffffff", text: "#222222", accent: "#222222" },
 };
 
-export const emailLayoutDocument = accountDocument("email_layout", emailLayoutSchema, DEFAULT_EMAIL_LAYOUT);
+export const emailLayoutDocument = defineDocument({
+  table: "account_settings",
+  column: "email_layout",
+  label: "account email_layout",
+  schema: emailLayoutSchema,
+  defaults: DEFAULT_EMAIL_LAYOUT,
+});
 
 /** Stands for the body while the layout renders: no character the html engine escapes. */
 const CONTENT_MARKER = "LAYOUTCONTENT7f3a9c2e51d04b8b";
@@ -143,7 +149,7 @@ export async function layoutIssues(layout: EmailLayout, shop: LayoutShop): Promi
 
 /** The shop's layout, rendered; null when it is switched off. Throws when a stored layout no longer renders. */
 export async function loadEmailLayout(db: Db, shopId: string, shopUrl: string): Promise<PreparedLayout | null> {
-  const layout = await loadDocument(db, shopId, emailLayoutDocument);
+  const layout = await emailLayoutDocument.load(db, shopId);
   if (!layout.enabled) return null;
   const settings = await loadAccountSettings(db, shopId);
   return prepareLayout(layout, { name: settings.store_name, url: shopUrl });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { OutboundMessage } from "../channels/index.ts";
 import type { Db } from "../core/db.ts";
-import { accountDocument, loadDocument } from "./documents.ts";
+import { defineDocument } from "../core/settings-document.ts";
 import { emailAddress, loadAccountSettings } from "./settings.ts";
 
 /**
@@ -57,7 +57,13 @@ type Sending = z.output<typeof sendingSchema>;
 
 const DEFAULT_SENDING: Sending = { sender_name: null, sender_email: null, reply_to: null, sms_sender: null };
 
-export const sendingDocument = accountDocument("sending", sendingSchema, DEFAULT_SENDING);
+export const sendingDocument = defineDocument({
+  table: "account_settings",
+  column: "sending",
+  label: "account sending",
+  schema: sendingSchema,
+  defaults: DEFAULT_SENDING,
+});
 
 /** The address part of `Name <address>` (or the whole text when it is a bare address). */
 function addressOf(from: string): string {
@@ -124,7 +130,7 @@ export interface SenderIdentity {
  * replies still going to the shop's address, texts from the channel's own sender.
  */
 export async function loadSenderIdentity(db: Db, shopId: string, policy: SenderPolicy): Promise<SenderIdentity> {
-  const sending = await loadDocument(db, shopId, sendingDocument);
+  const sending = await sendingDocument.load(db, shopId);
   const settings = await loadAccountSettings(db, shopId);
   // A name stored before the rule (or a store name, which has no such rule) that breaks it is not
   // used: the store name, else the bare address, rather than a name that reads as another sender.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../core/db.ts";
-import { accountDocument, loadDocument, updateDocument } from "./documents.ts";
+import { defineDocument } from "../core/settings-document.ts";
 
 /**
  * Shop-wide settings, only those something reads:
@@ -37,7 +37,13 @@ type AccountSettings = z.output<typeof accountSettingsSchema>;
 
 /** The stored part: contact_email only (store_name is the shop's name column). */
 const storedSchema = z.strictObject({ contact_email: accountSettingsSchema.shape.contact_email });
-const storedDocument = accountDocument("settings", storedSchema, { contact_email: null });
+const storedDocument = defineDocument({
+  table: "account_settings",
+  column: "settings",
+  label: "account settings",
+  schema: storedSchema,
+  defaults: { contact_email: null },
+});
 
 export const accountSettingsPatchSchema = z.strictObject({
   store_name: accountSettingsSchema.shape.store_name.optional(),
@@ -52,7 +58,7 @@ async function shopName(db: Db, shopId: string, lock = false): Promise<string> {
 }
 
 export async function loadAccountSettings(db: Db, shopId: string): Promise<AccountSettings> {
-  const stored = await loadDocument(db, shopId, storedDocument);
+  const stored = await storedDocument.load(db, shopId);
   return { store_name: await shopName(db, shopId), contact_email: stored.contact_email };
 }
 
@@ -64,7 +70,7 @@ export async function updateAccountSettings(db: Db, shopId: string, patch: z.out
   }
   const stored =
     patch.contact_email !== undefined
-      ? await updateDocument(db, shopId, storedDocument, { contact_email: patch.contact_email })
-      : await loadDocument(db, shopId, storedDocument);
+      ? await storedDocument.patch(db, shopId, { contact_email: patch.contact_email })
+      : await storedDocument.load(db, shopId);
   return { store_name: name, contact_email: stored.contact_email };
 }

@@ -1,6 +1,6 @@
 import type { BackInStockSetupFacts } from "../account/setup.ts";
 import type { Db } from "../core/db.ts";
-import { loadBackInStockSettings } from "./settings/settings-store.ts";
+import { loadBackInStockSettings } from "./settings/settings.ts";
 import { stageSwitches } from "./templates/render.ts";
 
 /** This area's part of the account's setup checklist (GET /account/setup). */

@@ -4,7 +4,7 @@ import type { Db } from "../core/db.ts";
 import { deepPartialStrict, mergeDeep } from "../core/deep-partial.ts";
 import { type Issue, conflict, fieldIssue, unprocessable } from "../core/errors.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import { loadBackInStockSettings, updateBackInStockSettings } from "../back_in_stock/settings/settings-store.ts";
+import { loadBackInStockSettings, updateBackInStockSettings } from "../back_in_stock/settings/settings.ts";
 import { type ConnectionRow, type Connections, isConnected, isVerified, loadConnections, openCredential, saveConnection, syncsTo } from "./connections.ts";
 import { type ProviderConfig, providerAdapter } from "./index.ts";
 import { type Audience, type EmailProvider, ProviderError } from "./types.ts";

@@ -4,7 +4,6 @@ import type { Db } from "../../core/db.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
 import { unprocessable } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";
-import { loadDocument, storedDocument, updateDocument } from "../documents.ts";
 import {
   type EmailLayout,
   LAYOUT_VARIABLES,
@@ -38,7 +37,7 @@ async function layoutShop(db: Db, shopId: string): Promise<LayoutShop> {
 }
 
 async function present(db: Db, shopId: string, layout: EmailLayout): Promise<z.output<typeof layoutOutput>> {
-  const stored = await storedDocument(db, shopId, emailLayoutDocument);
+  const stored = await emailLayoutDocument.stored(db, shopId);
   return { ...layout, customized: Object.keys(stored).length > 0, variables: [...LAYOUT_VARIABLES] };
 }
 
@@ -54,7 +53,7 @@ export const getEmailLayout = defineAction({
   input: z.strictObject({}),
   output: layoutOutput,
   async handler(ctx) {
-    return present(ctx.db, ctx.shopId, await loadDocument(ctx.db, ctx.shopId, emailLayoutDocument));
+    return present(ctx.db, ctx.shopId, await emailLayoutDocument.load(ctx.db, ctx.shopId));
   },
 });
 
@@ -73,7 +72,7 @@ export const patchEmailLayout = defineAction({
   output: layoutOutput,
   async handler(ctx, { input }) {
     const shop = await layoutShop(ctx.db, ctx.shopId);
-    const layout = await updateDocument(ctx.db, ctx.shopId, emailLayoutDocument, input, (merged) => layoutIssues(merged, shop));
+    const layout = await emailLayoutDocument.patch(ctx.db, ctx.shopId, input, (merged) => layoutIssues(merged, shop));
     return present(ctx.db, ctx.shopId, layout);
   },
 });
@@ -93,7 +92,7 @@ export const previewEmailLayout = defineAction({
   }),
   output: z.strictObject({ html: z.string(), text: z.string(), enabled: z.boolean().describe("whether e-mails are wrapped now (the previewed value)") }),
   async handler(ctx, { input }) {
-    const saved = await loadDocument(ctx.db, ctx.shopId, emailLayoutDocument);
+    const saved = await emailLayoutDocument.load(ctx.db, ctx.shopId);
     const parsed = emailLayoutSchema.safeParse(mergeDeep(saved, input.layout, emailLayoutSchema));
     if (!parsed.success) {
       throw unprocessable(formatIssues(parsed.error.issues).map((i) => ({ ...i, path: i.path === "" ? "layout" : `layout.${i.path}` })));

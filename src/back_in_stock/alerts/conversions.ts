@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
-import { loadBackInStockSettings } from "../settings/settings-store.ts";
+import { loadBackInStockSettings } from "../settings/settings.ts";
 
 /**
  * CONVERSIONS. An order of the shop converts the signups it answers: status `notified`, the

@@ -3,7 +3,7 @@ import { type Db, onCommit } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
-import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings-store.ts";
+import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings.ts";
 import { type AlertDeps, sendTask } from "./deps.ts";
 import { sendAttemptsFor } from "../../messaging/retry.ts";
 import type { BackInStockBlockedReason } from "../../messaging/blocked.ts";

@@ -1,5 +1,5 @@
 import { withTransaction } from "../../core/db.ts";
-import { loadBackInStockSettings } from "../settings/settings-store.ts";
+import { loadBackInStockSettings } from "../settings/settings.ts";
 import type { AlertDeps } from "./deps.ts";
 import { type SendSummary, addSummary, emptySummary } from "../../messaging/ledger/send.ts";
 import { SendContexts, claimBlocked, claimStage, sendLedgerRows } from "./ledger.ts";

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { enqueue, enqueueAfterCommit } from "../../core/tasks.ts";
-import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings-store.ts";
+import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
 import { issueText } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";

@@ -5,7 +5,7 @@ import type { Log } from "../../logger.ts";
 import { PlatformError } from "../../platform/errors.ts";
 import { addCustomerTags } from "../../platform/operations/customers.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
-import { loadBackInStockSettings } from "../settings/settings-store.ts";
+import { loadBackInStockSettings } from "../settings/settings.ts";
 
 /** The customer tag of a new signup (job key `bis_tag_customer:<signup id>`; its run: src/back_in_stock/signups/jobs/tag-customer.ts). */
 export const tagCustomerTask = declareTask({ name: "bis_tag_customer", payload: z.object({ signup_id: z.uuid() }) });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { deepPartialStrict } from "../../core/deep-partial.ts";
-import { loadDocument, updateDocument } from "./store.ts";
+import { defineDocument } from "../../core/settings-document.ts";
 
 /**
  * Developer settings of a shop's preorders: what the storefront script is told (JavaScript events
@@ -90,12 +90,21 @@ export const developerSettingsPatchSchema = z.strictObject({
     .optional(),
 });
 
+/** GET/PATCH /preorders/developer_settings (the webhook secret aside: its own column, sealed). */
+const developerSettingsDocument = defineDocument({
+  table: "preorder_shop_settings",
+  column: "developer_settings",
+  label: "preorder developer_settings",
+  schema: developerSettingsSchema,
+  defaults: DEFAULT_DEVELOPER_SETTINGS,
+});
+
 export function loadDeveloperSettings(db: Db, shopId: string): Promise<DeveloperSettings> {
-  return loadDocument(db, shopId, "developer_settings", developerSettingsSchema, DEFAULT_DEVELOPER_SETTINGS);
+  return developerSettingsDocument.load(db, shopId);
 }
 
 export function updateDeveloperSettings(db: Db, shopId: string, patch: Record<string, unknown>): Promise<DeveloperSettings> {
-  return updateDocument(db, shopId, "developer_settings", developerSettingsSchema, DEFAULT_DEVELOPER_SETTINGS, patch);
+  return developerSettingsDocument.patch(db, shopId, patch);
 }
 
 /** The sealed webhook secret, or null when none is set. */

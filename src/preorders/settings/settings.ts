@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
-import { deepPartialStrict } from "../../core/deep-partial.ts";
+import { defineDocument } from "../../core/settings-document.ts";
 import { LIMITS, integer, platformTag, requiredLabel } from "../offers/model.ts";
-import { loadDocument, updateDocument } from "./store.ts";
 
 /**
  * Shop-wide preorder settings. Each one is read by something:
@@ -73,12 +72,15 @@ export const DEFAULT_PREORDER_SETTINGS: PreorderSettings = {
   storefront: { show_badge_on_collection_pages: true, show_badge_on_product_pages: true, hide_dynamic_checkout_buttons: true },
 };
 
-export const preorderSettingsPatchSchema = deepPartialStrict(preorderSettingsSchema) as z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+/** GET/PATCH /preorders/settings: preorder_shop_settings.settings. */
+export const preorderSettingsDocument = defineDocument({
+  table: "preorder_shop_settings",
+  column: "settings",
+  label: "preorder settings",
+  schema: preorderSettingsSchema,
+  defaults: DEFAULT_PREORDER_SETTINGS,
+});
 
 export function loadPreorderSettings(db: Db, shopId: string): Promise<PreorderSettings> {
-  return loadDocument(db, shopId, "settings", preorderSettingsSchema, DEFAULT_PREORDER_SETTINGS);
-}
-
-export function updatePreorderSettings(db: Db, shopId: string, patch: Record<string, unknown>): Promise<PreorderSettings> {
-  return updateDocument(db, shopId, "settings", preorderSettingsSchema, DEFAULT_PREORDER_SETTINGS, patch);
+  return preorderSettingsDocument.load(db, shopId);
 }

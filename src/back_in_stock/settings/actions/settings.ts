@@ -1,17 +1,16 @@
 import { z } from "zod";
 import { type AnyAction, defineAction } from "../../../core/action.ts";
 import { deepPartialStrict } from "../../../core/deep-partial.ts";
+import { documentActions } from "../../../core/settings-document.ts";
 import {
   BACK_IN_STOCK_SETTINGS_GROUPS,
   type BackInStockSettingsGroup,
   DEFAULT_BACK_IN_STOCK_SETTINGS,
-  backInStockSettingsPatchSchema,
-  backInStockSettingsSchema,
+  backInStockSettingsDocument,
   loadBackInStockSettings,
   settingsGroupSchema,
-  updateBackInStockSettings,
   updateBackInStockSettingsGroup,
-} from "../settings-store.ts";
+} from "../settings.ts";
 
 const d = DEFAULT_BACK_IN_STOCK_SETTINGS;
 
@@ -34,33 +33,18 @@ const WHOLE_NOTES = [
   "Settings apply to alert runs that start, and batches that begin, after the change.",
 ];
 
-export const getBackInStockSettings = defineAction({
-  name: "back_in_stock.settings.get",
-  method: "GET",
+export const [getBackInStockSettings, patchBackInStockSettings] = documentActions(backInStockSettingsDocument, {
+  name: "back_in_stock.settings",
   path: "/back_in_stock/settings",
-  aliases: ["show back in stock settings", "read all back in stock settings"],
-  description: `Back-in-stock settings, complete: what the merchant set over the defaults. ${FIELDS}.`,
-  notes: WHOLE_NOTES,
-  kind: "read",
-  input: z.strictObject({}),
-  output: backInStockSettingsSchema,
-  async handler(ctx) {
-    return loadBackInStockSettings(ctx.db, ctx.shopId);
+  get: {
+    aliases: ["show back in stock settings", "read all back in stock settings"],
+    description: `Back-in-stock settings, complete: what the merchant set over the defaults. ${FIELDS}.`,
+    notes: WHOLE_NOTES,
   },
-});
-
-export const patchBackInStockSettings = defineAction({
-  name: "back_in_stock.settings.update",
-  method: "PATCH",
-  path: "/back_in_stock/settings",
-  aliases: ["change back in stock settings", "update several back in stock settings at once"],
-  description: `Changes back-in-stock settings (deep partial: only the keys sent change; no setting is nullable, so null is refused: 422 "<field> must be a <type>"). The merged result is validated as a whole and nothing is saved if any field is invalid (422, one message per field). Answers the complete settings. ${FIELDS}.`,
-  notes: WHOLE_NOTES,
-  kind: "write",
-  input: backInStockSettingsPatchSchema,
-  output: backInStockSettingsSchema,
-  async handler(ctx, { input }) {
-    return updateBackInStockSettings(ctx.db, ctx.shopId, input);
+  update: {
+    aliases: ["change back in stock settings", "update several back in stock settings at once"],
+    description: `Changes back-in-stock settings (deep partial: only the keys sent change; no setting is nullable, so null is refused: 422 "<field> must be a <type>"). The merged result is validated as a whole and nothing is saved if any field is invalid (422, one message per field). Answers the complete settings. ${FIELDS}.`,
+    notes: WHOLE_NOTES,
   },
 });
 

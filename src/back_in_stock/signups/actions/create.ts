@@ -7,7 +7,7 @@ import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../../templates/default-templates.ts";
 import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, variantIdSchema } from "../model.ts";
-import { loadBackInStockSettings } from "../../settings/settings-store.ts";
+import { loadBackInStockSettings } from "../../settings/settings.ts";
 import { thankYouTask } from "../../alerts/deps.ts";
 import { enqueue } from "../../../core/tasks.ts";
 import { enqueueSignupSync } from "../../../providers/sync/enqueue.ts";

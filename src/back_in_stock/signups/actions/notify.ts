@@ -4,7 +4,7 @@ import { defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
 import { SIGNUP_CHANNELS } from "../model.ts";
 import { SIGNUP_RESOURCE, loadSignup } from "../model.ts";
-import { loadBackInStockSettings } from "../../settings/settings-store.ts";
+import { loadBackInStockSettings } from "../../settings/settings.ts";
 import { blockedReason, claimStage, logRefusal, queueSend, reclaimFailed } from "../../alerts/ledger.ts";
 import { stageSwitches } from "../../templates/render.ts";
 import { sendAttemptsFor } from "../../../messaging/retry.ts";

@@ -3,7 +3,7 @@ import { type JobRunContext, defineJob } from "../../../core/job-task.ts";
 import { declareJob } from "../../../core/jobs.ts";
 import type { Channel } from "../../templates/default-templates.ts";
 import { isUuid } from "../../../core/params.ts";
-import { loadBackInStockSettings } from "../../settings/settings-store.ts";
+import { loadBackInStockSettings } from "../../settings/settings.ts";
 import type { AlertDeps } from "../../alerts/deps.ts";
 import { addSummary, emptySummary, sendLimit } from "../../../messaging/ledger/send.ts";
 import { SendContexts, blockedReason, claimStage, logRefusal, reclaimFailed, sendLedgerRows } from "../../alerts/ledger.ts";

@@ -1,13 +1,11 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
-import { deepPartialStrict, mergeDeep } from "../../core/deep-partial.ts";
-import { ApiError, issueText, unprocessable } from "../../core/errors.ts";
-import { formatIssues } from "../../core/validation.ts";
+import { ApiError, unprocessable } from "../../core/errors.ts";
+import { defineDocument } from "../../core/settings-document.ts";
 
 /**
- * Back-in-stock settings of a shop: one document stored deep-partial in `bis_settings.settings`
- * (only what the merchant set), read merged over DEFAULT_BACK_IN_STOCK_SETTINGS. The alert
- * pipeline reads them with `loadBackInStockSettings`.
+ * Back-in-stock settings of a shop: one settings document (bis_settings.settings) over
+ * DEFAULT_BACK_IN_STOCK_SETTINGS. The alert pipeline reads them with `loadBackInStockSettings`.
  */
 
 const enabledSwitch = z.strictObject({ enabled: z.boolean() });
@@ -51,50 +49,23 @@ export const DEFAULT_BACK_IN_STOCK_SETTINGS: BackInStockSettings = {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** The whole document; its PATCH body refuses null, as no setting is nullable: `<field> must be a <type>`. */
+export const backInStockSettingsDocument = defineDocument({
+  table: "bis_settings",
+  column: "settings",
+  label: "back-in-stock settings",
+  schema: backInStockSettingsSchema,
+  defaults: DEFAULT_BACK_IN_STOCK_SETTINGS,
+});
+
+/** The shop's back-in-stock settings, complete and typed: what the merchant set over the defaults. */
+export function loadBackInStockSettings(db: Db, shopId: string): Promise<BackInStockSettings> {
+  return backInStockSettingsDocument.load(db, shopId);
 }
 
-/**
- * The PATCH body's schema, derived from the full one by the deep-partial helper every PATCH uses:
- * every key optional at every level, unknown keys refused, and `null` refused as for any field
- * that is not nullable (none of these is): `<field> must be a <type>`.
- */
-export const backInStockSettingsPatchSchema = deepPartialStrict(backInStockSettingsSchema) as z.ZodType<Json, Json>;
-
-/** The stored partial document laid over the defaults (defaults first, so every key exists). */
-function withDefaults(stored: Json): Json {
-  return mergeDeep(DEFAULT_BACK_IN_STOCK_SETTINGS, stored, backInStockSettingsSchema) as Json;
-}
-
-async function storedSettings(db: Db, shopId: string, lock: boolean): Promise<Json> {
-  const { rows } = await db.query<{ settings: unknown }>(`select settings from bis_settings where shop_id = $1 ${lock ? "for update" : ""}`, [shopId]);
-  const stored = rows[0]?.settings;
-  return isObject(stored) ? stored : {};
-}
-
-/**
- * The shop's back-in-stock settings, complete and typed: what the merchant set over the
- * defaults. Throws if the stored document does not validate (only possible by editing it
- * outside the API).
- */
-export async function loadBackInStockSettings(db: Db, shopId: string): Promise<BackInStockSettings> {
-  const parsed = backInStockSettingsSchema.safeParse(withDefaults(await storedSettings(db, shopId, false)));
-  if (!parsed.success) throw new Error(`back-in-stock settings of shop ${shopId} are invalid: ${formatIssues(parsed.error.issues).map(issueText).join("; ")}`);
-  return parsed.data;
-}
-
-/**
- * Applies a deep-partial patch (already shape-checked) in the caller's transaction: the merged
- * result, defaults included, must validate or nothing is saved (422, one message per field).
- */
-export async function updateBackInStockSettings(db: Db, shopId: string, patch: Json): Promise<BackInStockSettings> {
-  await db.query("insert into bis_settings (shop_id) values ($1) on conflict (shop_id) do nothing", [shopId]);
-  const stored = mergeDeep(await storedSettings(db, shopId, true), patch, backInStockSettingsSchema) as Json;
-  const parsed = backInStockSettingsSchema.safeParse(withDefaults(stored), { reportInput: true });
-  if (!parsed.success) throw unprocessable(formatIssues(parsed.error.issues));
-  await db.query("update bis_settings set settings = $2, updated_at = now() where shop_id = $1", [shopId, JSON.stringify(stored)]);
-  return parsed.data;
+/** Applies a deep-partial patch in the caller's transaction (422 and nothing saved when the merged whole is invalid). */
+export function updateBackInStockSettings(db: Db, shopId: string, patch: Json): Promise<BackInStockSettings> {
+  return backInStockSettingsDocument.patch(db, shopId, patch);
 }
 
 /** The groups of the settings document, each with its own GET and PATCH. */
