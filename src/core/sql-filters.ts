@@ -1,4 +1,4 @@
-/** SQL building block of the list reads: signups, notifications, webhook events, reports (paging: src/core/paging.ts, periods: src/core/period.ts). */
+/** The one SQL filter builder of the reads: lists (orders, offers, signups, notifications, webhook events), copilot and reports; paging: src/core/paging.ts, periods: src/core/period.ts. A placeholder is always `param(value)`, never a number written by hand. */
 
 /** Collects `and` clauses with numbered parameters, so a query carries only the filters given. */
 export class Filters {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { platformGid, platformId } from "../../core/params.ts";
 import { ISO_4217, offerId, positiveJsonInt } from "../params.ts";
+import { Filters } from "../../core/sql-filters.ts";
 import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound, withPeriodOrder } from "../../core/period.ts";
 
 /**
@@ -63,7 +64,7 @@ export interface ReportQuery {
 const FORMATTED_COLUMNS: ReadonlySet<string> = new Set(["offer_id", "order_id", "order_created_at", "balance_collection_requested_at", "period_start", ...METRICS]);
 
 /** The statement, each column named as in the CSV header (so COPY's header is the same), and its count. */
-function build(select: string[], columns: string[], body: string, orderBy: string, request: ReportBody, p: Params): ReportQuery {
+function build(select: string[], columns: string[], body: string, orderBy: string, request: ReportBody, where: Filters): ReportQuery {
   const named = select.map((expr, i) => `${expr} as "${columns[i] ?? `column_${i}`}"`);
   const count = `select count(*) from (select 1 ${body}) report`;
   let countSql = `select count(*)::int as n from (select 1 ${body}) report`;
@@ -73,7 +74,7 @@ function build(select: string[], columns: string[], body: string, orderBy: strin
     countSql = `select least(greatest((${count}) - ${offset}, 0), ${perPage})::int as n`;
   }
   const formatted = columns.filter((column) => FORMATTED_COLUMNS.has(column));
-  return { sql: `select ${named.join(", ")} ${body} ${orderBy}${paging(request)}`, countSql, values: p.values, columns, formatted };
+  return { sql: `select ${named.join(", ")} ${body} ${orderBy}${paging(request)}`, countSql, values: where.params, columns, formatted };
 }
 
 const TS = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
@@ -91,32 +92,23 @@ function chosenMetrics(body: ReportBody): Metric[] {
   );
 }
 
-export class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
 /** Filters on orders `o` (and, for line-level filters, a line `l` or an exists over lines). */
-export function filters(body: ReportBody, p: Params, shopId: string, lineAlias: string | null): string[] {
-  const where = [`o.shop_id = ${p.add(shopId)}`];
-  const from = lowerBound(body.from);
-  if (from) where.push(`o.platform_created_at >= ${p.add(from)}`);
-  const to = upperBound(body.to);
-  if (to) where.push(`o.platform_created_at < ${p.add(to)}`);
-  if (body.currency) where.push(`o.currency = ${p.add(body.currency)}`);
-  if (body.market_id) where.push(`o.market_id = ${p.add(platformGid("Market", body.market_id))}`);
+export function filters(body: ReportBody, shopId: string, lineAlias: string | null): Filters {
+  const where = new Filters();
+  where.add(`o.shop_id = ${where.param(shopId)}`);
+  where.when(lowerBound(body.from), (p) => `o.platform_created_at >= ${p}`);
+  where.when(upperBound(body.to), (p) => `o.platform_created_at < ${p}`);
+  where.when(body.currency || undefined, (p) => `o.currency = ${p}`);
+  where.when(body.market_id ? platformGid("Market", body.market_id) : undefined, (p) => `o.market_id = ${p}`);
   const lineFilters: string[] = [];
   const offers = [...new Set([...(body.offer_id ? [body.offer_id] : []), ...(body.offer_ids ?? [])])];
   const alias = lineAlias ?? "lf";
-  if (offers.length > 0) lineFilters.push(`${alias}.offer_id = any(${p.add(offers)}::uuid[])`);
-  if (body.product_id) lineFilters.push(`${alias}.product_id = ${p.add(body.product_id)}`);
-  if (body.variant_id) lineFilters.push(`${alias}.variant_id = ${p.add(body.variant_id)}`);
-  if (lineAlias) where.push(...lineFilters);
+  if (offers.length > 0) lineFilters.push(`${alias}.offer_id = any(${where.param(offers)}::uuid[])`);
+  if (body.product_id) lineFilters.push(`${alias}.product_id = ${where.param(body.product_id)}`);
+  if (body.variant_id) lineFilters.push(`${alias}.variant_id = ${where.param(body.variant_id)}`);
+  if (lineAlias) for (const clause of lineFilters) where.add(clause);
   else if (lineFilters.length > 0) {
-    where.push(`exists (select 1 from preorder_order_lines lf where lf.order_id = o.id and lf.selling_plan_id is not null and ${lineFilters.join(" and ")})`);
+    where.add(`exists (select 1 from preorder_order_lines lf where lf.order_id = o.id and lf.selling_plan_id is not null and ${lineFilters.join(" and ")})`);
   }
   return where;
 }
@@ -155,9 +147,7 @@ function periodStart(granularity: ReportBody["granularity"]): string {
  * line by its share of the order's total); otherwise one row per period, offer and currency.
  */
 function byOffer(body: ReportBody, shopId: string): ReportQuery {
-  const p = new Params();
-  const where = filters(body, p, shopId, "l");
-  where.push("l.selling_plan_id is not null");
+  const where = filters(body, shopId, "l").add("l.selling_plan_id is not null");
   const metrics = chosenMetrics(body);
   const share = "case when o.total_price > 0 then (l.price * l.quantity) / o.total_price else 0 end";
   const expr = metricExpressions(share, "l.quantity", "l.price * l.quantity");
@@ -178,12 +168,12 @@ function byOffer(body: ReportBody, shopId: string): ReportQuery {
       "o.currency",
       ...metrics.map((m) => (m === "units" ? "l.quantity::text" : MONEY(expr[m]))),
     ];
-    return build(select, columns, `${from} where ${where.join(" and ")}`, "order by o.platform_created_at, o.id, l.platform_line_id", body, p);
+    return build(select, columns, `${from} where ${where.sql()}`, "order by o.platform_created_at, o.id, l.platform_line_id", body, where);
   }
   const columns = ["period_start", "offer_id", "offer_name", "currency", ...metrics];
   const select = [periodStart(body.granularity), "l.offer_id::text", "po.name", "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
-  where.push(LIVE_ORDER);
-  return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, p);
+  where.add(LIVE_ORDER);
+  return build(select, columns, `${from} where ${where.sql()} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, where);
 }
 
 function aggregate(metric: Metric, expr: string): string {
@@ -197,9 +187,7 @@ function aggregate(metric: Metric, expr: string): string {
  * one row per order; otherwise one row per period and currency.
  */
 function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
-  const p = new Params();
-  const where = filters(body, p, shopId, null);
-  where.push("o.balance_amount > 0");
+  const where = filters(body, shopId, null).add("o.balance_amount > 0");
   const metrics = chosenMetrics(body);
   const units = "(select coalesce(sum(u.quantity), 0) from preorder_order_lines u where u.order_id = o.id and u.selling_plan_id is not null)";
   const expr = metricExpressions("1", units, "o.total_price");
@@ -216,12 +204,12 @@ function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
       TS("o.balance_requested_at"),
       ...metrics.map((m) => (m === "units" ? `${units}::text` : MONEY(expr[m]))),
     ];
-    return build(select, columns, `${from} where ${where.join(" and ")}`, "order by o.platform_created_at, o.id", body, p);
+    return build(select, columns, `${from} where ${where.sql()}`, "order by o.platform_created_at, o.id", body, where);
   }
   const columns = ["period_start", "currency", ...metrics];
   const select = [periodStart(body.granularity), "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
-  where.push(LIVE_ORDER);
-  return build(select, columns, `${from} where ${where.join(" and ")} group by ${select.slice(0, 2).join(", ")}`, "order by 1, 2", body, p);
+  where.add(LIVE_ORDER);
+  return build(select, columns, `${from} where ${where.sql()} group by ${select.slice(0, 2).join(", ")}`, "order by 1, 2", body, where);
 }
 
 export function reportQuery(report: ReportName, body: ReportBody, shopId: string): ReportQuery {

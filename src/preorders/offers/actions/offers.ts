@@ -8,6 +8,7 @@ import { ApiError, type Issue, notFound, unprocessable } from "../../../core/err
 import { V2_BASE_PATH } from "../../../core/manifest.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { notBlank } from "../../../core/schemas.ts";
+import { Filters } from "../../../core/sql-filters.ts";
 import { checkoutGroup } from "../groups/checkout.ts";
 import { countdownGroup } from "./countdown.ts";
 import { isPlainObject } from "../../../core/deep-partial.ts";
@@ -251,16 +252,15 @@ const listOffersAction = defineAction({
     .superRefine(pageOrCursor),
   async handler(ctx, { input }) {
     const p = paging(input);
-    const values: unknown[] = [ctx.shopId, input.status ?? null];
-    const filter = "shop_id = $1 and deleted_at is null and ($2::text is null or status = $2)";
-    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_offers where ${filter}`, values);
-    const after = p.after ? ` and (created_at, id) < ($${String(values.push(p.after[0]))}::timestamptz, $${String(values.push(p.after[1]))}::uuid)` : "";
+    const where = new Filters([ctx.shopId]).add("shop_id = $1 and deleted_at is null").when(input.status, (s) => `status = ${s}`);
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_offers where ${where.sql()}`, where.params);
+    if (p.after) where.add(`(created_at, id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::uuid)`);
     const { rows } = await ctx.db.query<OfferRow & { cursor_at: string }>(
       `select ${OFFER_COLUMNS}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at from preorder_offers
-       where ${filter}${after}
+       where ${where.sql()}
        order by created_at desc, id desc
        limit ${String(p.limit)} offset ${String(p.offset)}`,
-      values,
+      where.params,
     );
     const stats = await variantStats(ctx.db, rows.map((r) => r.id));
     return pageAnswer("offers", p, rows, counted[0]?.n ?? 0, (row) => [row.cursor_at, row.id], ({ cursor_at: _cursor, ...row }) =>

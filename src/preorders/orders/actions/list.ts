@@ -2,6 +2,7 @@ import { z } from "zod";
 import { pageOutput } from "../../../core/outputs.ts";
 import { orderOutput } from "./outputs.ts";
 import { defineAction } from "../../../core/action.ts";
+import { Filters } from "../../../core/sql-filters.ts";
 import { platformId } from "../../../core/params.ts";
 import { type LineRow, LINES_JSON, ORDER_STATUSES, type OrderRow, presentOrder } from "../model.ts";
 import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound } from "../../../core/period.ts";
@@ -29,29 +30,23 @@ export const listOrders = defineAction({
     })
     .superRefine(pageOrCursor),
   async handler(ctx, { input }) {
-    const values: unknown[] = [ctx.shopId];
-    const where = ["o.shop_id = $1"];
-    const add = (clause: (p: string) => string, value: unknown) => {
-      values.push(value);
-      where.push(clause(`$${values.length}`));
-    };
-    if (input.status) add((p) => `o.status = ${p}`, input.status);
-    if (input.offer_id) add((p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.offer_id = ${p})`, input.offer_id);
-    if (input.variant_id) add((p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.variant_id = ${p})`, input.variant_id);
-    const from = lowerBound(input.created_from);
-    if (from) add((p) => `o.platform_created_at >= ${p}`, from);
-    const to = upperBound(input.created_to);
-    if (to) add((p) => `o.platform_created_at < ${p}`, to);
-    if (input.email) add((p) => `o.email = lower(${p})`, input.email);
+    const where = new Filters([ctx.shopId])
+      .add("o.shop_id = $1")
+      .when(input.status, (p) => `o.status = ${p}`)
+      .when(input.offer_id, (p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.offer_id = ${p})`)
+      .when(input.variant_id, (p) => `exists (select 1 from preorder_order_lines l where l.order_id = o.id and l.variant_id = ${p})`)
+      .when(lowerBound(input.created_from), (p) => `o.platform_created_at >= ${p}`)
+      .when(upperBound(input.created_to), (p) => `o.platform_created_at < ${p}`)
+      .when(input.email, (p) => `o.email = lower(${p})`);
     const p = paging(input);
-    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_orders o where ${where.join(" and ")}`, values);
-    if (p.after) where.push(`(o.platform_created_at, o.id) < ($${String(values.push(p.after[0]))}::timestamptz, $${String(values.push(p.after[1]))}::uuid)`);
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from preorder_orders o where ${where.sql()}`, where.params);
+    if (p.after) where.add(`(o.platform_created_at, o.id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::uuid)`);
     const { rows } = await ctx.db.query<OrderRow & { lines: LineRow[]; cursor_at: string }>(
       `select o.*, ${LINES_JSON} as lines, to_char(o.platform_created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
-       from preorder_orders o where ${where.join(" and ")}
+       from preorder_orders o where ${where.sql()}
        order by o.platform_created_at desc, o.id desc
        limit ${String(p.limit)} offset ${String(p.offset)}`,
-      values,
+      where.params,
     );
     return pageAnswer("orders", p, rows, counted[0]?.n ?? 0, (row) => [row.cursor_at, row.id], ({ lines, cursor_at: _cursor, ...order }) => presentOrder(order, lines));
   },
