@@ -199,8 +199,8 @@ describe("a connected shop through its first full sync", () => {
 
     const answers = await mirrorCalls(key, shopId);
     expect(statuses(answers)).toMatchObject({
-      create: [422, { errors: [`products.variant_ids.0 must be a variant of this shop (unknown id ${UNKNOWN_VARIANT})`] }],
-      set_source_to_custom: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id ${UNKNOWN_VARIANT})`] }],
+      create: [422, { errors: [`products.variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/${UNKNOWN_VARIANT})`] }],
+      set_source_to_custom: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/${UNKNOWN_VARIANT})`] }],
       add_variants: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/${UNKNOWN_VARIANT})`] }],
       set_source_to_collection: [422, { errors: ["collection_id must be a collection of this shop"] }],
       set_collection: [422, { errors: ["collection_id must be a collection of this shop"] }],

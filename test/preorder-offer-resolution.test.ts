@@ -1,9 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
+import { cancelJob } from "../src/core/jobs.ts";
+import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
 import { sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
 import { api } from "./helpers/app.ts";
-import { type Json, offerCall } from "./helpers/offers.ts";
-import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
+import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
+import { mirrorVariants, offerSyncRow, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
+import { workerJob } from "./helpers/preorder-shop.ts";
+import { runNow } from "./helpers/queue.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const env = useSyncEnv({ products: 20, variantsPerProduct: 3, locations: 2, markets: 2, collections: 3 });
@@ -22,15 +26,6 @@ beforeAll(async () => {
 });
 
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
-
-async function newOffer(body: Json = {}): Promise<string> {
-  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Whole catalog", ...body } });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  const id = (answer.body as { id: string }).id;
-  // A draft stays off the platform: these offers are enabled, as a merchant's live ones are.
-  expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
-  return id;
-}
 
 async function offerVariants(id: string): Promise<string[]> {
   const { rows } = await env.app.pool.query<{ variant_id: string }>("select variant_id from preorder_offer_variants where offer_id = $1 order by variant_id", [id]);
@@ -58,7 +53,7 @@ async function groupVariants(groupId: string): Promise<string[]> {
 
 describe("set_source_to_all: resolution over the catalog mirror as a job", () => {
   it("answers the products group with a job handle; the job resolves exactly the variants outside the exclusions, then the offer syncs them", async () => {
-    const id = await newOffer({ products: { variant_ids: [mirror[0]?.legacy_id] } });
+    const id = await newOffer(env, { products: { variant_ids: [mirror[0]?.legacy_id] } }, { enable: true });
     const excludedGid = mirror.find((v) => !v.tags.includes(tag))?.id ?? "";
     const excludedLegacy = mirror.filter((v) => !v.tags.includes(tag)).at(-1)?.legacy_id ?? 0;
     const answer = await call("POST", id, "/products/set_source_to_all", {
@@ -68,7 +63,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     });
     expect(answer.status).toBe(202);
     const body = answer.body as Json & { job_id: string; status_url: string };
-    expect(body).toMatchObject({ source: "all", exclusion_tag: tag, excluded_variant_ids: [excludedGid, String(excludedLegacy)] });
+    expect(body).toMatchObject({ source: "all", exclusion_tag: tag, excluded_variant_ids: [excludedGid, `gid://platform/ProductVariant/${excludedLegacy}`] });
     expect(body.status_url).toBe(`/api/v2/external/jobs/${body.job_id}`);
 
     const job = await waitJob(env, body.job_id);
@@ -87,7 +82,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
   });
 
   it("changing the exclusions resolves again: rows no longer matching go, newly matching ones come", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env, {}, { enable: true });
     const first = (await call("POST", id, "/products/set_source_to_all", { confirm: true, exclusion_tag: tag })).body as { job_id: string };
     await waitJob(env, first.job_id);
     expect(await offerVariants(id)).toEqual(ids(mirror.filter((v) => !v.tags.includes(tag))));
@@ -129,8 +124,8 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
   });
 
   it("auto_apply_to_new_variants picks up a variant a catalog sync brings; an offer without it keeps its resolved list", async () => {
-    const auto = await newOffer({ inventory: { continue_selling: { enabled: true, auto_apply_to_new_variants: true } } });
-    const fixed = await newOffer();
+    const auto = await newOffer(env, { inventory: { continue_selling: { enabled: true, auto_apply_to_new_variants: true } } }, { enable: true });
+    const fixed = await newOffer(env, {}, { enable: true });
     for (const id of [auto, fixed]) {
       const handle = (await call("POST", id, "/products/set_source_to_all", { confirm: true })).body as { job_id: string };
       await waitJob(env, handle.job_id);
@@ -152,5 +147,37 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     const synced = await waitSynced(env, auto);
     expect(await groupVariants(synced.platform_selling_plan_group_id ?? "")).toContain(newcomer.id);
     expect(await offerVariants(fixed)).not.toContain(newcomer.id);
+  });
+});
+
+describe("a sync deferred behind a resolution", () => {
+  it("waits the worker's deferral (injected: an hour), then syncs once it is due and the resolution ended without syncing it", async () => {
+    const id = await newOffer(env, { products: { variant_ids: [mirror[0]?.legacy_id] } }, { enable: true });
+    await waitSynced(env, id);
+    await env.stopWorker();
+    // The sync (now) and a resolution are queued; the resolution's queue job goes, so its row stays
+    // queued: a resolution under way that never ends.
+    const handle = (await call("POST", id, "/products/set_source_to_all", { confirm: true })).body as { job_id: string };
+    await env.app.pool.query("select graphile_worker.remove_job($1)", [`job:${handle.job_id}`]);
+    await env.startWorker({ offerSyncDeferSeconds: 3600 });
+    try {
+      const deferred = await waitFor("the sync to defer itself", async () => {
+        const job = await workerJob(env.app.pool, offerSyncKey(id));
+        const { rows } = await env.app.pool.query<{ run_in_s: number }>("select extract(epoch from $1::timestamptz - now())::float8 as run_in_s", [job?.run_at ?? null]);
+        return job && job.attempts === 0 && (rows[0]?.run_in_s ?? 0) > 60 ? rows[0]?.run_in_s : undefined;
+      });
+      expect(deferred).toBeGreaterThan(3500);
+      expect(deferred).toBeLessThanOrEqual(3600);
+      expect((await offerSyncRow(env, id)).sync_status).toBe("pending");
+      // The resolution ends without queuing a sync (cancelled); the deferred one is brought forward,
+      // as its time coming would.
+      expect(await cancelJob(env.app.pool, handle.job_id, "test: a resolution that ends without syncing")).toBeDefined();
+      expect(await runNow(env.app.pool, offerSyncKey(id))).toBe(1);
+      const synced = await waitSynced(env, id);
+      expect(synced.sync_status).toBe("synced");
+    } finally {
+      await env.stopWorker();
+      await env.startWorker();
+    }
   });
 });

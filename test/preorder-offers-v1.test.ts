@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { type Json, offerCall, seedCatalog, variantGid } from "./helpers/offers.ts";
-import { awayFromWindowEnd } from "./helpers/clock.ts";
+import { TestClock } from "./helpers/clock.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
@@ -237,7 +237,7 @@ describe("v1 rules and errors", () => {
     expect((await v1({})).body).toEqual({ errors: { selling_plan: ["is required"] } });
     expect((await v1({ plan: {} })).body).toEqual({ errors: { selling_plan: ["is required"], plan: ["is not allowed"] } });
     const variants = await v1({ selling_plan: { name: "V", platform_variant_ids: [101, 999] } });
-    expect(variants.body).toEqual({ errors: { platform_variant_ids: ["must be a variant of this shop (unknown id 999)"] } });
+    expect(variants.body).toEqual({ errors: { platform_variant_ids: ["must be a variant of this shop (unknown id gid://platform/ProductVariant/999)"] } });
     const rule = await v1({ selling_plan: { name: "V", min_quantity_per_order: 5, max_quantity_per_order: 2 } });
     expect(rule.body).toEqual({ errors: { max_quantity_per_order: ["must be at least per_order.min (5)"] } });
   });
@@ -267,10 +267,11 @@ describe("v1 rules and errors", () => {
 
 describe("v1: the same rate budget as v2", () => {
   it("charges a v1 write 2 points from the key's budget", async () => {
-    const limited = await startTestApp(env.db.url, { RATE_LIMIT_POINTS: "5" });
+    // The four calls share one 60 s window (the default): the app's clock stands at its start.
+    const clock = new TestClock();
+    clock.nextWindow(60);
+    const limited = await startTestApp(env.db.url, { RATE_LIMIT_POINTS: "5" }, { now: clock.now });
     try {
-      // The four calls share one 60 s window (the default).
-      await awayFromWindowEnd(limited.pool, 60, 15);
       const { apiKey } = await createShopWithKey(limited.pool, "Limited");
       expect((await api(limited, "POST", "/preorders/offers", { key: apiKey, body: { name: "v2" } })).status).toBe(202);
       const created = await v1({ selling_plan: { name: "v1" } }, { key: apiKey, target: limited });

@@ -42,6 +42,12 @@ export function platformId(type: string) {
     .meta({ examples: [`gid://platform/${type}/1001`, 1001] });
 }
 
+/** An integer in a JSON body: a string, a boolean or null is not one (no coercion): `must be an integer`. */
+export const jsonInt = () => z.int({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) });
+
+/** A positive integer in a JSON body, at most `max` when given. */
+export const positiveJsonInt = (max?: number) => (max === undefined ? jsonInt().min(1) : jsonInt().min(1).max(max));
+
 /** A query-string integer in [min, max] (`must be an integer`, `must be at least <min>`, `must be at most <max>`). */
 export const queryInt = (min: number, max: number) =>
   z

@@ -2,12 +2,6 @@ import { z } from "zod";
 
 /** Request building blocks of the orders and reports actions; messages follow the field name. */
 
-/** A positive integer in a JSON body: a string, a boolean or null is not one (no coercion). */
-export const positiveJsonInt = (max?: number) => {
-  const base = z.int({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) }).min(1);
-  return max === undefined ? base : base.max(max);
-};
-
 export const ISO_4217 = z
   .string({ error: "must be an ISO 4217 currency code" })
   .regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code")

@@ -389,9 +389,6 @@ export const label = z.string().max(LIMITS.label);
 export const requiredLabel = notBlank(label);
 export const longText = z.string().max(LIMITS.text);
 
-/** An integer (JSON numbers only); `must be an integer` whatever else was sent. */
-export const integer = () => z.int({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer" : undefined) });
-
 /** An ISO 8601 timestamp with a zone, stored and answered in UTC (`2026-11-01T09:00:00.000Z`). */
 export const timestamp = isoTimestamp.transform((value) => new Date(value).toISOString());
 

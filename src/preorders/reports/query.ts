@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { platformGid, platformId } from "../../core/params.ts";
-import { ISO_4217, offerId, positiveJsonInt } from "../params.ts";
+import { platformGid, platformId, positiveJsonInt } from "../../core/params.ts";
+import { ISO_4217, offerId } from "../params.ts";
 import { Filters } from "../../core/sql-filters.ts";
 import { PERIOD_RULE, dateOrTimestamp, lowerBound, upperBound, withPeriodOrder } from "../../core/period.ts";
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { jsonInt } from "../../core/params.ts";
 import type { Db } from "../../core/db.ts";
 import { defineDocument } from "../../core/settings-document.ts";
-import { LIMITS, integer, platformTag, requiredLabel } from "../offers/model.ts";
+import { LIMITS, platformTag, requiredLabel } from "../offers/model.ts";
 
 /**
  * Shop-wide preorder settings. Each one is read by something:
@@ -49,7 +50,7 @@ export const preorderSettingsSchema = z.strictObject({
         .boolean()
         .nullable()
         .describe("payments.remaining_balance.auto_collect of a new offer (null: the offer's own default, false)"),
-      balance_due_days: integer()
+      balance_due_days: jsonInt()
         .min(0)
         .max(365)
         .nullable()

@@ -1,11 +1,12 @@
 import { type Issue, fieldIssue } from "../../../core/errors.ts";
+import { jsonInt } from "../../../core/params.ts";
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
 import { sets } from "../../../core/deep-partial.ts";
-import { defineGroup, groupGetAction, groupPatchAction, integer, label } from "../model.ts";
+import { defineGroup, groupGetAction, groupPatchAction, label } from "../model.ts";
 import { limitsOutput } from "../outputs.ts";
 
-const count = integer().min(0);
+const count = jsonInt().min(0);
 
 /** Quantity limits: per order, per customer and in total (null: no limit), and what the storefront shows of them. */
 const limitsSchema = z.strictObject({

@@ -41,6 +41,7 @@ import {
   addOfferVariants,
   collectionExists,
   presentProducts,
+  excludedVariantIds,
   resolveVariants,
   variantRefs,
   variantStats,
@@ -118,7 +119,7 @@ const productsCreateInput = z
     variant_ids: variantRefs.optional(),
     collection_id: z.string().min(1).max(255).optional(),
     exclusion_tag: label.min(1).nullable().optional(),
-    excluded_variant_ids: z.array(z.string().min(1).max(200)).max(1000).optional(),
+    excluded_variant_ids: excludedVariantIds.optional(),
   })
   .superRefine((value, ctx) => {
     const source = value.source ?? "custom";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import type { Db } from "../../../core/db.ts";
+import { platformId } from "../../../core/params.ts";
 import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, conflict, invalidField, unprocessable } from "../../../core/errors.ts";
 import { requestOfferResolution } from "../../sync/enqueue.ts";
@@ -54,14 +55,10 @@ export function presentProducts(row: OfferRow, stats: VariantStats | undefined):
   };
 }
 
-/** A variant as the API names it: the platform's numeric id (integer or digits) or its global id. */
-const variantRef = z.union([z.int().positive(), z.string().min(1).max(200)], {
-  error: "must be a variant id (an integer or a string)",
-});
+/** A variant as every area names it: the platform's numeric id (integer or digits) or its gid; the gid afterwards. */
+export const variantRefs = z.array(platformId("ProductVariant")).max(LIMITS.variantIds);
 
-export const variantRefs = z.array(variantRef).max(LIMITS.variantIds);
-
-const excludedVariantIds = z.array(z.string().min(1).max(200)).max(LIMITS.variantIds);
+export const excludedVariantIds = variantRefs;
 const exclusionTag = requiredLabel.nullable();
 
 export interface ResolvedVariant {
@@ -74,23 +71,16 @@ export interface ResolvedVariant {
  * each reference that is not a variant of this shop (`<field>.<index> must be a variant of this shop`),
  * or 409 while the shop's first catalog sync has not completed (the id may just not be mirrored yet).
  */
-export async function resolveVariants(db: Db, shopId: string, refs: readonly (number | string)[], field: string): Promise<ResolvedVariant[]> {
+export async function resolveVariants(db: Db, shopId: string, refs: readonly string[], field: string): Promise<ResolvedVariant[]> {
   if (refs.length === 0) return [];
-  const legacy = refs.filter((r) => typeof r === "number" || /^\d{1,18}$/.test(r)).map(String);
-  const global = refs.filter((r): r is string => typeof r === "string");
-  const { rows } = await db.query<ResolvedVariant>(
-    `select id, legacy_id::text from variants
-     where shop_id = $1 and (legacy_id = any($2::bigint[]) or id = any($3::text[]))`,
-    [shopId, legacy, global],
-  );
-  const byLegacy = new Map(rows.map((r) => [r.legacy_id, r]));
+  const { rows } = await db.query<ResolvedVariant>("select id, legacy_id::text from variants where shop_id = $1 and id = any($2::text[])", [shopId, refs]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const found: ResolvedVariant[] = [];
   const seen = new Set<string>();
   const violations: Issue[] = [];
   refs.forEach((ref, index) => {
-    const variant = byId.get(String(ref)) ?? byLegacy.get(String(ref));
-    if (!variant) violations.push({ path: `${field}.${index}`, message: `must be a variant of this shop (unknown id ${String(ref)})` });
+    const variant = byId.get(ref);
+    if (!variant) violations.push({ path: `${field}.${index}`, message: `must be a variant of this shop (unknown id ${ref})` });
     else if (!seen.has(variant.id)) {
       seen.add(variant.id);
       found.push(variant);

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { jsonInt } from "../../../core/params.ts";
 import type { AnyAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
-import { groupAction, groupGetAction, groupPatchAction, integer, longText, platformTag, requiredLabel, timestamp } from "../model.ts";
+import { groupAction, groupGetAction, groupPatchAction, longText, platformTag, requiredLabel, timestamp } from "../model.ts";
 import { shippingGroup } from "../groups/plan-groups.ts";
 import { notifyOnDeliveryChange } from "../../notifications/delivery-change.ts";
 
-const days = integer().min(0).nullable();
+const days = jsonInt().min(0).nullable();
 
 // Writes that change the delivery queue the shipping_date_change notification (same transaction).
 export const SHIPPING_ACTIONS: readonly AnyAction[] = [

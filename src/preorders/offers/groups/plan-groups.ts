@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { jsonInt } from "../../../core/params.ts";
 import { sets } from "../../../core/deep-partial.ts";
 import { type Issue, fieldIssue } from "../../../core/errors.ts";
-import { LIMITS, type OfferState, defineGroup, integer, label, longText, platformTag, requiredLabel, timestamp } from "../model.ts";
+import { LIMITS, type OfferState, defineGroup, label, longText, platformTag, requiredLabel, timestamp } from "../model.ts";
 import { advancedOutput, paymentsOutput, shippingOutput } from "../outputs.ts";
 
 // The advanced, payments and shipping groups constrain each other (deposits need the platform
@@ -100,7 +101,7 @@ export const paymentsSchema = z.strictObject({
       due: z
         .strictObject({
           type: z.enum(["days_after_checkout", "on_date"]).default("days_after_checkout"),
-          days: integer().min(0).nullable().default(30),
+          days: jsonInt().min(0).nullable().default(30),
           date: timestamp.nullable().default(null),
         })
         .prefault({}),
@@ -204,7 +205,7 @@ export const shippingSchema = z.strictObject({
       applies_to_all_products: z.boolean().default(true),
       type: z.enum(DELIVERY_TYPES).default("asap"),
       // asap: expected within this many days (null: not said); on_date: null
-      days: integer().min(0).nullable().default(null),
+      days: jsonInt().min(0).nullable().default(null),
       // on_date: the delivery date; asap: null
       date: timestamp.nullable().default(null),
     })
