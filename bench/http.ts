@@ -1,26 +1,33 @@
 /**
  * `npm run bench:http`: the action path (real HTTP layer, dispatcher, auth + rate limit in
  * PostgreSQL, then the read) against a bare fastify route doing the same read with one SELECT,
- * side by side in one run, on the same database and the same pool size.
+ * on the same database and the same pool size. The two sides run interleaved (bench/rounds.ts):
+ * BENCH_ROUNDS rounds, each measuring both, the baseline first in odd rounds and the action path
+ * first in even ones, each side in a server process started fresh for it. Target: the median over
+ * the rounds of the action path's share of the baseline's throughput in the same round >= 50%.
  *
  * Environment:
  *   DATABASE_URL        a database to use as is (migrated, a shop and key added); otherwise a
  *                       scratch database on postgres://postgres@127.0.0.1:5432 (dropped at the
  *                       end), otherwise the embedded server under .data/bench
  *   BENCH_LOCAL_PG_URL  the local server tried second (default postgres://postgres@127.0.0.1:5432/postgres)
- *   BENCH_DURATION      seconds measured per path (default 10), after a 2 s warm-up
+ *   BENCH_ROUNDS        rounds (default 5)
+ *   BENCH_DURATION      seconds measured per side per round (default 10), after a 2 s warm-up
  *   BENCH_CONNECTIONS   concurrent connections (default 50)
  *   BENCH_KEYS          API keys of the shop the action path is called with, one per connection
  *                       in turn (default 1: every request on one key)
  *   BENCH_EMBEDDED_PG_PORT  port of the embedded fallback (default 54349)
- *   BENCH_ONLY          `action` or `baseline` to measure one path only (for profiling)
+ *   BENCH_ONLY          `action` or `baseline` to measure one path only, once (for profiling)
  *   BENCH_SERVER_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=.data/prof`
+ *   BENCH_RESULTS_DIR   where http.json goes (default bench/results)
  *   DB_POOL_SIZE, LOG_LEVEL, ...  passed to both servers, read as the service reads them
  *
- * Prints a table and a verdict line; writes the figures to bench/results/http.json. Exits 1 when
- * any measured response was not 2xx or a request failed. Where the time goes: when PostgreSQL runs
- * on this machine, the table also shows the CPU time per request of the server process, of the
- * PostgreSQL backends serving it and of the load generator (from /proc, Linux only).
+ * Prints every round, the medians, and the verdict: the median share with its spread (min-max);
+ * writes the figures to bench/results/http.json. Exits 1 when the median share is under the
+ * target, or when any measured response was not 2xx or a request failed. Where the time goes:
+ * when PostgreSQL runs on this machine, the table also shows the CPU time per request of the
+ * server process, of the PostgreSQL backends serving it and of the load generator (from /proc,
+ * Linux only).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -33,12 +40,12 @@ import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { createApiKey, createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
 import { createLogger } from "../src/logger.ts";
+import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
+import { type Round, gate, median, percent, resultsFile, roundsFromEnv, runRounds, table } from "./rounds.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_SCRIPT = path.join(HERE, "http-server.ts");
-const RESULTS_FILE = path.join(HERE, "results", "http.json");
 const LISTENING_PREFIX = "BENCH_LISTENING ";
 const PATH = "/api/v2/external/account/languages";
 const WARMUP_SECONDS = 2;
@@ -46,6 +53,7 @@ const TARGET_RATIO = 0.5;
 
 type Mode = "baseline" | "action";
 
+const ROUNDS = roundsFromEnv();
 const DURATION = positiveIntEnv("BENCH_DURATION", 10);
 const CONNECTIONS = positiveIntEnv("BENCH_CONNECTIONS", 50);
 const KEYS = positiveIntEnv("BENCH_KEYS", 1);
@@ -264,12 +272,7 @@ async function measure(mode: Mode, databaseUrl: string, env: Record<string, stri
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  "))
-    .join("\n");
-}
+const throughputRatio = (r: Round<Mode, Figures>) => r.figures.action.requests_per_second / r.figures.baseline.requests_per_second;
 
 async function main(): Promise<void> {
   const database = await acquireDatabase("bench_http");
@@ -286,12 +289,23 @@ async function main(): Promise<void> {
   }
   if (only) throw new Error(`BENCH_ONLY must be action or baseline, got ${only}`);
 
-  const baseline = await measure("baseline", database.url, env, apiKeys);
-  const action = await measure("action", database.url, env, apiKeys);
+  const rounds = await runRounds<Mode, Figures>({
+    sides: ["baseline", "action"],
+    rounds: ROUNDS,
+    run: (mode, round) => {
+      process.stderr.write(`round ${round}/${ROUNDS}: ${mode}\n`);
+      return measure(mode, database.url, env, apiKeys);
+    },
+    onRound: (r) =>
+      process.stderr.write(
+        `round ${r.round}: baseline ${r.figures.baseline.requests_per_second.toFixed(0)} req/s, action ${r.figures.action.requests_per_second.toFixed(0)} req/s, ` +
+          `${percent(throughputRatio(r))} (${r.order[0]} first; load ${r.load_1m.toFixed(2)})\n`,
+      ),
+  });
 
-  const throughputRatio = action.requests_per_second / baseline.requests_per_second;
+  const ratios = rounds.map(throughputRatio);
   // autocannon counts latency in whole milliseconds: a fast baseline can have a p99 of 0.
-  const p99Ratio = baseline.latency_p99_ms > 0 ? action.latency_p99_ms / baseline.latency_p99_ms : null;
+  const p99Ratios = rounds.flatMap((r) => (r.figures.baseline.latency_p99_ms > 0 ? [r.figures.action.latency_p99_ms / r.figures.baseline.latency_p99_ms] : []));
   const cpu = (us: number | null) => (us === null ? "n/a" : String(us));
   const row = (name: string, f: Figures) => [
     name,
@@ -305,31 +319,61 @@ async function main(): Promise<void> {
     cpu(f.cpu_us_per_request.postgres),
     cpu(f.cpu_us_per_request.load_generator),
   ];
-  const out = [
+  const medianOf = (mode: Mode, pick: (f: Figures) => number) => median(rounds.map((r) => pick(r.figures[mode])));
+  const nullableMedian = (mode: Mode, pick: (f: Figures) => number | null) => {
+    const values = rounds.flatMap((r) => {
+      const value = pick(r.figures[mode]);
+      return value === null ? [] : [value];
+    });
+    return values.length === 0 ? "n/a" : median(values).toFixed(0);
+  };
+  const medianRow = (mode: Mode) => [
+    `median ${mode}`,
+    medianOf(mode, (f) => f.requests_per_second).toFixed(1),
+    medianOf(mode, (f) => f.latency_p50_ms).toFixed(2),
+    medianOf(mode, (f) => f.latency_p99_ms).toFixed(2),
+    medianOf(mode, (f) => f.completed).toFixed(0),
     "",
-    `GET ${PATH}: ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP_SECONDS} s warm-up, DB pool ${POOL_SIZE},`,
-    `${KEYS === 1 ? "one API key" : `${KEYS} API keys`}, ${database.description}, Node ${process.version}`,
     "",
-    table([
-      ["path", "req/s", "p50 ms", "p99 ms", "responses", "non-2xx", "errors", "server CPU", "PG CPU", "loadgen CPU"],
-      row("baseline", baseline),
-      row("action", action),
-      ["action/baseline", `${(throughputRatio * 100).toFixed(1)}%`, "", p99Ratio === null ? "n/a" : `x${p99Ratio.toFixed(2)}`, "", "", "", "", "", ""],
-    ]),
-    "(CPU columns: microseconds of CPU time per response, of the server process, of the PostgreSQL backends serving it, and of autocannon)",
+    nullableMedian(mode, (f) => f.cpu_us_per_request.server),
+    nullableMedian(mode, (f) => f.cpu_us_per_request.postgres),
+    nullableMedian(mode, (f) => f.cpu_us_per_request.load_generator),
   ];
-  const verdict = `action path reaches ${(throughputRatio * 100).toFixed(1)}% of baseline throughput (target >= ${TARGET_RATIO * 100}%)`;
+  const blank = ["", "", "", "", "", "", "", "", ""];
+  const rows: string[][] = [["round / path", "req/s", "p50 ms", "p99 ms", "responses", "non-2xx", "errors", "server CPU", "PG CPU", "loadgen CPU"]];
+  for (const r of rounds) {
+    for (const mode of r.order) rows.push(row(`${r.round} ${mode}`, r.figures[mode]));
+    const p99 = r.figures.baseline.latency_p99_ms > 0 ? `x${(r.figures.action.latency_p99_ms / r.figures.baseline.latency_p99_ms).toFixed(2)}` : "n/a";
+    rows.push([`${r.round} action/baseline`, percent(throughputRatio(r)), "", p99, "", "", "", "", "", ""]);
+  }
+  rows.push(["", ...blank], medianRow("baseline"), medianRow("action"));
+  process.stdout.write(
+    `${[
+      "",
+      `GET ${PATH}: ${ROUNDS} rounds, sides interleaved (first side alternating), ${CONNECTIONS} connections, ${DURATION} s per side after ${WARMUP_SECONDS} s warm-up, DB pool ${POOL_SIZE},`,
+      `${KEYS === 1 ? "one API key" : `${KEYS} API keys`}, ${database.description}, Node ${process.version}`,
+      "",
+      table(rows),
+      "(CPU columns: microseconds of CPU time per response, of the server process, of the PostgreSQL backends serving it, and of autocannon)",
+      p99Ratios.length > 0 ? `action p99 over baseline p99: median x${median(p99Ratios).toFixed(2)} (min x${Math.min(...p99Ratios).toFixed(2)}, max x${Math.max(...p99Ratios).toFixed(2)})` : "",
+      "",
+    ].join("\n")}`,
+  );
 
-  const failures = (["baseline", "action"] as const).flatMap((name) => {
-    const f = name === "baseline" ? baseline : action;
-    return f.non_2xx > 0 || f.errors > 0
-      ? [`${name}: ${f.non_2xx} non-2xx answers ${JSON.stringify(f.status_codes)}, ${f.errors} errors (${f.timeouts} timeouts)`]
-      : [];
-  });
+  const failures = rounds.flatMap((r) =>
+    (["baseline", "action"] as const).flatMap((name) => {
+      const f = r.figures[name];
+      return f.non_2xx > 0 || f.errors > 0
+        ? [`round ${r.round} ${name}: ${f.non_2xx} non-2xx answers ${JSON.stringify(f.status_codes)}, ${f.errors} errors (${f.timeouts} timeouts)`]
+        : [];
+    }),
+  );
+  for (const failure of failures) process.stdout.write(`FAILED ${failure}\n`);
+  const met = gate({ name: "action path's share of the baseline's throughput, per round", values: ratios, target: TARGET_RATIO, bound: "min" });
 
-  await fs.mkdir(path.dirname(RESULTS_FILE), { recursive: true });
+  const resultsPath = resultsFile("http.json");
   await fs.writeFile(
-    RESULTS_FILE,
+    resultsPath,
     `${JSON.stringify(
       {
         benchmark: "http",
@@ -339,25 +383,21 @@ async function main(): Promise<void> {
         database: database.description,
         connections: CONNECTIONS,
         api_keys: KEYS,
+        rounds: ROUNDS,
         duration_seconds: DURATION,
         warmup_seconds: WARMUP_SECONDS,
         db_pool_size: POOL_SIZE,
-        baseline,
-        action,
-        throughput_ratio: throughputRatio,
-        p99_ratio: p99Ratio,
+        per_round: rounds,
+        throughput_ratio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) },
+        p99_ratio: p99Ratios.length > 0 ? { median: median(p99Ratios), min: Math.min(...p99Ratios), max: Math.max(...p99Ratios) } : null,
         target_ratio: TARGET_RATIO,
-        ok: failures.length === 0,
+        ok: met && failures.length === 0,
       },
       null,
       2,
     )}\n`,
   );
-
-  for (const failure of failures) out.push(`FAILED ${failure}`);
-  out.push("", verdict);
-  process.stdout.write(`${out.join("\n")}\n`);
-  process.stderr.write(`figures written to ${path.relative(process.cwd(), RESULTS_FILE)}\n`);
+  process.stderr.write(`figures written to ${path.relative(process.cwd(), resultsPath)}\n`);
   if (failures.length > 0) process.exitCode = 1;
 }
 
