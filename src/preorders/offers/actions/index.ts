@@ -11,6 +11,7 @@ import { PAYMENTS_ACTIONS } from "./payments.ts";
 import { PRODUCTS_ACTIONS } from "./products.ts";
 import { SHIPPING_ACTIONS } from "./shipping.ts";
 import { TRANSLATIONS_ACTIONS } from "./translations.ts";
+import { listOfferVariants } from "./variants.ts";
 import { WIDGET_ACTIONS } from "./widget.ts";
 
 /** Actions of this part of the API; the registry lists them from here (src/action-registry.ts). */
@@ -28,4 +29,5 @@ export const PREORDERS_OFFERS_ACTIONS: readonly AnyAction[] = [
   ...INTEGRATIONS_ACTIONS,
   ...TRANSLATIONS_ACTIONS,
   ...ADVANCED_ACTIONS,
+  listOfferVariants,
 ];

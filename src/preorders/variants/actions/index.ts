@@ -1,11 +1,9 @@
 import type { AnyAction } from "../../../core/action.ts";
 import { inventoryStatus } from "./inventory-status.ts";
-import { listOfferVariants } from "./list.ts";
 import { getProductVariant, listProductVariantOffers, listProductVariants, recalculateProductVariantCount } from "./product-variants.ts";
 
-/** An offer's variant list, the inventory diagnosis and the product variants; the registry lists them from here (src/action-registry.ts). */
+/** The inventory diagnosis and the product variants; the registry lists them from here (src/action-registry.ts). */
 export const PREORDERS_VARIANTS_ACTIONS: readonly AnyAction[] = [
-  listOfferVariants,
   inventoryStatus,
   listProductVariants,
   getProductVariant,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pageOutput, timestampOutput } from "../../../core/outputs.ts";
 import { defineAction } from "../../../core/action.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
-import { OFFERS_PATH, findOffer, offerParams } from "../../offers/model.ts";
+import { OFFERS_PATH, findOffer, offerParams } from "../model.ts";
 
 interface VariantListRow {
   legacy_id: string;
