@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AUTH_FAILURES_PER_WINDOW, AuthThrottle } from "../src/http/auth-throttle.ts";
 import { api } from "./helpers/app.ts";
+import { TestClock } from "./helpers/clock.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 // Behind a trusted proxy on loopback: X-Forwarded-For names the client, so one test can be many addresses.
-const env = useTestEnv({ config: { TRUST_PROXY: "127.0.0.1, ::1" } });
+// The app counts failures by this clock: a test that needs them in one window starts a fresh one.
+const clock = new TestClock();
+const env = useTestEnv({ config: { TRUST_PROXY: "127.0.0.1, ::1" }, now: clock.now });
 
 const from = (address: string, key?: string) => ({ ...(key ? { key } : {}), headers: { "x-forwarded-for": address } });
 
@@ -14,6 +17,7 @@ afterEach(() => {
 
 describe("requests without a valid key, per client address", () => {
   it("answers the 61st from one address 429 with Retry-After before looking its key up; another address still gets 401", async () => {
+    clock.nextWindow(60);
     const attacker = "203.0.113.7";
     const statuses = new Set<number>();
     for (let i = 0; i < AUTH_FAILURES_PER_WINDOW; i++) {

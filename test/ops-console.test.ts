@@ -12,15 +12,15 @@ import { loadConfig } from "../src/config.ts";
 import { withTransaction } from "../src/core/db.ts";
 import { startTestApp } from "./helpers/app.ts";
 import { cliOutput } from "./helpers/cli.ts";
-import { awayFromWindowEnd } from "./helpers/clock.ts";
+import { TestClock } from "./helpers/clock.ts";
 import { seedAlert, seedNotification } from "./helpers/failed-messages.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { type OpsAnswer, type OpsRequest, opsLogin, opsRequest } from "./helpers/ops.ts";
 
 const TOKEN = "ops-console-http-test-token-71d2";
-const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN } });
-/** Seconds a sequence of logins counted in one window may take (each test starts this far from the window's end). */
-const LOGIN_SEQUENCE_SECONDS = 20;
+/** The clock login attempts are counted by: a test that counts them in one window starts a fresh one. */
+const clock = new TestClock();
+const env = useTestEnv({ config: { OPERATOR_TOKEN: TOKEN }, now: clock.now });
 
 const request = (path: string, init?: OpsRequest): Promise<OpsAnswer> => opsRequest(env.app.origin, path, init);
 
@@ -44,7 +44,7 @@ const postLogin = (origin: string, token: string, headers: Record<string, string
   });
 
 /** A second app on the test database, behind a trusted proxy on loopback (TRUST_PROXY). */
-const startProxiedApp = () => startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" });
+const startProxiedApp = () => startTestApp(env.db.url, { OPERATOR_TOKEN: TOKEN, TRUST_PROXY: "127.0.0.1, ::1" }, { now: clock.now });
 
 describe("ops console: authentication", () => {
   it("sends a visitor without a session to the login page, and refuses the JSON API with 401", async () => {
@@ -70,7 +70,7 @@ describe("ops console: authentication", () => {
 
   it(`refuses every login from an address after ${LOGIN_MAX_FAILURES} wrong tokens in a window, the right one included`, async () => {
     await env.pool.query("delete from ops_login_failures"); // the wrong tokens of the tests above
-    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
+    clock.nextWindow(LOGIN_WINDOW_SECONDS);
     const attempt = (token: string) => request("/ops/login", { method: "POST", form: { token } });
     try {
       for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) expect((await attempt(`wrong-token-${i}`)).status).toBe(401);
@@ -94,7 +94,7 @@ describe("ops console: authentication", () => {
 
   it("behind a trusted proxy (TRUST_PROXY), counts per forwarded client address; without it, the header is ignored", async () => {
     await env.pool.query("delete from ops_login_failures");
-    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
+    clock.nextWindow(LOGIN_WINDOW_SECONDS);
     const proxied = await startProxiedApp();
     const from = (origin: string, client: string, token: string) => postLogin(origin, token, { "x-forwarded-for": client });
     try {
@@ -155,7 +155,7 @@ describe("ops console: authentication", () => {
 
   it("counts an IPv6 client by its /64, so a host cannot take a fresh address for every ten guesses", async () => {
     await env.pool.query("delete from ops_login_failures");
-    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
+    clock.nextWindow(LOGIN_WINDOW_SECONDS);
     const proxied = await startProxiedApp();
     const from = (client: string, token: string) => postLogin(proxied.origin, token, { "x-forwarded-for": client });
     try {
@@ -192,7 +192,7 @@ describe("ops console: authentication", () => {
 
   it("counts wrong tokens sent in parallel one by one: only the first ten are compared", async () => {
     await env.pool.query("delete from ops_login_failures");
-    await awayFromWindowEnd(env.pool, LOGIN_WINDOW_SECONDS, LOGIN_SEQUENCE_SECONDS);
+    clock.nextWindow(LOGIN_WINDOW_SECONDS);
     try {
       const answers = await Promise.all(Array.from({ length: 2 * LOGIN_MAX_FAILURES }, (_, i) => request("/ops/login", { method: "POST", form: { token: `parallel-${i}` } })));
       const statuses = answers.map((a) => a.status).sort();

@@ -87,6 +87,8 @@ interface DispatcherDeps {
   services?: Services;
   /** Told about every dispatched request once answered (metrics): the core knows no metrics library. */
   observe?: (observation: DispatchObservation) => void;
+  /** The clock rate-limit windows are counted by, in ms since the epoch (tests set it); absent: the database's. */
+  now?: () => number;
 }
 
 /** One answered request: the matched action's name (undefined when none matched), its status and duration. */
@@ -103,7 +105,7 @@ export class Dispatcher {
 
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
-    this.policy = { points: deps.config.RATE_LIMIT_POINTS, windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS };
+    this.policy = { points: deps.config.RATE_LIMIT_POINTS, windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS, now: deps.now };
   }
 
   /** The same pool, rate-limit budget and transaction handling over another registry (the v1 interface). */

@@ -3,6 +3,11 @@ import pg from "pg";
 export interface RateLimitPolicy {
   points: number;
   windowSeconds: number;
+  /**
+   * The clock windows are counted by, in milliseconds since the epoch (tests set it). Absent (the
+   * service): the database's clock, the one every process shares.
+   */
+  now?: (() => number) | undefined;
 }
 
 interface Charge {
@@ -21,17 +26,17 @@ export interface PreparingDb {
 
 /**
  * Authenticates keys and charges their budgets in one statement. Windows are fixed and counted in
- * PostgreSQL (by its clock), shared by every process. `$1` holds distinct key hashes in ascending
- * order and `$2` the points to charge each: rows are locked in that order, so two processes
- * charging the same keys never deadlock. An unknown or revoked key yields no row and is charged
- * nothing. It runs on every request, so it is a named (prepared) statement, planned once per
+ * PostgreSQL (by its clock, unless `$4` gives the time in epoch seconds), shared by every process.
+ * `$1` holds distinct key hashes in ascending order and `$2` the points to charge each: rows are
+ * locked in that order, so two processes charging the same keys never deadlock. An unknown or
+ * revoked key yields no row and is charged nothing. It runs on every request, so it is a named (prepared) statement, planned once per
  * connection rather than once per request.
  */
 const CHARGE: pg.QueryConfig<unknown[]> = {
   name: "rate_limit_authenticate_and_charge",
   text: `with clock as (
        select floor(e / $3)::bigint as window_start, ceil($3 - (e - floor(e / $3) * $3))::int as reset_seconds
-       from (select extract(epoch from clock_timestamp())::float8 as e) t
+       from (select coalesce($4::float8, extract(epoch from clock_timestamp())::float8) as e) t
      ), wanted as (
        select key_hash, cost, ord from unnest($1::bytea[], $2::int[]) with ordinality as u(key_hash, cost, ord)
      ), key as (
@@ -62,6 +67,9 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** How a charge counts its window: its length, and the clock (absent: the database's). */
+type WindowClock = Pick<RateLimitPolicy, "windowSeconds" | "now">;
+
 /** Requests charged by one statement at most; the rest wait for the next one. */
 const MAX_BATCH = 500;
 
@@ -70,7 +78,7 @@ const MAX_BATCH = 500;
  * costs, and each request gets the count it would have seen had the requests run one by one in
  * arrival order (so every answer still sees its own, distinct budget).
  */
-async function chargeBatch(db: PreparingDb, windowSeconds: number, batch: Pending[]): Promise<void> {
+async function chargeBatch(db: PreparingDb, clock: WindowClock, batch: Pending[]): Promise<void> {
   const byKey = new Map<string, { keyHash: Buffer; total: number; requests: Pending[] }>();
   for (const request of batch) {
     const id = request.keyHash.toString("hex");
@@ -83,7 +91,7 @@ async function chargeBatch(db: PreparingDb, windowSeconds: number, batch: Pendin
     }
   }
   const keys = [...byKey.values()].sort((a, b) => Buffer.compare(a.keyHash, b.keyHash));
-  const values = [keys.map((k) => k.keyHash), keys.map((k) => k.total), windowSeconds];
+  const values = [keys.map((k) => k.keyHash), keys.map((k) => k.total), clock.windowSeconds, clock.now ? clock.now() / 1000 : null];
   const { rows } = await db.query<ChargeRow>({ ...CHARGE, values });
   const found = new Map(rows.map((row) => [row.key_hash.toString("hex"), row]));
   for (const [id, key] of byKey) {
@@ -101,8 +109,8 @@ async function chargeBatch(db: PreparingDb, windowSeconds: number, batch: Pendin
 }
 
 /** Runs a batch and never throws: a failed statement (or anything else) fails every request of the batch. */
-function settle(db: PreparingDb, windowSeconds: number, batch: Pending[]): Promise<void> {
-  return chargeBatch(db, windowSeconds, batch).catch((error: unknown) => {
+function settle(db: PreparingDb, clock: WindowClock, batch: Pending[]): Promise<void> {
+  return chargeBatch(db, clock, batch).catch((error: unknown) => {
     for (const request of batch) request.reject(error);
   });
 }
@@ -114,13 +122,13 @@ function settle(db: PreparingDb, windowSeconds: number, batch: Pending[]): Promi
  */
 class ChargeBatcher {
   private readonly db: PreparingDb;
-  private readonly windowSeconds: number;
+  private readonly clock: WindowClock;
   private queue: Pending[] = [];
   private running = false;
 
-  constructor(db: PreparingDb, windowSeconds: number) {
+  constructor(db: PreparingDb, clock: WindowClock) {
     this.db = db;
-    this.windowSeconds = windowSeconds;
+    this.clock = clock;
   }
 
   charge(keyHash: Buffer, cost: number): Promise<Charge | undefined> {
@@ -135,7 +143,7 @@ class ChargeBatcher {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        await settle(this.db, this.windowSeconds, batch);
+        await settle(this.db, this.clock, batch);
       }
     } finally {
       this.running = false;
@@ -143,13 +151,17 @@ class ChargeBatcher {
   }
 }
 
-const batchers = new WeakMap<pg.Pool, Map<number, ChargeBatcher>>();
+/** A batcher per pool, window length and clock (the database's: undefined). */
+type ByClock = Map<(() => number) | undefined, ChargeBatcher>;
+const batchers = new WeakMap<pg.Pool, Map<number, ByClock>>();
 
-function batcherFor(pool: pg.Pool, windowSeconds: number): ChargeBatcher {
+function batcherFor(pool: pg.Pool, clock: WindowClock): ChargeBatcher {
   let byWindow = batchers.get(pool);
-  if (!byWindow) batchers.set(pool, (byWindow = new Map<number, ChargeBatcher>()));
-  let batcher = byWindow.get(windowSeconds);
-  if (!batcher) byWindow.set(windowSeconds, (batcher = new ChargeBatcher(pool, windowSeconds)));
+  if (!byWindow) batchers.set(pool, (byWindow = new Map<number, ByClock>()));
+  let byClock = byWindow.get(clock.windowSeconds);
+  if (!byClock) byWindow.set(clock.windowSeconds, (byClock = new Map<(() => number) | undefined, ChargeBatcher>()));
+  let batcher = byClock.get(clock.now);
+  if (!batcher) byClock.set(clock.now, (batcher = new ChargeBatcher(pool, { windowSeconds: clock.windowSeconds, now: clock.now })));
   return batcher;
 }
 
@@ -160,8 +172,8 @@ function batcherFor(pool: pg.Pool, windowSeconds: number): ChargeBatcher {
  * charge always runs alone, on that client.
  */
 export async function authenticateAndCharge(db: PreparingDb, keyHash: Buffer, cost: number, policy: RateLimitPolicy): Promise<Charge | undefined> {
-  if (db instanceof pg.Pool) return batcherFor(db, policy.windowSeconds).charge(keyHash, cost);
-  return new Promise((resolve, reject) => void settle(db, policy.windowSeconds, [{ keyHash, cost, resolve, reject }]));
+  if (db instanceof pg.Pool) return batcherFor(db, policy).charge(keyHash, cost);
+  return new Promise((resolve, reject) => void settle(db, policy, [{ keyHash, cost, resolve, reject }]));
 }
 
 export function rateLimitHeaders(policy: RateLimitPolicy, charge: Charge): Record<string, string> {

@@ -16,6 +16,11 @@ export interface TaskDeps {
   platform: PlatformRuntime;
   /** The process's senders (one SMTP pool). */
   channels: Channels;
+  /**
+   * Seconds an offer sync that finds a resolution of the offer's variants under way waits before
+   * it runs anyway (src/preorders/sync/run.ts); absent: its default, 60. Tests set it.
+   */
+  offerSyncDeferSeconds?: number;
 }
 
 /** One run of a task: the deps and what graphile-worker says of this attempt. */

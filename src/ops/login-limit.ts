@@ -5,34 +5,46 @@ import type { Db } from "../core/db.ts";
 export const LOGIN_MAX_FAILURES = 10;
 export const LOGIN_WINDOW_SECONDS = 300;
 
-const WINDOW = `floor(extract(epoch from now()) / ${LOGIN_WINDOW_SECONDS})::bigint`;
-const RESET = `ceil(${LOGIN_WINDOW_SECONDS} - extract(epoch from now())::numeric % ${LOGIN_WINDOW_SECONDS})::int`;
+/**
+ * The time windows are counted by, in epoch seconds: the database's now() unless the statement's
+ * parameter `$n` gives it (a clock injected through OpsOptions.now: tests).
+ */
+const EPOCH = (n: number) => `coalesce($${n}::numeric, extract(epoch from now())::numeric)`;
+const WINDOW = (n: number) => `floor(${EPOCH(n)} / ${LOGIN_WINDOW_SECONDS})::bigint`;
+const RESET = (n: number) => `ceil(${LOGIN_WINDOW_SECONDS} - ${EPOCH(n)} % ${LOGIN_WINDOW_SECONDS})::int`;
+
+/** The parameter for EPOCH: the injected clock's time in seconds, or null for the database's. */
+const epochOf = (now: (() => number) | undefined): number | null => (now ? now() / 1000 : null);
 
 /**
  * Counts a login attempt from `client` before its token is compared, in one statement, so
  * attempts sent in parallel each get their own number: only the first LOGIN_MAX_FAILURES of a
  * window are compared at all. Answers the seconds until `client` may try again when this one is
- * over the limit, else undefined (then `forgive` it if the token was right).
+ * over the limit, else undefined (then `forgive` it if the token was right). `now` (ms since the
+ * epoch) is the clock windows are counted by; absent, the database's.
  */
-export async function countLoginAttempt(db: Db, client: string): Promise<number | undefined> {
+export async function countLoginAttempt(db: Db, client: string, now?: () => number): Promise<number | undefined> {
   const { rows } = await db.query<{ failures: number; reset: number }>(
-    `insert into ops_login_failures (client, window_start, failures) values ($1, ${WINDOW}, 1)
+    `insert into ops_login_failures (client, window_start, failures) values ($1, ${WINDOW(2)}, 1)
      on conflict (client, window_start) do update set failures = ops_login_failures.failures + 1
-     returning failures, ${RESET} as reset`,
-    [client],
+     returning failures, ${RESET(2)} as reset`,
+    [client, epochOf(now)],
   );
   const row = rows[0];
   return row && row.failures > LOGIN_MAX_FAILURES ? row.reset : undefined;
 }
 
 /** The attempt counted by countLoginAttempt had the right token: it is not a failure. */
-export async function forgiveLoginAttempt(db: Db, client: string): Promise<void> {
-  await db.query(`update ops_login_failures set failures = failures - 1 where client = $1 and window_start = ${WINDOW} and failures > 0`, [client]);
+export async function forgiveLoginAttempt(db: Db, client: string, now?: () => number): Promise<void> {
+  await db.query(`update ops_login_failures set failures = failures - 1 where client = $1 and window_start = ${WINDOW(2)} and failures > 0`, [
+    client,
+    epochOf(now),
+  ]);
 }
 
 /** Drops the counts of windows that have ended (maintenance_prune). */
 export async function pruneLoginFailures(db: Db): Promise<number> {
-  return (await db.query(`delete from ops_login_failures where window_start < ${WINDOW}`)).rowCount ?? 0;
+  return (await db.query(`delete from ops_login_failures where window_start < ${WINDOW(1)}`, [null])).rowCount ?? 0;
 }
 
 /**

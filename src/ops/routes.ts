@@ -21,6 +21,8 @@ export interface OpsOptions {
   publicOrigin?: string | undefined;
   /** SEND_RETRY_HOURS: how long a message sent again from the console is retried (default 24, the configuration's). */
   sendRetryHours?: number | undefined;
+  /** The clock login attempts are counted by, in ms since the epoch (tests set it); absent: the database's. */
+  now?: (() => number) | undefined;
 }
 
 const FLASH_COOKIE = "ops_flash";
@@ -258,14 +260,14 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     // Before the attempt is counted: a page on another site must not spend the operator's budget
     // (ten cross-site posts would lock them out). A script logging in for /ops/api sends no origin.
     if (crossSite(request)) return html(reply, 403, loginPage("Refused: the login did not come from this console's page."));
-    const lockedFor = await countLoginAttempt(options.pool, loginClient(request.ip));
+    const lockedFor = await countLoginAttempt(options.pool, loginClient(request.ip), options.now);
     if (lockedFor !== undefined) {
       const minutes = Math.ceil(lockedFor / 60);
       return html(reply.header("retry-after", String(lockedFor)), 429, loginPage(`Too many wrong tokens from this address: try again in ${minutes} minute(s).`));
     }
     const token = form(request.body).get("token") ?? "";
     if (!token || !safeEqual(token, options.token)) return html(reply, 401, loginPage("Wrong operator token."));
-    await forgiveLoginAttempt(options.pool, loginClient(request.ip));
+    await forgiveLoginAttempt(options.pool, loginClient(request.ip), options.now);
     const { cookie: value } = signer.issue();
     return reply.code(303).header("set-cookie", cookie(request, SESSION_COOKIE, value, SESSION_TTL_SECONDS)).header("location", "/ops").send();
   });

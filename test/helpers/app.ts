@@ -7,6 +7,7 @@ import type { AnyAction } from "../../src/core/action.ts";
 import { Dispatcher } from "../../src/core/dispatcher.ts";
 import { Registry } from "../../src/core/registry.ts";
 import { createApiKey, createShop } from "../../src/db/api-keys.ts";
+import { AuthThrottle } from "../../src/http/auth-throttle.ts";
 import { createHttpServer } from "../../src/http/server.ts";
 import { type Log, createLogger } from "../../src/logger.ts";
 import type { PlatformRuntime } from "../../src/platform/runtime.ts";
@@ -27,15 +28,23 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
   return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", PORT: "0", CHECK_RESPONSES: "true", ...overrides });
 }
 
+export interface TestAppOptions {
+  actions?: readonly AnyAction[];
+  log?: Log;
+  platform?: PlatformRuntime;
+  /**
+   * The clock (ms since the epoch) the app counts its windows by: the API's rate limit, failed
+   * authentications per address, the console's login attempts (a TestClock's `now`, helpers/clock.ts).
+   * Absent: the service's own (the database's clock; the wall clock for failed authentications).
+   */
+  now?: () => number;
+}
+
 /**
  * The real HTTP layer on a real port, over the given database: the service's registry, or the
  * test's own actions.
  */
-export async function startTestApp(
-  databaseUrl: string,
-  overrides: Record<string, string> = {},
-  options: { actions?: readonly AnyAction[]; log?: Log; platform?: PlatformRuntime } = {},
-): Promise<TestApp> {
+export async function startTestApp(databaseUrl: string, overrides: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(databaseUrl, overrides);
   const log = options.log ?? createLogger(config.LOG_LEVEL);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
@@ -46,7 +55,7 @@ export async function startTestApp(
   const services = createServices(config, log, options.platform ? { platform: options.platform } : {});
   const registry = options.actions ? new Registry(options.actions) : createRegistry();
   const http = createHttpServer({
-    dispatcher: new Dispatcher({ registry, pool, config, log, services }),
+    dispatcher: new Dispatcher({ registry, pool, config, log, services, ...(options.now ? { now: options.now } : {}) }),
     actions: registry.actions,
     webhooks: { pool, secret: TEST_WEBHOOK_SECRET, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
     log,
@@ -54,7 +63,8 @@ export async function startTestApp(
     trustProxy: config.TRUST_PROXY,
     healthy: async () => true,
     // The operator console (/ops): its token from OPERATOR_TOKEN, else a random one no test knows.
-    ops: { pool, token: config.OPERATOR_TOKEN ?? randomBytes(24).toString("base64url"), secureCookies: false },
+    ops: { pool, token: config.OPERATOR_TOKEN ?? randomBytes(24).toString("base64url"), secureCookies: false, now: options.now },
+    ...(options.now ? { authThrottle: new AuthThrottle({ now: options.now }) } : {}),
   });
   const origin = await http.listen({ port: 0, host: "127.0.0.1" });
   return {

@@ -33,6 +33,8 @@ export interface TestEnvOptions {
   config?: Record<string, string>;
   /** The app's registry: these actions instead of the service's. */
   actions?: readonly AnyAction[];
+  /** The clock the app counts its windows by (rate limit, failed authentications, console logins): see TestAppOptions. */
+  now?: () => number;
   log?: Log;
   /** Connections of `env.pool` when there is no app (the app's pool has 5). */
   poolSize?: number;
@@ -55,6 +57,8 @@ export interface WorkerFixtureOptions {
   poolSize?: number;
   /** graphile-worker's poll interval (default 100 ms). */
   pollInterval?: number;
+  /** Seconds an offer sync deferred behind a resolution waits (TaskDeps.offerSyncDeferSeconds; default the service's 60). */
+  offerSyncDeferSeconds?: number;
 }
 
 export interface TestEnv {
@@ -135,6 +139,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
         platform,
         ...(options.actions ? { actions: options.actions } : {}),
         ...(options.log ? { log: options.log } : {}),
+        ...(options.now ? { now: options.now } : {}),
       });
       app = started;
       cleanups.push(() => started.close());
@@ -186,7 +191,8 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       // job may hold a transaction's connection and take another (progress, enqueue), so five
       // jobs on the app's 5 connections could wait on each other forever.
       runnerPool = quietPool(db.url, workerOptions.poolSize ?? config.WORKER_CONCURRENCY * 3 + 5);
-      runner = await startWorker({ pool: runnerPool, log, config, platform, channels: channelsNow() }, { pollInterval: workerOptions.pollInterval ?? 100, cron: false });
+      const deferral = workerOptions.offerSyncDeferSeconds === undefined ? {} : { offerSyncDeferSeconds: workerOptions.offerSyncDeferSeconds };
+      runner = await startWorker({ pool: runnerPool, log, config, platform, channels: channelsNow(), ...deferral }, { pollInterval: workerOptions.pollInterval ?? 100, cron: false });
     };
     cleanups.push(stopWorker);
     if (options.worker) await startWorkerNow(options.worker === true ? {} : options.worker);

@@ -56,7 +56,8 @@ async function syncDiagnosis(env: SyncEnv, offerId: string): Promise<string> {
 /**
  * Waits until the offer's current revision is synced (the worker must be running). Past
  * `warnAfterMs` it prints the sync's state and waits on, to `timeoutMs`: a sync deferred behind a
- * resolution (run.ts) runs again after 60 s at the latest, and CI once saw a sync take longer than
+ * resolution (run.ts) runs again after 60 s at the latest (a worker started with
+ * `offerSyncDeferSeconds` defers by that instead), and CI once saw a sync take longer than
  * 30 s on a loaded machine, which this shows the state of.
  */
 export async function waitSynced(env: SyncEnv, offerId: string, timeoutMs = 90_000, warnAfterMs = 30_000): Promise<OfferSyncRow> {

@@ -34,6 +34,8 @@ interface OfferSyncDeps {
   pool: pg.Pool;
   platform: PlatformRuntime;
   log: Log;
+  /** The deferral's delay instead of DEFERRED_SYNC_DELAY_SECONDS (TaskDeps.offerSyncDeferSeconds: tests). */
+  offerSyncDeferSeconds?: number | undefined;
 }
 
 type OfferSyncOutcome =
@@ -182,7 +184,7 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     }
     if (!detach && (await resolutionUnderWay(pool, offerId))) {
       // The resolution's end queues the sync at once; this later one only covers a resolution that never ends.
-      await enqueueOfferSync(pool, shopId, offerId, DEFERRED_SYNC_DELAY_SECONDS);
+      await enqueueOfferSync(pool, shopId, offerId, deps.offerSyncDeferSeconds ?? DEFERRED_SYNC_DELAY_SECONDS);
       return { outcome: "deferred", reason: "a resolution of the offer's variants is under way" };
     }
     const client = await deps.platform.clientFor(pool, shopId);
