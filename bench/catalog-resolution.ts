@@ -4,10 +4,13 @@
  * reads `completed` (graphile-worker, in this process, picks the job up on its NOTIFY), beside
  * the baseline: ONE `INSERT ... SELECT` doing the same resolution in SQL (the job's very
  * statement, same parameters) into a copy of preorder_offer_variants with the same indexes and
- * foreign keys. Runs alternate; each starts from empty tables. Prints every run, the medians and
- * their ratio; target: the job within 3x of the baseline.
+ * foreign keys. The two sides run interleaved (bench/rounds.ts): BENCH_ROUNDS rounds, each
+ * running both from empty tables with a fresh offer, the job first in odd rounds and the
+ * INSERT first in even ones. Prints every round, the medians, and the median of the per-round
+ * ratios (job over INSERT) with its spread (min-max); target: that median within 3x, exits
+ * non-zero above it.
  *
- * Environment: BENCH_VARIANTS (100000), BENCH_VARIANTS_PER_PRODUCT (5), BENCH_RUNS (5),
+ * Environment: BENCH_VARIANTS (100000), BENCH_VARIANTS_PER_PRODUCT (5), BENCH_ROUNDS (5),
  * DATABASE_URL or a scratch database (bench/lib.ts).
  */
 import { randomBytes } from "node:crypto";
@@ -22,18 +25,15 @@ import { createLogger } from "../src/logger.ts";
 import { PlatformRuntime } from "../src/platform/runtime.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool } from "./lib.ts";
+import { gate, median, orderOf, roundsFromEnv, runRounds, times } from "./rounds.ts";
 
 const VARIANTS = positiveIntEnv("BENCH_VARIANTS", 100_000);
 const PER_PRODUCT = positiveIntEnv("BENCH_VARIANTS_PER_PRODUCT", 5);
-const RUNS = positiveIntEnv("BENCH_RUNS", 5);
+const ROUNDS = roundsFromEnv();
+const TARGET_RATIO = 3;
+const SIDES = ["job", "INSERT"] as const;
 const EXCLUSION_TAG = "no-preorder";
 const COPY = "bench_resolution_copy";
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 try {
   const database = await acquireDatabase("bench_resolution");
@@ -93,53 +93,59 @@ try {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
-  const jobMs: number[] = [];
-  const sqlMs: number[] = [];
-  let resolved = 0;
-  let baselineRows = 0;
-  for (let run = 0; run < RUNS; run++) {
-    // Each run starts from empty tables, with a fresh offer (custom, no variants).
-    await pool.query(`truncate preorder_offer_variants, ${COPY}`);
-    await pool.query("vacuum analyze preorder_offer_variants");
-    await pool.query(`vacuum analyze ${COPY}`);
-    const created = await request("POST", "/preorders/offers", { name: `Bench offer ${run + 1}` });
-    if (created.status !== 202) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
-    const offerId = String(created.body.id);
-
-    // The job: from the request to `completed`.
+  /** The job: from the request to `completed`; answers its time and the variants it resolved. */
+  const jobSide = async (offerId: string) => {
     const t0 = performance.now();
     const answer = await request("POST", `/preorders/offers/${offerId}/products/set_source_to_all`, { confirm: true, exclusion_tag: EXCLUSION_TAG, excluded_variant_ids: excluded });
     if (answer.status !== 202 || typeof answer.body.job_id !== "string") throw new Error(`set_source_to_all answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     for (;;) {
       const { rows } = await pool.query<{ status: string; result: { variants: number } | null }>("select status, result from jobs where id = $1", [answer.body.job_id]);
       const row = rows[0];
-      if (row?.status === "completed") {
-        resolved = row.result?.variants ?? 0;
-        break;
-      }
+      if (row?.status === "completed") return { ms: performance.now() - t0, rows: row.result?.variants ?? 0 };
       if (row?.status === "failed" || row?.status === "cancelled") throw new Error(`job ${answer.body.job_id} ${row.status}`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    jobMs.push(performance.now() - t0);
-
-    // The baseline: the same INSERT ... SELECT, with the same parameters, into the copy.
+  };
+  /** The baseline: the same INSERT ... SELECT, with the same parameters, into the copy. */
+  const sqlSide = async (offerId: string) => {
     const t1 = performance.now();
     const inserted = await pool.query(resolutionInsert(COPY), [shopId, null, EXCLUSION_TAG, excluded, offerId]);
-    sqlMs.push(performance.now() - t1);
-    baselineRows = inserted.rowCount ?? 0;
-    process.stdout.write(`run ${run + 1}: job ${jobMs.at(-1)?.toFixed(0)} ms (${resolved} variants), INSERT ... SELECT ${sqlMs.at(-1)?.toFixed(0)} ms (${baselineRows} rows)\n`);
-  }
+    return { ms: performance.now() - t1, rows: inserted.rowCount ?? 0 };
+  };
 
-  if (resolved !== baselineRows) throw new Error(`the job resolved ${resolved} variants, the baseline ${baselineRows}`);
-  const job = median(jobMs);
-  const sql = median(sqlMs);
-  const ratio = job / sql;
+  let offerId = "";
+  const rounds = await runRounds<(typeof SIDES)[number], { ms: number; rows: number }>({
+    sides: SIDES,
+    rounds: ROUNDS,
+    run: async (side, round) => {
+      if (side === orderOf(SIDES, round)[0]) {
+        // Each round starts from empty tables, with a fresh offer (custom, no variants).
+        await pool.query(`truncate preorder_offer_variants, ${COPY}`);
+        await pool.query("vacuum analyze preorder_offer_variants");
+        await pool.query(`vacuum analyze ${COPY}`);
+        const created = await request("POST", "/preorders/offers", { name: `Bench offer ${round}` });
+        if (created.status !== 202) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+        offerId = String(created.body.id);
+      }
+      return side === "job" ? jobSide(offerId) : sqlSide(offerId);
+    },
+    onRound: (r) =>
+      process.stdout.write(
+        `round ${r.round} (${r.order[0]} first): job ${r.figures.job.ms.toFixed(0)} ms (${r.figures.job.rows} variants), INSERT ... SELECT ${r.figures.INSERT.ms.toFixed(0)} ms ` +
+          `(${r.figures.INSERT.rows} rows), ${times(r.figures.job.ms / r.figures.INSERT.ms)}; load ${r.load_1m.toFixed(2)}\n`,
+      ),
+  });
+
+  const mismatch = rounds.find((r) => r.figures.job.rows !== r.figures.INSERT.rows);
+  if (mismatch) throw new Error(`round ${mismatch.round}: the job resolved ${mismatch.figures.job.rows} variants, the baseline ${mismatch.figures.INSERT.rows}`);
+  const job = median(rounds.map((r) => r.figures.job.ms));
+  const sql = median(rounds.map((r) => r.figures.INSERT.ms));
   process.stdout.write(`\ndatabase: ${database.description}\n`);
   process.stdout.write(
-    `set_source_to_all over ${VARIANTS} mirrored variants (${resolved} resolved): median ${job.toFixed(0)} ms from the request to the job's completion; ` +
-      `one INSERT ... SELECT on a copy: median ${sql.toFixed(0)} ms; ratio ${ratio.toFixed(2)}x (target <= 3x; ${RUNS} runs)\n`,
+    `set_source_to_all over ${VARIANTS} mirrored variants (${rounds[0]?.figures.job.rows} resolved): median ${job.toFixed(0)} ms from the request to the job's completion; ` +
+      `one INSERT ... SELECT on a copy: median ${sql.toFixed(0)} ms (${ROUNDS} rounds, sides interleaved, first side alternating)\n`,
   );
-  process.exitCode = ratio <= 3 ? 0 : 1;
+  gate({ name: "the job's time over the INSERT's, per round", values: rounds.map((r) => r.figures.job.ms / r.figures.INSERT.ms), target: TARGET_RATIO, bound: "max", format: times });
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
