@@ -8,6 +8,9 @@
 // requests by status, 5xx, jobs lost, duplicate alerts against their bound, cron ticks enqueued
 // twice, rate-limit excess. The exit code is 1 when a goal is missed.
 //
+// No baseline: its goals are absolute (no 5xx, no job lost, duplicates within their bound, ...),
+// so there are no two sides to interleave round by round (bench/rounds.ts).
+//
 // Database: a scratch database created (and dropped) on TEST_DATABASE_URL's server, else on
 // postgres@127.0.0.1:5432, else the embedded server under .data/soak.
 import { type ChildProcess, spawn } from "node:child_process";
