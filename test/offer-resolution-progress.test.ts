@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
 import { api } from "./helpers/app.ts";
-import { type Json, offerCall } from "./helpers/offers.ts";
+import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
@@ -15,12 +15,6 @@ beforeAll(async () => {
 });
 
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
-
-async function newOffer(body: Json = {}): Promise<string> {
-  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Hardening", ...body } });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  return (answer.body as { id: string }).id;
-}
 
 /** GET /jobs/{id} once the job is terminal. */
 async function finishedJob(jobId: string): Promise<{ status: string; total: number | null; processed: number; result: Json }> {
@@ -37,7 +31,7 @@ function platformGroupNames(): string[] {
 
 describe("set_source_to_all reports its true progress", () => {
   it("total is the variants considered, processed the variants resolved, at GET /jobs/{id}", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const excluded = mirror.slice(0, 3).map((v) => v.id);
     const answer = await call("POST", id, "/products/set_source_to_all", { confirm: true, excluded_variant_ids: excluded });
     expect(answer.status).toBe(202);
@@ -51,7 +45,7 @@ describe("set_source_to_all reports its true progress", () => {
     const inCollection = mirror.filter((v) => v.collection_ids.includes(collection));
     expect(inCollection.length).toBeGreaterThan(0);
     expect(inCollection.length).toBeLessThan(mirror.length);
-    const id = await newOffer({ products: { source: "collection", collection_id: collection } });
+    const id = await newOffer(env, { products: { source: "collection", collection_id: collection } });
     const { rows } = await env.app.pool.query<{ job_id: string }>(
       "select id as job_id from jobs where kind = 'preorders_offer_resolve_variants' and payload->>'offer_id' = $1",
       [id],
@@ -64,7 +58,7 @@ describe("set_source_to_all reports its true progress", () => {
 describe("a draft offer stays off the platform until it is enabled", () => {
   it("creates no selling plan group for a draft (nor for its edits); enable creates it; disable keeps it", async () => {
     const name = "Draft not pushed";
-    const id = await newOffer({ name, products: { variant_ids: [mirror[0]?.legacy_id, mirror[1]?.legacy_id] } });
+    const id = await newOffer(env, { name, products: { variant_ids: [mirror[0]?.legacy_id, mirror[1]?.legacy_id] } });
     // The sync ran (the revision is handled) without touching the platform.
     expect((await waitSynced(env, id)).platform_selling_plan_group_id).toBeNull();
     expect((await call("PATCH", id, "", { internal_name: "still a draft" })).status).toBe(202);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedPreorderUnits } from "./helpers/preorders.ts";
 import { api } from "./helpers/app.ts";
-import { type Json, offerCall } from "./helpers/offers.ts";
+import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 
 const env = useSyncEnv({ products: 8, variantsPerProduct: 3, locations: 3, markets: 2, collections: 2 });
@@ -37,14 +37,6 @@ async function setStock(variant: number, location: string, available: number): P
     body: JSON.stringify({ variant_id: variant, location_id: location, available }),
   });
   expect(response.status).toBe(200);
-}
-
-async function newOffer(body: Json, enable = true): Promise<string> {
-  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Diagnosed", ...body } });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  const id = (answer.body as { id: string }).id;
-  if (enable) expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
-  return id;
 }
 
 interface OfferDiagnosis {
@@ -85,7 +77,7 @@ const codes = (d: OfferDiagnosis) => d.reasons.map((r) => r.code);
 
 describe("GET /preorders/products/inventory_status", () => {
   it("reads live inventory per active location; a sold-out variant of an active, synced offer shows the button, one in stock does not", async () => {
-    const id = await newOffer({ products: { variant_ids: [a.legacy, b.legacy] } });
+    const id = await newOffer(env, { name: "Diagnosed", products: { variant_ids: [a.legacy, b.legacy] } }, { enable: true });
     await waitSynced(env, id);
     const answer = await status(`variant_ids=${a.legacy},${b.legacy}`);
     expect(answer.inventory_source).toBe("platform");
@@ -106,16 +98,16 @@ describe("GET /preorders/products/inventory_status", () => {
   });
 
   it("explains a draft or disabled offer, continue selling off, the total limit, and an offer not yet on the platform", async () => {
-    const draft = await newOffer({ products: { variant_ids: [a.legacy] } }, false);
-    const disabled = await newOffer({ products: { variant_ids: [a.legacy] } });
+    const draft = await newOffer(env, { products: { variant_ids: [a.legacy] } });
+    const disabled = await newOffer(env, { products: { variant_ids: [a.legacy] } }, { enable: true });
     await offerCall(env.app, env.key, "POST", disabled, "/disable");
-    const noContinue = await newOffer({ products: { variant_ids: [a.legacy] }, inventory: { continue_selling: { enabled: false } } });
-    const limited = await newOffer({ products: { variant_ids: [a.legacy] }, limits: { total: { max: 3 } } });
+    const noContinue = await newOffer(env, { products: { variant_ids: [a.legacy] }, inventory: { continue_selling: { enabled: false } } }, { enable: true });
+    const limited = await newOffer(env, { products: { variant_ids: [a.legacy] }, limits: { total: { max: 3 } } }, { enable: true });
     for (const id of [draft, disabled, noContinue, limited]) await waitSynced(env, id);
     await seedPreorderUnits(env.app.pool, env.shopId, limited, 3);
 
     await env.stopWorker();
-    const unsynced = await newOffer({ products: { variant_ids: [a.legacy] } });
+    const unsynced = await newOffer(env, { products: { variant_ids: [a.legacy] } }, { enable: true });
     try {
       const answer = await status(`variant_ids=${a.gid}`);
       expect(codes(diagnosis(answer, a.legacy, draft))).toEqual(["offer_draft"]);
@@ -135,7 +127,7 @@ describe("GET /preorders/products/inventory_status", () => {
   it("checks the offer's markets against market_id, and notes the restriction without one", async () => {
     const [first, second] = markets;
     if (!first || !second) throw new Error("two markets expected");
-    const id = await newOffer({ products: { variant_ids: [a.legacy] }, markets: { enabled: true, applies_to_all_markets: false, market_ids: [first] } });
+    const id = await newOffer(env, { products: { variant_ids: [a.legacy] }, markets: { enabled: true, applies_to_all_markets: false, market_ids: [first] } }, { enable: true });
     await waitSynced(env, id);
     expect(diagnosis(await status(`variant_ids=${a.legacy}&market_id=${encodeURIComponent(first)}`), a.legacy, id)).toMatchObject({ preorder_button: true, reasons: [] });
     expect(codes(diagnosis(await status(`variant_ids=${a.legacy}&market_id=${encodeURIComponent(second)}`), a.legacy, id))).toEqual(["market_excluded"]);
@@ -146,10 +138,10 @@ describe("GET /preorders/products/inventory_status", () => {
 
   it("says why a variant is outside an offer: the exclusion tag of an all offer, or a custom offer named by offer_id", async () => {
     await env.app.pool.query("update products set tags = tags || '{no-preorder}'::text[] where shop_id = $1 and id = $2", [env.shopId, a.productId]);
-    const all = await newOffer({});
+    const all = await newOffer(env, {}, { enable: true });
     const handle = (await offerCall(env.app, env.key, "POST", all, "/products/set_source_to_all", { confirm: true, exclusion_tag: "no-preorder" })).body as { job_id: string };
     await waitJob(env, handle.job_id);
-    const custom = await newOffer({ products: { variant_ids: [b.legacy] } });
+    const custom = await newOffer(env, { products: { variant_ids: [b.legacy] } }, { enable: true });
     await waitSynced(env, all);
     await waitSynced(env, custom);
 
@@ -196,7 +188,7 @@ describe("GET /preorders/offers/{id}/variants", () => {
   it("lists the offer's variants by numeric id, paged, with product title and inventory from the mirror", async () => {
     const mirror = await mirrorVariants(env);
     const chosen = mirror.slice(0, 7);
-    const id = await newOffer({ products: { variant_ids: chosen.map((v) => v.legacy_id) } }, false);
+    const id = await newOffer(env, { products: { variant_ids: chosen.map((v) => v.legacy_id) } });
     const page = async (query: string) => {
       const answer = await offerCall(env.app, env.key, "GET", id, `/variants${query}`);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);

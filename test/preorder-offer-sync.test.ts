@@ -2,8 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
 import type { PlatformClient } from "../src/platform/client.ts";
 import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
-import { api } from "./helpers/app.ts";
-import { type Json, offerCall } from "./helpers/offers.ts";
+import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { runNow } from "./helpers/queue.ts";
@@ -20,15 +19,6 @@ beforeAll(async () => {
 
 const gid = (n: number) => `gid://platform/ProductVariant/${n}`;
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
-
-async function newOffer(body: Json): Promise<string> {
-  const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop", ...body } });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  const id = (answer.body as { id: string }).id;
-  // A draft stays off the platform: these offers are enabled, as a merchant's live ones are.
-  expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
-  return id;
-}
 
 async function groupVariants(groupId: string): Promise<string[]> {
   const ids: string[] = [];
@@ -58,7 +48,7 @@ async function pendingSyncJobs(offerId: string): Promise<number> {
 describe("offer sync to the platform", () => {
   it("a PATCH burst coalesces into one pending sync job, which syncs the latest revision", async () => {
     await env.stopWorker();
-    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 2) } });
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(0, 2) } }, { enable: true });
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call("PATCH", id, "", { name: `Drop ${i}` })));
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(202));
     await call("PATCH", id, "", { name: "Final name" });
@@ -74,13 +64,13 @@ describe("offer sync to the platform", () => {
 
   it("creates the group with the offer's variants and policies, visible in the offer's GET", async () => {
     await env.startWorker();
-    const id = await newOffer({
+    const id = await newOffer(env, {
       internal_name: "SPRING-CODE",
       products: { variant_ids: legacy.slice(0, 3) },
       shipping: { delivery: { type: "on_date", date: "2026-12-01T00:00:00Z" } },
       payments: { discount: { type: "percentage", value: 10 }, remaining_balance: { due: { type: "days_after_checkout", days: 21 } } },
       inventory: { reservation: { timing: "on_fulfillment" } },
-    });
+    }, { enable: true });
     expect((await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 25 })).status).toBe(202);
     expect((await call("POST", id, "/payments/disable_option", { type: "full" })).status).toBe(202);
     const synced = await waitSynced(env, id);
@@ -114,7 +104,7 @@ describe("offer sync to the platform", () => {
 
   it("links to the offer the order lines placed on its plan before the sync recorded the plan", async () => {
     await env.startWorker();
-    const id = await newOffer({ products: { variant_ids: legacy.slice(3, 4) } });
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(3, 4) } }, { enable: true });
     const planId = (await waitSynced(env, id)).platform_selling_plan_id ?? "";
     expect(planId).toMatch(/^gid:\/\/platform\/SellingPlan\//);
     // An order placed under the new plan between the platform creating it and the sync recording
@@ -137,7 +127,7 @@ describe("offer sync to the platform", () => {
 
   it("an update changes the plan in place and reconciles the group's variants", async () => {
     await env.startWorker();
-    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 3) } });
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(0, 3) } }, { enable: true });
     const first = await waitSynced(env, id);
     const groupId = first.platform_selling_plan_group_id ?? "";
     expect(await groupVariants(groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
@@ -166,7 +156,7 @@ describe("offer sync to the platform", () => {
 
   it("use_platform_selling_plan false detaches the offer (its group is deleted); attaching creates it again; deleting the offer deletes it", async () => {
     await env.startWorker();
-    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 2) } });
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(0, 2) } }, { enable: true });
     const groupId = (await waitSynced(env, id)).platform_selling_plan_group_id ?? "";
     expect(await getSellingPlanGroup(client, groupId)).not.toBeNull();
 
@@ -189,7 +179,7 @@ describe("offer sync to the platform", () => {
 
   it("a platform failure shows as failed with the error in the offer's GET, and a retry after recovery syncs it", async () => {
     await env.startWorker();
-    const id = await newOffer({ products: { variant_ids: legacy.slice(0, 2) } });
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(0, 2) } }, { enable: true });
     await waitSynced(env, id);
     env.emulator.setFaults({ errorRate: 1 });
     try {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
+import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
 
-const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
 const patch = (id: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, "/payments", body);
 const action = (id: string, name: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/payments/${name}`, body);
 
@@ -19,14 +18,14 @@ const read = async (id: string) => (await offerCall(env.app, env.key, "GET", id,
 
 describe("payments: GET and PATCH", () => {
   it("reads the group with the derived mode first", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const payments = await read(id);
     expect(Object.keys(payments)).toEqual(["mode", "discount", "options", "remaining_balance", "show_partial_first"]);
     expect(payments.mode).toBe("full");
   });
 
   it("merges a deep-partial change", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const answer = await patch(id, { remaining_balance: { due: { days: 14 } }, show_partial_first: true });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({
@@ -41,14 +40,14 @@ describe("payments: GET and PATCH", () => {
   });
 
   it("rule 1: auto_collect and auto_collect_on_fulfillment are mutually exclusive", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, { remaining_balance: { auto_collect: true } })).status).toBe(202);
     const second = await patch(id, { remaining_balance: { auto_collect_on_fulfillment: true } });
     expect(second).toMatchObject({
       status: 422,
       body: { errors: ["remaining_balance.auto_collect_on_fulfillment cannot be true while remaining_balance.auto_collect is true"] },
     });
-    const both = await patch(await newOffer(), { remaining_balance: { auto_collect: true, auto_collect_on_fulfillment: true } });
+    const both = await patch(await newOffer(env), { remaining_balance: { auto_collect: true, auto_collect_on_fulfillment: true } });
     expect(both).toMatchObject({
       status: 422,
       body: { errors: ["remaining_balance.auto_collect cannot be true while remaining_balance.auto_collect_on_fulfillment is true"] },
@@ -59,7 +58,7 @@ describe("payments: GET and PATCH", () => {
   });
 
   it("rule 2: discount.type no_discount clears the discount; the value becomes null", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const set = await patch(id, { discount: { type: "percentage", value: 15 } });
     expect(set.body).toMatchObject({ discount: { type: "percentage", value: 15 } });
     const cleared = await patch(id, { discount: { type: "no_discount" } });
@@ -72,7 +71,7 @@ describe("payments: GET and PATCH", () => {
   });
 
   it("a discount needs a value in range", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, { discount: { type: "percentage" } })).body).toEqual({ errors: ["discount.value is required when discount.type is percentage"] });
     expect((await patch(id, { discount: { type: "percentage", value: 120 } })).body).toEqual({ errors: ["discount.value must be at most 100"] });
     expect((await patch(id, { discount: { type: "fixed_amount", value: 0 } })).body).toEqual({ errors: ["discount.value must be greater than 0"] });
@@ -81,7 +80,7 @@ describe("payments: GET and PATCH", () => {
   });
 
   it("rule 3: options are not edited by the PATCH, nor the mode", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const answer = await patch(id, { options: [{ type: "deposit", enabled: true }], mode: "deposit" });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["options is not allowed", "mode is not allowed"] } });
   });
@@ -89,7 +88,7 @@ describe("payments: GET and PATCH", () => {
 
 describe("payments: option actions", () => {
   it("set_option_copy sets an option's title and description", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const answer = await action(id, "set_option_copy", { type: "deposit", title: "Reserve with 20%" });
     expect(answer.status).toBe(202);
     expect((answer.body as Payments).options.find((o) => o.type === "deposit")).toMatchObject({
@@ -103,7 +102,7 @@ describe("payments: option actions", () => {
   });
 
   it("enable_option and disable_option switch options; the mode follows", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const both = await action(id, "enable_option", { type: "deposit", deposit_percent: 20 });
     expect(both.status).toBe(202);
     expect(both.body).toMatchObject({ mode: "choice" });
@@ -116,27 +115,27 @@ describe("payments: option actions", () => {
   });
 
   it("refuses to disable the only enabled option (409)", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const refused = await action(id, "disable_option", { type: "full" });
     expect(refused.status).toBe(409);
     expect((await read(id)).options.find((o) => o.type === "full")?.enabled).toBe(true);
   });
 
   it("validates deposit_percent", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "enable_option", { type: "deposit", deposit_percent: 100 })).body).toEqual({ errors: ["deposit_percent must be at most 99"] });
     expect((await action(id, "enable_option", { type: "full", deposit_percent: 10 })).body).toEqual({ errors: ["deposit_percent is not allowed when type is full"] });
   });
 
   it("refuses the deposit option without the platform selling plan (409)", async () => {
-    const id = await newOffer({ advanced: { use_platform_selling_plan: false } });
+    const id = await newOffer(env, { advanced: { use_platform_selling_plan: false } });
     const refused = await action(id, "enable_option", { type: "deposit" });
     expect(refused.status).toBe(409);
     expect((await read(id)).mode).toBe("full");
   });
 
   it("detaching the platform selling plan turns an enabled deposit option off", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     await action(id, "enable_option", { type: "deposit" });
     await action(id, "disable_option", { type: "full" });
     const detached = await offerCall(env.app, env.key, "PATCH", id, "/advanced", { use_platform_selling_plan: false });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedPreorderUnits } from "./helpers/preorders.ts";
 import { createShopWithKey } from "./helpers/app.ts";
-import { type Json, createOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
+import { type Json, createOffer, newOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 /** Limits, checkout, inventory, markets, countdown, integrations, translations and advanced. */
@@ -12,14 +12,13 @@ beforeAll(async () => {
   await seedCatalog(env.app.pool, env.shopId);
 });
 
-const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
 const patch = (id: string, group: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, `/${group}`, body);
 const action = (id: string, path: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/${path}`, body);
 const read = async (id: string, group: string) => (await offerCall(env.app, env.key, "GET", id, `/${group}`)).body as Json;
 
 describe("every group: GET equals the full offer's group", () => {
   it("answers each group as the full offer shows it", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const offer = (await offerCall(env.app, env.key, "GET", id)).body as Json;
     for (const group of ["widget", "shipping", "payments", "limits", "checkout", "inventory", "products", "markets", "countdown", "integrations", "translations", "advanced"]) {
       const answer = await offerCall(env.app, env.key, "GET", id, `/${group}`);
@@ -31,7 +30,7 @@ describe("every group: GET equals the full offer's group", () => {
 
 describe("limits", () => {
   it("merges, and shows total.current_count derived from the orders", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     await seedPreorderUnits(env.app.pool, env.shopId, id, 7);
     const answer = await patch(id, "limits", { per_order: { max: 3 }, total: { max: 100 }, display: { show_remaining: true } });
     expect(answer.status).toBe(202);
@@ -44,7 +43,7 @@ describe("limits", () => {
   });
 
   it("keeps limits sane: integers >= 0, min <= max", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, "limits", { per_order: { min: -1, max: 2.5 }, total: { max: "ten" } })).body).toEqual({
       errors: ["per_order.min must be at least 0", "per_order.max must be an integer", "total.max must be an integer"],
     });
@@ -59,7 +58,7 @@ describe("limits", () => {
 
 describe("checkout", () => {
   it("PATCH merges; the named actions set terms text, mixed-cart message and order tags", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, "checkout", { terms: { enabled: true, disable_button_until_acknowledged: true } })).body).toMatchObject({
       terms: { enabled: true, disable_button_until_acknowledged: true },
     });
@@ -75,7 +74,7 @@ describe("checkout", () => {
   });
 
   it("validates tags and the terms rules", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "checkout/set_order_tags", { tags: ["ok", "a,b", ""] })).body).toEqual({
       errors: ["tags.1 must not contain a comma", "tags.2 must not be empty"],
     });
@@ -95,7 +94,7 @@ describe("checkout", () => {
 
 describe("inventory", () => {
   it("set_reservation_timing and the continue_selling rule", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "inventory/set_reservation_timing", { timing: "on_fulfillment" })).body).toEqual({
       provider: "platform",
       reservation: { timing: "on_fulfillment" },
@@ -116,7 +115,7 @@ describe("inventory", () => {
 
 describe("markets", () => {
   it("enabled for chosen markets needs market ids that exist in the shop's markets", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, "markets", { enabled: true, applies_to_all_markets: false })).body).toEqual({
       errors: ["market_ids is required when enabled is true and applies_to_all_markets is false"],
     });
@@ -129,7 +128,7 @@ describe("markets", () => {
   });
 
   it("applies_to_all_markets clears stored ids and refuses ids sent with it", async () => {
-    const id = await newOffer({ markets: { enabled: true, applies_to_all_markets: false, market_ids: ["m-us"] } });
+    const id = await newOffer(env, { markets: { enabled: true, applies_to_all_markets: false, market_ids: ["m-us"] } });
     expect((await patch(id, "markets", { applies_to_all_markets: true, market_ids: ["m-fr"] })).body).toEqual({
       errors: ["market_ids must be empty when applies_to_all_markets is true"],
     });
@@ -146,7 +145,7 @@ describe("markets", () => {
 
 describe("countdown", () => {
   it("set_style sets the look (at least one field)", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "countdown/set_style", { type: "banner", background_color: "#101010", border_radius: "2px" })).body).toMatchObject({
       style: { type: "banner", text_color: "#000000", background_color: "#101010", border_radius: "2px" },
     });
@@ -159,7 +158,7 @@ describe("countdown", () => {
   });
 
   it("set_custom_end_date only in to_custom_date mode (409 otherwise)", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const refused = await action(id, "countdown/set_custom_end_date", { date: "2026-12-31T23:00:00Z" });
     expect(refused.status).toBe(409);
     expect((await read(id, "countdown")).custom_end_date).toBeNull();
@@ -173,7 +172,7 @@ describe("countdown", () => {
   });
 
   it("checks format, custom date and mode together", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, "countdown", { format: "ss:mm" })).body).toEqual({ errors: ["format must be a pattern of units such as dd:hh:mm:ss"] });
     expect((await patch(id, "countdown", { format: "d:h:m" })).body).toMatchObject({ format: "d:h:m" });
     expect((await patch(id, "countdown", { custom_end_date: "2026-12-31T00:00:00Z" })).body).toEqual({
@@ -188,7 +187,7 @@ describe("countdown", () => {
 
 describe("integrations", () => {
   it("skip_inventory_check needs pos", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await patch(id, "integrations", { pos: { skip_inventory_check: true } })).body).toEqual({
       errors: ["pos.skip_inventory_check cannot be true while pos.enabled is false"],
     });
@@ -202,13 +201,13 @@ describe("integrations", () => {
 describe("translations", () => {
   it("starts from the shop's default locale", async () => {
     await env.app.pool.query("update shops set default_locale = 'fr' where id = $1", [env.shopId]);
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await read(id, "translations")).default_locale).toBe("fr");
     await env.app.pool.query("update shops set default_locale = 'en' where id = $1", [env.shopId]);
   });
 
   it("takes valid field paths and locales, merges translations, null removes one", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const set = await patch(id, "translations", {
       locales: ["fr", "de"],
       fields: ["widget.button.text", "countdown.text"],
@@ -225,7 +224,7 @@ describe("translations", () => {
   });
 
   it("refuses invalid paths, unlisted locales and fields", async () => {
-    const id = await newOffer({ translations: { locales: ["fr"], fields: ["widget.button.text"] } });
+    const id = await newOffer(env, { translations: { locales: ["fr"], fields: ["widget.button.text"] } });
     expect((await patch(id, "translations", { fields: ["widget.button.txt"], locales: ["fr", "Français"] })).body).toEqual({
       errors: ["locales.1 must be a locale", expect.stringMatching(/^fields\.0 must be one of: widget\.button\.text, /)],
     });
@@ -239,7 +238,7 @@ describe("translations", () => {
   });
 
   it("dropping a locale or field drops its translations", async () => {
-    const id = await newOffer({
+    const id = await newOffer(env, {
       translations: {
         locales: ["fr", "de"],
         fields: ["widget.button.text", "countdown.text"],
@@ -257,7 +256,7 @@ describe("translations", () => {
 
 describe("advanced", () => {
   it("set_button_text_override replaces the text of one display state", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     for (const state of ["before_launch", "after_launch", "out_of_stock"]) {
       const answer = await action(id, "advanced/set_button_text_override", { state, text: `text for ${state}` });
       expect(answer.status).toBe(202);
@@ -275,7 +274,7 @@ describe("advanced", () => {
   });
 
   it("attach_to_platform_selling_plan is refused while split type is orders, then works once it is off", async () => {
-    const id = await newOffer({ shipping: { fulfillment: { split: { type: "orders" } } } });
+    const id = await newOffer(env, { shipping: { fulfillment: { split: { type: "orders" } } } });
     expect((await read(id, "advanced")).use_platform_selling_plan).toBe(false);
     const refused = await action(id, "advanced/attach_to_platform_selling_plan");
     expect(refused.status).toBe(409);
@@ -288,7 +287,7 @@ describe("advanced", () => {
   });
 
   it("attach resumes syncing even when already attached", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     await env.app.pool.query("update preorder_offers set sync_status = 'failed', sync_last_error = 'boom' where id = $1", [id]);
     const before = await syncState(env.app.pool, id);
     expect((await action(id, "advanced/attach_to_platform_selling_plan")).status).toBe(202);
@@ -298,7 +297,7 @@ describe("advanced", () => {
   });
 
   it("PATCH use_platform_selling_plan true is refused while split type is orders; custom_css has a limit", async () => {
-    const id = await newOffer({ shipping: { fulfillment: { split: { type: "orders" } } } });
+    const id = await newOffer(env, { shipping: { fulfillment: { split: { type: "orders" } } } });
     expect((await patch(id, "advanced", { use_platform_selling_plan: true })).body).toEqual({
       errors: ["use_platform_selling_plan cannot be true while shipping.fulfillment.split.type is orders; turn that split off first"],
     });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
+import { newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
 
-const newOffer = async (body: Json = {}) => (await createOffer(env.app, env.key, body)).id;
 const patch = (id: string, body: unknown) => offerCall(env.app, env.key, "PATCH", id, "/widget", body);
 const action = (id: string, name: string, body: unknown = {}) => offerCall(env.app, env.key, "POST", id, `/widget/${name}`, body);
 
@@ -17,7 +16,7 @@ const read = async (id: string) => (await offerCall(env.app, env.key, "GET", id,
 
 describe("widget: GET and PATCH", () => {
   it("merges a deep-partial change and answers the group", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const before = await read(id);
     const answer = await patch(id, { badge: { enabled: true, text: "Soon" }, disclaimer: { border_radius: "0.5rem" } });
     expect(answer.status).toBe(202);
@@ -29,7 +28,7 @@ describe("widget: GET and PATCH", () => {
   });
 
   it("takes hex colours only (#rgb or #rrggbb) and CSS lengths", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     const answer = await patch(id, {
       button: { colors: { text_color: "red", background_color: "#12345" } },
       badge: { text_color: 255 },
@@ -49,7 +48,7 @@ describe("widget: GET and PATCH", () => {
   });
 
   it("checks rules on the merged result: an enabled badge or disclaimer needs a text", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     await patch(id, { badge: { text: "" } });
     const answer = await patch(id, { badge: { enabled: true } });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["badge.text must not be empty while badge.enabled is true"] } });
@@ -62,7 +61,7 @@ describe("widget: GET and PATCH", () => {
 
 describe("widget named actions", () => {
   it("set_button_text answers the widget snapshot", async () => {
-    const id = await newOffer({ widget: { badge: { enabled: true } } });
+    const id = await newOffer(env, { widget: { badge: { enabled: true } } });
     const answer = await action(id, "set_button_text", { text: "Reserve yours" });
     expect(answer.status).toBe(202);
     expect(answer.body).toEqual({
@@ -76,7 +75,7 @@ describe("widget named actions", () => {
   });
 
   it("set_button_colors turns custom colours on; disable_button_colors goes back to the theme's", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await read(id)).button.colors.enabled).toBe(false);
     const set = await action(id, "set_button_colors", { background_color: "#ff0000" });
     expect(set.status).toBe(202);
@@ -90,14 +89,14 @@ describe("widget named actions", () => {
   });
 
   it("set_button_colors validates: hex colours, at least one", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "set_button_colors", {})).body).toEqual({ errors: ["text_color is required unless background_color is given"] });
     expect((await action(id, "set_button_colors", { text_color: "white" })).body).toEqual({ errors: ["text_color must be a hex color"] });
     expect((await read(id)).button.colors.enabled).toBe(false);
   });
 
   it("set_badge_text and set_badge_colors", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "set_badge_text", { text: "Coming soon" })).body).toMatchObject({ badge: { text: "Coming soon", enabled: false } });
     expect((await action(id, "set_badge_colors", { text_color: "#111111", background_color: "#eeeeee" })).body).toMatchObject({
       badge: { text_color: "#111111", background_color: "#eeeeee" },
@@ -106,7 +105,7 @@ describe("widget named actions", () => {
   });
 
   it("set_disclaimer_text and set_disclaimer_colors", async () => {
-    const id = await newOffer();
+    const id = await newOffer(env);
     expect((await action(id, "set_disclaimer_text", { text: "Ships in spring." })).body).toMatchObject({ disclaimer: { text: "Ships in spring." } });
     const colors = await action(id, "set_disclaimer_colors", { text_color: "#222", border_radius: "8px" });
     expect((colors.body as Widget).disclaimer).toMatchObject({ text_color: "#222", background_color: "#f5f5f5", border_radius: "8px" });

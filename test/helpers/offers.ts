@@ -13,6 +13,16 @@ export async function createOffer(app: TestApp, key: string, body: Json = {}): P
   return answer.body as Json & { id: string };
 }
 
+/**
+ * Creates an offer over the API (asserting the 202) and answers its id; `enable`: enables it too
+ * (asserting the 202), as a merchant's live offers are: a draft stays off the platform.
+ */
+export async function newOffer(env: { app: TestApp; key: string }, body: Json = {}, options: { enable?: boolean } = {}): Promise<string> {
+  const { id } = await createOffer(env.app, env.key, body);
+  if (options.enable) expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
+  return id;
+}
+
 /** A call on an offer's path: `/preorders/offers/{id}` + suffix. */
 export function offerCall(app: TestApp, key: string, method: string, id: string, suffix = "", body?: unknown): Promise<ApiAnswer> {
   return api(app, method, `/preorders/offers/${id}${suffix}`, { key, ...(body !== undefined ? { body } : {}) });
