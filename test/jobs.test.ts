@@ -8,6 +8,8 @@ import { defineAction } from "../src/core/action.ts";
 import { conflict } from "../src/core/errors.ts";
 import { defineJobTask } from "../src/core/job-task.ts";
 import { type JobRow, declareJobTask, enqueueJobRow } from "../src/core/jobs.ts";
+import { declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
+import { removeJobByKey } from "../src/queue/admin.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { api, testConfig } from "./helpers/app.ts";
@@ -148,6 +150,71 @@ describe("a job that throws", () => {
     expect(status.body).toMatchObject({
       status: "failed",
       errors: [expect.objectContaining({ attempt: 1, message: "Internal database error (details in the service log)" })],
+    });
+  });
+});
+
+describe("a job that ends with nothing to record", () => {
+  let runner: Runner;
+  let plainRuns = 0;
+
+  beforeAll(async () => {
+    const config = testConfig(env.db.url);
+    const deps = { pool: env.pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
+    runner = await startWorker(deps, {
+      pollInterval: 100,
+      cron: false,
+      extraTasks: [
+        defineJobTask({ name: "test.returns_nothing", async run() {} }),
+        defineJobTask({ name: "test.returns_counts", run: () => Promise.resolve({ counts: { done: 3 } }) }),
+        defineTask({
+          name: "test.plain",
+          payload: z.object({}),
+          run() {
+            plainRuns += 1;
+            return Promise.resolve();
+          },
+        }),
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await runner.stop();
+  });
+
+  // Its end is written by graphile-worker's completion (the trigger of sql/103), not by the run.
+  it("shows completed with its attempt, start, end and progress, as one that recorded a result", async () => {
+    const [nothing, counts] = await Promise.all(
+      ["test.returns_nothing", "test.returns_counts"].map((name) => enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name }), total: 7 })),
+    );
+    for (const handle of [nothing, counts]) {
+      const job = await waitFor("the job to complete", async () => {
+        const row = await jobRow(handle?.job_id ?? "");
+        return row?.status === "completed" ? row : undefined;
+      });
+      expect(job).toMatchObject({ attempts: 1, processed: 7, errors: [] });
+      expect(job.started_at).not.toBeNull();
+      expect(job.finished_at?.getTime()).toBeGreaterThanOrEqual(job.started_at?.getTime() ?? Infinity);
+      expect(await workerJobCount(job.id)).toBe(0);
+    }
+    expect((await jobRow(nothing?.job_id ?? ""))?.result).toBeNull();
+    expect((await jobRow(counts?.job_id ?? ""))?.result).toEqual({ counts: { done: 3 } });
+  });
+
+  it("is not taken for completed when its queue job is removed before any run", async () => {
+    const handle = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "test.never_run" }) });
+    await removeJobByKey(env.pool, `job:${handle.job_id}`);
+    expect(await workerJobCount(handle.job_id)).toBe(0);
+    expect((await jobRow(handle.job_id))?.status).toBe("queued");
+  });
+
+  it("leaves a queue job whose key only looks like an app job's to complete as any other", async () => {
+    await enqueue(env.pool, declareTask({ name: "test.plain", payload: z.object({}) }), {}, { jobKey: "job:not-a-job-id" });
+    await enqueue(env.pool, declareTask({ name: "test.plain", payload: z.object({}) }), {}, { jobKey: "job:00000000-0000-0000-0000-000000000000" });
+    await waitFor("both plain jobs to run and complete", async () => {
+      const { rows } = await env.pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'test.plain'");
+      return plainRuns === 2 && rows[0]?.n === 0 ? true : undefined;
     });
   });
 });

@@ -46,6 +46,19 @@ describe("migrations", () => {
     }
   });
 
+  it("refuses to start when graphile-worker's job table lost the trigger that completes application jobs", async () => {
+    const pool = new pg.Pool({ connectionString: env.db.url, max: 2 });
+    pool.on("error", () => undefined);
+    const log = createLogger("silent");
+    try {
+      await migrate(pool, log);
+      await pool.query("drop trigger app_job_runs_completed on graphile_worker._private_jobs");
+      await expect(migrate(pool, log)).rejects.toThrow("the queue's job table lacks the app_job_runs_completed trigger (sql/103_job_completion_trigger.sql)");
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("numbers the files uniquely, in order", async () => {
     const ids = (await readMigrations()).map((m) => m.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));

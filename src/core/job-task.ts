@@ -128,9 +128,13 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
         const result = await definition.run(context);
         await settled();
         // A run whose work was all refused ends failed with the reason, never completed.
+        // A run with nothing to record ends with graphile-worker's completion: the jobs row is
+        // completed by a trigger on its queue job's delete (sql/103), in the same transaction, so
+        // the worker's slot waits for no write of its own (bench/results/jobs.md).
+        if (result === undefined || result === null) return;
         const refusal = refusalOf(result);
         const errors = refusal ? [{ attempt, message: refusal, at: new Date().toISOString() }] : [];
-        await pool.query({ ...END_FINISHED, values: [jobId, attempt, startedAt, refusal ? "failed" : "completed", JSON.stringify(errors), JSON.stringify(result ?? null)] });
+        await pool.query({ ...END_FINISHED, values: [jobId, attempt, startedAt, refusal ? "failed" : "completed", JSON.stringify(errors), JSON.stringify(result)] });
       } catch (error) {
         await settled();
         // A PermanentJobFailure ends the job now (the task registry uses up its queue attempts).

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { runMigrations as runWorkerMigrations } from "graphile-worker";
 import type pg from "pg";
 import { type Log, workerLogger } from "../logger.ts";
+import { jobCompletionTriggerPresent } from "../queue/inspect.ts";
 
 const SQL_DIR = fileURLToPath(new URL("../../sql/", import.meta.url));
 /** Any constant unique to this application; every migrating process waits on it. */
@@ -83,6 +84,11 @@ export async function migrate(pool: pg.Pool, log: Log, dir: string = SQL_DIR): P
           throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
         }
         applied.push(migration.name);
+      }
+      if (done.has(103) || applied.some((name) => name.startsWith("103_"))) {
+        if (!(await jobCompletionTriggerPresent(client))) {
+          throw new Error("the queue's job table lacks the app_job_runs_completed trigger (sql/103_job_completion_trigger.sql): application jobs would never show completed; re-create it before starting");
+        }
       }
     } finally {
       await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);

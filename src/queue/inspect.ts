@@ -48,3 +48,15 @@ export async function queueDepthByTask(db: Db): Promise<QueueDepth[]> {
   );
   return rows;
 }
+
+/**
+ * Whether graphile-worker's job table carries the trigger that completes application jobs
+ * (sql/103): a new graphile-worker that rebuilt the table would drop it, and every job without a
+ * result would then stay queued at its status_url.
+ */
+export async function jobCompletionTriggerPresent(db: Db): Promise<boolean> {
+  const { rows } = await db.query<{ present: boolean }>(
+    `select exists (select 1 from pg_trigger where tgrelid = '${QUEUE_RELATIONS.privateJobs}'::regclass and tgname = 'app_job_runs_completed' and tgenabled <> 'D') as present`,
+  );
+  return rows[0]?.present === true;
+}
