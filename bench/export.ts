@@ -13,7 +13,7 @@
  * over the rounds, and the peak RSS of the worker process running the job and of the export
  * process it forks. Exits non-zero when the median share is under 85%, a peak RSS is over
  * 200 MB, or a round's file differs from COPY's in rows or bytes. Writes
- * bench/results/export-<lines>.json.
+ * bench/results/export-<lines>.json (BENCH_RESULTS_DIR to write it elsewhere).
  *
  * The export's time is its job's, started_at to finished_at, on a worker started and settled
  * before the request is made (its start-up is not the export's): counting the rows for progress,
@@ -40,10 +40,11 @@ import { createApiKey, createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags } from "./lib.ts";
+import { median, resultsFile, roundsFromEnv } from "./rounds.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LINES = positiveIntEnv("BENCH_ORDER_LINES", 1_000_000);
-const ROUNDS = positiveIntEnv("BENCH_ROUNDS", 5);
+const ROUNDS = roundsFromEnv();
 const LINES_PER_ORDER = 4;
 const OFFERS = 10;
 const TARGET_SHARE = 0.85;
@@ -78,12 +79,6 @@ function child(args: string[], env: Record<string, string>, whenReady?: () => Pr
     proc.once("exit", (code) => (result && code === 0 ? resolve(result) : reject(new Error(`export-run.ts ${args.join(" ")} exited with ${String(code)}`))));
   });
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 interface ExportSide {
   rows: number;
@@ -249,7 +244,7 @@ try {
       `peak RSS over the rounds: ${workerRss.toFixed(0)} MB of the worker running the job, ${exportRss.toFixed(0)} MB of its export process (bound ${RSS_BOUND_MB} MB); ${copyRss.toFixed(0)} MB of the COPY reader\n`,
   );
   await writeFile(
-    path.join(HERE, "results", `export-${lines}.json`),
+    resultsFile(`export-${lines}.json`),
     `${JSON.stringify({ at: new Date().toISOString(), database: database.description, lines, rounds, median_share: share, min_share: Math.min(...shares), max_share: Math.max(...shares), worker_peak_rss_mb: workerRss, export_process_peak_rss_mb: exportRss, load_average: os.loadavg() }, null, 2)}\n`,
   );
   const ok = share >= TARGET_SHARE && workerRss <= RSS_BOUND_MB && exportRss <= RSS_BOUND_MB && sameFiles;
