@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { seedPreorderUnits } from "./helpers/preorders.ts";
+import { seedPreorderOrder } from "./helpers/preorders.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
@@ -104,7 +104,7 @@ describe("GET /preorders/products/inventory_status", () => {
     const noContinue = await newOffer(env, { products: { variant_ids: [a.legacy] }, inventory: { continue_selling: { enabled: false } } }, { enable: true });
     const limited = await newOffer(env, { products: { variant_ids: [a.legacy] }, limits: { total: { max: 3 } } }, { enable: true });
     for (const id of [draft, disabled, noContinue, limited]) await waitSynced(env, id);
-    await seedPreorderUnits(env.app.pool, env.shopId, limited, 3);
+    await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ quantity: 3, offerId: limited }] });
 
     await env.stopWorker();
     const unsynced = await newOffer(env, { products: { variant_ids: [a.legacy] } }, { enable: true });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { seedPreorderUnits } from "./helpers/preorders.ts";
+import { seedPreorderOrder } from "./helpers/preorders.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { type Json, createOffer, newOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -31,7 +31,7 @@ describe("every group: GET equals the full offer's group", () => {
 describe("limits", () => {
   it("merges, and shows total.current_count derived from the orders", async () => {
     const id = await newOffer(env);
-    await seedPreorderUnits(env.app.pool, env.shopId, id, 7);
+    await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ quantity: 7, offerId: id }] });
     const answer = await patch(id, "limits", { per_order: { max: 3 }, total: { max: 100 }, display: { show_remaining: true } });
     expect(answer.status).toBe(202);
     expect(answer.body).toEqual({

@@ -4,6 +4,7 @@ import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.
 import type { PlatformClient } from "../src/platform/client.ts";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { seedPreorderOrder } from "./helpers/preorders.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const env = useTestEnv({
@@ -19,35 +20,6 @@ beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
   client = await env.platform.clientFor(env.app.pool, env.shopId);
 });
-
-interface OrderSpec {
-  total?: string;
-  outstanding?: string;
-  cancelled?: boolean;
-  financial?: string;
-  platformOrderId?: string;
-  tags?: string[];
-  quantity?: number;
-}
-
-/** A preorder order of this shop (one preorder line of variant 1), written as order ingestion writes it. */
-async function seedOrder(spec: OrderSpec = {}, shopId = env.shopId): Promise<string> {
-  const total = spec.total ?? "100.00";
-  const outstanding = spec.outstanding ?? "0.00";
-  const { rows } = await env.app.pool.query<{ id: string }>(
-    `insert into preorder_orders (shop_id, platform_order_id, currency, total_price, total_outstanding, balance_amount, financial_status,
-                                  tags, platform_created_at, platform_updated_at, cancelled_at)
-     values ($1, $2, 'USD', $3, $4, $4, $5, $6, now(), now(), $7) returning id`,
-    [shopId, spec.platformOrderId ?? `gid://platform/Order/${randomUUID()}`, total, outstanding, spec.financial ?? (outstanding === "0.00" ? "paid" : "partially_paid"), spec.tags ?? [], spec.cancelled ? new Date() : null],
-  );
-  const id = rows[0]?.id ?? "";
-  await env.app.pool.query(
-    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id)
-     values ($1, $2, '1', 'gid://platform/ProductVariant/1', $3, $4, 'gid://platform/SellingPlan/1')`,
-    [id, shopId, spec.quantity ?? 1, total],
-  );
-  return id;
-}
 
 const refund = (id: string, body: unknown = {}, key = env.key) => api(env.app, "POST", `/preorders/orders/${id}/refund`, { key, body });
 
@@ -68,7 +40,7 @@ async function storedCount(): Promise<number | undefined> {
 
 describe("POST /preorders/orders/{id}/refund", () => {
   it("records partial refunds, then the rest: the status becomes refunded and the order stops counting", async () => {
-    const id = await seedOrder({ quantity: 3 });
+    const id = await seedPreorderOrder(env.app.pool, env.shopId, { total: "100.00", lines: [{ quantity: 3, price: "100.00" }] });
     await api(env.app, "POST", "/preorders/product_variants/1/recalculate_preorder_count", { key: env.key, body: {} });
     const partial = await refund(id, { amount: "30.50" });
     expect(partial.status, JSON.stringify(partial.body)).toBe(202);
@@ -94,19 +66,19 @@ describe("POST /preorders/orders/{id}/refund", () => {
   });
 
   it("refunds what was paid of a deposit order only, and refuses a cancelled order with nothing paid (409)", async () => {
-    const deposit = await seedOrder({ total: "100.00", outstanding: "60.00" });
+    const deposit = await seedPreorderOrder(env.app.pool, env.shopId, { outstanding: "60.00", lines: [{ price: "100.00" }] });
     const answer = await refund(deposit);
     expect(answer.body).toMatchObject({ status: "refunded", refunded_amount: "40.00" });
-    const unpaid = await seedOrder({ total: "50.00", outstanding: "50.00", cancelled: true, financial: "pending" });
+    const unpaid = await seedPreorderOrder(env.app.pool, env.shopId, { outstanding: "50.00", cancelledAt: new Date(), financialStatus: "pending", lines: [{ price: "50.00" }] });
     const refused = await refund(unpaid);
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ errors: [`Preorder order ${unpaid} is cancelled and nothing was paid: there is nothing to refund`] });
-    const paidCancelled = await seedOrder({ cancelled: true });
+    const paidCancelled = await seedPreorderOrder(env.app.pool, env.shopId, { cancelledAt: new Date(), lines: [{ price: "100.00" }] });
     expect((await refund(paidCancelled, { amount: "10.00" })).body).toMatchObject({ status: "cancelled", refunded_amount: "10.00" });
   });
 
   it("refuses malformed amounts and unknown fields (422), and answers 404 for another shop's or an unknown order", async () => {
-    const id = await seedOrder();
+    const id = await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ price: "100.00" }] });
     for (const amount of ["0", "-1", "1.234", "abc", 0, true]) {
       const answer = await refund(id, { amount });
       expect(answer.status, JSON.stringify(amount)).toBe(422);
@@ -152,7 +124,7 @@ describe("POST /preorders/orders/{id}/set_tags, add_tags, remove_tags", () => {
   it("set_tags replaces the order's tags on the platform through a job; add_tags and remove_tags change only theirs", async () => {
     const gid = await platformOrder(["old", "keep"]);
     expect(await platformTags(gid)).toEqual(["keep", "old"]);
-    const id = await seedOrder({ platformOrderId: gid, tags: ["keep", "old"] });
+    const id = await seedPreorderOrder(env.app.pool, env.shopId, { platformOrderId: gid, tags: ["keep", "old"], lines: [{ price: "100.00" }] });
 
     const set = await finished(await api(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: ["keep", "wave-2"] } }));
     expect(set.result.outcomes).toEqual([{ order_id: id, outcome: "tagged", reason: null }]);
@@ -177,7 +149,7 @@ describe("POST /preorders/orders/{id}/set_tags, add_tags, remove_tags", () => {
   });
 
   it("refuses bad bodies (422) and answers 404 for another shop's or an unknown order", async () => {
-    const id = await seedOrder();
+    const id = await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ price: "100.00" }] });
     const call = (action: string, body: unknown, key = env.key) => api(env.app, "POST", `/preorders/orders/${id}/${action}`, { key, body });
     expect((await call("set_tags", {})).body).toEqual({ errors: ["tags is required"] });
     expect((await call("add_tags", { tags: [] })).body).toEqual({ errors: ["tags must contain at least 1 items"] });

@@ -1,51 +1,13 @@
-import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { seedPreorderOrder } from "./helpers/preorders.ts";
 
 const env = useTestEnv({ shop: "Report Hardening Shop", worker: true });
 let offerId: string;
 
 const REPORTS = ["by_offer", "balance_collection"] as const;
-
-interface SeededOrder {
-  createdAt: string;
-  quantity: number;
-  price: number;
-  /** What is still to pay, and the largest outstanding ever seen (the balance after the deposit). */
-  outstanding?: number;
-  balance?: number;
-  financialStatus?: string;
-  platformCancelledAt?: string;
-  cancelledAt?: string;
-}
-
-/** One preorder order with one line on the offer, written straight into the order tables. */
-async function seedOrder(o: SeededOrder): Promise<void> {
-  const { rows } = await env.app.pool.query<{ id: string }>(
-    `insert into preorder_orders (shop_id, platform_order_id, name, currency, total_price, total_outstanding, balance_amount, financial_status,
-                                  platform_cancelled_at, cancelled_at, platform_created_at, platform_updated_at)
-     values ($1, $2, $3, 'USD', $4, $5, $6, $7, $8, $9, $10, $10) returning id`,
-    [
-      env.shopId,
-      `gid://platform/Order/${randomUUID()}`,
-      `#${randomUUID().slice(0, 6)}`,
-      o.quantity * o.price,
-      o.outstanding ?? 0,
-      o.balance ?? 0,
-      o.financialStatus ?? "paid",
-      o.platformCancelledAt ?? null,
-      o.cancelledAt ?? null,
-      o.createdAt,
-    ],
-  );
-  await env.app.pool.query(
-    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
-     values ($1, $2, '1', 'gid://platform/ProductVariant/1', 'gid://platform/Product/1', $3, $4, 'gid://platform/SellingPlan/7', $5)`,
-    [rows[0]?.id, env.shopId, o.quantity, o.price, offerId],
-  );
-}
 
 async function exportCsv(report: string, body: unknown): Promise<string> {
   const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body });
@@ -69,11 +31,11 @@ beforeAll(async () => {
   offerId = rows[0]?.id ?? "";
   // September: one live deposit order (balance 30 of 50 still due), one paid order, one cancelled
   // on the platform, one cancelled in the app while its balance was due, one refunded.
-  await seedOrder({ createdAt: "2026-09-02T10:00:00Z", quantity: 1, price: 50, outstanding: 30, balance: 30, financialStatus: "partially_paid" });
-  await seedOrder({ createdAt: "2026-09-03T10:00:00Z", quantity: 2, price: 10 });
-  await seedOrder({ createdAt: "2026-09-04T10:00:00Z", quantity: 5, price: 100, platformCancelledAt: "2026-09-05T00:00:00Z" });
-  await seedOrder({ createdAt: "2026-09-04T11:00:00Z", quantity: 1, price: 200, outstanding: 150, balance: 150, financialStatus: "partially_paid", cancelledAt: "2026-09-06T00:00:00Z" });
-  await seedOrder({ createdAt: "2026-09-05T10:00:00Z", quantity: 3, price: 40, financialStatus: "refunded" });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-02T10:00:00Z", outstanding: 30, balance: 30, financialStatus: "partially_paid", lines: [{ quantity: 1, price: 50, product: 1, sellingPlan: 7, offerId }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-03T10:00:00Z", lines: [{ quantity: 2, price: 10, product: 1, sellingPlan: 7, offerId }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-04T10:00:00Z", platformCancelledAt: "2026-09-05T00:00:00Z", lines: [{ quantity: 5, price: 100, product: 1, sellingPlan: 7, offerId }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-04T11:00:00Z", outstanding: 150, balance: 150, financialStatus: "partially_paid", cancelledAt: "2026-09-06T00:00:00Z", lines: [{ quantity: 1, price: 200, product: 1, sellingPlan: 7, offerId }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-05T10:00:00Z", financialStatus: "refunded", lines: [{ quantity: 3, price: 40, product: 1, sellingPlan: 7, offerId }] });
 });
 
 describe("report export bodies", () => {

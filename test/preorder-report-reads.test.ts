@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { seedPreorderOrder } from "./helpers/preorders.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const env = useTestEnv({ shop: "Report Reads Shop", worker: true });
@@ -12,34 +12,6 @@ let offerB = "";
 async function createOffer(name: string): Promise<string> {
   const { rows } = await env.app.pool.query<{ id: string }>("insert into preorder_offers (shop_id, name, internal_name) values ($1, $2, $2) returning id", [env.shopId, name]);
   return rows[0]?.id ?? "";
-}
-
-interface LineSpec {
-  variant: number;
-  quantity: number;
-  price: string;
-  offer: string;
-}
-
-/** A preorder order as ingestion writes it: total from its lines, balance_amount the largest outstanding seen. */
-async function seedOrder(spec: { at: string; currency?: string; email: string; outstanding?: string; balance?: string; cancelled?: boolean; lines: LineSpec[] }): Promise<string> {
-  const total = spec.lines.reduce((s, l) => s + Number(l.price) * l.quantity, 0).toFixed(2);
-  const { rows } = await env.app.pool.query<{ id: string }>(
-    `insert into preorder_orders (shop_id, platform_order_id, email, currency, total_price, total_outstanding, balance_amount, financial_status,
-                                  platform_created_at, platform_updated_at, cancelled_at, market_id)
-     values ($1, $2, $3, $4, $5, $6, $7, 'paid', $8, $8, $9, 'gid://platform/Market/1') returning id`,
-    [env.shopId, `gid://platform/Order/${randomUUID()}`, spec.email, spec.currency ?? "USD", total, spec.outstanding ?? "0.00", spec.balance ?? spec.outstanding ?? "0.00", spec.at, spec.cancelled ? spec.at : null],
-  );
-  const id = rows[0]?.id ?? "";
-  let n = 0;
-  for (const l of spec.lines) {
-    await env.app.pool.query(
-      `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
-       values ($1, $2, $3, $4, $5, $6, $7, 'gid://platform/SellingPlan/1', $8)`,
-      [id, env.shopId, String(n++), `gid://platform/ProductVariant/${l.variant}`, `gid://platform/Product/${l.variant * 10}`, l.quantity, l.price, l.offer],
-    );
-  }
-  return id;
 }
 
 beforeAll(async () => {
@@ -57,13 +29,13 @@ beforeAll(async () => {
   offerA = await createOffer("Offer A");
   offerB = await createOffer("Offer B");
   // 1: half paid deposit order, two lines of offer A (shares 60% and 40%).
-  await seedOrder({ at: "2026-09-10T08:00:00Z", email: "a@example.com", outstanding: "50.00", lines: [{ variant: 1, quantity: 2, price: "30.00", offer: offerA }, { variant: 2, quantity: 1, price: "40.00", offer: offerA }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-10T08:00:00Z", email: "a@example.com", outstanding: "50.00", financialStatus: "paid", marketId: "gid://platform/Market/1", lines: [{ variant: 1, product: 10, quantity: 2, price: "30.00", offerId: offerA }, { variant: 2, product: 20, quantity: 1, price: "40.00", offerId: offerA }] });
   // 2: paid in full, offer B.
-  await seedOrder({ at: "2026-09-20T08:00:00Z", email: "b@example.com", lines: [{ variant: 4, quantity: 3, price: "10.00", offer: offerB }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-20T08:00:00Z", email: "b@example.com", marketId: "gid://platform/Market/1", lines: [{ variant: 4, product: 40, quantity: 3, price: "10.00", offerId: offerB }] });
   // 3: EUR, deposit then balance collected, offer B, in October.
-  await seedOrder({ at: "2026-10-05T08:00:00Z", currency: "EUR", email: "a@example.com", balance: "60.00", lines: [{ variant: 4, quantity: 1, price: "80.00", offer: offerB }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-10-05T08:00:00Z", currency: "EUR", email: "a@example.com", balance: "60.00", marketId: "gid://platform/Market/1", lines: [{ variant: 4, product: 40, quantity: 1, price: "80.00", offerId: offerB }] });
   // 4: cancelled: listed by status, summed nowhere.
-  await seedOrder({ at: "2026-09-15T08:00:00Z", email: "c@example.com", cancelled: true, lines: [{ variant: 1, quantity: 5, price: "20.00", offer: offerA }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-15T08:00:00Z", email: "c@example.com", cancelledAt: "2026-09-15T08:00:00Z", marketId: "gid://platform/Market/1", lines: [{ variant: 1, product: 10, quantity: 5, price: "20.00", offerId: offerA }] });
 });
 
 const read = (path: string, key = env.key) => api(env.app, "GET", `/preorders/reports/${path}`, { key });

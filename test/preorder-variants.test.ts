@@ -3,26 +3,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { createOffer, seedCatalog } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { seedPreorderOrder } from "./helpers/preorders.ts";
 
 const env = useTestEnv({ shop: "Variants Shop" });
 let otherKey: string;
 let offerId: string;
 
 /** A paid (or cancelled) preorder order of `quantity` units of a variant, written straight into the order tables. */
-async function seedOrder(variant: string, quantity: number, cancelled = false): Promise<string> {
-  const { rows } = await env.app.pool.query<{ id: string }>(
-    `insert into preorder_orders (shop_id, platform_order_id, currency, total_price, total_outstanding, financial_status, platform_created_at, platform_updated_at, cancelled_at)
-     values ($1, $2, 'USD', 10, 0, 'paid', now(), now(), $3) returning id`,
-    [env.shopId, `gid://platform/Order/${randomUUID()}`, cancelled ? new Date() : null],
-  );
-  await env.app.pool.query(
-    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id, offer_id)
-     values ($1, $2, '1', $3, $4, 10, 'gid://platform/SellingPlan/1', $5)`,
-    [rows[0]?.id, env.shopId, `gid://platform/ProductVariant/${variant}`, quantity, offerId],
-  );
-  return rows[0]?.id ?? "";
-}
-
 beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
   await seedCatalog(env.app.pool, env.shopId);
@@ -38,8 +25,8 @@ beforeAll(async () => {
   );
   offerId = (await createOffer(env.app, env.key, { name: "Jacket drop", products: { variant_ids: [101, 201] } })).id;
   // Counted as order ingestion would: 101 has 4 live units (a cancelled order's 7 do not count).
-  await seedOrder("101", 4);
-  await seedOrder("101", 7, true);
+  await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ variant: 101, quantity: 4, offerId }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { cancelledAt: new Date(), lines: [{ variant: 101, quantity: 7, offerId }] });
   await env.app.pool.query("insert into preorder_variant_counts (shop_id, variant_id, preorder_count) values ($1, 'gid://platform/ProductVariant/101', 4)", [env.shopId]);
 });
 
@@ -144,7 +131,7 @@ describe("GET /preorders/product_variants/{id}/offers", () => {
 
 describe("POST /preorders/product_variants/{id}/recalculate_preorder_count", () => {
   it("recounts the variant now and answers it with the new count", async () => {
-    await seedOrder("101", 2);
+    await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ variant: 101, quantity: 2, offerId }] });
     expect(((await get("/preorders/product_variants/101")).body as { preorder_count: number; preorder_count_live: number })).toMatchObject({
       preorder_count: 4,
       preorder_count_live: 6,
