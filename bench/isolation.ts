@@ -3,7 +3,7 @@
  * reads (GET /back_in_stock/settings and GET /preorders/offers, alternately) at a fixed rate,
  * BENCH_B_RATE a second (4) for BENCH_SECONDS (30), each request's latency measured from its send
  * to its last byte; open loop: a request leaves on time whether or not the last one answered.
- * Twice: beside an idle shop A (the baseline), then while shop A (bench/isolation-hostile.ts)
+ * Two sides: beside an idle shop A (the baseline), and while shop A (bench/isolation-hostile.ts)
  * stores a costly template (a 99,000-character string doubled, split into characters, sorted and
  * joined: its PATCH may be refused, so the bench also writes it straight into message_templates,
  * which replaced bis_templates),
@@ -15,12 +15,21 @@
  * (bench/lib.ts), with an SMTP sink in this process. B's rate stays within the per-key budget
  * (RATE_LIMIT_POINTS a window, a read costing 1), each run with a key of its own.
  *
- * Prints B's p50/p99/max in both runs and the ratio, and A's answers by status; writes
- * bench/results/isolation.json. Target: B's p99 beside the hostile run under
- * BENCH_TARGET_P99_MS (100); exits non-zero above it or when any of B's requests failed.
+ * The two sides run interleaved (bench/rounds.ts): BENCH_ROUNDS rounds, each running both, the
+ * baseline first in odd rounds and the hostile side first in even ones. Each hostile run has a
+ * shop A of its own (seeded before it); after it, once no job is running, that shop is deleted,
+ * so that neither its leftover work nor its retries run during the next side (the time spent
+ * settling is printed). B has a key of its own in every run.
+ *
+ * Prints B's p50/p99/max in every run, the hostile over baseline p99 ratio per round with its
+ * median and spread (min-max), and A's answers by status; writes bench/results/isolation.json
+ * (BENCH_RESULTS_DIR to write it elsewhere). Target: the median over the rounds of B's p99 beside
+ * the hostile tenant under BENCH_TARGET_P99_MS (100); exits non-zero above it or when any of B's
+ * requests failed.
  * The attacker's client runs at nice BENCH_ATTACKER_NICE (19): on this machine, unlike a remote
  * attacker's, its own CPU time would otherwise count against B.
- * Environment: BENCH_B_RATE, BENCH_SECONDS, BENCH_MCP_LOOPS (4), BENCH_A_SIGNUPS (200).
+ * Environment: BENCH_ROUNDS (5), BENCH_B_RATE, BENCH_SECONDS, BENCH_MCP_LOOPS (4), BENCH_A_SIGNUPS (200),
+ * BENCH_SETTLE_SECONDS (120: the longest wait for the hostile run's jobs to finish).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -39,6 +48,7 @@ import { createApiKey, createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, serviceNodeFlags } from "./lib.ts";
+import { gate, median, resultsFile, roundsFromEnv, runRounds, spread, times } from "./rounds.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RATE = positiveIntEnv("BENCH_B_RATE", 4);
@@ -47,7 +57,8 @@ const TARGET_P99_MS = positiveIntEnv("BENCH_TARGET_P99_MS", 100);
 const A_SIGNUPS = positiveIntEnv("BENCH_A_SIGNUPS", 200);
 const MCP_LOOPS = positiveIntEnv("BENCH_MCP_LOOPS", 4);
 const ATTACKER_NICE = Math.min(19, positiveIntEnv("BENCH_ATTACKER_NICE", 19));
-const RESULTS_FILE = path.join(HERE, "results", "isolation.json");
+const ROUNDS = roundsFromEnv();
+const SETTLE_MS = positiveIntEnv("BENCH_SETTLE_SECONDS", 120) * 1000;
 const V2 = "/api/v2/external";
 const B_PATHS = [`${V2}/back_in_stock/settings`, `${V2}/preorders/offers`];
 const HOSTILE_TEMPLATE = `{% assign s = "${"x".repeat(99_000)}" %}{% assign s = s | append: s %}{{ s | split: "" | sort_natural | reverse | join: "" | size }}`;
@@ -134,6 +145,7 @@ function percentile(values: number[], p: number): number {
 
 interface Run {
   label: string;
+  round: number;
   requests: number;
   failed: Record<string, number>;
   p50_ms: number;
@@ -141,7 +153,7 @@ interface Run {
   max_ms: number;
   load_average: number[];
   service_cpu_s: number;
-  hostile?: { statuses: unknown; client_cpu_s: number; alerts_received: number; ledger: Awaited<ReturnType<typeof ledgerOf>> };
+  hostile?: { statuses: unknown; client_cpu_s: number; alerts_received: number; ledger: Awaited<ReturnType<typeof ledgerOf>>; settle_seconds: number; settled: boolean; busy: unknown[] };
 }
 
 /** B's reads, RATE a second for SECONDS, open loop; answers each one's latency and the failures by status. */
@@ -196,19 +208,24 @@ try {
   const sink = await startSink();
   onCleanup(() => sink.close());
 
-  // Shop A: one sold-out variant with A_SIGNUPS waiting signups, and the costly template stored as it is.
-  const shopA = await createShop(pool, "Hostile Shop A");
-  const keyA = (await createApiKey(pool, shopA)).apiKey;
-  await pool.query("update shops set platform_domain = 'isolation-a.platform.local' where id = $1", [shopA]);
-  await seedOneVariantWithSignups(pool, shopA, "Hostile Tee", "hostile-", A_SIGNUPS);
-  await pool.query("insert into message_templates (shop_id, area, stage, locale, channel, subject, body) values ($1, 'back_in_stock', 'initial', 'en', 'email', $2, $3)", [
-    shopA,
-    DEFAULT_TEMPLATES.initial.en?.email.subject ?? "Back in stock",
-    HOSTILE_TEMPLATE,
-  ]);
-  // Shop B: a key per run, so that neither run spends the other's budget.
+  // Shop A, for each hostile run: one sold-out variant with A_SIGNUPS waiting signups, and the costly template stored as it is.
+  const seedShopA = async (round: number) => {
+    const shopA = await createShop(pool, `Hostile Shop A ${round}`);
+    const keyA = (await createApiKey(pool, shopA)).apiKey;
+    await pool.query("update shops set platform_domain = $2 where id = $1", [shopA, `isolation-a-${round}-${randomBytes(3).toString("hex")}.platform.local`]);
+    await seedOneVariantWithSignups(pool, shopA, "Hostile Tee", "hostile-", A_SIGNUPS);
+    await pool.query("insert into message_templates (shop_id, area, stage, locale, channel, subject, body) values ($1, 'back_in_stock', 'initial', 'en', 'email', $2, $3)", [
+      shopA,
+      DEFAULT_TEMPLATES.initial.en?.email.subject ?? "Back in stock",
+      HOSTILE_TEMPLATE,
+    ]);
+    await pool.query("analyze");
+    return { shopA, keyA };
+  };
+  // Shop B: a key per run, so that no run spends another's budget.
   const shopB = await createShop(pool, "Steady Shop B");
-  const keysB = [(await createApiKey(pool, shopB)).apiKey, (await createApiKey(pool, shopB)).apiKey, (await createApiKey(pool, shopB)).apiKey];
+  const keyB = async () => (await createApiKey(pool, shopB)).apiKey;
+  const warmKey = await keyB();
   const serviceEnv = {
     DATABASE_URL: database.url,
     PORT: String(await freePort()),
@@ -228,18 +245,52 @@ try {
   const service = child("isolation-service.ts", serviceEnv);
   const url = await service.next("BENCH_SERVICE_READY ");
   // Warm-up, unmeasured: connections, the first compilation of each route.
-  for (const p of B_PATHS) for (let i = 0; i < 5; i++) await (await fetch(`${url}${p}`, { headers: { "x-auth-token": keysB[0] ?? "" } })).arrayBuffer();
+  for (const p of B_PATHS) for (let i = 0; i < 5; i++) await (await fetch(`${url}${p}`, { headers: { "x-auth-token": warmKey } })).arrayBuffer();
 
-  const runs: Run[] = [];
-  const measure = async (label: string, key: string, hostile: boolean): Promise<Run> => {
-    err(`${label}: B reads ${RATE}/s for ${SECONDS} s${hostile ? " while A attacks" : ", A idle"}`);
+  /**
+   * After a hostile run: waits (at most BENCH_SETTLE_SECONDS) until no job is running or due, then
+   * deletes shop A, so that its leftovers (retries included) cannot run during the next side.
+   */
+  const settle = async (shopA: string) => {
+    const start = performance.now();
+    let settled = false;
+    while (performance.now() - start < SETTLE_MS) {
+      const { rows } = await pool.query<{ busy: boolean }>(
+        "select exists (select 1 from graphile_worker.jobs where locked_at is not null or (run_at <= now() and attempts < max_attempts)) as busy",
+      );
+      if (!rows[0]?.busy) {
+        settled = true;
+        break;
+      }
+      await delay(250);
+    }
+    let busy: unknown[] = [];
+    if (!settled) {
+      busy = (
+        await pool.query(
+          `select task_identifier, locked_at is not null as locked, run_at <= now() as due, attempts, max_attempts, left(last_error, 120) as last_error
+           from graphile_worker.jobs where locked_at is not null or (run_at <= now() and attempts < max_attempts)`,
+        )
+      ).rows;
+    }
+    await pool.query("delete from shops where id = $1", [shopA]);
+    await pool.query("vacuum analyze");
+    return { settle_seconds: (performance.now() - start) / 1000, settled, busy };
+  };
+
+  const measure = async (label: "baseline" | "hostile", round: number): Promise<Run> => {
+    const key = await keyB();
+    const hostile = label === "hostile";
+    const a = hostile ? await seedShopA(round) : undefined;
+    err(`round ${round}, ${label}: B reads ${RATE}/s for ${SECONDS} s${hostile ? " while A attacks" : ", A idle"}`);
     const serviceCpu0 = await cpuSeconds(service.proc.pid);
     let attacker: ReturnType<typeof child> | undefined;
     let attackerCpu0 = 0;
-    if (hostile) {
+    const received0 = sink.received();
+    if (a) {
       attacker = child("isolation-hostile.ts", {
         BENCH_URL: url,
-        BENCH_A_KEY: keyA,
+        BENCH_A_KEY: a.keyA,
         BENCH_A_VARIANT: "1",
         BENCH_A_TEMPLATE: HOSTILE_TEMPLATE,
         BENCH_MCP_LOOPS: String(MCP_LOOPS),
@@ -254,14 +305,20 @@ try {
     const load = os.loadavg();
     const serviceCpu = (await cpuSeconds(service.proc.pid)) - serviceCpu0;
     let hostileReport: Run["hostile"];
-    if (attacker) {
+    if (attacker && a) {
       const attackerCpu = (await cpuSeconds(attacker.proc.pid)) - attackerCpu0;
       const done = attacker.next("BENCH_HOSTILE_DONE ");
       attacker.proc.stdin?.end("stop\n");
-      hostileReport = { statuses: JSON.parse(await done) as unknown, client_cpu_s: attackerCpu, alerts_received: sink.received(), ledger: await ledgerOf(pool, shopA) };
+      const statuses = JSON.parse(await done) as unknown;
+      const alertsReceived = sink.received() - received0;
+      const ledger = await ledgerOf(pool, a.shopA);
+      const settled = await settle(a.shopA);
+      if (!settled.settled) err(`round ${round}: jobs still running or due ${SETTLE_MS / 1000} s after the hostile run, shop A deleted anyway: ${JSON.stringify(settled.busy)}`);
+      hostileReport = { statuses, client_cpu_s: attackerCpu, alerts_received: alertsReceived, ledger, ...settled };
     }
     return {
       label,
+      round,
       requests: latencies.length + Object.values(failed).reduce((a, b) => a + b, 0),
       failed,
       p50_ms: percentile(latencies, 50),
@@ -272,41 +329,55 @@ try {
       ...(hostileReport ? { hostile: hostileReport } : {}),
     };
   };
-  const baseline = await measure("baseline", keysB[1] ?? "", false);
-  runs.push(baseline);
-  const hostile = await measure("hostile", keysB[2] ?? "", true);
-  runs.push(hostile);
-
-  const ratio = hostile.p99_ms / baseline.p99_ms;
+  const rounds = await runRounds<"baseline" | "hostile", Run>({
+    sides: ["baseline", "hostile"],
+    rounds: ROUNDS,
+    run: (label, round) => measure(label, round),
+    onRound: (r) =>
+      err(
+        `round ${r.round} (${r.order[0]} first): B's p99 ${r.figures.baseline.p99_ms.toFixed(1)} ms beside an idle A, ${r.figures.hostile.p99_ms.toFixed(1)} ms beside the hostile A; load ${r.load_1m.toFixed(2)}`,
+      ),
+  });
+  const runs = rounds.flatMap((r) => r.order.map((label) => r.figures[label]));
+  const ratios = rounds.map((r) => r.figures.hostile.p99_ms / r.figures.baseline.p99_ms);
+  const hostileP99 = rounds.map((r) => r.figures.hostile.p99_ms);
   out();
   out(
     `database: ${database.description}; service (web + worker) in its own process, ${os.cpus().length} CPUs, render threads ${config.RENDER_THREADS ?? "default"}, ` +
-      `B reads ${RATE}/s for ${SECONDS} s (${B_PATHS.join(", ")})`,
+      `B reads ${RATE}/s for ${SECONDS} s (${B_PATHS.join(", ")}); ${ROUNDS} rounds, sides interleaved (first side alternating)`,
   );
-  out("run        requests  failed   p50 ms   p99 ms   max ms  service CPU s  load average");
+  out("round run     requests  failed   p50 ms   p99 ms   max ms  service CPU s  load average");
   for (const r of runs) {
     const failures = Object.values(r.failed).reduce((a, b) => a + b, 0);
     out(
-      `${r.label.padEnd(9)} ${String(r.requests).padStart(9)} ${String(failures).padStart(7)} ${r.p50_ms.toFixed(1).padStart(8)} ${r.p99_ms.toFixed(1).padStart(8)} ${r.max_ms.toFixed(1).padStart(8)} ${r.service_cpu_s.toFixed(1).padStart(14)}  ${r.load_average.map((l) => l.toFixed(2)).join(" ")}`,
+      `${String(r.round).padStart(5)} ${r.label.padEnd(9)} ${String(r.requests).padStart(7)} ${String(failures).padStart(7)} ${r.p50_ms.toFixed(1).padStart(8)} ${r.p99_ms.toFixed(1).padStart(8)} ${r.max_ms.toFixed(1).padStart(8)} ${r.service_cpu_s.toFixed(1).padStart(14)}  ${r.load_average.map((l) => l.toFixed(2)).join(" ")}`,
     );
   }
-  if (hostile.hostile) {
-    out(`shop A's answers by status: ${JSON.stringify(hostile.hostile.statuses)}; its client (nice ${ATTACKER_NICE}) used ${hostile.hostile.client_cpu_s.toFixed(1)} CPU s`);
-    out(`shop A's alerts: ${hostile.hostile.alerts_received} received by the sink during the run; ledger ${JSON.stringify(hostile.hostile.ledger.by_status)}, not sent by reason ${JSON.stringify(hostile.hostile.ledger.reasons)}`);
+  for (const r of rounds) {
+    const h = r.figures.hostile.hostile;
+    if (!h) continue;
+    out(
+      `round ${r.round}, shop A's answers by status: ${JSON.stringify(h.statuses)}; its client (nice ${ATTACKER_NICE}) used ${h.client_cpu_s.toFixed(1)} CPU s; ` +
+        `${h.alerts_received} alerts received by the sink during the run; ledger ${JSON.stringify(h.ledger.by_status)}, not sent by reason ${JSON.stringify(h.ledger.reasons)}; ` +
+        `${h.settled ? "settled" : "NOT settled"} ${h.settle_seconds.toFixed(1)} s after it`,
+    );
   }
-  const clean = Object.keys(baseline.failed).length === 0 && Object.keys(hostile.failed).length === 0;
-  const met = hostile.p99_ms < TARGET_P99_MS;
+  const clean = runs.every((r) => Object.keys(r.failed).length === 0);
+  const ratioSpread = spread(ratios);
   out(
-    `B's p99 beside the hostile tenant: ${hostile.p99_ms.toFixed(1)} ms, ${ratio.toFixed(2)}x the baseline's ${baseline.p99_ms.toFixed(1)} ms ` +
-      `(p50 ${hostile.p50_ms.toFixed(1)} vs ${baseline.p50_ms.toFixed(1)} ms); target < ${TARGET_P99_MS} ms: ${met ? "met" : "NOT met"}${clean ? "" : "; some of B's requests failed"}`,
+    `B's p99 beside the hostile tenant over beside an idle one, per round: median ${times(ratioSpread.median)} (min ${times(ratioSpread.min)}, max ${times(ratioSpread.max)}); ` +
+      `medians: p99 ${median(hostileP99).toFixed(1)} vs ${median(rounds.map((r) => r.figures.baseline.p99_ms)).toFixed(1)} ms, ` +
+      `p50 ${median(rounds.map((r) => r.figures.hostile.p50_ms)).toFixed(1)} vs ${median(rounds.map((r) => r.figures.baseline.p50_ms)).toFixed(1)} ms${clean ? "" : "; some of B's requests failed"}`,
   );
+  const met = gate({ name: "B's p99 beside the hostile tenant, per round", values: hostileP99, target: TARGET_P99_MS, bound: "below", format: (ms) => `${ms.toFixed(1)} ms` });
   await writeFile(
-    RESULTS_FILE,
+    resultsFile("isolation.json"),
     `${JSON.stringify(
       {
         at: new Date().toISOString(),
         database: database.description,
         cpus: os.cpus().length,
+        rounds: ROUNDS,
         b_rate_per_second: RATE,
         seconds: SECONDS,
         b_paths: B_PATHS,
@@ -315,14 +386,15 @@ try {
         a_signups: A_SIGNUPS,
         target_p99_ms: TARGET_P99_MS,
         runs,
-        p99_ratio: ratio,
+        hostile_p99_ms: spread(hostileP99),
+        p99_ratio: ratioSpread,
         met,
       },
       null,
       2,
     )}\n`,
   );
-  process.exitCode = met && clean ? 0 : 1;
+  if (!(met && clean)) process.exitCode = 1;
 } finally {
   await cleanup();
 }
