@@ -1,6 +1,7 @@
 // The platform emulator for bench:latency, in its own process so that it never shares CPU time
 // or heap with the service being measured, and warmed up before it starts (warmUp). Seeds
-// 2 x BENCH_VARIANTS + BENCH_WARMUP_VARIANTS one-variant products, every one sold out everywhere, signs and posts its
+// 2 x BENCH_VARIANTS x BENCH_ROUNDS + BENCH_WARMUP_VARIANTS one-variant products (two sets of
+// BENCH_VARIANTS a round), every one sold out everywhere, signs and posts its
 // webhooks to BENCH_WEBHOOK_URL, and prints
 // `BENCH_EMULATOR <json>` when it listens. Then answers one line on stdin at a time:
 //   stats                  -> `BENCH_STATS <json>` (requests, throttled, cost spent so far)
@@ -21,7 +22,9 @@ import { startEmulator } from "../src/platform/emulator/index.ts";
 import { positiveIntEnv } from "./lib.ts";
 
 const variants = positiveIntEnv("BENCH_VARIANTS", 100);
-// The bench's warm-up restocks these, after the 2 x BENCH_VARIANTS it measures.
+const rounds = positiveIntEnv("BENCH_ROUNDS", 1);
+const measured = 2 * variants * rounds;
+// The bench's warm-up restocks these, after the 2 x BENCH_VARIANTS x BENCH_ROUNDS it measures.
 const warmup = positiveIntEnv("BENCH_WARMUP_VARIANTS", 10);
 const webhookUrl = process.env.BENCH_WEBHOOK_URL;
 const secret = process.env.BENCH_WEBHOOK_SECRET;
@@ -62,7 +65,7 @@ async function warmUp(): Promise<void> {
 }
 await warmUp();
 const emulator = await startEmulator({
-  seed: { products: 2 * variants + warmup, variantsPerProduct: 1, customers: 1 },
+  seed: { products: measured + warmup, variantsPerProduct: 1, customers: 1 },
   webhooks: { url: webhookUrl, secret },
 });
 const store = emulator.store;
@@ -78,7 +81,7 @@ process.stdout.write(
     accessToken: emulator.accessToken,
     shopDomain: emulator.shopDomain,
     locationId: location.id,
-    variants: store.variants.slice(0, 2 * variants + warmup).map((v, index) => ({ id: v.id, inventoryItemId: store.inventoryItemId(index) })),
+    variants: store.variants.slice(0, measured + warmup).map((v, index) => ({ id: v.id, inventoryItemId: store.inventoryItemId(index) })),
   })}\n`,
 );
 
