@@ -3,8 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LAYOUT_HTML } from "../src/account/layout.ts";
 import { readMigrations } from "../src/db/migrate.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
-import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
+import { api } from "./helpers/app.ts";
+import { type SeedShop as Shop, newShop, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { header } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -18,18 +18,7 @@ const env = useTestEnv({
   config: { SENDER_EMAIL_DOMAINS: "sender.example, Mail.Example", SMS_SENDER_IDS: "SENDERSHOP" },
 });
 
-interface Shop {
-  shopId: string;
-  key: string;
-}
-
 let variant = 600;
-async function newShop(name: string): Promise<Shop> {
-  const { shopId, apiKey } = await createShopWithKey(env.app.pool, name);
-  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.platform.local`]);
-  return { shopId, key: apiKey };
-}
-
 /** A signup of its own variant, notified on demand; answers the ledger id its message is sent under. */
 async function notify(shop: Shop, contact: string, channel: "email" | "sms" = "email"): Promise<string> {
   variant += 1;
@@ -58,7 +47,7 @@ function htmlPart(raw: string, type = "html"): string {
 
 describe("account settings", () => {
   it("GET answers the store name and no contact e-mail; PATCH renames the store (shop.name) and sets the contact e-mail", async () => {
-    const shop = await newShop("Settings Shop");
+    const shop = await newShop(env.app, "Settings Shop");
     const read = await api(env.app, "GET", "/account/settings", { key: shop.key });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ store_name: "Settings Shop", contact_email: null });
@@ -74,7 +63,7 @@ describe("account settings", () => {
   });
 
   it("refuses a blank or null store name, a bad e-mail and unknown fields, one message per field, and saves nothing", async () => {
-    const shop = await newShop("Settings Invalid");
+    const shop = await newShop(env.app, "Settings Invalid");
     const answer = await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: "   ", contact_email: "not an address", timezone: "UTC" } });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["store_name must not be blank", "contact_email must be an e-mail address", "timezone is not allowed"] });
@@ -87,7 +76,7 @@ describe("account settings", () => {
 
 describe("account sending", () => {
   it("GET answers every field null by default; PATCH validates addresses and the SMS sender", async () => {
-    const shop = await newShop("Sending Defaults");
+    const shop = await newShop(env.app, "Sending Defaults");
     const read = await api(env.app, "GET", "/account/sending", { key: shop.key });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ sender_name: null, sender_email: null, reply_to: null, sms_sender: null });
@@ -115,7 +104,7 @@ describe("account sending", () => {
   });
 
   it("refuses a sender the service does not send as: another domain's address, an unregistered SMS sender id", async () => {
-    const shop = await newShop("Sending Policy");
+    const shop = await newShop(env.app, "Sending Policy");
     const spoofed = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "PayPal", sender_email: "security@paypal.com", sms_sender: "PayPal" } });
     expect(spoofed.status).toBe(422);
     expect(spoofed.body).toEqual({
@@ -145,7 +134,7 @@ describe("account sending", () => {
   });
 
   it("refuses a sender_name with an e-mail address, < > \" \\ @ or control characters, full-width look-alikes included; saves nothing", async () => {
-    const shop = await newShop("Sending Names");
+    const shop = await newShop(env.app, "Sending Names");
     const rule = 'sender_name must not contain an e-mail address, control characters or the characters < > " \\ @';
     const names = ["security@paypal.com", "PayPal <x>", 'Say "hi"', "back\\slash", "bell\u0007", "tab\there", "cr\rlf", "line\u2028sep", "bidi\u202Elapyap", "security\uFF20paypal.com", "\uFF02PayPal\uFF02 \uFF1Cx\uFF1E"];
     for (const sender_name of names) {
@@ -158,7 +147,7 @@ describe("account sending", () => {
   });
 
   it("never puts an unsafe stored sender_name or store name in the From header", async () => {
-    const shop = await newShop("Stored Names");
+    const shop = await newShop(env.app, "Stored Names");
     // Stored before the rule: its migration resets it (keeping the rest), and the e-mail comes from the store name.
     await env.app.pool.query(`insert into account_settings (shop_id, sending) values ($1, '{"sender_name": "security@paypal.com", "reply_to": "care@sender.example"}')`, [shop.shopId]);
     const rule = (await readMigrations()).find((m) => m.name === "095_sender_name_rule.sql");
@@ -179,7 +168,7 @@ describe("account sending", () => {
   });
 
   it("back-in-stock e-mails carry the From name and address and the Reply-To; text messages the SMS sender; null falls back", async () => {
-    const shop = await newShop("Sender Shop");
+    const shop = await newShop(env.app, "Sender Shop");
     const patched = await api(env.app, "PATCH", "/account/sending", {
       key: shop.key,
       body: { sender_name: "Sender Team", sender_email: "news@sender.example", reply_to: "care@sender.example", sms_sender: "SENDERSHOP" },
@@ -212,7 +201,7 @@ describe("account sending", () => {
 
 describe("account e-mail layout", () => {
   it("GET answers the shipped layout, enabled and not customized", async () => {
-    const shop = await newShop("Layout Defaults");
+    const shop = await newShop(env.app, "Layout Defaults");
     const answer = await api(env.app, "GET", "/account/templates/email_layout", { key: shop.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
@@ -226,7 +215,7 @@ describe("account e-mail layout", () => {
   });
 
   it("refuses a layout without {{ content }}, an invalid template, a template over the render limit and bad fields; nothing is saved", async () => {
-    const shop = await newShop("Layout Invalid");
+    const shop = await newShop(env.app, "Layout Invalid");
     const missing = await api(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "<div>no body here</div>" } });
     expect(missing.status).toBe(422);
     expect(missing.body).toEqual({ errors: ["html must place {{ content }} exactly once"] });
@@ -249,7 +238,7 @@ describe("account e-mail layout", () => {
   });
 
   it("a saved layout wraps every back-in-stock e-mail (html and text parts); the preview renders without saving; disabled sends the bare body", async () => {
-    const shop = await newShop("Layout Shop");
+    const shop = await newShop(env.app, "Layout Shop");
     const html = '<div class="wrap" style="color:{{ layout.colors.text }}"><h1>{{ layout.header_text }}</h1>{{ content }}<footer>{{ layout.footer_text }} - {{ shop.name }}</footer></div>';
 
     const preview = await api(env.app, "POST", "/account/templates/email_layout/preview", {
@@ -294,7 +283,7 @@ describe("account e-mail layout", () => {
   });
 
   it("a stored layout that no longer renders fails the e-mail with the reason, never sends it bare; text messages still go", async () => {
-    const shop = await newShop("Layout Broken");
+    const shop = await newShop(env.app, "Layout Broken");
     // Only possible by editing the row outside the API: the PATCH refuses it.
     await env.app.pool.query(`insert into account_settings (shop_id, email_layout) values ($1, '{"html": "<div>no body</div>"}')`, [shop.shopId]);
     variant += 1;

@@ -1,26 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { claimStage } from "../src/back_in_stock/alerts/ledger.ts";
 import { monthPeriod, releaseReservations, reserveSends } from "../src/account/plans.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
-import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
+import { api } from "./helpers/app.ts";
+import { type SeedShop as Shop, newShop, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
 const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
-
-interface Shop {
-  shopId: string;
-  key: string;
-  domain: string;
-}
-
-async function newShop(name: string): Promise<Shop> {
-  const { shopId, apiKey } = await createShopWithKey(env.app.pool, name);
-  const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.platform.local`;
-  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
-  return { shopId, key: apiKey, domain };
-}
 
 async function addSignups(shop: Shop, variant: number, contacts: string[], channel: "email" | "sms" = "email"): Promise<string[]> {
   const ids: string[] = [];
@@ -56,7 +43,7 @@ async function ledgerStatuses(signupIds: string[]): Promise<{ status: string; la
 
 describe("GET /account/plan_usage", () => {
   it("a new shop is on the default plan with nothing used this UTC month", async () => {
-    const shop = await newShop("Usage Fresh");
+    const shop = await newShop(env.app, "Usage Fresh");
     const answer = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(answer.status).toBe(200);
     const period = monthPeriod();
@@ -81,14 +68,14 @@ describe("GET /account/plan_usage", () => {
   });
 
   it("refuses an unknown query parameter", async () => {
-    const shop = await newShop("Usage Query");
+    const shop = await newShop(env.app, "Usage Query");
     const answer = await api(env.app, "GET", "/account/plan_usage?month=2026-01", { key: shop.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["month is not allowed"] });
   });
 
   it("quota 2, three signups restocked: two are sent, the third is logged blocked plan_limit and never sent", async () => {
-    const shop = await newShop("Quota Shop");
+    const shop = await newShop(env.app, "Quota Shop");
     await setLimit(shop, 2);
     const settings = await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
     expect(settings.status).toBe(202);
@@ -132,7 +119,7 @@ describe("GET /account/plan_usage", () => {
   });
 
   it("a message sent stays counted when its signup is deleted: the quota is not freed again", async () => {
-    const shop = await newShop("Deleted Quota Shop");
+    const shop = await newShop(env.app, "Deleted Quota Shop");
     await setLimit(shop, 1);
     const settings = await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
     expect(settings.status).toBe(202);
@@ -159,7 +146,7 @@ describe("GET /account/plan_usage", () => {
   });
 
   it("two concurrent reservations never admit more than the quota; a held reservation is kept, a released one frees its room", async () => {
-    const shop = await newShop("Race Shop");
+    const shop = await newShop(env.app, "Race Shop");
     await setLimit(shop, 3);
     await seedVariants(env.app.pool, shop.shopId, [{ n: 501, product: 50, available: 0 }]);
     const signups = await addSignups(shop, 501, ["r1@example.com", "r2@example.com", "r3@example.com", "r4@example.com", "r5@example.com", "r6@example.com"]);

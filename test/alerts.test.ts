@@ -6,8 +6,8 @@ import { alertRunKey, checkInventory } from "../src/back_in_stock/alerts/runs.ts
 import { verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
 import { TASKS } from "../tasks/index.ts";
 import { TaskRegistry } from "../src/core/task-registry.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
-import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
+import { api } from "./helpers/app.ts";
+import { type SeedShop as Shop, newShop, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { header } from "./helpers/smtp-sink.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -16,23 +16,6 @@ import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts
 import { runNow } from "./helpers/queue.ts";
 
 const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
-
-interface Shop {
-  shopId: string;
-  key: string;
-  domain: string;
-}
-
-async function newShop(name: string, settings?: Record<string, unknown>): Promise<Shop> {
-  const { shopId, apiKey } = await createShopWithKey(env.app.pool, name);
-  const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.platform.local`;
-  await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
-  if (settings) {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: settings });
-    expect(answer.status).toBe(202);
-  }
-  return { shopId, key: apiKey, domain };
-}
 
 async function enableStage(shop: Shop, stage: string, enabled = true): Promise<void> {
   const answer = await api(env.app, "PATCH", `/back_in_stock/templates/${stage}/en`, { key: shop.key, body: { enabled } });
@@ -114,7 +97,7 @@ const email = (shop: string, n: number) => `${shop}-${n}@example.com`;
 
 describe("alert runs", () => {
   it("a restock webhook starts a run: one unit with a multiplier of 2 alerts the two oldest, with a rendered e-mail", async () => {
-    const shop = await newShop("Run Shop", { delivery: { batch_multiplier: 2, batch_interval_seconds: 3600 } });
+    const shop = await newShop(env.app, "Run Shop", { delivery: { batch_multiplier: 2, batch_interval_seconds: 3600 } });
     await seedVariants(env.app.pool, shop.shopId, [{ n: 201, product: 20, available: 0, productTitle: "Linen Shirt", title: "Blue / M" }]);
     const ids = await addSignups(
       shop,
@@ -164,7 +147,7 @@ describe("alert runs", () => {
   });
 
   it("stock flapping (0, 5, 0, 5): no signup gets a second initial alert, a new restock starts a new run at the next oldest", async () => {
-    const shop = await newShop("Flap Shop", { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } });
+    const shop = await newShop(env.app, "Flap Shop", { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } });
     await seedVariants(env.app.pool, shop.shopId, [{ n: 301, product: 30, available: 0 }]);
     const ids = await addSignups(
       shop,
@@ -214,8 +197,8 @@ describe("alert runs", () => {
   });
 
   it("never sends to unsubscribed, opted-out, switched-off-channel or other shops' signups; notify refuses them with a logged reason", async () => {
-    const shop = await newShop("Careful Shop", { compliance: { opt_in_required: true }, channels: { sms: { enabled: false } }, delivery: { batch_multiplier: 10 } });
-    const other = await newShop("Neighbour Shop");
+    const shop = await newShop(env.app, "Careful Shop", { compliance: { opt_in_required: true }, channels: { sms: { enabled: false } }, delivery: { batch_multiplier: 10 } });
+    const other = await newShop(env.app, "Neighbour Shop");
     await seedVariants(env.app.pool, shop.shopId, [{ n: 401, product: 40, available: 0 }]);
     await seedVariants(env.app.pool, other.shopId, [{ n: 401, product: 40, available: 0 }]);
     const [ok, unsubscribed, noConsent, sms] = await addSignups(shop, 401, [
@@ -266,7 +249,7 @@ describe("alert runs", () => {
   });
 
   it("a provider failing three times then succeeding ends with one sent message; one failure never resends the others", async () => {
-    const shop = await newShop("Flaky Shop", { delivery: { batch_multiplier: 10, batch_interval_seconds: 3600 } });
+    const shop = await newShop(env.app, "Flaky Shop", { delivery: { batch_multiplier: 10, batch_interval_seconds: 3600 } });
     await seedVariants(env.app.pool, shop.shopId, [{ n: 501, product: 50, available: 0 }]);
     const [first, flaky, refused, last] = await addSignups(shop, 501, [
       { contact: "flaky-a@example.com" },
@@ -312,7 +295,7 @@ describe("alert runs", () => {
   });
 
   it("the periodic inventory check starts a run for stock no webhook announced", async () => {
-    const shop = await newShop("Check Shop", { delivery: { batch_multiplier: 1, minimum_restock_quantity: 2 } });
+    const shop = await newShop(env.app, "Check Shop", { delivery: { batch_multiplier: 1, minimum_restock_quantity: 2 } });
     await seedVariants(env.app.pool, shop.shopId, [
       { n: 1001, product: 100, available: 3 },
       { n: 1002, product: 100, available: 1 },
@@ -332,7 +315,7 @@ describe("alert runs", () => {
 
 describe("on demand", () => {
   it("notify sends one signup its initial alert now; a second notify is 409; bulk_notify by ids and by variant answers a job", async () => {
-    const shop = await newShop("Demand Shop");
+    const shop = await newShop(env.app, "Demand Shop");
     await seedVariants(env.app.pool, shop.shopId, [{ n: 801, product: 80, available: 0 }]);
     const [a, b, c, d] = await addSignups(shop, 801, [
       { contact: "demand-a@example.com" },
@@ -379,7 +362,7 @@ describe("on demand", () => {
   });
 
   it("sends signup_thank_you at signup when that stage is on, once", async () => {
-    const shop = await newShop("Thanks Shop");
+    const shop = await newShop(env.app, "Thanks Shop");
     await seedVariants(env.app.pool, shop.shopId, [{ n: 901, product: 90, available: 0, productTitle: "Wool Cap" }]);
     await enableStage(shop, "signup_thank_you");
     const answer = await api(env.app, "POST", "/back_in_stock/signups", {
@@ -403,7 +386,7 @@ describe("on demand", () => {
 
 describe("reminders", () => {
   it("go out after the delay only while in stock and not bought, once per signup", async () => {
-    const shop = await newShop("Remind Shop", { delivery: { batch_multiplier: 10, reminder_delay_hours: 1 } });
+    const shop = await newShop(env.app, "Remind Shop", { delivery: { batch_multiplier: 10, reminder_delay_hours: 1 } });
     await enableStage(shop, "reminder");
     await seedVariants(env.app.pool, shop.shopId, [
       { n: 601, product: 60, available: 0, productTitle: "Rain Jacket" },
@@ -451,7 +434,7 @@ describe("reminders", () => {
   });
 
   it("are not scanned while the reminder stage is off", async () => {
-    const shop = await newShop("Quiet Shop", { delivery: { reminder_delay_hours: 1 } });
+    const shop = await newShop(env.app, "Quiet Shop", { delivery: { reminder_delay_hours: 1 } });
     await seedVariants(env.app.pool, shop.shopId, [{ n: 611, product: 61, available: 0 }]);
     const [id] = await addSignups(shop, 611, [{ contact: "quiet@example.com" }]);
     await setStock(shop, 611, 3);
@@ -476,7 +459,7 @@ describe("crontab", () => {
 
 describe("conversions", () => {
   it("an orders/create webhook converts the signups it answers within the attribution window, and ends their reminders", async () => {
-    const shop = await newShop("Convert Shop", { delivery: { batch_multiplier: 10 } });
+    const shop = await newShop(env.app, "Convert Shop", { delivery: { batch_multiplier: 10 } });
     await seedVariants(env.app.pool, shop.shopId, [
       { n: 701, product: 70, available: 0 },
       { n: 702, product: 70, available: 0 },

@@ -6,6 +6,7 @@ import { sendAttemptsFor } from "../src/messaging/retry.ts";
 import { type CliResult, runCli } from "./helpers/cli.ts";
 import { seedAlert, seedNotification } from "./helpers/failed-messages.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { queueJobCount } from "./helpers/queue.ts";
 
 const env = useTestEnv({ app: false, shop: false, poolSize: 2 });
 
@@ -25,14 +26,6 @@ async function insertJob(fields: { shopId: string | null; kind: string; status: 
   const row = rows[0];
   if (!row) throw new Error("no job inserted");
   return row.id;
-}
-
-async function workerJobCount(jobId: string): Promise<number> {
-  const { rows } = await env.pool.query<{ count: string }>(
-    "select count(*) from graphile_worker.jobs where key = 'job:' || $1::text",
-    [jobId],
-  );
-  return Number(rows[0]?.count);
 }
 
 describe("cli: usage", () => {
@@ -264,7 +257,7 @@ describe("cli: jobs", () => {
   });
 
   it("jobs retry puts a failed job back in the queue with a graphile-worker job", async () => {
-    expect(await workerJobCount(failedId)).toBe(0);
+    expect(await queueJobCount(env.pool, failedId)).toBe(0);
     const result = await cli("jobs", "retry", failedId);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ job_id: failedId, status: "queued" });
@@ -273,7 +266,7 @@ describe("cli: jobs", () => {
       [failedId],
     );
     expect(row.rows).toEqual([{ status: "queued", attempts: 0, finished_at: null }]);
-    expect(await workerJobCount(failedId)).toBe(1);
+    expect(await queueJobCount(env.pool, failedId)).toBe(1);
   });
 
   it("jobs retry refuses a queued job with exit 1 and changes nothing", async () => {
@@ -282,7 +275,7 @@ describe("cli: jobs", () => {
     expect(result.stderr).toBe(
       `error: Job ${queuedId} is queued: only a failed, cancelled or completed job can be retried\n`,
     );
-    expect(await workerJobCount(queuedId)).toBe(0);
+    expect(await queueJobCount(env.pool, queuedId)).toBe(0);
     const row = await env.pool.query<{ status: string }>("select status from jobs where id = $1", [queuedId]);
     expect(row.rows[0]?.status).toBe("queued");
   });

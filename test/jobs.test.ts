@@ -16,7 +16,7 @@ import { api, testConfig } from "./helpers/app.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
-import { runNow } from "./helpers/queue.ts";
+import { queueJobCount, runNow } from "./helpers/queue.ts";
 
 /** A write that enqueues a job, then either commits or refuses (409) after enqueuing. */
 const enqueueThenMaybeRefuse = defineAction({
@@ -40,18 +40,13 @@ async function jobRow(id: string): Promise<JobRow | undefined> {
   return (await env.pool.query<JobRow>("select * from jobs where id = $1", [id])).rows[0];
 }
 
-async function workerJobCount(jobId: string): Promise<number> {
-  const { rows } = await env.pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where key = $1", [`job:${jobId}`]);
-  return rows[0]?.n ?? 0;
-}
-
 describe("jobs enqueued with a write", () => {
   it("a committed write keeps its job, queued in graphile-worker, visible at its status_url", async () => {
     const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run" } });
     expect(answer.status).toBe(202);
     const handle = answer.body as { job_id: string; status_url: string };
     expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
-    expect(await workerJobCount(handle.job_id)).toBe(1);
+    expect(await queueJobCount(env.pool, handle.job_id)).toBe(1);
     const status = await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ id: handle.job_id, kind: "test.never_run", status: "queued", processed: 0, errors: [] });
@@ -196,7 +191,7 @@ describe("a job that ends with nothing to record", () => {
       expect(job).toMatchObject({ attempts: 1, processed: 7, errors: [] });
       expect(job.started_at).not.toBeNull();
       expect(job.finished_at?.getTime()).toBeGreaterThanOrEqual(job.started_at?.getTime() ?? Infinity);
-      expect(await workerJobCount(job.id)).toBe(0);
+      expect(await queueJobCount(env.pool, job.id)).toBe(0);
     }
     expect((await jobRow(nothing?.job_id ?? ""))?.result).toBeNull();
     expect((await jobRow(counts?.job_id ?? ""))?.result).toEqual({ counts: { done: 3 } });
@@ -205,7 +200,7 @@ describe("a job that ends with nothing to record", () => {
   it("is not taken for completed when its queue job is removed before any run", async () => {
     const handle = await enqueueJobRow(env.pool, { shopId: env.shopId, task: declareJobTask({ name: "test.never_run" }) });
     await removeJobByKey(env.pool, `job:${handle.job_id}`);
-    expect(await workerJobCount(handle.job_id)).toBe(0);
+    expect(await queueJobCount(env.pool, handle.job_id)).toBe(0);
     expect((await jobRow(handle.job_id))?.status).toBe("queued");
   });
 
@@ -240,6 +235,6 @@ describe("SIGTERM during a running job", () => {
     expect(code).toBe(0);
     const job = await jobRow(jobId);
     expect(job).toMatchObject({ status: "completed", result: { slept_ms: 1500 } });
-    expect(await workerJobCount(jobId)).toBe(0);
+    expect(await queueJobCount(env.pool, jobId)).toBe(0);
   });
 });

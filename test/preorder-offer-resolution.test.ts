@@ -2,10 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { cancelJob } from "../src/core/jobs.ts";
 import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
-import { sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
 import { api } from "./helpers/app.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
-import { mirrorVariants, offerSyncRow, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
+import { groupVariants, mirrorVariants, offerSyncRow, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 import { workerJob } from "./helpers/preorder-shop.ts";
 import { runNow } from "./helpers/queue.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -44,13 +43,6 @@ async function latestResolution(id: string): Promise<string> {
 
 const ids = (variants: readonly MirrorVariant[]) => variants.map((v) => v.id).sort();
 
-async function groupVariants(groupId: string): Promise<string[]> {
-  const client = await env.platform.clientFor(env.app.pool, env.shopId);
-  const found: string[] = [];
-  for await (const page of sellingPlanGroupVariantIds(client, groupId)) found.push(...page);
-  return found.sort();
-}
-
 describe("set_source_to_all: resolution over the catalog mirror as a job", () => {
   it("answers the products group with a job handle; the job resolves exactly the variants outside the exclusions, then the offer syncs them", async () => {
     const id = await newOffer(env, { products: { variant_ids: [mirror[0]?.legacy_id] } }, { enable: true });
@@ -76,7 +68,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     expect(status.body).toMatchObject({ status: "completed", kind: "preorders_offer_resolve_variants" });
 
     const synced = await waitSynced(env, id);
-    expect(await groupVariants(synced.platform_selling_plan_group_id ?? "")).toEqual(ids(expected));
+    expect(await groupVariants(env, synced.platform_selling_plan_group_id ?? "")).toEqual(ids(expected));
     const list = (await call("GET", id)).body as { variants: { count: number } };
     expect(list.variants.count).toBe(expected.length);
   });
@@ -145,7 +137,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     expect((await waitJob(env, sync?.job_id ?? "")).status).toBe("completed");
     await waitFor("the auto-apply offer to take the new variant", async () => ((await offerVariants(auto)).includes(newcomer.id) ? true : undefined));
     const synced = await waitSynced(env, auto);
-    expect(await groupVariants(synced.platform_selling_plan_group_id ?? "")).toContain(newcomer.id);
+    expect(await groupVariants(env, synced.platform_selling_plan_group_id ?? "")).toContain(newcomer.id);
     expect(await offerVariants(fixed)).not.toContain(newcomer.id);
   });
 });

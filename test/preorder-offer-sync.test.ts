@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
 import type { PlatformClient } from "../src/platform/client.ts";
-import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
+import { getSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
-import { mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { groupVariants, mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { runNow } from "./helpers/queue.ts";
 
@@ -19,12 +19,6 @@ beforeAll(async () => {
 
 const gid = (n: number) => `gid://platform/ProductVariant/${n}`;
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
-
-async function groupVariants(groupId: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const page of sellingPlanGroupVariantIds(client, groupId)) ids.push(...page);
-  return ids.sort();
-}
 
 const PLAN_POLICIES = `query Plans($id: ID!) { sellingPlanGroup(id: $id) { sellingPlans(first: 5) { nodes {
   name options category
@@ -83,7 +77,7 @@ describe("offer sync to the platform", () => {
     expect(group).toMatchObject({ name: "Spring drop", merchantCode: "SPRING-CODE", options: ["Payment"], productVariantsCount: 3 });
     expect(group?.sellingPlans.nodes).toHaveLength(1);
     expect(group?.sellingPlans.nodes[0]?.id).toBe(synced.platform_selling_plan_id);
-    expect(await groupVariants(groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
+    expect(await groupVariants(env, groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
     expect(await plans(groupId)).toEqual([
       {
         name: "Pay a deposit",
@@ -130,7 +124,7 @@ describe("offer sync to the platform", () => {
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(0, 3) } }, { enable: true });
     const first = await waitSynced(env, id);
     const groupId = first.platform_selling_plan_group_id ?? "";
-    expect(await groupVariants(groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
+    expect(await groupVariants(env, groupId)).toEqual(legacy.slice(0, 3).map(gid).sort());
 
     await call("POST", id, "/products/remove_variants", { variant_ids: [legacy[0]] });
     await call("POST", id, "/products/add_variants", { variant_ids: legacy.slice(3, 6) });
@@ -138,7 +132,7 @@ describe("offer sync to the platform", () => {
     await call("PATCH", id, "/shipping", { delivery: { type: "asap", days: 10 } });
     const second = await waitSynced(env, id);
     expect(second.platform_selling_plan_group_id).toBe(groupId);
-    expect(await groupVariants(groupId)).toEqual(legacy.slice(1, 6).map(gid).sort());
+    expect(await groupVariants(env, groupId)).toEqual(legacy.slice(1, 6).map(gid).sort());
     // The plan is updated in place (its id, which orders are matched by, stays): now the deposit plan.
     expect(second.platform_selling_plan_id).toBe(first.platform_selling_plan_id);
     const now = await plans(groupId);
@@ -151,7 +145,7 @@ describe("offer sync to the platform", () => {
     await call("PATCH", id, "", { name: "Recreated" });
     const third = await waitSynced(env, id);
     expect(third.platform_selling_plan_group_id).not.toBe(groupId);
-    expect(await groupVariants(third.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(1, 6).map(gid).sort());
+    expect(await groupVariants(env, third.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(1, 6).map(gid).sort());
   });
 
   it("use_platform_selling_plan false detaches the offer (its group is deleted); attaching creates it again; deleting the offer deletes it", async () => {
@@ -169,7 +163,7 @@ describe("offer sync to the platform", () => {
     expect((await call("POST", id, "/advanced/attach_to_platform_selling_plan")).status).toBe(202);
     const attached = await waitSynced(env, id);
     expect(attached.platform_selling_plan_group_id).not.toBeNull();
-    expect(await groupVariants(attached.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(0, 2).map(gid).sort());
+    expect(await groupVariants(env, attached.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(0, 2).map(gid).sort());
 
     expect((await call("DELETE", id)).status).toBe(202);
     const deleted = await waitSynced(env, id);

@@ -7,6 +7,7 @@ import { createSellingPlanGroup } from "../src/platform/operations/selling-plans
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { seedOffer } from "./helpers/preorders.ts";
 import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
 const env = useTestEnv({
@@ -29,15 +30,6 @@ beforeAll(async () => {
   await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [otherShopId, OTHER_DOMAIN]);
   domain = env.emulator.shopDomain;
 });
-
-/** An offer whose platform selling plan is `plan` (as the offers' sync records it). */
-async function createOffer(shop: string, name: string, plan: string): Promise<string> {
-  const { rows } = await env.app.pool.query<{ id: string }>(
-    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
-    [shop, name, plan],
-  );
-  return rows[0]?.id ?? "";
-}
 
 // ---------------------------------------------------------------------------------------------
 // Deliveries as the platform signs them, and waiting on the worker
@@ -268,7 +260,7 @@ describe("release, cancel and charge_balance", () => {
   });
 
   it("keeps the offer's limits.total.current_count true: units on its live preorder lines", async () => {
-    const offerId = await createOffer(env.shopId, "Counted offer", "gid://platform/SellingPlan/77");
+    const offerId = await seedOffer(env.app.pool, env.shopId, "Counted offer", "gid://platform/SellingPlan/77");
     const currentCount = async () =>
       ((await api(env.app, "GET", `/preorders/offers/${offerId}/limits`, { key: env.key })).body as { total: { current_count: number } }).total.current_count;
     expect(await currentCount()).toBe(0);
@@ -304,7 +296,7 @@ describe("listing", () => {
       listDomain,
     );
     const c = await place("orders/create", orderPayload({ email: "ann@example.com", created_at: "2026-10-03T12:00:00Z", lines: [{ variant: 301, plan: 72 }] }), listDomain);
-    const offerB = await createOffer(shop.shopId, "Offer B", "gid://platform/SellingPlan/72");
+    const offerB = await seedOffer(env.app.pool, shop.shopId, "Offer B", "gid://platform/SellingPlan/72");
     expect(await relinkOfferOrderLines(env.app.pool, shop.shopId, offerB)).toBe(2);
     const ids = async (query: string) => {
       const answer = await api(env.app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
@@ -462,7 +454,7 @@ describe("against the platform emulator", () => {
     );
     const planGid = group.sellingPlans.nodes[0]?.id;
     if (!planGid) throw new Error("no plan");
-    const offerId = await createOffer(env.shopId, "E2E offer", planGid);
+    const offerId = await seedOffer(env.app.pool, env.shopId, "E2E offer", planGid);
 
     const created = await fetch(`${env.emulator.origin}/admin/orders`, {
       method: "POST",

@@ -1,18 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
-import { seedPreorderOrder } from "./helpers/preorders.ts";
+import { seedOffer, seedPreorderOrder } from "./helpers/preorders.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const env = useTestEnv({ shop: "Report Reads Shop", worker: true });
 let otherKey: string;
 let offerA = "";
 let offerB = "";
-
-async function createOffer(name: string): Promise<string> {
-  const { rows } = await env.app.pool.query<{ id: string }>("insert into preorder_offers (shop_id, name, internal_name) values ($1, $2, $2) returning id", [env.shopId, name]);
-  return rows[0]?.id ?? "";
-}
 
 beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
@@ -26,8 +21,8 @@ beforeAll(async () => {
      values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/10', 'Small', 30, 'DENY', 'gid://platform/InventoryItem/1', now())`,
     [env.shopId],
   );
-  offerA = await createOffer("Offer A");
-  offerB = await createOffer("Offer B");
+  offerA = await seedOffer(env.app.pool, env.shopId, "Offer A");
+  offerB = await seedOffer(env.app.pool, env.shopId, "Offer B");
   // 1: half paid deposit order, two lines of offer A (shares 60% and 40%).
   await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-10T08:00:00Z", email: "a@example.com", outstanding: "50.00", financialStatus: "paid", marketId: "gid://platform/Market/1", lines: [{ variant: 1, product: 10, quantity: 2, price: "30.00", offerId: offerA }, { variant: 2, product: 20, quantity: 1, price: "40.00", offerId: offerA }] });
   // 2: paid in full, offer B.

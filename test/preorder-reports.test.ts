@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, createShopWithKey } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { seedOffer } from "./helpers/preorders.ts";
 import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
 const env = useTestEnv({ shop: "Reports Shop", worker: true });
@@ -80,20 +81,12 @@ let orderIds: Record<number, string> = {};
 let offerA = "";
 let offerB = "";
 
-async function createOffer(name: string, plan: number): Promise<string> {
-  const { rows } = await env.app.pool.query<{ id: string }>(
-    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
-    [env.shopId, name, `gid://platform/SellingPlan/${plan}`],
-  );
-  return rows[0]?.id ?? "";
-}
-
 beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
   await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [env.shopId, DOMAIN]);
   await env.app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://platform/Market/1', 'US')", [env.shopId]);
-  offerA = await createOffer("Offer A", 11);
-  offerB = await createOffer("Offer B", 22);
+  offerA = await seedOffer(env.app.pool, env.shopId, "Offer A", 11);
+  offerB = await seedOffer(env.app.pool, env.shopId, "Offer B", 22);
   // 1: a deposit order, half paid, two preorder lines of offer a and a plain line
   await deliver(
     "orders/create",

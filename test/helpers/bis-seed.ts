@@ -1,4 +1,6 @@
 import type pg from "pg";
+import { expect } from "vitest";
+import { type TestApp, api, createShopWithKey } from "./app.ts";
 
 /** Catalog mirror and back-in-stock rows written straight to the database, for signup and report tests. */
 
@@ -95,4 +97,26 @@ export async function seedOrder(
   };
   await pool.query("insert into platform_orders (shop_id, id, payload, platform_updated_at) values ($1, $2, $3, now())", [shopId, id, JSON.stringify(payload)]);
   return id;
+}
+
+/** A shop of a test's own: its id, API key and platform domain. */
+export interface SeedShop {
+  shopId: string;
+  key: string;
+  domain: string;
+}
+
+/**
+ * A shop with a key and a platform domain derived from its name (`<name>.platform.local`, so
+ * webhooks find it); `settings`: its back-in-stock settings PATCHed (asserting the 202).
+ */
+export async function newShop(app: TestApp, name: string, settings?: Record<string, unknown>): Promise<SeedShop> {
+  const { shopId, apiKey } = await createShopWithKey(app.pool, name);
+  const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.platform.local`;
+  await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
+  if (settings) {
+    const answer = await api(app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: settings });
+    expect(answer.status).toBe(202);
+  }
+  return { shopId, key: apiKey, domain };
 }

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import type { SeedOptions } from "../../src/platform/emulator/index.ts";
+import { sellingPlanGroupVariantIds } from "../../src/platform/operations/selling-plans.ts";
 import { type TestEnv, type TestEnvOptions, startTestEnv, useTestEnv } from "./fixture.ts";
 import { waitFor } from "./wait.ts";
 
@@ -97,4 +98,12 @@ export async function mirrorVariants(env: SyncEnv): Promise<{ id: string; legacy
     [env.shopId],
   );
   return rows.map((r) => ({ ...r, legacy_id: Number(r.legacy_id) }));
+}
+
+/** The variant ids a selling plan group holds on the platform (the emulator), sorted. */
+export async function groupVariants(env: SyncEnv, groupId: string): Promise<string[]> {
+  const client = await env.platform.clientFor(env.app.pool, env.shopId);
+  const found: string[] = [];
+  for await (const page of sellingPlanGroupVariantIds(client, groupId)) found.push(...page);
+  return found.sort();
 }

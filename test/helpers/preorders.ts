@@ -86,3 +86,13 @@ export async function seedPreorderOrder(pool: pg.Pool, shopId: string, order: Se
   }
   return id;
 }
+
+/** An offer row of the shop (a draft), on a selling plan (its gid, or its legacy id) when given, as the offers' sync records it; answers its id. */
+export async function seedOffer(pool: pg.Pool, shopId: string, name: string, plan?: string | number): Promise<string> {
+  const planGid = typeof plan === "number" ? `gid://platform/SellingPlan/${plan}` : (plan ?? null);
+  const { rows } = await pool.query<{ id: string }>(
+    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
+    [shopId, name, planGid],
+  );
+  return rows[0]?.id ?? "";
+}

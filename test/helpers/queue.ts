@@ -5,3 +5,9 @@ import { runNowByKey } from "../../src/queue/admin.ts";
 export async function runNow(db: Db, key: string): Promise<number> {
   return runNowByKey(db, key);
 }
+
+/** How many queue jobs an application job (jobs table) has in graphile-worker: 1 while queued or retrying, else 0. */
+export async function queueJobCount(db: Db, jobId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where key = $1", [`job:${jobId}`]);
+  return rows[0]?.n ?? 0;
+}
