@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CATALOG_SYNC_IN_PROGRESS } from "../src/catalog/readiness.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { productGid, seedVariants } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -44,7 +44,7 @@ async function seededShop(name: string): Promise<{ shopId: string; key: string }
 describe("GET /account/products", () => {
   it("lists the mirror by title with variants, inventory and tags; query matches title, variant title and SKU", async () => {
     const shop = await seededShop("Products Shop");
-    const all = await api(env.app, "GET", "/account/products", { key: shop.key });
+    const all = await invoke(env.app, "GET", "/account/products", { key: shop.key });
     expect(all.status).toBe(200);
     const page = all.body as Page;
     expect(page.products.map((p) => p.title)).toEqual(["Canvas Bag", "Linen Shirt", "Wool Hat"]);
@@ -57,68 +57,68 @@ describe("GET /account/products", () => {
     ]);
     expect(page.products[2]).toMatchObject({ title: "Wool Hat", total_available: null });
 
-    const byTitle = await api(env.app, "GET", "/account/products?query=shirt", { key: shop.key });
+    const byTitle = await invoke(env.app, "GET", "/account/products?query=shirt", { key: shop.key });
     expect((byTitle.body as Page).products.map((p) => p.title)).toEqual(["Linen Shirt"]);
-    const byVariant = await api(env.app, "GET", "/account/products?query=grey", { key: shop.key });
+    const byVariant = await invoke(env.app, "GET", "/account/products?query=grey", { key: shop.key });
     expect((byVariant.body as Page).products.map((p) => p.title)).toEqual(["Wool Hat"]);
-    const bySku = await api(env.app, "GET", "/account/products?query=sku-31", { key: shop.key });
+    const bySku = await invoke(env.app, "GET", "/account/products?query=sku-31", { key: shop.key });
     expect((bySku.body as Page)).toMatchObject({ total: 1, products: [{ title: "Canvas Bag" }] });
-    const wildcard = await api(env.app, "GET", "/account/products?query=%25", { key: shop.key });
+    const wildcard = await invoke(env.app, "GET", "/account/products?query=%25", { key: shop.key });
     expect(wildcard.body).toMatchObject({ total: 0, products: [] });
   });
 
   it("pages by page number and by cursor", async () => {
     const shop = await seededShop("Paging Shop");
-    const first = await api(env.app, "GET", "/account/products?per_page=2", { key: shop.key });
+    const first = await invoke(env.app, "GET", "/account/products?per_page=2", { key: shop.key });
     const one = first.body as Page;
     expect(one.products.map((p) => p.title)).toEqual(["Canvas Bag", "Linen Shirt"]);
     expect(one.next_cursor).not.toBeNull();
-    const next = await api(env.app, "GET", `/account/products?per_page=2&cursor=${one.next_cursor ?? ""}`, { key: shop.key });
+    const next = await invoke(env.app, "GET", `/account/products?per_page=2&cursor=${one.next_cursor ?? ""}`, { key: shop.key });
     expect(next.body).toMatchObject({ page: null, total: 3, next_cursor: null, products: [{ title: "Wool Hat" }] });
-    const second = await api(env.app, "GET", "/account/products?per_page=2&page=2", { key: shop.key });
+    const second = await invoke(env.app, "GET", "/account/products?per_page=2&page=2", { key: shop.key });
     expect(second.body).toMatchObject({ page: 2, products: [{ title: "Wool Hat" }] });
   });
 
   it("refuses bad paging and unknown parameters with one message per field", async () => {
     const shop = await seededShop("Invalid Shop");
-    const answer = await api(env.app, "GET", "/account/products?per_page=0&page=x&sort=title", { key: shop.key });
+    const answer = await invoke(env.app, "GET", "/account/products?per_page=0&page=x&sort=title", { key: shop.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["page must be an integer", "per_page must be at least 1", "sort is not allowed"] });
-    const both = await api(env.app, "GET", "/account/products?page=1&cursor=WyJhIiwiYiJd", { key: shop.key });
+    const both = await invoke(env.app, "GET", "/account/products?page=1&cursor=WyJhIiwiYiJd", { key: shop.key });
     expect(both.body).toEqual({ errors: ["cursor is not allowed with page"] });
-    const badCursor = await api(env.app, "GET", "/account/products?cursor=nope", { key: shop.key });
+    const badCursor = await invoke(env.app, "GET", "/account/products?cursor=nope", { key: shop.key });
     expect(badCursor.body).toEqual({ errors: ["cursor must be the next_cursor of a previous page"] });
   });
 
   it("GET /account/products/{id} takes the numeric id or the gid; another shop's or an unknown id is 404", async () => {
     const shop = await seededShop("Product Get Shop");
     const other = await seededShop("Other Product Shop");
-    const byNumber = await api(env.app, "GET", "/account/products/2", { key: shop.key });
+    const byNumber = await invoke(env.app, "GET", "/account/products/2", { key: shop.key });
     expect(byNumber.status).toBe(200);
     expect(byNumber.body).toMatchObject({ id: productGid(2), title: "Wool Hat", variants: [{ title: "Grey", available: null }] });
-    const byGid = await api(env.app, "GET", `/account/products/${encodeURIComponent(productGid(2))}`, { key: shop.key });
+    const byGid = await invoke(env.app, "GET", `/account/products/${encodeURIComponent(productGid(2))}`, { key: shop.key });
     expect(byGid.body).toEqual(byNumber.body);
     // Same ids in the other shop's mirror: each shop reads its own only.
     await env.app.pool.query("delete from products where shop_id = $1 and id = $2", [other.shopId, productGid(3)]);
-    const gone = await api(env.app, "GET", "/account/products/3", { key: other.key });
+    const gone = await invoke(env.app, "GET", "/account/products/3", { key: other.key });
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ errors: ["Product not found: 3"] });
-    const unknown = await api(env.app, "GET", "/account/products/999", { key: shop.key });
+    const unknown = await invoke(env.app, "GET", "/account/products/999", { key: shop.key });
     expect(unknown.body).toEqual({ errors: ["Product not found: 999"] });
   });
 
   it("a connected shop whose first full sync has not completed is refused with 409 (an unmirrored id is not unknown yet)", async () => {
     const { shopId, apiKey } = await createShopWithKey(env.app.pool, "Syncing Shop");
     await env.platform.connect(env.app.pool, shopId, { domain: "syncing-shop.platform.local", graphqlUrl: env.emulator.graphqlUrl, accessToken: env.emulator.accessToken });
-    const list = await api(env.app, "GET", "/account/products", { key: apiKey });
+    const list = await invoke(env.app, "GET", "/account/products", { key: apiKey });
     expect(list.status).toBe(409);
     expect(list.body).toEqual({ errors: [CATALOG_SYNC_IN_PROGRESS] });
-    const one = await api(env.app, "GET", "/account/products/1", { key: apiKey });
+    const one = await invoke(env.app, "GET", "/account/products/1", { key: apiKey });
     expect(one.status).toBe(409);
   });
 
   it("the env's synced shop lists the emulator's mirrored catalog", async () => {
-    const answer = await api(env.app, "GET", "/account/products", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/products", { key: env.key });
     expect(answer.status).toBe(200);
     const page = answer.body as Page;
     expect(page.total).toBe(3);
@@ -135,7 +135,7 @@ interface SetupAnswer {
 }
 
 async function setup(key: string): Promise<SetupAnswer> {
-  const answer = await api(env.app, "GET", "/account/setup", { key });
+  const answer = await invoke(env.app, "GET", "/account/setup", { key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body as SetupAnswer;
 }
@@ -165,16 +165,16 @@ describe("GET /account/setup", () => {
     expect(done(before)).toMatchObject({ platform_connected: true, catalog_mirrored: true, offer_created: false });
     expect(before.steps.find((s) => s.key === "catalog_mirrored")?.detail).toBe(`${before.catalog.variants_mirrored} variants of 3 products mirrored`);
 
-    const offer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Setup Offer" } });
+    const offer = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Setup Offer" } });
     // A provider connection as PATCH /account/integrations leaves it (its credential sealed).
     await env.app.pool.query(
       "insert into integration_connections (shop_id, provider, credential, connected_at) values ($1, 'email_provider_2', '\\x00'::bytea, now())",
       [env.shopId],
     );
     expect(offer.status).toBe(202);
-    expect(await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { footer_text: "Our shop" } })).toMatchObject({ status: 202 });
-    expect(await api(env.app, "PATCH", "/account/sending", { key: env.key, body: { reply_to: "care@setup.example" } })).toMatchObject({ status: 202 });
-    expect(await api(env.app, "PATCH", "/back_in_stock/settings", { key: env.key, body: { channels: { email: { enabled: false }, sms: { enabled: false } } } })).toMatchObject({
+    expect(await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { footer_text: "Our shop" } })).toMatchObject({ status: 202 });
+    expect(await invoke(env.app, "PATCH", "/account/sending", { key: env.key, body: { reply_to: "care@setup.example" } })).toMatchObject({ status: 202 });
+    expect(await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: env.key, body: { channels: { email: { enabled: false }, sms: { enabled: false } } } })).toMatchObject({
       status: 202,
     });
 
@@ -196,7 +196,7 @@ describe("GET /account/setup", () => {
   });
 
   it("refuses an unknown query parameter", async () => {
-    const answer = await api(env.app, "GET", "/account/setup?verbose=true", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/setup?verbose=true", { key: env.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["verbose is not allowed"] });
   });

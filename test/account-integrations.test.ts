@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDER_SEED, type ProviderEmulator, startProviderEmulator } from "../src/providers/emulator/index.ts";
 import { connectEmailProvider1 } from "../src/providers/oauth.ts";
 import { startDemoProviders } from "../src/runtime/providers.ts";
-import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import { createShopWithKey, invoke, startTestApp } from "./helpers/app.ts";
 import { runCli } from "./helpers/cli.ts";
 import { type TestEnv, startTestEnv } from "./helpers/fixture.ts";
 
@@ -24,8 +24,8 @@ const EP3_KEY = PROVIDER_SEED.email_provider_3.key;
 const EP3_OTHER = PROVIDER_SEED.email_provider_3.otherKey;
 const FLOW_TRIGGERS = "back_in_stock_signup_created, back_in_stock_alert_sent, back_in_stock_reminder_sent, back_in_stock_signup_converted, preorder_order_placed, preorder_balance_due";
 
-const get = async (key = env.key) => api(env.app, "GET", "/account/integrations", { key });
-const patch = async (body: unknown, key = env.key) => api(env.app, "PATCH", "/account/integrations", { key, body });
+const get = async (key = env.key) => invoke(env.app, "GET", "/account/integrations", { key });
+const patch = async (body: unknown, key = env.key) => invoke(env.app, "PATCH", "/account/integrations", { key, body });
 
 /** Everything stored about integrations, as text: no key may appear in it. */
 async function storedText(): Promise<string> {
@@ -57,7 +57,7 @@ describe("GET /account/integrations", () => {
   it("shows sms_provider connected when the text-message provider is configured", async () => {
     const app = await startTestApp(env.db.url, { TWILIO_ACCOUNT_SID: "AC0123456789abcdef0123456789abcdef", TWILIO_AUTH_TOKEN: "twilio-secret", TWILIO_FROM: "+15550100000" }, { platform: env.platform });
     try {
-      const answer = await api(app, "GET", "/account/integrations", { key: env.key });
+      const answer = await invoke(app, "GET", "/account/integrations", { key: env.key });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ sms_provider: { connected: true } });
       expect(JSON.stringify(answer.body)).not.toContain("twilio-secret");
@@ -67,7 +67,7 @@ describe("GET /account/integrations", () => {
   });
 
   it("needs a valid key", async () => {
-    expect(await api(env.app, "GET", "/account/integrations")).toMatchObject({ status: 401, body: { errors: ["X-Auth-Token is missing or invalid"] } });
+    expect(await invoke(env.app, "GET", "/account/integrations")).toMatchObject({ status: 401, body: { errors: ["X-Auth-Token is missing or invalid"] } });
   });
 });
 
@@ -161,7 +161,7 @@ describe("PATCH /account/integrations: platform customers and switches", () => {
   it("commerce_platform and sync_customers_tag are the back-in-stock tagging settings", async () => {
     const answer = await patch({ commerce_platform: { sync_enabled: true }, sync_customers_tag: "  restock-waitlist " });
     expect(answer).toMatchObject({ status: 202, body: { commerce_platform: { sync_enabled: true }, sync_customers_tag: "restock-waitlist", signup_sync_targets: ["commerce_platform"] } });
-    expect((await api(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toMatchObject({ tagging: { enabled: true, customer_tag: "restock-waitlist" } });
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toMatchObject({ tagging: { enabled: true, customer_tag: "restock-waitlist" } });
     expect(await patch({ sync_customers_tag: " " })).toMatchObject({ status: 422 });
     expect(await patch({ commerce_platform: { sync_enabled: false } })).toMatchObject({ status: 202, body: { commerce_platform: { sync_enabled: false }, signup_sync_targets: [] } });
   });

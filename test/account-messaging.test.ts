@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LAYOUT_HTML } from "../src/account/layout.ts";
 import { readMigrations } from "../src/db/migrate.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { type SeedShop as Shop, newShop, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { header } from "./helpers/smtp-sink.ts";
@@ -27,7 +27,7 @@ async function notify(shop: Shop, contact: string, channel: "email" | "sms" = "e
     "insert into bis_signups (shop_id, variant_id, channel, contact, consent) values ($1, $2, $3, $4, true) returning id",
     [shop.shopId, variantGid(variant), channel, contact],
   );
-  const answer = await api(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: shop.key, body: {} });
+  const answer = await invoke(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: shop.key, body: {} });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   const messageId = (answer.body as { message_id: string }).message_id;
   await waitFor(`message ${messageId} to be sent`, async () => {
@@ -48,28 +48,28 @@ function htmlPart(raw: string, type = "html"): string {
 describe("account settings", () => {
   it("GET answers the store name and no contact e-mail; PATCH renames the store (shop.name) and sets the contact e-mail", async () => {
     const shop = await newShop(env.app, "Settings Shop");
-    const read = await api(env.app, "GET", "/account/settings", { key: shop.key });
+    const read = await invoke(env.app, "GET", "/account/settings", { key: shop.key });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ store_name: "Settings Shop", contact_email: null });
 
-    const patched = await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: "Blue Harbour", contact_email: "help@blue.example" } });
+    const patched = await invoke(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: "Blue Harbour", contact_email: "help@blue.example" } });
     expect(patched.status).toBe(202);
     expect(patched.body).toEqual({ store_name: "Blue Harbour", contact_email: "help@blue.example" });
     const { rows } = await env.app.pool.query<{ name: string }>("select name from shops where id = $1", [shop.shopId]);
     expect(rows[0]?.name).toBe("Blue Harbour");
 
-    const cleared = await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { contact_email: null } });
+    const cleared = await invoke(env.app, "PATCH", "/account/settings", { key: shop.key, body: { contact_email: null } });
     expect(cleared.body).toEqual({ store_name: "Blue Harbour", contact_email: null });
   });
 
   it("refuses a blank or null store name, a bad e-mail and unknown fields, one message per field, and saves nothing", async () => {
     const shop = await newShop(env.app, "Settings Invalid");
-    const answer = await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: "   ", contact_email: "not an address", timezone: "UTC" } });
+    const answer = await invoke(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: "   ", contact_email: "not an address", timezone: "UTC" } });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["store_name must not be blank", "contact_email must be an e-mail address", "timezone is not allowed"] });
-    const nulled = await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: null } });
+    const nulled = await invoke(env.app, "PATCH", "/account/settings", { key: shop.key, body: { store_name: null } });
     expect(nulled.body).toEqual({ errors: ["store_name must be a string"] });
-    const read = await api(env.app, "GET", "/account/settings", { key: shop.key });
+    const read = await invoke(env.app, "GET", "/account/settings", { key: shop.key });
     expect(read.body).toEqual({ store_name: "Settings Invalid", contact_email: null });
   });
 });
@@ -77,11 +77,11 @@ describe("account settings", () => {
 describe("account sending", () => {
   it("GET answers every field null by default; PATCH validates addresses and the SMS sender", async () => {
     const shop = await newShop(env.app, "Sending Defaults");
-    const read = await api(env.app, "GET", "/account/sending", { key: shop.key });
+    const read = await invoke(env.app, "GET", "/account/sending", { key: shop.key });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ sender_name: null, sender_email: null, reply_to: null, sms_sender: null });
 
-    const bad = await api(env.app, "PATCH", "/account/sending", {
+    const bad = await invoke(env.app, "PATCH", "/account/sending", {
       key: shop.key,
       body: { sender_name: "Line\nbreak", sender_email: "shop@", reply_to: "Shop <a@b.example>", sms_sender: "WAYTOOLONGSENDER", extra: true },
     });
@@ -95,17 +95,17 @@ describe("account sending", () => {
         "extra is not allowed",
       ],
     });
-    const digits = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sms_sender: "12345" } });
+    const digits = await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sms_sender: "12345" } });
     expect(digits.status).toBe(422);
 
-    const number = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sms_sender: "+15551234567" } });
+    const number = await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sms_sender: "+15551234567" } });
     expect(number.status).toBe(202);
     expect(number.body).toEqual({ sender_name: null, sender_email: null, reply_to: null, sms_sender: "+15551234567" });
   });
 
   it("refuses a sender the service does not send as: another domain's address, an unregistered SMS sender id", async () => {
     const shop = await newShop(env.app, "Sending Policy");
-    const spoofed = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "PayPal", sender_email: "security@paypal.com", sms_sender: "PayPal" } });
+    const spoofed = await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "PayPal", sender_email: "security@paypal.com", sms_sender: "PayPal" } });
     expect(spoofed.status).toBe(422);
     expect(spoofed.body).toEqual({
       errors: [
@@ -113,8 +113,8 @@ describe("account sending", () => {
         "sms_sender must be an E.164 number or a sender id registered with this service (SENDERSHOP)",
       ],
     });
-    expect((await api(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null, sender_email: null });
-    const allowed = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_email: "Shop@MAIL.example", sms_sender: "sendershop" } });
+    expect((await invoke(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null, sender_email: null });
+    const allowed = await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_email: "Shop@MAIL.example", sms_sender: "sendershop" } });
     expect(allowed.status).toBe(202);
     // A registered id goes out as the operator registered it, whatever the shop's spelling.
     const registeredId = await notify(shop, "+15550003333", "sms");
@@ -138,11 +138,11 @@ describe("account sending", () => {
     const rule = 'sender_name must not contain an e-mail address, control characters or the characters < > " \\ @';
     const names = ["security@paypal.com", "PayPal <x>", 'Say "hi"', "back\\slash", "bell\u0007", "tab\there", "cr\rlf", "line\u2028sep", "bidi\u202Elapyap", "security\uFF20paypal.com", "\uFF02PayPal\uFF02 \uFF1Cx\uFF1E"];
     for (const sender_name of names) {
-      const answer = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name } });
+      const answer = await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name } });
       expect({ name: sender_name, status: answer.status, body: answer.body }).toEqual({ name: sender_name, status: 422, body: { errors: [rule] } });
     }
-    expect((await api(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null });
-    const fine = await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "Café Ünïcode & Co. (Paris) – 10% off" } });
+    expect((await invoke(env.app, "GET", "/account/sending", { key: shop.key })).body).toMatchObject({ sender_name: null });
+    const fine = await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: "Café Ünïcode & Co. (Paris) – 10% off" } });
     expect(fine.status).toBe(202);
   });
 
@@ -169,7 +169,7 @@ describe("account sending", () => {
 
   it("back-in-stock e-mails carry the From name and address and the Reply-To; text messages the SMS sender; null falls back", async () => {
     const shop = await newShop(env.app, "Sender Shop");
-    const patched = await api(env.app, "PATCH", "/account/sending", {
+    const patched = await invoke(env.app, "PATCH", "/account/sending", {
       key: shop.key,
       body: { sender_name: "Sender Team", sender_email: "news@sender.example", reply_to: "care@sender.example", sms_sender: "SENDERSHOP" },
     });
@@ -187,8 +187,8 @@ describe("account sending", () => {
     expect(sms).toMatchObject({ from: "SENDERSHOP", to: "+15550001111" });
 
     // Back to the fallbacks: the store name, the service's address, the settings' contact e-mail.
-    await api(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: null, sender_email: null, reply_to: null, sms_sender: null } });
-    await api(env.app, "PATCH", "/account/settings", { key: shop.key, body: { contact_email: "hello@sender.example", store_name: "Sender Renamed" } });
+    await invoke(env.app, "PATCH", "/account/sending", { key: shop.key, body: { sender_name: null, sender_email: null, reply_to: null, sms_sender: null } });
+    await invoke(env.app, "PATCH", "/account/settings", { key: shop.key, body: { contact_email: "hello@sender.example", store_name: "Sender Renamed" } });
     await notify(shop, "second@example.com");
     const second = env.sink.to("second@example.com")[0];
     if (!second) throw new Error("no message");
@@ -202,7 +202,7 @@ describe("account sending", () => {
 describe("account e-mail layout", () => {
   it("GET answers the shipped layout, enabled and not customized", async () => {
     const shop = await newShop(env.app, "Layout Defaults");
-    const answer = await api(env.app, "GET", "/account/templates/email_layout", { key: shop.key });
+    const answer = await invoke(env.app, "GET", "/account/templates/email_layout", { key: shop.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
       enabled: true,
@@ -216,24 +216,24 @@ describe("account e-mail layout", () => {
 
   it("refuses a layout without {{ content }}, an invalid template, a template over the render limit and bad fields; nothing is saved", async () => {
     const shop = await newShop(env.app, "Layout Invalid");
-    const missing = await api(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "<div>no body here</div>" } });
+    const missing = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "<div>no body here</div>" } });
     expect(missing.status).toBe(422);
     expect(missing.body).toEqual({ errors: ["html must place {{ content }} exactly once"] });
-    const twice = await api(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "{{ content }}{{ content }}" } });
+    const twice = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "{{ content }}{{ content }}" } });
     expect(twice.body).toEqual({ errors: ["html must place {{ content }} exactly once"] });
-    const broken = await api(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "{% if %}{{ content }}" } });
+    const broken = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { html: "{% if %}{{ content }}" } });
     expect(broken.status).toBe(422);
     expect((broken.body as { errors: string[] }).errors[0]).toMatch(/^html is not a valid template: /);
-    const slow = await api(env.app, "PATCH", "/account/templates/email_layout", {
+    const slow = await invoke(env.app, "PATCH", "/account/templates/email_layout", {
       key: shop.key,
       body: { html: "{% for a in (1..100000) %}{% for b in (1..100000) %}{% endfor %}{% endfor %}{{ content }}" },
     });
     expect(slow.status).toBe(422);
     expect((slow.body as { errors: string[] }).errors[0]).toMatch(/^html must render within/);
-    const fields = await api(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { logo_url: "javascript:alert(1)", colors: { accent: "red" }, font: "x" } });
+    const fields = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { logo_url: "javascript:alert(1)", colors: { accent: "red" }, font: "x" } });
     expect(fields.status).toBe(422);
     expect(fields.body).toEqual({ errors: ["logo_url must be an http or https URL", "colors.accent must be a hex color", "font is not allowed"] });
-    const read = await api(env.app, "GET", "/account/templates/email_layout", { key: shop.key });
+    const read = await invoke(env.app, "GET", "/account/templates/email_layout", { key: shop.key });
     expect(read.body).toMatchObject({ html: DEFAULT_LAYOUT_HTML, customized: false });
   });
 
@@ -241,7 +241,7 @@ describe("account e-mail layout", () => {
     const shop = await newShop(env.app, "Layout Shop");
     const html = '<div class="wrap" style="color:{{ layout.colors.text }}"><h1>{{ layout.header_text }}</h1>{{ content }}<footer>{{ layout.footer_text }} - {{ shop.name }}</footer></div>';
 
-    const preview = await api(env.app, "POST", "/account/templates/email_layout/preview", {
+    const preview = await invoke(env.app, "POST", "/account/templates/email_layout/preview", {
       key: shop.key,
       body: { layout: { html, header_text: "Preview <News>" }, content: "<p>Body here</p>" },
     });
@@ -251,11 +251,11 @@ describe("account e-mail layout", () => {
       text: "Preview <News>\n\nBody here\n\n- Layout Shop",
       enabled: true,
     });
-    const badPreview = await api(env.app, "POST", "/account/templates/email_layout/preview", { key: shop.key, body: { layout: { html: "none" } } });
+    const badPreview = await invoke(env.app, "POST", "/account/templates/email_layout/preview", { key: shop.key, body: { layout: { html: "none" } } });
     expect(badPreview.body).toEqual({ errors: ["layout.html must place {{ content }} exactly once"] });
-    expect((await api(env.app, "GET", "/account/templates/email_layout", { key: shop.key })).body).toMatchObject({ customized: false });
+    expect((await invoke(env.app, "GET", "/account/templates/email_layout", { key: shop.key })).body).toMatchObject({ customized: false });
 
-    const saved = await api(env.app, "PATCH", "/account/templates/email_layout", {
+    const saved = await invoke(env.app, "PATCH", "/account/templates/email_layout", {
       key: shop.key,
       body: { html, header_text: "Fresh news", footer_text: "Harbour Street 1", colors: { text: "#101010" } },
     });
@@ -273,7 +273,7 @@ describe("account e-mail layout", () => {
     expect(text).toMatch(/^Fresh news\s+Hi/);
     expect(text.trim()).toMatch(/Harbour Street 1 - Layout Shop$/);
 
-    const off = await api(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { enabled: false } });
+    const off = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: shop.key, body: { enabled: false } });
     expect(off.body).toMatchObject({ enabled: false, customized: true });
     await notify(shop, "bare@example.com");
     const bare = env.sink.to("bare@example.com")[0];
@@ -292,7 +292,7 @@ describe("account e-mail layout", () => {
       "insert into bis_signups (shop_id, variant_id, channel, contact, consent) values ($1, $2, 'email', 'broken@example.com', true) returning id",
       [shop.shopId, variantGid(variant)],
     );
-    const answer = await api(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: shop.key, body: {} });
+    const answer = await invoke(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: shop.key, body: {} });
     expect(answer.status).toBe(202);
     const messageId = (answer.body as { message_id: string }).message_id;
     const row = await waitFor("the message to fail", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { claimStage } from "../src/back_in_stock/alerts/ledger.ts";
 import { monthPeriod, releaseReservations, reserveSends } from "../src/account/plans.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { type SeedShop as Shop, newShop, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -44,7 +44,7 @@ async function ledgerStatuses(signupIds: string[]): Promise<{ status: string; la
 describe("GET /account/plan_usage", () => {
   it("a new shop is on the default plan with nothing used this UTC month", async () => {
     const shop = await newShop(env.app, "Usage Fresh");
-    const answer = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    const answer = await invoke(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(answer.status).toBe(200);
     const period = monthPeriod();
     expect(answer.body).toEqual({
@@ -60,16 +60,16 @@ describe("GET /account/plan_usage", () => {
       by_channel: { email: { sent: 0 }, sms: { sent: 0 } },
     });
     await setLimit(shop, 0, "free");
-    const free = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    const free = await invoke(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(free.body).toMatchObject({ plan: "free", plan_title: "Free", monthly_alert_limit: 0, custom_limit: true, remaining: 0 });
     await env.app.pool.query("update account_settings set monthly_alert_limit = null where shop_id = $1", [shop.shopId]);
-    const plain = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    const plain = await invoke(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(plain.body).toMatchObject({ plan: "free", monthly_alert_limit: 100, custom_limit: false, remaining: 100 });
   });
 
   it("refuses an unknown query parameter", async () => {
     const shop = await newShop(env.app, "Usage Query");
-    const answer = await api(env.app, "GET", "/account/plan_usage?month=2026-01", { key: shop.key });
+    const answer = await invoke(env.app, "GET", "/account/plan_usage?month=2026-01", { key: shop.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["month is not allowed"] });
   });
@@ -77,7 +77,7 @@ describe("GET /account/plan_usage", () => {
   it("quota 2, three signups restocked: two are sent, the third is logged blocked plan_limit and never sent", async () => {
     const shop = await newShop(env.app, "Quota Shop");
     await setLimit(shop, 2);
-    const settings = await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
+    const settings = await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
     expect(settings.status).toBe(202);
     await seedVariants(env.app.pool, shop.shopId, [{ n: 401, product: 40, available: 0, productTitle: "Wool Hat" }]);
     const ids = await addSignups(shop, 401, ["quota-1@example.com", "quota-2@example.com", "quota-3@example.com"]);
@@ -97,12 +97,12 @@ describe("GET /account/plan_usage", () => {
     ]);
     expect(env.sink.messages.filter((m) => m.to.startsWith("quota-")).map((m) => m.to).sort()).toEqual(["quota-1@example.com", "quota-2@example.com"]);
 
-    const log = await api(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: shop.key });
+    const log = await invoke(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: shop.key });
     expect(log.status).toBe(200);
     const blocked = (log.body as { notifications: { signup_id: string; blocked_reason: string }[] }).notifications;
     expect(blocked.map((n) => [n.signup_id, n.blocked_reason])).toEqual([[ids[2], "plan_limit"]]);
 
-    const usage = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    const usage = await invoke(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(usage.status).toBe(200);
     expect(usage.body).toMatchObject({
       monthly_alert_limit: 2,
@@ -121,7 +121,7 @@ describe("GET /account/plan_usage", () => {
   it("a message sent stays counted when its signup is deleted: the quota is not freed again", async () => {
     const shop = await newShop(env.app, "Deleted Quota Shop");
     await setLimit(shop, 1);
-    const settings = await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
+    const settings = await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: shop.key, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } });
     expect(settings.status).toBe(202);
     await seedVariants(env.app.pool, shop.shopId, [{ n: 451, product: 45, available: 0 }, { n: 452, product: 46, available: 0 }]);
     const [first] = await addSignups(shop, 451, ["deleted-quota-1@example.com"]);
@@ -132,7 +132,7 @@ describe("GET /account/plan_usage", () => {
     };
     await restock(451);
     await waitFor("the first alert sent", async () => ((await ledgerStatuses([first ?? ""]))[0]?.status === "sent" ? true : undefined));
-    const deleted = await api(env.app, "DELETE", `/back_in_stock/signups/${first ?? ""}`, { key: shop.key });
+    const deleted = await invoke(env.app, "DELETE", `/back_in_stock/signups/${first ?? ""}`, { key: shop.key });
     expect(deleted.status).toBe(202);
 
     await restock(452);
@@ -141,7 +141,7 @@ describe("GET /account/plan_usage", () => {
       return statuses[0]?.status === "none" || statuses[0]?.status === "pending" ? undefined : statuses;
     });
     expect(outcome).toEqual({ status: "blocked", last_error: "plan_limit" });
-    const usage = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    const usage = await invoke(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(usage.body).toMatchObject({ alerts_sent: 1, remaining: 0, by_channel: { email: { sent: 1 }, sms: { sent: 0 } } });
   });
 
@@ -159,7 +159,7 @@ describe("GET /account/plan_usage", () => {
     // A sender that comes back for rows it reserved (a retry, the recovery sweep) keeps them.
     const again = await reserveSends(env.app.pool, shop.shopId, ledgerIds);
     expect([...again].sort()).toEqual([...granted].sort());
-    const usage = await api(env.app, "GET", "/account/plan_usage", { key: shop.key });
+    const usage = await invoke(env.app, "GET", "/account/plan_usage", { key: shop.key });
     expect(usage.body).toMatchObject({ alerts_sent: 0, in_flight: 3, remaining: 0 });
 
     // A marked message (here: marked failed) gives its room back.

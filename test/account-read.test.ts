@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv({ shop: "Shop with locations" });
@@ -25,7 +25,7 @@ beforeAll(async () => {
 
 describe("GET /account/locations", () => {
   it("lists the shop's locations with id, name and active", async () => {
-    const answer = await api(env.app, "GET", "/account/locations", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/locations", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       locations: [
@@ -37,13 +37,13 @@ describe("GET /account/locations", () => {
   });
 
   it("answers an empty list for a shop without locations", async () => {
-    const answer = await api(env.app, "GET", "/account/locations", { key: emptyKey });
+    const answer = await invoke(env.app, "GET", "/account/locations", { key: emptyKey });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ locations: [] });
   });
 
   it("refuses an unknown query parameter", async () => {
-    const answer = await api(env.app, "GET", "/account/locations?active=true", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/locations?active=true", { key: env.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["active is not allowed"] });
   });
@@ -51,7 +51,7 @@ describe("GET /account/locations", () => {
 
 describe("GET /account/markets", () => {
   it("lists only active markets by default, primary first, with countries and location ids", async () => {
-    const answer = await api(env.app, "GET", "/account/markets", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/markets", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       multiple_markets: true,
@@ -60,11 +60,11 @@ describe("GET /account/markets", () => {
         { id: "m-eu", name: "Europe", active: true, primary: false, countries: ["FR", "DE", "ES"], location_ids: ["gid://loc/2"] },
       ],
     });
-    expect(await api(env.app, "GET", "/account/markets?include_inactive=false", { key: env.key })).toMatchObject({ body: answer.body });
+    expect(await invoke(env.app, "GET", "/account/markets?include_inactive=false", { key: env.key })).toMatchObject({ body: answer.body });
   });
 
   it("includes inactive markets on request, without changing multiple_markets", async () => {
-    const answer = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/markets?include_inactive=true", { key: env.key });
     expect(answer.status).toBe(200);
     const body = answer.body as { multiple_markets: boolean; markets: { id: string; active: boolean; countries: string[]; location_ids: string[] }[] };
     expect(body.multiple_markets).toBe(true);
@@ -79,25 +79,25 @@ describe("GET /account/markets", () => {
          ($1, 'm-home', 'Home', true, true, '{GB}'), ($1, 'm-old', 'Old', false, false, '{IE}')`,
       [single],
     );
-    const active = await api(env.app, "GET", "/account/markets", { key: apiKey });
+    const active = await invoke(env.app, "GET", "/account/markets", { key: apiKey });
     expect(active.body).toEqual({
       multiple_markets: false,
       markets: [{ id: "m-home", name: "Home", active: true, primary: true, countries: ["GB"], location_ids: [] }],
     });
-    const all = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: apiKey });
+    const all = await invoke(env.app, "GET", "/account/markets?include_inactive=true", { key: apiKey });
     expect(all.body).toMatchObject({ multiple_markets: false, markets: [{ id: "m-home" }, { id: "m-old" }] });
   });
 
   it("answers no markets for a shop without any", async () => {
-    const answer = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: emptyKey });
+    const answer = await invoke(env.app, "GET", "/account/markets?include_inactive=true", { key: emptyKey });
     expect(answer.body).toEqual({ multiple_markets: false, markets: [] });
   });
 
   it("refuses a value other than true or false, and unknown parameters", async () => {
-    const maybe = await api(env.app, "GET", "/account/markets?include_inactive=maybe", { key: env.key });
+    const maybe = await invoke(env.app, "GET", "/account/markets?include_inactive=maybe", { key: env.key });
     expect(maybe.status).toBe(422);
     expect(maybe.body).toEqual({ errors: ["include_inactive must be one of: true, false"] });
-    const unknown = await api(env.app, "GET", "/account/markets?country=FR&include_inactive=true", { key: env.key });
+    const unknown = await invoke(env.app, "GET", "/account/markets?country=FR&include_inactive=true", { key: env.key });
     expect(unknown.status).toBe(422);
     expect(unknown.body).toEqual({ errors: ["country is not allowed"] });
   });

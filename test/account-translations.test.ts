@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SHIPPED_TRANSLATIONS, type Strings, TRANSLATION_KEYS } from "../src/account/translations.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv({ shop: false });
@@ -24,7 +24,7 @@ async function shop(name: string): Promise<{ shopId: string; key: string }> {
 describe("storefront translations", () => {
   it("GET /account/translations lists the shipped locales, the keys and the shop's default locale", async () => {
     const s = await shop("Translations List");
-    const answer = await api(env.app, "GET", "/account/translations", { key: s.key });
+    const answer = await invoke(env.app, "GET", "/account/translations", { key: s.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       default_locale: "en",
@@ -35,20 +35,20 @@ describe("storefront translations", () => {
 
   it("GET a locale answers the shipped texts; a regional locale falls back to its language, an unshipped one to the shop's default", async () => {
     const s = await shop("Translations Get");
-    const french = await api(env.app, "GET", "/account/translations/fr", { key: s.key });
+    const french = await invoke(env.app, "GET", "/account/translations/fr", { key: s.key });
     expect(french.status).toBe(200);
     expect(french.body).toEqual({ locale: "fr", default_locale: "fr", strings: fr, customized: none });
-    const canadian = (await api(env.app, "GET", "/account/translations/fr-CA", { key: s.key })).body as LocaleAnswer;
+    const canadian = (await invoke(env.app, "GET", "/account/translations/fr-CA", { key: s.key })).body as LocaleAnswer;
     expect([canadian.locale, canadian.default_locale, canadian.strings["widget.button_text"]]).toEqual(["fr-CA", "fr", fr["widget.button_text"]]);
     await env.app.pool.query("update shops set default_locale = 'de' where id = $1", [s.shopId]);
-    const italian = (await api(env.app, "GET", "/account/translations/it", { key: s.key })).body as LocaleAnswer;
+    const italian = (await invoke(env.app, "GET", "/account/translations/it", { key: s.key })).body as LocaleAnswer;
     expect([italian.default_locale, italian.strings["widget.submit_button"]]).toEqual(["de", SHIPPED_TRANSLATIONS.de?.["widget.submit_button"]]);
   });
 
   it("PATCH overrides keys of one locale (customized), null goes back to the shipped text, other locales and shops are untouched", async () => {
     const s = await shop("Translations Patch");
     const other = await shop("Translations Other");
-    const patched = await api(env.app, "PATCH", "/account/translations/en", {
+    const patched = await invoke(env.app, "PATCH", "/account/translations/en", {
       key: s.key,
       body: { strings: { "widget.button_text": "Tell me when it's back", "widget.success_message": "You're on the list!" } },
     });
@@ -56,25 +56,25 @@ describe("storefront translations", () => {
     const body = patched.body as LocaleAnswer;
     expect(body.strings).toEqual({ ...en, "widget.button_text": "Tell me when it's back", "widget.success_message": "You're on the list!" });
     expect(body.customized).toEqual({ ...none, "widget.button_text": true, "widget.success_message": true });
-    expect((await api(env.app, "GET", "/account/translations/en", { key: s.key })).body).toEqual(body);
-    expect(((await api(env.app, "GET", "/account/translations/fr", { key: s.key })).body as LocaleAnswer).customized).toEqual(none);
-    expect(((await api(env.app, "GET", "/account/translations/en", { key: other.key })).body as LocaleAnswer).strings).toEqual(en);
-    const list = await api(env.app, "GET", "/account/translations", { key: s.key });
+    expect((await invoke(env.app, "GET", "/account/translations/en", { key: s.key })).body).toEqual(body);
+    expect(((await invoke(env.app, "GET", "/account/translations/fr", { key: s.key })).body as LocaleAnswer).customized).toEqual(none);
+    expect(((await invoke(env.app, "GET", "/account/translations/en", { key: other.key })).body as LocaleAnswer).strings).toEqual(en);
+    const list = await invoke(env.app, "GET", "/account/translations", { key: s.key });
     expect((list.body as { locales: { locale: string; customized_count: number }[] }).locales.find((l) => l.locale === "en")?.customized_count).toBe(2);
 
-    const reset = await api(env.app, "PATCH", "/account/translations/en", { key: s.key, body: { strings: { "widget.button_text": null } } });
+    const reset = await invoke(env.app, "PATCH", "/account/translations/en", { key: s.key, body: { strings: { "widget.button_text": null } } });
     expect((reset.body as LocaleAnswer).strings["widget.button_text"]).toBe(en["widget.button_text"]);
     expect((reset.body as LocaleAnswer).customized).toEqual({ ...none, "widget.success_message": true });
 
     // A locale the service ships nothing for is listed once the merchant writes it.
-    await api(env.app, "PATCH", "/account/translations/pt-BR", { key: s.key, body: { strings: { "widget.submit_button": "Avise-me" } } });
-    const listed = await api(env.app, "GET", "/account/translations", { key: s.key });
+    await invoke(env.app, "PATCH", "/account/translations/pt-BR", { key: s.key, body: { strings: { "widget.submit_button": "Avise-me" } } });
+    const listed = await invoke(env.app, "GET", "/account/translations", { key: s.key });
     expect((listed.body as { locales: unknown[] }).locales).toContainEqual({ locale: "pt-BR", shipped: false, customized_count: 1 });
   });
 
   it("refuses unknown keys, blank or over-long texts, a missing strings object and an invalid locale", async () => {
     const s = await shop("Translations Invalid");
-    const bad = await api(env.app, "PATCH", "/account/translations/en", {
+    const bad = await invoke(env.app, "PATCH", "/account/translations/en", {
       key: s.key,
       body: { strings: { "widget.button": "x", "widget.form_title": "  ", "widget.error_message": "x".repeat(501), "widget.submit_button": 5 } },
     });
@@ -87,13 +87,13 @@ describe("storefront translations", () => {
         "strings.widget.button is not allowed",
       ],
     });
-    const missing = await api(env.app, "PATCH", "/account/translations/en", { key: s.key, body: {} });
+    const missing = await invoke(env.app, "PATCH", "/account/translations/en", { key: s.key, body: {} });
     expect(missing.body).toEqual({ errors: ["strings is required"] });
-    const empty = await api(env.app, "PATCH", "/account/translations/en", { key: s.key, body: { strings: {} } });
+    const empty = await invoke(env.app, "PATCH", "/account/translations/en", { key: s.key, body: { strings: {} } });
     expect(empty.body).toEqual({ errors: ["strings must contain at least one key"] });
-    const locale = await api(env.app, "GET", "/account/translations/EN_us", { key: s.key });
+    const locale = await invoke(env.app, "GET", "/account/translations/EN_us", { key: s.key });
     expect(locale.status).toBe(422);
     expect(locale.body).toEqual({ errors: ["locale must be a locale"] });
-    expect((await api(env.app, "GET", "/account/translations/en", { key: s.key })).body).toMatchObject({ customized: none });
+    expect((await invoke(env.app, "GET", "/account/translations/en", { key: s.key })).body).toMatchObject({ customized: none });
   });
 });

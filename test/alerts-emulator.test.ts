@@ -2,7 +2,7 @@ import { runNextBatchNow } from "./helpers/alert-runs.ts";
 import { describe, expect, it } from "vitest";
 import { alertRunKey } from "../src/back_in_stock/alerts/runs.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -42,10 +42,10 @@ describe("alerts against the platform emulator", () => {
     for (const location of store.activeLocations()) store.setAvailable(index, location, 0);
     await syncCatalog({ pool: env.app.pool, client: await env.platform.clientFor(env.app.pool, shopId), shopId, mode: "full", log: env.app.log });
     const variantId = `gid://platform/ProductVariant/${variant.id}`;
-    expect(await api(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } })).toMatchObject({ status: 202 });
+    expect(await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } })).toMatchObject({ status: 202 });
     const ids: string[] = [];
     for (const n of [1, 2, 3, 4]) {
-      const answer = await api(env.app, "POST", "/back_in_stock/signups", { key: apiKey, body: { variant_id: variant.id, channel: "email", email: `emu-${n}@example.com` } });
+      const answer = await invoke(env.app, "POST", "/back_in_stock/signups", { key: apiKey, body: { variant_id: variant.id, channel: "email", email: `emu-${n}@example.com` } });
       expect(answer.status).toBe(202);
       ids.push((answer.body as { id: string }).id);
     }

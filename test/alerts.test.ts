@@ -6,7 +6,7 @@ import { alertRunKey, checkInventory } from "../src/back_in_stock/alerts/runs.ts
 import { verifyUnsubscribe } from "../src/back_in_stock/signups/unsubscribe-link.ts";
 import { TASKS } from "../tasks/index.ts";
 import { TaskRegistry } from "../src/core/task-registry.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { type SeedShop as Shop, newShop, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { header } from "./helpers/smtp-sink.ts";
@@ -18,7 +18,7 @@ import { runNow } from "./helpers/queue.ts";
 const env = useTestEnv({ shop: false, smtp: true, dataDir: true, worker: { poolSize: 12, pollInterval: 50 } });
 
 async function enableStage(shop: Shop, stage: string, enabled = true): Promise<void> {
-  const answer = await api(env.app, "PATCH", `/back_in_stock/templates/${stage}/en`, { key: shop.key, body: { enabled } });
+  const answer = await invoke(env.app, "PATCH", `/back_in_stock/templates/${stage}/en`, { key: shop.key, body: { enabled } });
   expect(answer.status).toBe(202);
 }
 
@@ -230,17 +230,17 @@ describe("alert runs", () => {
       [sms, "channel_disabled"],
     ];
     for (const [id, reason] of refusals) {
-      const answer = await api(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: shop.key });
+      const answer = await invoke(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: shop.key });
       expect(answer.status).toBe(409);
       expect((answer.body as { errors: string[] }).errors[0]).toContain(`(${reason})`);
     }
-    const again = await api(env.app, "POST", `/back_in_stock/signups/${ok}/notify`, { key: shop.key });
+    const again = await invoke(env.app, "POST", `/back_in_stock/signups/${ok}/notify`, { key: shop.key });
     expect(again.status).toBe(409);
     expect((again.body as { errors: string[] }).errors[0]).toMatch(/already had its initial alert/);
-    const foreign = await api(env.app, "POST", `/back_in_stock/signups/${neighbour}/notify`, { key: shop.key });
+    const foreign = await invoke(env.app, "POST", `/back_in_stock/signups/${neighbour}/notify`, { key: shop.key });
     expect(foreign.status).toBe(404);
 
-    const log = await api(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: shop.key });
+    const log = await invoke(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: shop.key });
     expect(log.status).toBe(200);
     const blocked = (log.body as { notifications: { signup_id: string; blocked_reason: string; message_id: string | null }[] }).notifications;
     expect(blocked.map((n) => [n.signup_id, n.blocked_reason]).sort()).toEqual(refusals.map(([id, reason]) => [id, reason]).sort());
@@ -267,7 +267,7 @@ describe("alert runs", () => {
     });
     expect(row.status).toBe("pending");
     // Not accepted yet: the signup reads pending with the last error, not notified.
-    const waiting = await api(env.app, "GET", `/back_in_stock/signups/${flaky}`, { key: shop.key });
+    const waiting = await invoke(env.app, "GET", `/back_in_stock/signups/${flaky}`, { key: shop.key });
     expect(waiting.body).toMatchObject({ status: "pending", notified_at: null });
     expect((waiting.body as { last_error: string | null }).last_error).toMatch(/4\d\d|SMTP/);
     // Bring each retry forward instead of waiting out graphile-worker's backoff.
@@ -323,28 +323,28 @@ describe("on demand", () => {
       { contact: "demand-c@example.com" },
       { contact: "demand-d@example.com" },
     ]);
-    const notify = await api(env.app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key });
+    const notify = await invoke(env.app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key });
     expect(notify.status).toBe(202);
     const message = notify.body as { message_id: string; status: string; stage: string };
     expect(message).toMatchObject({ signup_id: a, stage: "initial", channel: "email", status: "pending" });
     await waitFor("the notify message", async () => (env.sink.to("demand-a@example.com").length === 1 ? true : undefined));
     expect(env.sink.to("demand-a@example.com")[0]?.messageId).toBe(`<${message.message_id}@localhost>`);
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key })).status).toBe(409);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${a}/notify`, { key: shop.key })).status).toBe(409);
 
-    const bulk = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a, b, randomUUID()] } });
+    const bulk = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a, b, randomUUID()] } });
     expect(bulk.status).toBe(202);
     const { job_id: jobId } = bulk.body as { job_id: string };
     const job = await waitFor("the bulk job", async () => {
-      const answer = await api(env.app, "GET", `/jobs/${jobId}`, { key: shop.key });
+      const answer = await invoke(env.app, "GET", `/jobs/${jobId}`, { key: shop.key });
       const body = answer.body as { status: string; result: unknown };
       return body.status === "completed" ? body : undefined;
     });
     expect(job.result).toMatchObject({ requested: 3, not_found: 1, already_notified: 1, blocked: 0, sent: 1, failed: 0 });
 
-    const byVariant = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { variant_id: 801 } });
+    const byVariant = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { variant_id: 801 } });
     expect(byVariant.status).toBe(202);
     const variantJob = await waitFor("the variant bulk job", async () => {
-      const answer = await api(env.app, "GET", `/jobs/${(byVariant.body as { job_id: string }).job_id}`, { key: shop.key });
+      const answer = await invoke(env.app, "GET", `/jobs/${(byVariant.body as { job_id: string }).job_id}`, { key: shop.key });
       const body = answer.body as { status: string; result: unknown };
       return body.status === "completed" ? body : undefined;
     });
@@ -352,12 +352,12 @@ describe("on demand", () => {
     expect(await statuses([a ?? "", b ?? "", c ?? "", d ?? ""])).toEqual(["notified", "notified", "notified", "notified"]);
     for (const x of ["a", "b", "c", "d"]) expect(env.sink.to(`demand-${x}@example.com`)).toHaveLength(1);
 
-    const both = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a], variant_id: 801 } });
+    const both = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: [a], variant_id: 801 } });
     expect(both.status).toBe(422);
     expect(both.body).toEqual({ errors: ["variant_id is not allowed with ids"] });
-    const neither = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: {} });
+    const neither = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: {} });
     expect(neither.body).toEqual({ errors: ["ids is required (or variant_id)"] });
-    const tooMany = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: Array.from({ length: 1001 }, () => randomUUID()) } });
+    const tooMany = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: shop.key, body: { ids: Array.from({ length: 1001 }, () => randomUUID()) } });
     expect(tooMany.body).toEqual({ errors: ["ids must contain at most 1000 items"] });
   });
 
@@ -365,7 +365,7 @@ describe("on demand", () => {
     const shop = await newShop(env.app, "Thanks Shop");
     await seedVariants(env.app.pool, shop.shopId, [{ n: 901, product: 90, available: 0, productTitle: "Wool Cap" }]);
     await enableStage(shop, "signup_thank_you");
-    const answer = await api(env.app, "POST", "/back_in_stock/signups", {
+    const answer = await invoke(env.app, "POST", "/back_in_stock/signups", {
       key: shop.key,
       body: { variant_id: 901, channel: "email", email: "Thanks@Example.com", consent: true },
     });
@@ -379,7 +379,7 @@ describe("on demand", () => {
     expect(env.sink.to("thanks@example.com")[0]?.messageId).toBe(`<${row.id}@localhost>`);
     expect(env.sink.to("thanks@example.com")[0]?.subject).toContain("Wool Cap");
     // The same signup again is the same signup: no second thank-you.
-    await api(env.app, "POST", "/back_in_stock/signups", { key: shop.key, body: { variant_id: 901, channel: "email", email: "thanks@example.com", consent: true } });
+    await invoke(env.app, "POST", "/back_in_stock/signups", { key: shop.key, body: { variant_id: 901, channel: "email", email: "thanks@example.com", consent: true } });
     expect(await count("select 1 from bis_ledger where signup_id = $1", [signupId])).toBe(1);
   });
 });

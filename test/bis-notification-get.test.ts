@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -33,9 +33,9 @@ beforeAll(async () => {
 describe("GET /back_in_stock/notifications/{id}", () => {
   it("shows a sent alert with its rendered subject, attempts and sent_at, as the list does plus those", async () => {
     const signup = await addSignup(env.shopId, "sent@example.com");
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(202);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(202);
     const id = await logEntry(signup, "sent");
-    const answer = await api(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
+    const answer = await invoke(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
     expect(answer.status).toBe(200);
     const body = answer.body as Record<string, unknown>;
     expect(body).toMatchObject({
@@ -54,7 +54,7 @@ describe("GET /back_in_stock/notifications/{id}", () => {
     expect(typeof body.message_id).toBe("string");
     expect(Date.parse(body.sent_at as string)).toBeGreaterThanOrEqual(Date.parse(body.created_at as string) - 1000);
     expect(env.sink.to("sent@example.com").map((m) => m.subject)).toEqual(["Linen Shirt is back in stock"]);
-    const list = await api(env.app, "GET", `/back_in_stock/notifications?signup_id=${signup}`, { key: env.key });
+    const list = await invoke(env.app, "GET", `/back_in_stock/notifications?signup_id=${signup}`, { key: env.key });
     const { subject: _s, attempts: _a, sent_at: _t, ...listed } = body;
     expect((list.body as { notifications: unknown[] }).notifications).toEqual([listed]);
   });
@@ -62,18 +62,18 @@ describe("GET /back_in_stock/notifications/{id}", () => {
   it("shows a failed send with the provider's error and the subject it was sent with", async () => {
     env.sink.reject.add("refused@example.com");
     const signup = await addSignup(env.shopId, "refused@example.com");
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(202);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(202);
     const id = await logEntry(signup, "failed");
-    const answer = await api(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
+    const answer = await invoke(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
     expect(answer).toMatchObject({ status: 200, body: { status: "failed", subject: "Linen Shirt is back in stock", attempts: 1, sent_at: null } });
     expect((answer.body as { error: string }).error).toMatch(/550|reject/i);
   });
 
   it("shows a refusal: blocked_reason, no message, no subject", async () => {
     const signup = await addSignup(env.shopId, "gone@example.com", "unsubscribed");
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(409);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(409);
     const id = await logEntry(signup, "blocked");
-    const answer = await api(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
+    const answer = await invoke(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
     expect(answer).toMatchObject({
       status: 200,
       body: { id, status: "blocked", blocked_reason: "unsubscribed", message_id: null, subject: null, attempts: null, sent_at: null, error: null },
@@ -82,26 +82,26 @@ describe("GET /back_in_stock/notifications/{id}", () => {
 
   it("keeps the entry once the signup is deleted, without signup or recipient", async () => {
     const signup = await addSignup(env.shopId, "deleted@example.com");
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(202);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${signup}/notify`, { key: env.key })).status).toBe(202);
     const id = await logEntry(signup, "sent");
     await env.app.pool.query("delete from bis_signups where id = $1", [signup]);
-    const answer = await api(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
+    const answer = await invoke(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
     expect(answer).toMatchObject({ status: 200, body: { id, signup_id: null, recipient: null, message_id: null, status: "sent", subject: "Linen Shirt is back in stock" } });
   });
 
   it("answers 404 for an unknown, malformed or another shop's id", async () => {
     const foreignSignup = await addSignup(otherShop.shopId, "neighbour@example.com", "unsubscribed");
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${foreignSignup}/notify`, { key: otherShop.apiKey })).status).toBe(409);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${foreignSignup}/notify`, { key: otherShop.apiKey })).status).toBe(409);
     const foreign = await logEntry(foreignSignup, "blocked");
     for (const id of [foreign, "999999999", "abc", "0", "99999999999999999999999"]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/notifications/${id}`, { key: env.key });
       expect(answer).toEqual(expect.objectContaining({ status: 404, body: { errors: [`Back-in-stock notification not found: ${id}`] } }));
     }
-    expect((await api(env.app, "GET", `/back_in_stock/notifications/${foreign}`, { key: otherShop.apiKey })).status).toBe(200);
+    expect((await invoke(env.app, "GET", `/back_in_stock/notifications/${foreign}`, { key: otherShop.apiKey })).status).toBe(200);
   });
 
   it("refuses a query parameter", async () => {
-    const answer = await api(env.app, "GET", "/back_in_stock/notifications/1?verbose=true", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/back_in_stock/notifications/1?verbose=true", { key: env.key });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["verbose is not allowed"] } });
   });
 });

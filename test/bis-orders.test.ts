@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedOrder, seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
@@ -27,7 +27,7 @@ interface Page {
   next_cursor: string | null;
 }
 
-const list = async (query = "", key = env.key) => api(env.app, "GET", `/back_in_stock/orders${query}`, { key });
+const list = async (query = "", key = env.key) => invoke(env.app, "GET", `/back_in_stock/orders${query}`, { key });
 const orderIds = (body: unknown) => (body as Page).orders.map((o) => o.id);
 const gid = (n: number) => `gid://platform/Order/${n}`;
 
@@ -103,7 +103,7 @@ describe("GET /back_in_stock/orders", () => {
       signups: [{ id: ids[4] }],
     });
     // The same revenue the reports count as recovered.
-    const summary = await api(env.app, "GET", "/back_in_stock/reports/summary", { key: env.key });
+    const summary = await invoke(env.app, "GET", "/back_in_stock/reports/summary", { key: env.key });
     expect((summary.body as { recovered_revenue: number }).recovered_revenue).toBe(page.orders.reduce((sum, o) => sum + o.revenue, 0));
   });
 
@@ -151,7 +151,7 @@ describe("GET /back_in_stock/orders/{id}", () => {
   it("answers one order by numeric id or gid, as the list shows it", async () => {
     const listed = ((await list()).body as Page).orders.find((o) => o.id === gid(1001));
     for (const id of ["1001", encodeURIComponent(gid(1001))]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/orders/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/orders/${id}`, { key: env.key });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual(listed);
     }
@@ -159,10 +159,10 @@ describe("GET /back_in_stock/orders/{id}", () => {
 
   it("answers 404 for another shop's order, an order no alert led to, and a malformed id", async () => {
     for (const id of ["5001", "9999", "abc"]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/orders/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/orders/${id}`, { key: env.key });
       expect(answer).toMatchObject({ status: 404, body: { errors: [`Back-in-stock order not found: ${id}`] } });
     }
-    expect((await api(env.app, "GET", "/back_in_stock/orders/5001", { key: other.apiKey })).status).toBe(200);
+    expect((await invoke(env.app, "GET", "/back_in_stock/orders/5001", { key: other.apiKey })).status).toBe(200);
   });
 
   it("shows an order as soon as its webhook converts an alerted signup", async () => {
@@ -184,7 +184,7 @@ describe("GET /back_in_stock/orders/{id}", () => {
       line_items: [{ id: 1, variant_id: 502, quantity: 3, price: "50.00" }],
     }, domain);
     await webhooksProcessed(env.app.pool, env.shopId);
-    const answer = await api(env.app, "GET", "/back_in_stock/orders/2001", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/back_in_stock/orders/2001", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
       id: gid(2001),

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { productGid, seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -20,7 +20,7 @@ interface Page {
   next_cursor: string | null;
 }
 
-const list = async (query = "", key = env.key) => api(env.app, "GET", `/back_in_stock/products${query}`, { key });
+const list = async (query = "", key = env.key) => invoke(env.app, "GET", `/back_in_stock/products${query}`, { key });
 const productIds = (body: unknown) => (body as Page).products.map((p) => p.id);
 const at = "2026-01-01T10:00:00Z";
 
@@ -131,15 +131,15 @@ describe("GET /back_in_stock/products/{id}", () => {
   it("answers one product by numeric id or gid, as the list shows it", async () => {
     const listed = ((await list()).body as Page).products.find((p) => p.id === productGid(50));
     for (const id of ["50", encodeURIComponent(productGid(50))]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/products/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/products/${id}`, { key: env.key });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual(listed);
     }
-    expect((await api(env.app, "GET", "/back_in_stock/products/52", { key: env.key })).body).toMatchObject({ id: productGid(52), waiting: 1 });
+    expect((await invoke(env.app, "GET", "/back_in_stock/products/52", { key: env.key })).body).toMatchObject({ id: productGid(52), waiting: 1 });
   });
 
   it("answers zeros for a mirrored product without signups", async () => {
-    const answer = await api(env.app, "GET", "/back_in_stock/products/53", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/back_in_stock/products/53", { key: env.key });
     expect(answer).toMatchObject({
       status: 200,
       body: { id: productGid(53), title: "Quiet Hat", signups: 0, waiting: 0, available: 1, variants: [{ id: variantGid(531), signups: 0, waiting: 0, available: 1 }] },
@@ -148,9 +148,9 @@ describe("GET /back_in_stock/products/{id}", () => {
 
   it("answers 404 for another shop's product, an unknown one and a malformed id", async () => {
     for (const id of ["60", "9999", "abc"]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/products/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/products/${id}`, { key: env.key });
       expect(answer).toMatchObject({ status: 404, body: { errors: [`Back-in-stock product not found: ${id}`] } });
     }
-    expect((await api(env.app, "GET", "/back_in_stock/products/60", { key: other.apiKey })).status).toBe(200);
+    expect((await invoke(env.app, "GET", "/back_in_stock/products/60", { key: other.apiKey })).status).toBe(200);
   });
 });

@@ -4,7 +4,7 @@ import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRow } from "../src/core/jobs.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedOrder, seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -71,7 +71,7 @@ beforeAll(async () => {
 });
 
 async function get<T>(path: string, key = env.shop.apiKey): Promise<T> {
-  const answer = await api(env.app, "GET", path, { key });
+  const answer = await invoke(env.app, "GET", path, { key });
   expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200);
   return answer.body as T;
 }
@@ -107,7 +107,7 @@ describe("GET /back_in_stock/notifications", () => {
     } while (cursor);
     expect(seen).toHaveLength(8);
     expect(new Set(seen).size).toBe(8);
-    const bad = await api(env.app, "GET", "/back_in_stock/notifications?status=queued&signup_id=x", { key: env.shop.apiKey });
+    const bad = await invoke(env.app, "GET", "/back_in_stock/notifications?status=queued&signup_id=x", { key: env.shop.apiKey });
     expect(bad).toMatchObject({ status: 422, body: { errors: ["signup_id must be a valid signup id", "status must be one of: sent, failed, blocked"] } });
     expect((await get<Page>("/back_in_stock/notifications", other.apiKey)).notifications).toHaveLength(1);
   });
@@ -228,7 +228,7 @@ describe("reports", () => {
       ["/back_in_stock/reports/conversions?variant_id=x", ["variant_id must be a numeric id or a gid://platform/ProductVariant/<id>"]],
     ];
     for (const [path, errors] of cases) {
-      const answer = await api(env.app, "GET", path, { key: env.shop.apiKey });
+      const answer = await invoke(env.app, "GET", path, { key: env.shop.apiKey });
       expect(answer.status, path).toBe(422);
       expect(answer.body, path).toEqual({ errors });
     }
@@ -247,7 +247,7 @@ describe("CSV export", () => {
   });
 
   async function exported(body: Record<string, unknown>): Promise<{ job: JobRow; csv: string; response: Response }> {
-    const answer = await api(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });
+    const answer = await invoke(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     const { job_id: jobId } = answer.body as { job_id: string };
     const job = await waitFor("the export job", async () => {
@@ -273,10 +273,10 @@ describe("CSV export", () => {
     );
     expect(job.result).toMatchObject({ rows: 1, filename: expect.stringMatching(/\.csv$/) as unknown });
     const path = (job.result as { download_path: string }).download_path.replace("/api/v2/external", "");
-    const foreign = await api(env.app, "GET", path, { key: other.apiKey });
+    const foreign = await invoke(env.app, "GET", path, { key: other.apiKey });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ errors: [`Export not found: ${path.split("/").at(-1) ?? ""}`] });
-    expect((await api(env.app, "GET", "/exports/not-an-id", { key: env.shop.apiKey })).status).toBe(404);
+    expect((await invoke(env.app, "GET", "/exports/not-an-id", { key: env.shop.apiKey })).status).toBe(404);
     expect((await fetch(`${env.app.origin}/api/v2/external${path}`)).status).toBe(401);
 
     // Over MCP the same download is the file's text.
@@ -321,7 +321,7 @@ describe("CSV export", () => {
       [{ report: "signups", from: "soon", colour: 1 }, ["from must be an ISO 8601 date or timestamp", "colour is not allowed"]],
     ];
     for (const [body, errors] of cases) {
-      const answer = await api(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });
+      const answer = await invoke(env.app, "POST", "/back_in_stock/reports/export", { key: env.shop.apiKey, body });
       expect(answer.status, JSON.stringify(body)).toBe(422);
       expect(answer.body, JSON.stringify(body)).toEqual({ errors });
     }

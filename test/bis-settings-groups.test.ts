@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BACK_IN_STOCK_SETTINGS, loadBackInStockSettings } from "../src/back_in_stock/settings/settings.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
@@ -12,13 +12,13 @@ async function stored(): Promise<unknown> {
   return rows[0]?.settings;
 }
 
-const patch = (group: string, body: unknown, key = env.key) => api(env.app, "PATCH", `/back_in_stock/settings/${group}`, { key, body });
+const patch = (group: string, body: unknown, key = env.key) => invoke(env.app, "PATCH", `/back_in_stock/settings/${group}`, { key, body });
 
 describe("back-in-stock settings by group", () => {
   it("reads every group's defaults, as the whole settings show them", async () => {
-    const whole = (await api(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body as Record<string, unknown>;
+    const whole = (await invoke(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body as Record<string, unknown>;
     for (const group of GROUPS) {
-      const answer = await api(env.app, "GET", `/back_in_stock/settings/${group}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/settings/${group}`, { key: env.key });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual(DEFAULT_BACK_IN_STOCK_SETTINGS[group]);
       expect(answer.body).toEqual(whole[group]);
@@ -35,8 +35,8 @@ describe("back-in-stock settings by group", () => {
     const settings = await loadBackInStockSettings(env.app.pool, env.shopId);
     expect(settings.channels.sms.enabled).toBe(false);
     expect(settings.delivery.batch_multiplier).toBe(3);
-    expect((await api(env.app, "GET", "/back_in_stock/settings/delivery", { key: env.key })).body).toEqual(delivery.body);
-    expect((await api(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toMatchObject({
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings/delivery", { key: env.key })).body).toEqual(delivery.body);
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toMatchObject({
       channels: { sms: { enabled: false } },
       tagging: DEFAULT_BACK_IN_STOCK_SETTINGS.tagging,
     });
@@ -57,7 +57,7 @@ describe("back-in-stock settings by group", () => {
     );
     expect((await patch("channels", { email: true })).body).toEqual({ errors: ["email must be an object"] });
     expect((await patch("tagging", { customer_tag: "" })).body).toEqual({ errors: ["customer_tag must not be empty"] });
-    expect((await api(env.app, "PATCH", "/back_in_stock/settings/compliance", { key: env.key })).body).toEqual({ errors: ["body is required"] });
+    expect((await invoke(env.app, "PATCH", "/back_in_stock/settings/compliance", { key: env.key })).body).toEqual({ errors: ["body is required"] });
     expect(await stored()).toEqual(before);
   });
 
@@ -75,7 +75,7 @@ describe("back-in-stock settings by group", () => {
   });
 
   it("has no action for a group that does not exist: 404", async () => {
-    const read = await api(env.app, "GET", "/back_in_stock/settings/nope", { key: env.key });
+    const read = await invoke(env.app, "GET", "/back_in_stock/settings/nope", { key: env.key });
     expect(read).toMatchObject({ status: 404, body: { errors: ["No v2 action registered for GET /back_in_stock/settings/nope"] } });
     const write = await patch("templates", { enabled: true });
     expect(write).toMatchObject({ status: 404, body: { errors: ["No v2 action registered for PATCH /back_in_stock/settings/templates"] } });
@@ -83,8 +83,8 @@ describe("back-in-stock settings by group", () => {
 
   it("keeps shops apart", async () => {
     const other = await createShopWithKey(env.app.pool, "Other groups shop");
-    expect((await api(env.app, "GET", "/back_in_stock/settings/channels", { key: other.apiKey })).body).toEqual(DEFAULT_BACK_IN_STOCK_SETTINGS.channels);
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings/channels", { key: other.apiKey })).body).toEqual(DEFAULT_BACK_IN_STOCK_SETTINGS.channels);
     expect((await patch("channels", { email: { enabled: false } }, other.apiKey)).status).toBe(202);
-    expect((await api(env.app, "GET", "/back_in_stock/settings/channels", { key: env.key })).body).toMatchObject({ email: { enabled: true } });
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings/channels", { key: env.key })).body).toMatchObject({ email: { enabled: true } });
   });
 });

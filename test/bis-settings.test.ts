@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BACK_IN_STOCK_SETTINGS, loadBackInStockSettings } from "../src/back_in_stock/settings/settings.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
@@ -14,7 +14,7 @@ const DEFAULTS = {
 };
 
 async function patch(body: unknown, apiKey = env.key) {
-  return api(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body });
+  return invoke(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body });
 }
 
 async function stored(): Promise<unknown> {
@@ -24,7 +24,7 @@ async function stored(): Promise<unknown> {
 
 describe("back-in-stock settings", () => {
   it("reads the documented defaults before anything is set", async () => {
-    const answer = await api(env.app, "GET", "/back_in_stock/settings", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/back_in_stock/settings", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(DEFAULTS);
     expect(DEFAULT_BACK_IN_STOCK_SETTINGS).toEqual(DEFAULTS);
@@ -45,7 +45,7 @@ describe("back-in-stock settings", () => {
       delivery: { ...DEFAULTS.delivery, batch_multiplier: 2.5, reminder_delay_hours: 72 },
       tagging: { enabled: true, customer_tag: "back-in-stock" },
     });
-    expect((await api(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toEqual(second.body);
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings", { key: env.key })).body).toEqual(second.body);
     expect(await stored()).toEqual({
       delivery: { batch_multiplier: 2.5, reminder_delay_hours: 72 },
       tagging: { enabled: true },
@@ -98,12 +98,12 @@ describe("back-in-stock settings", () => {
   });
 
   it("needs a body, refuses non-objects, and keeps shops apart", async () => {
-    const empty = await api(env.app, "PATCH", "/back_in_stock/settings", { key: env.key });
+    const empty = await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: env.key });
     expect(empty.status).toBe(422);
     expect(empty.body).toEqual({ errors: ["body is required"] });
     const wrong = await patch({ channels: { email: true } });
     expect(wrong.body).toEqual({ errors: ["channels.email must be an object"] });
     const other = await createShopWithKey(env.app.pool, "Other");
-    expect((await api(env.app, "GET", "/back_in_stock/settings", { key: other.apiKey })).body).toEqual(DEFAULTS);
+    expect((await invoke(env.app, "GET", "/back_in_stock/settings", { key: other.apiKey })).body).toEqual(DEFAULTS);
   });
 });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { alertRunKey, requestAlertRun } from "../src/back_in_stock/alerts/runs.ts";
 import { runNextBatchNow } from "./helpers/alert-runs.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -44,9 +44,9 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
       `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason) values ($1, $2, $3, 'initial', 'email', 'blocked', 'stage_disabled')`,
       [env.shopId, id, variantGid(801)],
     );
-    const before = await api(env.app, "GET", `/back_in_stock/signups/${id}`, { key: env.key });
+    const before = await invoke(env.app, "GET", `/back_in_stock/signups/${id}`, { key: env.key });
     expect(before.status).toBe(200);
-    const answer = await api(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
+    const answer = await invoke(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
     expect(answer.status).toBe(202);
     const body = answer.body as { id: string; deleted_at: string; signup: Record<string, unknown> };
     expect(body.id).toBe(id);
@@ -60,10 +60,10 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
       ["DELETE", `/back_in_stock/signups/${id}`],
       ["POST", `/back_in_stock/signups/${id}/notify`],
     ] as const) {
-      const gone = await api(env.app, method, path, { key: env.key });
+      const gone = await invoke(env.app, method, path, { key: env.key });
       expect(gone).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${id}`] } });
     }
-    const log = await api(env.app, "GET", `/back_in_stock/notifications?variant_id=801`, { key: env.key });
+    const log = await invoke(env.app, "GET", `/back_in_stock/notifications?variant_id=801`, { key: env.key });
     expect((log.body as { notifications: unknown[] }).notifications).toEqual([
       expect.objectContaining({ signup_id: null, recipient: null, status: "blocked", blocked_reason: "stage_disabled" }),
     ]);
@@ -72,7 +72,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
   it("answers 404 for an unknown, malformed or another shop's id, and leaves that shop's signup alone", async () => {
     const [foreign] = await addSignups(other.shopId, 801, ["neighbour@example.com"]);
     for (const id of [foreign ?? "", "00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
-      const answer = await api(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
       expect(answer).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${id}`] } });
     }
     expect(await count("select 1 from bis_signups where id = $1", [foreign])).toBe(1);
@@ -80,7 +80,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
 
   it("refuses a parameter (a DELETE takes its input from the query string)", async () => {
     const [id] = await addSignups(env.shopId, 802, ["body@example.com"]);
-    const answer = await api(env.app, "DELETE", `/back_in_stock/signups/${id}?force=true`, { key: env.key });
+    const answer = await invoke(env.app, "DELETE", `/back_in_stock/signups/${id}?force=true`, { key: env.key });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["force is not allowed"] } });
     expect(await count("select 1 from bis_signups where id = $1", [id])).toBe(1);
   });
@@ -97,7 +97,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
     try {
       await sender.query("begin");
       await sender.query("select id from bis_ledger where id = $1 for update", [ledgerId]);
-      const deleting = api(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
+      const deleting = invoke(env.app, "DELETE", `/back_in_stock/signups/${id}`, { key: env.key });
       await waitFor("the delete to wait for the send", async () => {
         const { rows: waiting } = await env.app.pool.query(
           "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%bis_%'",
@@ -122,7 +122,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
 
   it("a signup deleted while an alert run is under way is skipped by its next batch, and its reminder never goes out", async () => {
     const shop = await createShopWithKey(env.app.pool, "Run delete shop");
-    const settings = await api(env.app, "PATCH", "/back_in_stock/settings", {
+    const settings = await invoke(env.app, "PATCH", "/back_in_stock/settings", {
       key: shop.apiKey,
       body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } },
     });
@@ -138,8 +138,8 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
     expect(await count("select 1 from bis_alert_runs where shop_id = $1 and status = 'running'", [shop.shopId])).toBe(1);
 
     // The next in the queue is deleted while the run waits; the first, already alerted, is deleted too.
-    expect((await api(env.app, "DELETE", `/back_in_stock/signups/${deleted}`, { key: shop.apiKey })).status).toBe(202);
-    expect((await api(env.app, "DELETE", `/back_in_stock/signups/${first}`, { key: shop.apiKey })).status).toBe(202);
+    expect((await invoke(env.app, "DELETE", `/back_in_stock/signups/${deleted}`, { key: shop.apiKey })).status).toBe(202);
+    expect((await invoke(env.app, "DELETE", `/back_in_stock/signups/${first}`, { key: shop.apiKey })).status).toBe(202);
     expect(await count("select 1 from bis_reminder_queue where signup_id = $1", [first])).toBe(0);
     expect(await count("select 1 from bis_ledger where signup_id = $1", [first])).toBe(0);
 

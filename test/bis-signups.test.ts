@@ -4,7 +4,7 @@ import { unsubscribeUrl, verifyUnsubscribe } from "../src/back_in_stock/signups/
 import type { JobRow } from "../src/core/jobs.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { productGid, seedSignups, seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { TEST_WEBHOOK_SECRET, testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 
 async function signup(body: Record<string, unknown>, apiKey = env.key) {
-  return api(env.app, "POST", "/back_in_stock/signups", { key: apiKey, body });
+  return invoke(env.app, "POST", "/back_in_stock/signups", { key: apiKey, body });
 }
 
 async function created(body: Record<string, unknown>, apiKey = env.key): Promise<Signup> {
@@ -59,7 +59,7 @@ async function workerJobs(task: string): Promise<{ payload: unknown }[]> {
 }
 
 async function patchSettings(body: unknown) {
-  const answer = await api(env.app, "PATCH", "/back_in_stock/settings", { key: env.key, body });
+  const answer = await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: env.key, body });
   expect(answer.status).toBe(202);
 }
 
@@ -163,7 +163,7 @@ describe("POST /back_in_stock/signups", () => {
 
   it("resumes an unsubscribed signup only with consent, as waiting or, once alerted, as notified", async () => {
     const first = await created({ variant_id: 102, channel: "email", email: "resume@example.com" });
-    await api(env.app, "POST", `/back_in_stock/signups/${first.id}/unsubscribe`, { key: env.key });
+    await invoke(env.app, "POST", `/back_in_stock/signups/${first.id}/unsubscribe`, { key: env.key });
     const without = await created({ variant_id: 102, channel: "email", email: "resume@example.com" });
     expect(without).toMatchObject({ id: first.id, status: "unsubscribed" });
     const resumed = await created({ variant_id: 102, channel: "email", email: "resume@example.com", consent: true });
@@ -181,7 +181,7 @@ describe("POST /back_in_stock/signups", () => {
     expect(await workerJobs("bis_send_thank_you")).toEqual([]);
 
     await patchSettings({ tagging: { enabled: true } });
-    const thanks = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: true } });
+    const thanks = await invoke(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: true } });
     expect(thanks.status).toBe(202);
     try {
       const tagged = await created({ variant_id: 101, channel: "email", email: "tagme@example.com", customer_id: "gid://platform/Customer/8" });
@@ -193,7 +193,7 @@ describe("POST /back_in_stock/signups", () => {
       expect(await workerJobs("bis_tag_customer")).toHaveLength(1);
     } finally {
       await patchSettings({ tagging: { enabled: false } });
-      await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: false } });
+      await invoke(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: false } });
       await env.app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier in ('bis_tag_customer', 'bis_send_thank_you')");
     }
   });
@@ -220,7 +220,7 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
   });
 
   async function list(query: string, apiKey = listShop.apiKey): Promise<{ signups: Signup[]; next_cursor: string | null }> {
-    const answer = await api(env.app, "GET", `/back_in_stock/signups${query}`, { key: apiKey });
+    const answer = await invoke(env.app, "GET", `/back_in_stock/signups${query}`, { key: apiKey });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return answer.body as { signups: Signup[]; next_cursor: string | null };
   }
@@ -268,18 +268,18 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
       ["?sort=asc", ["sort is not allowed"]],
     ];
     for (const [query, errors] of cases) {
-      const answer = await api(env.app, "GET", `/back_in_stock/signups${query}`, { key: listShop.apiKey });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/signups${query}`, { key: listShop.apiKey });
       expect(answer.status, query).toBe(422);
       expect(answer.body, query).toEqual({ errors });
     }
   });
 
   it("gets one signup, and answers 404 for an unknown, malformed or other shop's id", async () => {
-    const one = await api(env.app, "GET", `/back_in_stock/signups/${ids[0]}`, { key: listShop.apiKey });
+    const one = await invoke(env.app, "GET", `/back_in_stock/signups/${ids[0]}`, { key: listShop.apiKey });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: ids[0], email: "a@example.com", variant_id: variantGid(201) });
     for (const id of [ids[0], "00000000-0000-0000-0000-000000000000", "not-an-id"]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/signups/${id}`, { key: other.apiKey });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/signups/${id}`, { key: other.apiKey });
       expect(answer.status).toBe(404);
       expect(answer.body).toEqual({ errors: [`Back-in-stock signup not found: ${id}`] });
     }
@@ -291,14 +291,14 @@ describe("GET /back_in_stock/signups and /back_in_stock/signups/{id}", () => {
 describe("POST /back_in_stock/signups/{id}/transfer", () => {
   it("moves a waiting signup to another variant of the shop, keeping its place in the queue", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "move@example.com" });
-    const answer = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: 103 } });
+    const answer = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: 103 } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ id: s.id, variant_id: variantGid(103), product_id: productGid(11), created_at: s.created_at, status: "waiting" });
     // To the variant it is on: unchanged.
-    const same = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: variantGid(103) } });
+    const same = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: variantGid(103) } });
     expect(same).toMatchObject({ status: 202, body: { variant_id: variantGid(103) } });
     // The same shape as GET: every signup action answers the signup with its provider sync.
-    const shown = await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key });
+    const shown = await invoke(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key });
     expect(same.body).toEqual(shown.body);
     expect(answer.body).toHaveProperty("sync");
   });
@@ -306,24 +306,24 @@ describe("POST /back_in_stock/signups/{id}/transfer", () => {
   it("refuses with 409 when the contact already waits for the target variant, or the signup is not waiting", async () => {
     const a = await created({ variant_id: 101, channel: "email", email: "clash@example.com" });
     const b = await created({ variant_id: 102, channel: "email", email: "clash@example.com" });
-    const clash = await api(env.app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key: env.key, body: { variant_id: 102 } });
+    const clash = await invoke(env.app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key: env.key, body: { variant_id: 102 } });
     expect(clash.status).toBe(409);
     expect((clash.body as { errors: string[] }).errors).toHaveLength(1);
     expect((clash.body as { errors: string[] }).errors[0]).toContain(b.id);
-    expect((await api(env.app, "GET", `/back_in_stock/signups/${a.id}`, { key: env.key })).body).toMatchObject({ variant_id: variantGid(101) });
+    expect((await invoke(env.app, "GET", `/back_in_stock/signups/${a.id}`, { key: env.key })).body).toMatchObject({ variant_id: variantGid(101) });
 
-    await api(env.app, "POST", `/back_in_stock/signups/${a.id}/unsubscribe`, { key: env.key });
-    const notWaiting = await api(env.app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key: env.key, body: { variant_id: 104 } });
+    await invoke(env.app, "POST", `/back_in_stock/signups/${a.id}/unsubscribe`, { key: env.key });
+    const notWaiting = await invoke(env.app, "POST", `/back_in_stock/signups/${a.id}/transfer`, { key: env.key, body: { variant_id: 104 } });
     expect(notWaiting.status).toBe(409);
   });
 
   it("answers 422 for a variant of another shop and 404 for another shop's signup", async () => {
     const s = await created({ variant_id: 101, channel: "email", email: "stay@example.com" });
-    const foreign = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: 901 } });
+    const foreign = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: { variant_id: 901 } });
     expect(foreign).toMatchObject({ status: 422, body: { errors: ["variant_id must be a variant of this shop"] } });
-    const missing = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: {} });
+    const missing = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: env.key, body: {} });
     expect(missing).toMatchObject({ status: 422, body: { errors: ["variant_id is required"] } });
-    const otherShop = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: other.apiKey, body: { variant_id: 901 } });
+    const otherShop = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/transfer`, { key: other.apiKey, body: { variant_id: 901 } });
     expect(otherShop).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${s.id}`] } });
   });
 });
@@ -331,15 +331,15 @@ describe("POST /back_in_stock/signups/{id}/transfer", () => {
 describe("unsubscribe", () => {
   it("POST /signups/{id}/unsubscribe is idempotent and scoped to the shop", async () => {
     const s = await created({ variant_id: 104, channel: "sms", phone: "+15550101010" });
-    const first = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
+    const first = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
     expect(first.status).toBe(202);
     const body = first.body as Signup;
     expect(body.status).toBe("unsubscribed");
     expect(body.unsubscribed_at).not.toBeNull();
-    const second = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
+    const second = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: env.key });
     expect(second.body).toEqual(first.body);
-    expect((await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body).toEqual(first.body);
-    const foreign = await api(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: other.apiKey });
+    expect((await invoke(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body).toEqual(first.body);
+    const foreign = await invoke(env.app, "POST", `/back_in_stock/signups/${s.id}/unsubscribe`, { key: other.apiKey });
     expect(foreign.status).toBe(404);
   });
 
@@ -351,16 +351,16 @@ describe("unsubscribe", () => {
     const asked = await fetch(url);
     expect(asked.status).toBe(200);
     expect(await asked.text()).toContain("Product 10 (Size 101)");
-    expect(((await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup).status).toBe("waiting");
+    expect(((await invoke(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup).status).toBe("waiting");
     const first = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "confirm=yes" });
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await first.text()).toContain("Product 10 (Size 101)");
-    const after = (await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup;
+    const after = (await invoke(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup;
     expect(after.status).toBe("unsubscribed");
     const again = await fetch(url, { method: "POST" });
     expect(again.status).toBe(200);
-    expect(((await api(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup).unsubscribed_at).toBe(after.unsubscribed_at);
+    expect(((await invoke(env.app, "GET", `/back_in_stock/signups/${s.id}`, { key: env.key })).body as Signup).unsubscribed_at).toBe(after.unsubscribed_at);
     // One-click (RFC 8058) POST to the same URL works too.
     const post = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
     expect(post.status).toBe(200);
@@ -397,14 +397,14 @@ describe("unsubscribe", () => {
 describe("POST /back_in_stock/signups/bulk_delete", () => {
   it("refuses more than 1000 ids, or none", async () => {
     const ids = Array.from({ length: 1001 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, "0")}`);
-    const over = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids } });
+    const over = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids } });
     expect(over).toMatchObject({ status: 422, body: { errors: ["ids must contain at most 1000 items"] } });
-    const none = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids: [] } });
+    const none = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids: [] } });
     expect(none.status).toBe(422);
     const { rows } = await env.app.pool.query("select 1 from jobs where kind = 'bis_signups_bulk_delete'");
     expect(rows).toHaveLength(0);
     // exactly 1000 is accepted
-    const cap = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids: ids.slice(0, 1000) } });
+    const cap = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids: ids.slice(0, 1000) } });
     expect(cap.status).toBe(202);
     await env.app.pool.query("delete from jobs where kind = 'bis_signups_bulk_delete'");
     await env.app.pool.query("select graphile_worker.remove_job(key) from graphile_worker.jobs where task_identifier = 'bis_signups_bulk_delete'");
@@ -415,7 +415,7 @@ describe("POST /back_in_stock/signups/bulk_delete", () => {
     const theirs = await created({ variant_id: 901, channel: "email", email: "theirs@example.com" }, other.apiKey);
     const unknown = "00000000-0000-0000-0000-000000000001";
     const ids = [mine[0]?.id, theirs.id, "garbage", mine[1]?.id, unknown, mine[0]?.id];
-    const answer = await api(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids } });
+    const answer = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_delete", { key: env.key, body: { ids } });
     expect(answer.status).toBe(202);
     const handle = answer.body as { job_id: string; status_url: string };
     expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
@@ -430,7 +430,7 @@ describe("POST /back_in_stock/signups/bulk_delete", () => {
     } finally {
       await runner?.stop();
     }
-    const job = await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
+    const job = await invoke(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
     expect(job.body).toMatchObject({
       status: "completed",
       total: 5,
@@ -447,10 +447,10 @@ describe("POST /back_in_stock/signups/bulk_delete", () => {
         ],
       },
     });
-    expect((await api(env.app, "GET", `/back_in_stock/signups/${mine[0]?.id}`, { key: env.key })).status).toBe(404);
-    expect((await api(env.app, "GET", `/back_in_stock/signups/${theirs.id}`, { key: other.apiKey })).status).toBe(200);
+    expect((await invoke(env.app, "GET", `/back_in_stock/signups/${mine[0]?.id}`, { key: env.key })).status).toBe(404);
+    expect((await invoke(env.app, "GET", `/back_in_stock/signups/${theirs.id}`, { key: other.apiKey })).status).toBe(200);
     // the other shop cannot see this shop's job
-    expect((await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: other.apiKey })).status).toBe(404);
+    expect((await invoke(env.app, "GET", `/jobs/${handle.job_id}`, { key: other.apiKey })).status).toBe(404);
   });
 });
 
@@ -472,8 +472,8 @@ describe("customer tag on the platform", () => {
     const customer = emulator.store.customers[0];
     if (!customer) throw new Error("the emulator has no customer");
     customer.tags = ["vip"];
-    expect((await api(env.app, "PATCH", "/back_in_stock/settings", { key: shop.apiKey, body: { tagging: { enabled: true, customer_tag: "waiting-list" } } })).status).toBe(202);
-    const answer = await api(env.app, "POST", "/back_in_stock/signups", {
+    expect((await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: shop.apiKey, body: { tagging: { enabled: true, customer_tag: "waiting-list" } } })).status).toBe(202);
+    const answer = await invoke(env.app, "POST", "/back_in_stock/signups", {
       key: shop.apiKey,
       body: { variant_id: 301, channel: "email", email: customer.email ?? "c@example.com", customer_id: customer.id },
     });

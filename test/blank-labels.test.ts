@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { createOffer } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -19,14 +19,14 @@ describe("blank required labels", () => {
     ["payments/set_option_copy", { type: "full", title: " \n " }, "title"],
     ["shipping/set_split_transaction_gateway", { gateway: "   " }, "gateway"],
   ])("POST %s refuses whitespace alone", async (action, body, field) => {
-    const answer = await api(env.app, "POST", `/preorders/offers/${offerId}/${action}`, { key: env.key, body });
+    const answer = await invoke(env.app, "POST", `/preorders/offers/${offerId}/${action}`, { key: env.key, body });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 422, body: { errors: [`${field} must not be blank`] } });
   });
 
   it("PATCH widget refuses a blank button text and keeps the old one", async () => {
-    const answer = await api(env.app, "PATCH", `/preorders/offers/${offerId}/widget`, { key: env.key, body: { button: { text: "   " } } });
+    const answer = await invoke(env.app, "PATCH", `/preorders/offers/${offerId}/widget`, { key: env.key, body: { button: { text: "   " } } });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 422, body: { errors: ["button.text must not be blank"] } });
-    const widget = await api(env.app, "GET", `/preorders/offers/${offerId}/widget`, { key: env.key });
+    const widget = await invoke(env.app, "GET", `/preorders/offers/${offerId}/widget`, { key: env.key });
     expect((widget.body as { button: { text: string } }).button.text).toBe("Preorder");
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogSyncJob, enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { CATALOG_SYNC_FAILED, type CatalogReadiness, type PlatformConnectionState } from "../src/catalog/readiness.ts";
-import { type ApiAnswer, api, createShopWithKey } from "./helpers/app.ts";
+import { type ApiAnswer, createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedSignups } from "./helpers/bis-seed.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -41,13 +41,13 @@ interface Setup {
 }
 
 async function setup(key: string): Promise<Setup> {
-  const answer = await api(env.app, "GET", "/account/setup", { key });
+  const answer = await invoke(env.app, "GET", "/account/setup", { key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body as Setup;
 }
 
 async function draftOffer(key: string): Promise<string> {
-  const answer = await api(env.app, "POST", "/preorders/offers", { key, body: { name: "Readiness" } });
+  const answer = await invoke(env.app, "POST", "/preorders/offers", { key, body: { name: "Readiness" } });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   return (answer.body as { id: string }).id;
 }
@@ -63,27 +63,27 @@ async function offerWithSource(shopId: string, source: "all" | "collection"): Pr
 }
 
 const signup = (key: string, variant: number | string): Promise<ApiAnswer> =>
-  api(env.app, "POST", "/back_in_stock/signups", { key, body: { variant_id: variant, channel: "email", email: "waiting@example.com" } });
+  invoke(env.app, "POST", "/back_in_stock/signups", { key, body: { variant_id: variant, channel: "email", email: "waiting@example.com" } });
 
 /** Every call that needs the mirror, with an id the mirror does not have. */
 async function mirrorCalls(key: string, shopId: string): Promise<Record<string, ApiAnswer>> {
   const offer = await draftOffer(key);
   const [signupId] = await seedSignups(env.app.pool, shopId, [{ variant: 1, product: 1, contact: `moved-${randomBytes(4).toString("hex")}@example.com`, createdAt: "2025-01-01T00:00:00Z" }]);
-  const products = (suffix: string, body: unknown) => api(env.app, "POST", `/preorders/offers/${offer}/products/${suffix}`, { key, body });
+  const products = (suffix: string, body: unknown) => invoke(env.app, "POST", `/preorders/offers/${offer}/products/${suffix}`, { key, body });
   const allOffer = await offerWithSource(shopId, "all");
   const collectionOffer = await offerWithSource(shopId, "collection");
   return {
-    create: await api(env.app, "POST", "/preorders/offers", { key, body: { name: "Custom", products: { source: "custom", variant_ids: [UNKNOWN_VARIANT] } } }),
-    create_all: await api(env.app, "POST", "/preorders/offers", { key, body: { name: "Everything", products: { source: "all" } } }),
+    create: await invoke(env.app, "POST", "/preorders/offers", { key, body: { name: "Custom", products: { source: "custom", variant_ids: [UNKNOWN_VARIANT] } } }),
+    create_all: await invoke(env.app, "POST", "/preorders/offers", { key, body: { name: "Everything", products: { source: "all" } } }),
     set_source_to_custom: await products("set_source_to_custom", { variant_ids: [UNKNOWN_VARIANT] }),
     add_variants: await products("add_variants", { variant_ids: [`gid://platform/ProductVariant/${UNKNOWN_VARIANT}`] }),
     set_source_to_collection: await products("set_source_to_collection", { collection_id: UNKNOWN_COLLECTION }),
     set_source_to_all: await products("set_source_to_all", { confirm: true }),
-    update_all_source: await api(env.app, "PATCH", `/preorders/offers/${allOffer}/products`, { key, body: { exclusion_tag: "no-preorder" } }),
-    set_collection: await api(env.app, "POST", `/preorders/offers/${collectionOffer}/products/set_collection`, { key, body: { collection_id: UNKNOWN_COLLECTION } }),
-    inventory_status: await api(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${UNKNOWN_VARIANT}`, { key }),
+    update_all_source: await invoke(env.app, "PATCH", `/preorders/offers/${allOffer}/products`, { key, body: { exclusion_tag: "no-preorder" } }),
+    set_collection: await invoke(env.app, "POST", `/preorders/offers/${collectionOffer}/products/set_collection`, { key, body: { collection_id: UNKNOWN_COLLECTION } }),
+    inventory_status: await invoke(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${UNKNOWN_VARIANT}`, { key }),
     signup: await signup(key, UNKNOWN_VARIANT),
-    transfer: await api(env.app, "POST", `/back_in_stock/signups/${signupId ?? ""}/transfer`, { key, body: { variant_id: UNKNOWN_VARIANT } }),
+    transfer: await invoke(env.app, "POST", `/back_in_stock/signups/${signupId ?? ""}/transfer`, { key, body: { variant_id: UNKNOWN_VARIANT } }),
   };
 }
 

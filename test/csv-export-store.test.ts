@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { JobRow } from "../src/core/jobs.ts";
 import { CHUNK_BYTES } from "../src/exports/chunks.ts";
 import { openExport, saveCsvExport } from "../src/exports/store.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
 
@@ -22,7 +22,7 @@ async function storage(exportId: string): Promise<{ inline: number; chunks: numb
 
 describe("CSV exports go through the chunked export store", () => {
   it("a back-in-stock report export is written to export_chunks, like the preorder exports", async () => {
-    const answer = await api(env.app, "POST", "/back_in_stock/reports/export", { key: env.key, body: { report: "summary", from: "2026-01-01", to: "2026-01-31" } });
+    const answer = await invoke(env.app, "POST", "/back_in_stock/reports/export", { key: env.key, body: { report: "summary", from: "2026-01-01", to: "2026-01-31" } });
     expect(answer.status).toBe(202);
     const { job_id: jobId } = answer.body as { job_id: string };
     const job = await waitFor("the export job", async () => {

@@ -5,7 +5,7 @@ import type { JobRow } from "../src/core/jobs.ts";
 import { CsvRecordCounter, copyCsv, csvSafeSelect } from "../src/exports/copy.ts";
 import { csvText } from "../src/exports/csv-text.ts";
 import { reportBody, reportQuery } from "../src/preorders/reports/query.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
 
@@ -239,7 +239,7 @@ describe("a preorder report export written by COPY is the file the old path wrot
       ["balance_collection", { granularity: "week" }],
     ];
     for (const [report, body] of bodies) {
-      const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body });
+      const answer = await invoke(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body });
       expect(answer.status).toBe(202);
       const { job_id: jobId } = answer.body as { job_id: string };
       const job = await waitFor("the export job", async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { seedSignups } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -30,8 +30,8 @@ beforeAll(async () => {
 /** How many records each area finds between the bounds: signups, then orders. */
 async function counts(from: string, to: string): Promise<number[]> {
   const q = (name: string, value: string) => `${name}=${encodeURIComponent(value)}`;
-  const signups = await api(env.app, "GET", `/back_in_stock/signups?${q("created_from", from)}&${q("created_to", to)}`, { key: env.key });
-  const orders = await api(env.app, "GET", `/preorders/orders?${q("created_from", from)}&${q("created_to", to)}`, { key: env.key });
+  const signups = await invoke(env.app, "GET", `/back_in_stock/signups?${q("created_from", from)}&${q("created_to", to)}`, { key: env.key });
+  const orders = await invoke(env.app, "GET", `/preorders/orders?${q("created_from", from)}&${q("created_to", to)}`, { key: env.key });
   expect([signups.status, orders.status]).toEqual([200, 200]);
   return [(signups.body as { signups: unknown[] }).signups.length, (orders.body as { orders: unknown[] }).orders.length];
 }
@@ -47,14 +47,14 @@ describe("date bounds follow one rule in every area", () => {
   });
 
   it("both areas refuse a bad bound with the same message", async () => {
-    const signups = await api(env.app, "GET", "/back_in_stock/signups?created_to=tomorrow", { key: env.key });
-    const orders = await api(env.app, "GET", "/preorders/orders?created_to=tomorrow", { key: env.key });
+    const signups = await invoke(env.app, "GET", "/back_in_stock/signups?created_to=tomorrow", { key: env.key });
+    const orders = await invoke(env.app, "GET", "/preorders/orders?created_to=tomorrow", { key: env.key });
     expect(signups.body).toEqual({ errors: ["created_to must be an ISO 8601 date or timestamp"] });
     expect(orders.body).toEqual(signups.body);
   });
 
   it("descriptions say it the same way", async () => {
-    const help = await api(env.app, "GET", "/help", { key: env.key });
+    const help = await invoke(env.app, "GET", "/help", { key: env.key });
     const actions = (help.body as { actions: { name: string; description: string }[] }).actions;
     const rule = "from is inclusive, to exclusive, and a bare date as to covers that whole day";
     for (const name of ["back_in_stock.signups.list", "back_in_stock.notifications.list", "preorders.orders.list", "back_in_stock.reports.signups", "preorders.reports.by_offer.export"]) {

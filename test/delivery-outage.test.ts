@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { requestAlertRun } from "../src/back_in_stock/alerts/runs.ts";
 import { retrySpanSeconds, sendAttemptsFor } from "../src/messaging/retry.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -95,7 +95,7 @@ describe("an SMTP outage longer than the old retry budget", () => {
       expect(row.attempts).toBeGreaterThanOrEqual(9);
       expect(row.last_error).toMatch(/421|SMTP/);
     }
-    const signup = await api(env.app, "GET", `/back_in_stock/signups/${ids[0]}`, { key: apiKey });
+    const signup = await invoke(env.app, "GET", `/back_in_stock/signups/${ids[0]}`, { key: apiKey });
     expect(signup.body).toMatchObject({ status: "pending", notified_at: null });
     expect((signup.body as { last_error: string }).last_error).toMatch(/421|SMTP/);
     // Nothing was logged as an outcome: no failure, no "sent".
@@ -123,7 +123,7 @@ describe("an SMTP outage longer than the old retry budget", () => {
     const [id] = await addSignups(shopId, 8, "giveup-", 1);
     env.sink.outage.down = true;
     try {
-      const first = await api(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: apiKey });
+      const first = await invoke(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: apiKey });
       expect(first).toMatchObject({ status: 202, body: { status: "pending", resent: false } });
       const messageId = (first.body as { message_id: string }).message_id;
       await waitFor("the first attempt to fail", async () => {
@@ -135,7 +135,7 @@ describe("an SMTP outage longer than the old retry budget", () => {
       // The window's last attempt, now.
       await env.app.pool.query("update graphile_worker._private_jobs set attempts = max_attempts - 1, run_at = now() where key = $1", [`bis_send:${messageId}`]);
       const failed = await waitFor("the message to fail for good", async () => {
-        const answer = await api(env.app, "GET", `/back_in_stock/signups/${id}`, { key: apiKey });
+        const answer = await invoke(env.app, "GET", `/back_in_stock/signups/${id}`, { key: apiKey });
         return (answer.body as { status: string }).status === "failed" ? (answer.body as { last_error: string }) : undefined;
       });
       expect(failed.last_error).toMatch(/^still failing after 24 h of retries: .*421/);
@@ -144,15 +144,15 @@ describe("an SMTP outage longer than the old retry budget", () => {
     } finally {
       env.sink.outage.down = false;
     }
-    const again = await api(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: apiKey });
+    const again = await invoke(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: apiKey });
     expect(again).toMatchObject({ status: 202, body: { status: "pending", resent: true } });
     await waitFor("the resent alert to be accepted", async () => {
-      const answer = await api(env.app, "GET", `/back_in_stock/signups/${id}`, { key: apiKey });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/signups/${id}`, { key: apiKey });
       return (answer.body as { status: string }).status === "notified" ? true : undefined;
     });
     expect(env.sink.to("giveup-1@example.com")).toHaveLength(1);
     // Delivered once: a third notify is refused.
-    const third = await api(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: apiKey });
+    const third = await invoke(env.app, "POST", `/back_in_stock/signups/${id}/notify`, { key: apiKey });
     expect(third.status).toBe(409);
   });
 
@@ -161,14 +161,14 @@ describe("an SMTP outage longer than the old retry budget", () => {
     await seedVariants(env.app.pool, shopId, [{ n: 9, product: 9, available: 0 }]);
     const ids = await addSignups(shopId, 9, "bulk-resend-", 3);
     env.sink.reject.add("bulk-resend-1@example.com");
-    const first = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: apiKey, body: { ids: ids.slice(0, 1) } });
+    const first = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: apiKey, body: { ids: ids.slice(0, 1) } });
     expect(first.status).toBe(202);
     await waitFor("the refused alert to fail", async () => ((await statuses(shopId)).failed === 1 ? true : undefined));
     env.sink.reject.delete("bulk-resend-1@example.com");
-    const bulk = await api(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: apiKey, body: { variant_id: variantGid(9) } });
+    const bulk = await invoke(env.app, "POST", "/back_in_stock/signups/bulk_notify", { key: apiKey, body: { variant_id: variantGid(9) } });
     expect(bulk.status).toBe(202);
     const job = await waitFor("the bulk job to complete", async () => {
-      const answer = await api(env.app, "GET", (bulk.body as { status_url: string }).status_url.replace("/api/v2/external", ""), { key: apiKey });
+      const answer = await invoke(env.app, "GET", (bulk.body as { status_url: string }).status_url.replace("/api/v2/external", ""), { key: apiKey });
       return (answer.body as { status: string }).status === "completed" ? (answer.body as { result: Record<string, number> }) : undefined;
     });
     expect(job.result).toMatchObject({ requested: 3, resent: 1, sent: 3, failed: 0 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 /** One parser per id (src/core/params.ts): the same id is accepted, refused and worded alike in every area. */
@@ -11,12 +11,12 @@ const VARIANT = "must be a numeric id or a gid://platform/ProductVariant/<id>";
 async function refusals(id: string): Promise<unknown[]> {
   const q = encodeURIComponent(id);
   const answers = await Promise.all([
-    api(env.app, "GET", `/back_in_stock/signups?variant_id=${q}`, { key: env.key }),
-    api(env.app, "GET", `/back_in_stock/notifications?variant_id=${q}`, { key: env.key }),
-    api(env.app, "GET", `/preorders/orders?variant_id=${q}`, { key: env.key }),
-    api(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${q}`, { key: env.key }),
-    api(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: env.key, body: { variant_ids: [id] } }),
-    api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { variant_id: id } }),
+    invoke(env.app, "GET", `/back_in_stock/signups?variant_id=${q}`, { key: env.key }),
+    invoke(env.app, "GET", `/back_in_stock/notifications?variant_id=${q}`, { key: env.key }),
+    invoke(env.app, "GET", `/preorders/orders?variant_id=${q}`, { key: env.key }),
+    invoke(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${q}`, { key: env.key }),
+    invoke(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: env.key, body: { variant_ids: [id] } }),
+    invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { variant_id: id } }),
   ]);
   return answers.map((a) => [a.status, a.body]);
 }
@@ -44,7 +44,7 @@ describe("ids are parsed the same way in every area", () => {
 
   it("a malformed id in a path is an unknown id (404), never a 422 or a 500", async () => {
     const paths = ["/preorders/offers/x", "/preorders/orders/x", "/back_in_stock/signups/x", "/jobs/x", "/exports/x"];
-    const answers = await Promise.all(paths.map((path) => api(env.app, "GET", path, { key: env.key })));
+    const answers = await Promise.all(paths.map((path) => invoke(env.app, "GET", path, { key: env.key })));
     expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 404]);
   });
 });

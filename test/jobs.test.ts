@@ -12,7 +12,7 @@ import { declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
 import { removeJobByKey } from "../src/queue/admin.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
-import { api, testConfig } from "./helpers/app.ts";
+import { invoke, testConfig } from "./helpers/app.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -42,12 +42,12 @@ async function jobRow(id: string): Promise<JobRow | undefined> {
 
 describe("jobs enqueued with a write", () => {
   it("a committed write keeps its job, queued in graphile-worker, visible at its status_url", async () => {
-    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run" } });
+    const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run" } });
     expect(answer.status).toBe(202);
     const handle = answer.body as { job_id: string; status_url: string };
     expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
     expect(await queueJobCount(env.pool, handle.job_id)).toBe(1);
-    const status = await api(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
+    const status = await invoke(env.app, "GET", `/jobs/${handle.job_id}`, { key: env.key });
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ id: handle.job_id, kind: "test.never_run", status: "queued", processed: 0, errors: [] });
   });
@@ -56,7 +56,7 @@ describe("jobs enqueued with a write", () => {
     const before = await env.pool.query<{ jobs: number; worker: number }>(
       "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",
     );
-    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run", refuse: true } });
+    const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run", refuse: true } });
     expect(answer.status).toBe(409);
     const after = await env.pool.query<{ jobs: number; worker: number }>(
       "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",
@@ -98,7 +98,7 @@ describe("a job that throws", () => {
   });
 
   it("is retried with backoff and ends failed after its last attempt", async () => {
-    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.always_fails", max_attempts: 2 } });
+    const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.always_fails", max_attempts: 2 } });
     const { job_id: jobId } = answer.body as { job_id: string };
 
     // First attempt fails: the job waits for its retry, and graphile-worker has pushed run_at out.
@@ -130,7 +130,7 @@ describe("a job that throws", () => {
     expect(failed.finished_at).not.toBeNull();
     expect(calls).toBe(2);
 
-    const status = await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
+    const status = await invoke(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
     expect(status.body).toMatchObject({
       status: "failed",
       errors: [expect.objectContaining({ attempt: 1 }), expect.objectContaining({ attempt: 2, message: "provider down (call 2)" })],
@@ -138,10 +138,10 @@ describe("a job that throws", () => {
   });
 
   it("shows a database error's text only in the log, not at its status_url", async () => {
-    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.database_fails", max_attempts: 1 } });
+    const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.database_fails", max_attempts: 1 } });
     const { job_id: jobId } = answer.body as { job_id: string };
     await waitFor("the job to fail", async () => ((await jobRow(jobId))?.status === "failed" ? true : undefined));
-    const status = await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
+    const status = await invoke(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
     expect(status.body).toMatchObject({
       status: "failed",
       errors: [expect.objectContaining({ attempt: 1, message: "Internal database error (details in the service log)" })],
@@ -216,7 +216,7 @@ describe("a job that ends with nothing to record", () => {
 
 describe("SIGTERM during a running job", () => {
   it("lets the job finish, then exits 0", async () => {
-    const answer = await api(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.slow" } });
+    const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.slow" } });
     const { job_id: jobId } = answer.body as { job_id: string };
     const child = spawn(process.execPath, ["test/fixtures/slow-job-worker.ts"], {
       env: { ...process.env, DATABASE_URL: env.db.url, LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? "silent", SLOW_JOB_MS: "1500" },

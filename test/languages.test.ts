@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
 
 describe("account languages", () => {
   it("reads the defaults", async () => {
-    const answer = await api(env.app, "GET", "/account/languages", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/account/languages", { key: env.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       default_locale: "en",
@@ -17,28 +17,28 @@ describe("account languages", () => {
   });
 
   it("changes app_locale only, and answers 202 with the committed state", async () => {
-    const answer = await api(env.app, "PATCH", "/account/languages", { key: env.key, body: { app_locale: "fr" } });
+    const answer = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { app_locale: "fr" } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ app_locale: "fr", default_locale: "en" });
   });
 
   it("lists published locales only while multi-language is on", async () => {
-    const on = await api(env.app, "PATCH", "/account/languages", { key: env.key, body: { multi_language_enabled: true } });
+    const on = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { multi_language_enabled: true } });
     expect(on.body).toMatchObject({ multi_language_enabled: true, published_locales: ["en"] });
   });
 
   it("refuses product translations until read_translations is granted (409)", async () => {
-    const refused = await api(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
+    const refused = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ errors: [expect.stringContaining("read_translations")] });
     await env.app.pool.query("update shops set granted_scopes = '{read_translations}' where id = $1", [env.shopId]);
-    const granted = await api(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
+    const granted = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
     expect(granted.status).toBe(202);
     expect(granted.body).toMatchObject({ product_translations_enabled: true });
   });
 
   it("turns product translations off with multi-language", async () => {
-    const off = await api(env.app, "PATCH", "/account/languages", { key: env.key, body: { multi_language_enabled: false } });
+    const off = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { multi_language_enabled: false } });
     expect(off.status).toBe(202);
     expect(off.body).toEqual({
       default_locale: "en",
@@ -49,7 +49,7 @@ describe("account languages", () => {
   });
 
   it("validates each field with the stable messages", async () => {
-    const answer = await api(env.app, "PATCH", "/account/languages", {
+    const answer = await invoke(env.app, "PATCH", "/account/languages", {
       key: env.key,
       body: { app_locale: 42, multi_language_enabled: "yes", colour: "blue" },
     });
@@ -60,7 +60,7 @@ describe("account languages", () => {
   });
 
   it("needs a body on PATCH", async () => {
-    const answer = await api(env.app, "PATCH", "/account/languages", { key: env.key });
+    const answer = await invoke(env.app, "PATCH", "/account/languages", { key: env.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["body is required"] });
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { seedSignups, seedVariants } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { createOffer } from "./helpers/offers.ts";
@@ -57,7 +57,7 @@ const join = (path: string, query: string) => `${path}${path.includes("?") ? "&"
 describe("every list pages the same way", () => {
   it("answers { items, page, per_page, total, next_cursor } with the same defaults", async () => {
     for (const [path, key] of LISTS()) {
-      const answer = await api(env.app, "GET", path, { key: env.key });
+      const answer = await invoke(env.app, "GET", path, { key: env.key });
       expect(answer.status, path).toBe(200);
       const body = answer.body as Record<string, unknown>;
       expect(Object.keys(body).sort(), path).toEqual([key, "next_cursor", "page", "per_page", "total"].sort());
@@ -68,10 +68,10 @@ describe("every list pages the same way", () => {
 
   it("pages by page number and by cursor, each item exactly once, in the same order", async () => {
     for (const [path, key] of LISTS()) {
-      const all = ((await api(env.app, "GET", path, { key: env.key })).body as Record<string, { id: unknown }[]>)[key]?.map((item) => item.id);
+      const all = ((await invoke(env.app, "GET", path, { key: env.key })).body as Record<string, { id: unknown }[]>)[key]?.map((item) => item.id);
       const byPage: unknown[] = [];
       for (let page = 1; page <= 3; page++) {
-        const body = (await api(env.app, "GET", join(path, `per_page=2&page=${String(page)}`), { key: env.key })).body as Record<string, unknown>;
+        const body = (await invoke(env.app, "GET", join(path, `per_page=2&page=${String(page)}`), { key: env.key })).body as Record<string, unknown>;
         expect(body, path).toMatchObject({ page, per_page: 2, total: COUNT });
         byPage.push(...(body[key] as { id: unknown }[]).map((item) => item.id));
       }
@@ -80,7 +80,7 @@ describe("every list pages the same way", () => {
       let pages = 0;
       do {
         const query: string = `per_page=2${cursor ? `&cursor=${cursor}` : ""}`;
-        const body = (await api(env.app, "GET", join(path, query), { key: env.key })).body as Record<string, unknown>;
+        const body = (await invoke(env.app, "GET", join(path, query), { key: env.key })).body as Record<string, unknown>;
         expect(body.total, path).toBe(COUNT);
         byCursor.push(...(body[key] as { id: unknown }[]).map((item) => item.id));
         cursor = body.next_cursor as string | null;
@@ -103,10 +103,10 @@ describe("every list pages the same way", () => {
         ["page=2&cursor=nonsense", ["cursor must be the next_cursor of a previous page"]],
       ];
       for (const [query, errors] of cases) {
-        expect((await api(env.app, "GET", join(path, query), { key: env.key })).body, `${path} ${query}`).toEqual({ errors });
+        expect((await invoke(env.app, "GET", join(path, query), { key: env.key })).body, `${path} ${query}`).toEqual({ errors });
       }
-      const first = (await api(env.app, "GET", join(path, "per_page=1"), { key: env.key })).body as { next_cursor: string };
-      const both = await api(env.app, "GET", join(path, `page=2&cursor=${first.next_cursor}`), { key: env.key });
+      const first = (await invoke(env.app, "GET", join(path, "per_page=1"), { key: env.key })).body as { next_cursor: string };
+      const both = await invoke(env.app, "GET", join(path, `page=2&cursor=${first.next_cursor}`), { key: env.key });
       expect(both.body, path).toEqual({ errors: ["cursor is not allowed with page"] });
     }
   });

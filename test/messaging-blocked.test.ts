@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BLOCKED_REASONS } from "../src/messaging/blocked.ts";
 import { BLOCKED_REASONS as PREORDER_BLOCKED_REASONS } from "../src/preorders/notifications/ledger.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -22,12 +22,12 @@ describe("blocked reasons", () => {
       "insert into bis_signups (shop_id, variant_id, channel, contact, consent) values ($1, $2, 'email', 'off@example.com', true) returning id",
       [env.shopId, variantGid(51)],
     );
-    const off = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { enabled: false } });
+    const off = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { enabled: false } });
     expect(off.status).toBe(202);
-    const answer = await api(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: env.key });
+    const answer = await invoke(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: env.key });
     expect(answer.status).toBe(409);
     expect((answer.body as { errors: string[] }).errors[0]).toMatch(/\(stage_disabled\)$/);
-    const log = await api(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: env.key });
+    const log = await invoke(env.app, "GET", "/back_in_stock/notifications?status=blocked", { key: env.key });
     expect((log.body as { notifications: { blocked_reason: string }[] }).notifications.map((n) => n.blocked_reason)).toEqual(["stage_disabled"]);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { listFailedMessages, resendFailedMessages } from "../src/messaging/failed.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { insertOffer, orderPayload, placeOrder, settledNotifications, useDomain } from "./helpers/preorder-shop.ts";
@@ -43,7 +43,7 @@ describe("preorder notifications through an outage", () => {
         });
         await runNow(env.app.pool, `preorders_notification_send:${id}`);
       }
-      const pending = await api(env.app, "GET", `/preorders/notifications/${id}`, { key: env.key });
+      const pending = await invoke(env.app, "GET", `/preorders/notifications/${id}`, { key: env.key });
       expect(pending.body).toMatchObject({ status: "pending", sent_at: null });
       expect((pending.body as { error: string }).error).toMatch(/421|SMTP/);
     } finally {
@@ -51,7 +51,7 @@ describe("preorder notifications through an outage", () => {
     }
     const sent = await waitFor("the confirmation to be sent", async () => {
       await runNow(env.app.pool, `preorders_notification_send:${id}`);
-      const answer = await api(env.app, "GET", `/preorders/notifications/${id}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/preorders/notifications/${id}`, { key: env.key });
       return (answer.body as { status: string }).status === "sent" ? (answer.body as { attempts: number }) : undefined;
     });
     expect(sent.attempts).toBeGreaterThanOrEqual(8);
@@ -70,7 +70,7 @@ describe("failed messages of both areas", () => {
       [env.shopId, variantGid(31)],
     );
     const signupId = rows[0]?.id ?? "";
-    expect((await api(env.app, "POST", `/back_in_stock/signups/${signupId}/notify`, { key: env.key })).status).toBe(202);
+    expect((await invoke(env.app, "POST", `/back_in_stock/signups/${signupId}/notify`, { key: env.key })).status).toBe(202);
     const offer = await insertOffer(env.app.pool, env.shopId);
     const orderId = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "refused-buyer@example.com" }));
     const [notification] = await settledNotifications(env, orderId, "confirmation");
@@ -97,7 +97,7 @@ describe("failed messages of both areas", () => {
     const { rows: ledger } = await env.app.pool.query<{ id: string }>("select id from bis_ledger where signup_id = $1", [signupId]);
     expect(alert?.messageId).toContain(ledger[0]?.id ?? "?");
     await waitFor("the signup to read notified", async () => {
-      const answer = await api(env.app, "GET", `/back_in_stock/signups/${signupId}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/signups/${signupId}`, { key: env.key });
       return (answer.body as { status: string }).status === "notified" ? true : undefined;
     });
     expect(await listFailedMessages(env.app.pool, { shopId: env.shopId })).toEqual([]);

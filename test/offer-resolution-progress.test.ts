@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getSellingPlanGroup, sellingPlanGroupVariantIds } from "../src/platform/operations/selling-plans.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -19,7 +19,7 @@ const call = (method: string, id: string, suffix = "", body?: unknown) => offerC
 /** GET /jobs/{id} once the job is terminal. */
 async function finishedJob(jobId: string): Promise<{ status: string; total: number | null; processed: number; result: Json }> {
   return waitFor(`job ${jobId} to finish`, async () => {
-    const job = (await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key })).body as { status: string; total: number | null; processed: number; result: Json };
+    const job = (await invoke(env.app, "GET", `/jobs/${jobId}`, { key: env.key })).body as { status: string; total: number | null; processed: number; result: Json };
     return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
   });
 }

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { expect, it } from "vitest";
 import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -66,7 +66,7 @@ it("a resolution's 'sync now' survives the sync being claimed inside its add_job
 
   const mirror = await mirrorVariants(env);
   await env.startWorker();
-  const created = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Race", products: { variant_ids: [mirror[0]?.legacy_id] } } });
+  const created = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Race", products: { variant_ids: [mirror[0]?.legacy_id] } } });
   const id = (created.body as { id: string }).id;
   expect((await offerCall(env.app, env.key, "POST", id, "/enable")).status).toBe(202);
   await waitSynced(env, id);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { createOffer } from "./helpers/offers.ts";
 
@@ -30,7 +30,7 @@ describe("paging cursors PostgreSQL cannot take", () => {
   it("answer 422 'cursor must be the next_cursor of a previous page' on every list", async () => {
     for (const [path, cursors] of lists()) {
       for (const values of cursors) {
-        const answer = await api(env.app, "GET", `${path}?cursor=${cursor(values)}`, { key: env.key });
+        const answer = await invoke(env.app, "GET", `${path}?cursor=${cursor(values)}`, { key: env.key });
         expect({ path, values, status: answer.status, body: answer.body }).toEqual({
           path,
           values,
@@ -42,7 +42,7 @@ describe("paging cursors PostgreSQL cannot take", () => {
   });
 
   it("still take a cursor the list gave", async () => {
-    const answer = await api(env.app, "GET", `/preorders/offers?cursor=${cursor(["2026-01-01T00:00:00.000Z", UUID])}`, { key: env.key });
+    const answer = await invoke(env.app, "GET", `/preorders/offers?cursor=${cursor(["2026-01-01T00:00:00.000Z", UUID])}`, { key: env.key });
     expect(answer.status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { enqueueAutoApplyResolutions } from "../src/preorders/sync/resolve.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { offerCall } from "./helpers/offers.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -9,7 +9,7 @@ import { waitFor } from "./helpers/wait.ts";
 const env = useTestEnv();
 
 async function autoApplyOffer(name: string): Promise<string> {
-  const created = await api(env.app, "POST", "/preorders/offers", {
+  const created = await invoke(env.app, "POST", "/preorders/offers", {
     key: env.key,
     body: { name, inventory: { continue_selling: { enabled: true, auto_apply_to_new_variants: true } } },
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { emulatorOrder, emulatorOrderEvent, emulatorPlan, insertOfferOnPlan, runNow, workerJob } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -73,10 +73,10 @@ describe("auto-collect", () => {
     const result = await collectNow(orderId);
     expect(result).toMatch(/^requested: job [0-9a-f-]{36}$/);
     const jobId = result.slice("requested: job ".length);
-    const order = await api(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key });
+    const order = await invoke(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key });
     expect((order.body as { balance_collection_requested_at: string | null }).balance_collection_requested_at).not.toBeNull();
     const charge = await waitFor("the charge job", async () => {
-      const answer = await api(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/jobs/${jobId}`, { key: env.key });
       const body = answer.body as JobBody;
       return body.status === "completed" ? body : undefined;
     });
@@ -89,12 +89,12 @@ describe("auto-collect", () => {
     expect(await collectNow(cancelled.orderId)).toMatch(/^skipped: Preorder order .* is already cancelled$/);
     expect((await facts(cancelled.orderId)).balance_requested_at).toBeNull();
 
-    const off = await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { orders: { auto_collect_enabled: false } } });
+    const off = await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { orders: { auto_collect_enabled: false } } });
     expect(off.status).toBe(202);
     const paused = await deposit(dueDatePlan, "paused@example.com");
     expect(await collectNow(paused.orderId)).toBe("skipped: auto-collect is off for the shop");
     expect((await facts(paused.orderId)).balance_requested_at).toBeNull();
-    await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { orders: { auto_collect_enabled: true } } });
+    await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { orders: { auto_collect_enabled: true } } });
     const { rows } = await env.app.pool.query("select 1 from jobs where kind = 'preorders_order_charge_balance' and payload->>'order_id' = any($1::text[])", [[cancelled.orderId, paused.orderId]]);
     expect(rows).toHaveLength(0);
   });

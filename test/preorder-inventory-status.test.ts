@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedPreorderOrder } from "./helpers/preorders.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 
@@ -63,7 +63,7 @@ interface StatusAnswer {
 }
 
 async function status(query: string): Promise<StatusAnswer> {
-  const answer = await api(env.app, "GET", `/preorders/products/inventory_status?${query}`, { key: env.key });
+  const answer = await invoke(env.app, "GET", `/preorders/products/inventory_status?${query}`, { key: env.key });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body as StatusAnswer;
 }
@@ -158,12 +158,12 @@ describe("GET /preorders/products/inventory_status", () => {
     const repeated = await status(`variant_ids=${a.legacy}&variant_ids=${encodeURIComponent(b.gid)}`);
     expect(repeated.variants.map((v) => v.variant_id)).toEqual([a.legacy, b.legacy]);
     const tooMany = Array.from({ length: 251 }, (_, i) => i + 1).join(",");
-    expect(await api(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${tooMany}`, { key: env.key })).toMatchObject({
+    expect(await invoke(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${tooMany}`, { key: env.key })).toMatchObject({
       status: 422,
       body: { errors: ["variant_ids must contain at most 250 items"] },
     });
-    expect((await api(env.app, "GET", "/preorders/products/inventory_status", { key: env.key })).body).toEqual({ errors: ["variant_ids is required"] });
-    expect((await api(env.app, "GET", "/preorders/products/inventory_status?variant_ids=abc", { key: env.key })).body).toEqual({
+    expect((await invoke(env.app, "GET", "/preorders/products/inventory_status", { key: env.key })).body).toEqual({ errors: ["variant_ids is required"] });
+    expect((await invoke(env.app, "GET", "/preorders/products/inventory_status?variant_ids=abc", { key: env.key })).body).toEqual({
       errors: ["variant_ids.0 must be a numeric id or a gid://platform/ProductVariant/<id>"],
     });
     const unknown = await status("variant_ids=999999999");

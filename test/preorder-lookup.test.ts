@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { createOffer, offerCall, seedCatalog } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -36,7 +36,7 @@ interface Result {
   matches: Match[];
 }
 
-const lookup = (query: string, key = env.key) => api(env.app, "GET", `/preorders/offer_lookup?${query}`, { key });
+const lookup = (query: string, key = env.key) => invoke(env.app, "GET", `/preorders/offer_lookup?${query}`, { key });
 
 describe("GET /preorders/offer_lookup", () => {
   it("answers the applying offer of a variant with its reason, and every matching live offer in priority order", async () => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { type NotificationBody, insertOffer, orderPayload, placeOrder, settledNotifications, useDomain } from "./helpers/preorder-shop.ts";
 import { header } from "./helpers/smtp-sink.ts";
@@ -35,14 +35,14 @@ const LAYOUT = '<div class="frame">{{ content }}<footer>{{ layout.footer_text }}
 
 describe("the sending identity and e-mail layout of preorder notifications", () => {
   it("confirmation, shipping date change and balance due e-mails carry the shop's From name and address and Reply-To, inside the layout; text messages the SMS sender; null falls back", async () => {
-    const sending = await api(env.app, "PATCH", "/account/sending", {
+    const sending = await invoke(env.app, "PATCH", "/account/sending", {
       key: env.key,
       body: { sender_name: "Preorder Team", sender_email: "orders@identity.example", reply_to: "care@identity.example", sms_sender: "IDENTITY" },
     });
     expect(sending.status).toBe(202);
-    const layout = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: LAYOUT, footer_text: "Dock Road 5" } });
+    const layout = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: LAYOUT, footer_text: "Dock Road 5" } });
     expect(layout.status).toBe(202);
-    const sms = await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: true } } } });
+    const sms = await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: true } } } });
     expect(sms.status).toBe(202);
 
     const offer = await insertOffer(env.app.pool, env.shopId, { shipping: { delivery: { type: "on_date", date: "2027-05-01T00:00:00.000Z", days: null } } }, "Rain jacket");
@@ -72,7 +72,7 @@ describe("the sending identity and e-mail layout of preorder notifications", () 
     expect(text.body).not.toContain("Dock Road 5");
 
     // Every stage is dressed the same way: the shipping date change of the same order.
-    const moved = await api(env.app, "POST", `/preorders/offers/${offer.id}/shipping/set_delivery_date`, { key: env.key, body: { date: "2027-06-01T00:00:00Z" } });
+    const moved = await invoke(env.app, "POST", `/preorders/offers/${offer.id}/shipping/set_delivery_date`, { key: env.key, body: { date: "2027-06-01T00:00:00Z" } });
     expect(moved.status).toBe(202);
     const changes = await settledNotifications(env, orderId, "shipping_date_change", 2);
     expect(changes.every((n) => n.status === "sent")).toBe(true);
@@ -100,10 +100,10 @@ describe("the sending identity and e-mail layout of preorder notifications", () 
     expect(part(reminder.raw)).toMatch(/^<div class="frame">[^]*remaining balance of 40\.00 USD[^]*<footer>Dock Road 5 - Identity Shop<\/footer><\/div>$/);
 
     // Back to the fallbacks: the store name, the service's address, the contact e-mail; layout off sends the bare body.
-    await api(env.app, "PATCH", "/account/sending", { key: env.key, body: { sender_name: null, sender_email: null, reply_to: null, sms_sender: null } });
-    await api(env.app, "PATCH", "/account/settings", { key: env.key, body: { contact_email: "hello@identity.example" } });
-    await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { enabled: false } });
-    await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: false } } } });
+    await invoke(env.app, "PATCH", "/account/sending", { key: env.key, body: { sender_name: null, sender_email: null, reply_to: null, sms_sender: null } });
+    await invoke(env.app, "PATCH", "/account/settings", { key: env.key, body: { contact_email: "hello@identity.example" } });
+    await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { enabled: false } });
+    await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: false } } } });
     const plain = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "plain@example.com" }));
     expect(await settledNotifications(env, plain, "confirmation")).toEqual([expect.objectContaining({ status: "sent" })]);
     const [bare] = env.sink.to("plain@example.com");
@@ -120,7 +120,7 @@ describe("the sending identity and e-mail layout of preorder notifications", () 
     await useDomain(env.app.pool, shopId, domain);
     // Only possible by editing the row outside the API: the PATCH refuses it.
     await env.app.pool.query(`insert into account_settings (shop_id, email_layout) values ($1, '{"html": "<div>no body</div>"}')`, [shopId]);
-    expect((await api(env.app, "PATCH", "/preorders/settings", { key: apiKey, body: { notifications: { sms: { enabled: true } } } })).status).toBe(202);
+    expect((await invoke(env.app, "PATCH", "/preorders/settings", { key: apiKey, body: { notifications: { sms: { enabled: true } } } })).status).toBe(202);
     const offer = await insertOffer(env.app.pool, shopId);
     const orderId = await placeOrder(env, domain, "orders/create", orderPayload({ plan: offer.plan, email: "broken-layout@example.com", phone: "+15555550188" }));
     const rows = await waitFor("both notifications decided", async () => {

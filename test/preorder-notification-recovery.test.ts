@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TASKS } from "../tasks/index.ts";
 import { TaskRegistry } from "../src/core/task-registry.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { type NotificationBody, insertOffer, orderPayload, placeOrder, settledNotifications, useDomain } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -38,7 +38,7 @@ async function addSendJob(id: string, options: { maxAttempts: number; runAt?: st
 }
 
 async function notification(id: string): Promise<NotificationBody> {
-  const answer = await api(env.app, "GET", `/preorders/notifications?order_id=${orderId}&stage=shipping_date_change`, { key: env.key });
+  const answer = await invoke(env.app, "GET", `/preorders/notifications?order_id=${orderId}&stage=shipping_date_change`, { key: env.key });
   expect(answer.status).toBe(200);
   const found = (answer.body as { notifications: NotificationBody[] }).notifications.find((n) => n.id === id);
   if (!found) throw new Error(`notification ${id} is not listed`);

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { type NotificationBody, decoded, insertOffer, orderPayload, placeOrder, settledNotifications, useDomain } from "./helpers/preorder-shop.ts";
 import { header } from "./helpers/smtp-sink.ts";
@@ -20,7 +20,7 @@ const STAGE_VALUES = "stage must be one of: confirmation, shipping_date_change, 
 
 describe("templates of preorder notifications", () => {
   it("answers the shipped default of the locale, its language, else en; customized tells which", async () => {
-    const en = await api(env.app, "GET", "/preorders/templates/confirmation/en", { key: env.key });
+    const en = await invoke(env.app, "GET", "/preorders/templates/confirmation/en", { key: env.key });
     expect(en.status).toBe(200);
     expect(en.body).toMatchObject({
       stage: "confirmation",
@@ -30,18 +30,18 @@ describe("templates of preorder notifications", () => {
       sms: { customized: false, default_locale: "en" },
     });
     expect((en.body as { variables: string[] }).variables).toEqual(expect.arrayContaining(["order.name", "delivery.date", "balance.due_date"]));
-    const frCa = await api(env.app, "GET", "/preorders/templates/shipping_date_change/fr-CA", { key: env.key });
+    const frCa = await invoke(env.app, "GET", "/preorders/templates/shipping_date_change/fr-CA", { key: env.key });
     expect(frCa.body).toMatchObject({ locale: "fr-CA", email: { subject: "Nouvelle date d'expédition pour votre précommande {{ order.name }}", default_locale: "fr" } });
-    const ptBr = await api(env.app, "GET", "/preorders/templates/balance_due/pt-BR", { key: env.key });
+    const ptBr = await invoke(env.app, "GET", "/preorders/templates/balance_due/pt-BR", { key: env.key });
     expect(ptBr.body).toMatchObject({ email: { default_locale: "en", customized: false } });
   });
 
   it("refuses an unknown stage, a bad locale, unknown fields and templates that do not render (422, one message per field)", async () => {
-    expect((await api(env.app, "GET", "/preorders/templates/reminder/en", { key: env.key })).body).toEqual({ errors: [STAGE_VALUES] });
-    expect((await api(env.app, "GET", "/preorders/templates/confirmation/EN_us", { key: env.key })).body).toEqual({ errors: ["locale must be a locale"] });
-    const typo = await api(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { email: { subjct: "x" } } });
+    expect((await invoke(env.app, "GET", "/preorders/templates/reminder/en", { key: env.key })).body).toEqual({ errors: [STAGE_VALUES] });
+    expect((await invoke(env.app, "GET", "/preorders/templates/confirmation/EN_us", { key: env.key })).body).toEqual({ errors: ["locale must be a locale"] });
+    const typo = await invoke(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { email: { subjct: "x" } } });
     expect(typo).toMatchObject({ status: 422, body: { errors: ["email.subjct is not allowed"] } });
-    const broken = await api(env.app, "PATCH", "/preorders/templates/confirmation/en", {
+    const broken = await invoke(env.app, "PATCH", "/preorders/templates/confirmation/en", {
       key: env.key,
       body: { email: { subject: "{% if order.name %}open", body: "{{ order.name | nofilter }}" }, sms: { body: "{% for i in (1..3000000) %}{% endfor %}" } },
     });
@@ -51,13 +51,13 @@ describe("templates of preorder notifications", () => {
     expect(errors[0]).toMatch(/^email\.subject is not a valid template: .+/);
     expect(errors[1]).toMatch(/^email\.body is not a valid template: .*nofilter/);
     expect(errors[2]).toBe("sms.body must render within the memory limit of 1000000 characters or list items");
-    const slow = await api(env.app, "PATCH", "/preorders/templates/confirmation/en", {
+    const slow = await invoke(env.app, "PATCH", "/preorders/templates/confirmation/en", {
       key: env.key,
       body: { email: { body: "{% for i in (1..10000) %}{% for j in (1..10000) %}{% endfor %}{% endfor %}" } },
     });
     expect(slow.status).toBe(422);
     expect((slow.body as { errors: string[] }).errors[0]).toMatch(/^email\.body must render within /);
-    expect((await api(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { email: { body: "  " } } })).body).toEqual({
+    expect((await invoke(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { email: { body: "  " } } })).body).toEqual({
       errors: ["email.body must not be blank"],
     });
     const { rows } = await env.app.pool.query("select 1 from message_templates where shop_id = $1 and area = 'preorders'", [env.shopId]);
@@ -65,7 +65,7 @@ describe("templates of preorder notifications", () => {
   });
 
   it("saves a locale's own text (the other fields keep the default) and the stage switch", async () => {
-    const answer = await api(env.app, "PATCH", "/preorders/templates/confirmation/de", { key: env.key, body: { email: { subject: "Danke, {{ order.name }}!" } } });
+    const answer = await invoke(env.app, "PATCH", "/preorders/templates/confirmation/de", { key: env.key, body: { email: { subject: "Danke, {{ order.name }}!" } } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({
       locale: "de",
@@ -73,7 +73,7 @@ describe("templates of preorder notifications", () => {
       sms: { customized: false, default_locale: "de" },
     });
     expect((answer.body as { email: { body: string } }).email.body).toContain("Vorbestellung");
-    const other = await api(env.app, "GET", "/preorders/templates/confirmation/de", { key: otherKey });
+    const other = await invoke(env.app, "GET", "/preorders/templates/confirmation/de", { key: otherKey });
     expect(other.body).toMatchObject({ email: { customized: false } });
   });
 });
@@ -95,17 +95,17 @@ describe("confirmation", () => {
     // The same order again (paid, and the create delivered twice): nothing more is claimed or sent.
     await placeOrder(env, DOMAIN, "orders/paid", { ...payload, updated_at: new Date(Date.now() + 1000).toISOString() });
     await placeOrder(env, DOMAIN, "orders/create", payload);
-    const list = await api(env.app, "GET", `/preorders/notifications?order_id=${orderId}`, { key: env.key });
+    const list = await invoke(env.app, "GET", `/preorders/notifications?order_id=${orderId}`, { key: env.key });
     expect((list.body as { total: number }).total).toBe(1);
     expect(env.sink.to("anna@example.com")).toHaveLength(1);
 
-    const one = await api(env.app, "GET", `/preorders/notifications/${sent?.id ?? ""}`, { key: env.key });
+    const one = await invoke(env.app, "GET", `/preorders/notifications/${sent?.id ?? ""}`, { key: env.key });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: sent?.id, event_key: "", context: {}, status: "sent", order_name: `#${payload.id}` });
-    expect((await api(env.app, "GET", `/preorders/notifications/${sent?.id ?? ""}`, { key: otherKey })).body).toEqual({
+    expect((await invoke(env.app, "GET", `/preorders/notifications/${sent?.id ?? ""}`, { key: otherKey })).body).toEqual({
       errors: [`Preorder notification not found: ${sent?.id ?? ""}`],
     });
-    expect((await api(env.app, "GET", "/preorders/notifications/nope", { key: env.key })).body).toEqual({ errors: ["Preorder notification not found: nope"] });
+    expect((await invoke(env.app, "GET", "/preorders/notifications/nope", { key: env.key })).body).toEqual({ errors: ["Preorder notification not found: nope"] });
   });
 
   it("retries a transient SMTP failure through the job's backoff and sends the same message once", { timeout: 30_000 }, async () => {
@@ -136,11 +136,11 @@ describe("confirmation", () => {
 
   it("is blocked (logged, not sent) when the stage is off, when the order has no address, and texts a phone when SMS is on", async () => {
     const offer = await insertOffer(env.app.pool, env.shopId);
-    expect((await api(env.app, "PATCH", "/preorders/templates/confirmation/fr", { key: env.key, body: { enabled: false } })).body).toMatchObject({ enabled: false });
+    expect((await invoke(env.app, "PATCH", "/preorders/templates/confirmation/fr", { key: env.key, body: { enabled: false } })).body).toMatchObject({ enabled: false });
     const off = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "off@example.com" }));
     expect(await settledNotifications(env, off, "confirmation")).toEqual([expect.objectContaining({ status: "blocked", blocked_reason: "stage_disabled" })]);
     expect(env.sink.to("off@example.com")).toHaveLength(0);
-    await api(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { enabled: true } });
+    await invoke(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { enabled: true } });
 
     const nobody = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: null }));
     expect(await settledNotifications(env, nobody, "confirmation")).toEqual([expect.objectContaining({ status: "blocked", blocked_reason: "no_recipient", recipient: null })]);
@@ -150,7 +150,7 @@ describe("confirmation", () => {
       expect.objectContaining({ channel: "sms", status: "blocked", blocked_reason: "channel_disabled", recipient: "+15555550199" }),
     ]);
 
-    const sms = await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: true } } } });
+    const sms = await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: true } } } });
     expect(sms.status).toBe(202);
     const both = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "both@example.com", phone: "+15555550142" }));
     const list = await settledNotifications(env, both, "confirmation", 2);
@@ -163,7 +163,7 @@ describe("confirmation", () => {
     const file = (await readdir(outbox)).find((f) => f.includes(text.id) && f.endsWith(".sms.json"));
     expect(file).toBeDefined();
     expect(await readFile(path.join(outbox, file ?? ""), "utf8")).toContain("Notify Shop: Thank you for your preorder");
-    await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: false } } } });
+    await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { notifications: { sms: { enabled: false } } } });
   });
 });
 
@@ -174,27 +174,27 @@ describe("shipping date change", () => {
     const cancelled = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, email: "gone@example.com", cancelled_at: new Date().toISOString() }));
     await settledNotifications(env, open, "confirmation");
 
-    const same = await api(env.app, "PATCH", `/preorders/offers/${offer.id}/shipping`, { key: env.key, body: { display: { shipping_text: "Ships in spring." } } });
+    const same = await invoke(env.app, "PATCH", `/preorders/offers/${offer.id}/shipping`, { key: env.key, body: { display: { shipping_text: "Ships in spring." } } });
     expect(same.status).toBe(202);
-    const moved = await api(env.app, "POST", `/preorders/offers/${offer.id}/shipping/set_delivery_date`, { key: env.key, body: { date: "2027-04-15T00:00:00Z" } });
+    const moved = await invoke(env.app, "POST", `/preorders/offers/${offer.id}/shipping/set_delivery_date`, { key: env.key, body: { date: "2027-04-15T00:00:00Z" } });
     expect(moved.status).toBe(202);
     const [notice] = await settledNotifications(env, open, "shipping_date_change");
     expect(notice).toMatchObject({ status: "sent", offer_id: offer.id, recipient: "open@example.com" });
     const mail = env.sink.to("open@example.com").find((m) => m.subject.startsWith("New shipping date"));
     expect(decoded(mail?.raw)).toContain("Garden chair in your preorder");
     expect(decoded(mail?.raw)).toContain("now ships on 2027-04-15 (before: on 2027-03-01)");
-    const detail = await api(env.app, "GET", `/preorders/notifications/${notice?.id ?? ""}`, { key: env.key });
+    const detail = await invoke(env.app, "GET", `/preorders/notifications/${notice?.id ?? ""}`, { key: env.key });
     expect(detail.body).toMatchObject({
       context: { previous: { type: "on_date", date: "2027-03-01T00:00:00.000Z" }, current: { type: "on_date", date: "2027-04-15T00:00:00.000Z" } },
     });
     // One change, one message: the display change sent nothing, and the cancelled order got nothing.
-    const all = await api(env.app, "GET", `/preorders/notifications?offer_id=${offer.id}&stage=shipping_date_change`, { key: env.key });
+    const all = await invoke(env.app, "GET", `/preorders/notifications?offer_id=${offer.id}&stage=shipping_date_change`, { key: env.key });
     expect((all.body as { total: number }).total).toBe(1);
-    const none = await api(env.app, "GET", `/preorders/notifications?order_id=${cancelled}`, { key: env.key });
+    const none = await invoke(env.app, "GET", `/preorders/notifications?order_id=${cancelled}`, { key: env.key });
     expect((none.body as { total: number }).total).toBe(0);
 
     // Another change is another event: the same order is told again.
-    await api(env.app, "POST", `/preorders/offers/${offer.id}/shipping/set_delivery_asap`, { key: env.key, body: { days: 10 } });
+    await invoke(env.app, "POST", `/preorders/offers/${offer.id}/shipping/set_delivery_asap`, { key: env.key, body: { days: 10 } });
     const both = await settledNotifications(env, open, "shipping_date_change", 2);
     expect(both.every((n) => n.status === "sent")).toBe(true);
     await waitFor("the second mail", async () => (env.sink.to("open@example.com").some((m) => decoded(m.raw).includes("now ships within 10 days")) ? true : undefined));
@@ -216,24 +216,24 @@ describe("balance due", () => {
     const mail = env.sink.to("owing@example.com").find((m) => m.subject.startsWith("The balance of your preorder"));
     expect(decoded(mail?.raw)).toContain("remaining balance of 40.00 USD");
     await settledNotifications(env, paid, "confirmation");
-    const none = await api(env.app, "GET", `/preorders/notifications?order_id=${paid}&stage=balance_due`, { key: env.key });
+    const none = await invoke(env.app, "GET", `/preorders/notifications?order_id=${paid}&stage=balance_due`, { key: env.key });
     expect((none.body as { total: number }).total).toBe(0);
   });
 });
 
 describe("GET /preorders/notifications", () => {
   it("lists newest first with paging and filters; refuses bad filters", async () => {
-    const page = await api(env.app, "GET", "/preorders/notifications?per_page=2", { key: env.key });
+    const page = await invoke(env.app, "GET", "/preorders/notifications?per_page=2", { key: env.key });
     expect(page.status).toBe(200);
     const body = page.body as { notifications: NotificationBody[]; total: number; next_cursor: string | null };
     expect(body.notifications).toHaveLength(2);
     expect(body.next_cursor).not.toBeNull();
-    const next = await api(env.app, "GET", `/preorders/notifications?per_page=2&cursor=${body.next_cursor ?? ""}`, { key: env.key });
+    const next = await invoke(env.app, "GET", `/preorders/notifications?per_page=2&cursor=${body.next_cursor ?? ""}`, { key: env.key });
     expect((next.body as { notifications: NotificationBody[] }).notifications[0]?.id).not.toBe(body.notifications[0]?.id);
-    const blocked = await api(env.app, "GET", "/preorders/notifications?status=blocked", { key: env.key });
+    const blocked = await invoke(env.app, "GET", "/preorders/notifications?status=blocked", { key: env.key });
     expect((blocked.body as { notifications: NotificationBody[] }).notifications.every((n) => n.status === "blocked")).toBe(true);
-    expect((await api(env.app, "GET", "/preorders/notifications", { key: otherKey })).body).toMatchObject({ total: 0 });
-    const bad = await api(env.app, "GET", "/preorders/notifications?stage=initial&order_id=x&status=lost", { key: env.key });
+    expect((await invoke(env.app, "GET", "/preorders/notifications", { key: otherKey })).body).toMatchObject({ total: 0 });
+    const bad = await invoke(env.app, "GET", "/preorders/notifications?stage=initial&order_id=x&status=lost", { key: env.key });
     expect(bad).toMatchObject({
       status: 422,
       body: { errors: ["order_id must be a valid order id", STAGE_VALUES, "status must be one of: pending, sent, failed, blocked"] },

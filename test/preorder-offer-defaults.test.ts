@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv({ shop: "Offer Defaults Shop" });
@@ -16,14 +16,14 @@ interface OfferBody {
 }
 
 const create = async (key: string, body: Record<string, unknown>) => {
-  const answer = await api(env.app, "POST", "/preorders/offers", { key, body });
+  const answer = await invoke(env.app, "POST", "/preorders/offers", { key, body });
   expect(answer.status).toBe(202);
   return answer.body as OfferBody;
 };
 
 describe("offer_defaults of the preorder settings", () => {
   it("are null by default: a new offer takes its own defaults", async () => {
-    const settings = await api(env.app, "GET", "/preorders/settings", { key: env.key });
+    const settings = await invoke(env.app, "GET", "/preorders/settings", { key: env.key });
     expect(settings).toMatchObject({ status: 200, body: { offer_defaults: { button_text: null, order_tags: null, auto_collect: null, balance_due_days: null } } });
     const offer = await create(env.key, { name: "Plain" });
     expect(offer.widget.button.text).toBe("Preorder");
@@ -32,7 +32,7 @@ describe("offer_defaults of the preorder settings", () => {
   });
 
   it("refuses bad values, one message per field, and saves nothing", async () => {
-    const answer = await api(env.app, "PATCH", "/preorders/settings", {
+    const answer = await invoke(env.app, "PATCH", "/preorders/settings", {
       key: env.key,
       body: { offer_defaults: { button_text: "  ", order_tags: ["a,b"], auto_collect: "yes", balance_due_days: 400, colour: "red" } },
     });
@@ -46,11 +46,11 @@ describe("offer_defaults of the preorder settings", () => {
         "offer_defaults.colour is not allowed",
       ],
     });
-    expect((await api(env.app, "GET", "/preorders/settings", { key: env.key })).body).toMatchObject({ offer_defaults: { button_text: null, order_tags: null } });
+    expect((await invoke(env.app, "GET", "/preorders/settings", { key: env.key })).body).toMatchObject({ offer_defaults: { button_text: null, order_tags: null } });
   });
 
   it("fill what the create body leaves out; what it sends wins; other shops are not affected; null resets", async () => {
-    const patched = await api(env.app, "PATCH", "/preorders/settings", {
+    const patched = await invoke(env.app, "PATCH", "/preorders/settings", {
       key: env.key,
       body: { offer_defaults: { button_text: "Reserve now", order_tags: ["pre-spring", "ship-later"], auto_collect: true, balance_due_days: 14 } },
     });
@@ -75,7 +75,7 @@ describe("offer_defaults of the preorder settings", () => {
     const other = await create(otherKey, { name: "Elsewhere" });
     expect(other.widget.button.text).toBe("Preorder");
 
-    await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { offer_defaults: { button_text: null, auto_collect: null } } });
+    await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { offer_defaults: { button_text: null, auto_collect: null } } });
     const reset = await create(env.key, { name: "Reset" });
     expect(reset.widget.button.text).toBe("Preorder");
     expect(reset.payments.remaining_balance).toMatchObject({ auto_collect: false, due: { days: 14 } });

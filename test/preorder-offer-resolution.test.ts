@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { cancelJob } from "../src/core/jobs.ts";
 import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { groupVariants, mirrorVariants, offerSyncRow, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 import { workerJob } from "./helpers/preorder-shop.ts";
@@ -64,7 +64,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     expect(expected.length).toBeLessThan(mirror.length - 2);
     expect(job).toMatchObject({ status: "completed", result: { source: "all", variants: expected.length } });
     expect(await offerVariants(id)).toEqual(ids(expected));
-    const status = await api(env.app, "GET", `/jobs/${body.job_id}`, { key: env.key });
+    const status = await invoke(env.app, "GET", `/jobs/${body.job_id}`, { key: env.key });
     expect(status.body).toMatchObject({ status: "completed", kind: "preorders_offer_resolve_variants" });
 
     const synced = await waitSynced(env, id);
@@ -94,7 +94,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
   it("a collection source resolves from the products' collections", async () => {
     const collection = mirror.find((v) => v.collection_ids.length > 0)?.collection_ids[0] ?? "";
     expect(collection).not.toBe("");
-    const created = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "A collection", products: { source: "collection", collection_id: collection } } });
+    const created = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "A collection", products: { source: "collection", collection_id: collection } } });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const { id, resolution_job: resolution } = created.body as { id: string; resolution_job: { job_id: string } | null };
     // The create answers the handle of the resolution its collection source queued.

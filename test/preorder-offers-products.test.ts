@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { newOffer, offerCall, seedCatalog, syncState, variantGid } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -145,9 +145,9 @@ describe("products: all and collection sources", () => {
   it("creates a collection offer directly", async () => {
     const id = await newOffer(env, { products: { source: "collection", collection_id: "gid://platform/Collection/2" } });
     expect(await read(id)).toMatchObject({ source: "collection", collection: { id: "gid://platform/Collection/2" } });
-    const missing = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection" } } });
+    const missing = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection" } } });
     expect(missing.body).toEqual({ errors: ["products.collection_id is required when source is collection"] });
-    const unknown = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection", collection_id: "c-9" } } });
+    const unknown = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection", collection_id: "c-9" } } });
     expect(unknown.body).toEqual({ errors: ["products.collection_id must be a collection of this shop"] });
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall, seedCatalog, syncState } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -183,7 +183,7 @@ function at(value: unknown, path: string): unknown {
 
 describe("offers: create and get", () => {
   it("creates a draft offer with every default and answers it in full (202)", async () => {
-    const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop" } });
+    const answer = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop" } });
     expect(answer.status).toBe(202);
     const body = answer.body as Json & { id: string };
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -197,7 +197,7 @@ describe("offers: create and get", () => {
 
   it("one create is one change however many of its steps touch the offer: the revision moves once", async () => {
     // Settings beyond the defaults are saved by one step and the row by another, in one transaction.
-    const answer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Terms drop", checkout: { terms: { enabled: true } } } });
+    const answer = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Terms drop", checkout: { terms: { enabled: true } } } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     const { rows } = await env.app.pool.query<{ revision: string }>("select revision::text from preorder_offers where id = $1", [(answer.body as { id: string }).id]);
     expect(rows).toEqual([{ revision: "2" }]); // 1 at the insert, one change
@@ -232,13 +232,13 @@ describe("offers: create and get", () => {
   });
 
   it("validates the create body and writes nothing on a 422", async () => {
-    const before = (await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
-    const missing = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { internal_name: 3, colour: "red", widget: { button: { colour: "red" } } } });
+    const before = (await invoke(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
+    const missing = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { internal_name: 3, colour: "red", widget: { button: { colour: "red" } } } });
     expect(missing.status).toBe(422);
     expect(missing.body).toEqual({
       errors: ["name is required", "internal_name must be a string", "widget.button.colour is not allowed", "colour is not allowed"],
     });
-    const rule = await api(env.app, "POST", "/preorders/offers", {
+    const rule = await invoke(env.app, "POST", "/preorders/offers", {
       key: env.key,
       body: { name: "X", shipping: { fulfillment: { hold: true, split: { type: "orders" } } }, limits: { per_order: { min: 5, max: 2 } } },
     });
@@ -246,10 +246,10 @@ describe("offers: create and get", () => {
     expect(rule.body).toEqual({
       errors: ["shipping.fulfillment.hold cannot be true while fulfillment.split is on", "limits.per_order.max must be at least per_order.min (5)"],
     });
-    const unknownVariant = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "X", products: { variant_ids: [101, 999] } } });
+    const unknownVariant = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "X", products: { variant_ids: [101, 999] } } });
     expect(unknownVariant.status).toBe(422);
     expect(unknownVariant.body).toEqual({ errors: ["products.variant_ids.1 must be a variant of this shop (unknown id gid://platform/ProductVariant/999)"] });
-    const after = (await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
+    const after = (await invoke(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
     expect(after.total).toBe(before.total);
   });
 
@@ -272,42 +272,42 @@ describe("offers: list", () => {
   });
 
   it("pages newest first, with the total", async () => {
-    const first = await api(env.app, "GET", "/preorders/offers?per_page=2", { key: listKey });
+    const first = await invoke(env.app, "GET", "/preorders/offers?per_page=2", { key: listKey });
     expect(first.status).toBe(200);
     const page1 = first.body as { offers: Json[]; page: number; per_page: number; total: number };
     expect(page1).toMatchObject({ page: 1, per_page: 2, total: 3 });
     expect(page1.offers.map((o) => o.name)).toEqual(["third", "second"]);
-    const page2 = (await api(env.app, "GET", "/preorders/offers?per_page=2&page=2", { key: listKey })).body as { offers: Json[]; total: number };
+    const page2 = (await invoke(env.app, "GET", "/preorders/offers?per_page=2&page=2", { key: listKey })).body as { offers: Json[]; total: number };
     expect(page2.offers.map((o) => o.name)).toEqual(["first"]);
     expect(page2.total).toBe(3);
-    const beyond = (await api(env.app, "GET", "/preorders/offers?per_page=2&page=5", { key: listKey })).body as { offers: Json[]; total: number };
+    const beyond = (await invoke(env.app, "GET", "/preorders/offers?per_page=2&page=5", { key: listKey })).body as { offers: Json[]; total: number };
     expect(beyond).toMatchObject({ offers: [], total: 3 });
   });
 
   it("lists each offer in full", async () => {
-    const list = (await api(env.app, "GET", "/preorders/offers", { key: listKey })).body as { offers: Json[]; per_page: number };
+    const list = (await invoke(env.app, "GET", "/preorders/offers", { key: listKey })).body as { offers: Json[]; per_page: number };
     expect(list.per_page).toBe(50);
     const get = await offerCall(env.app, listKey, "GET", ids[0] ?? "");
     expect(list.offers.find((o) => o.id === ids[0])).toEqual(get.body);
   });
 
   it("filters by status", async () => {
-    const active = (await api(env.app, "GET", "/preorders/offers?status=active", { key: listKey })).body as { offers: Json[]; total: number };
+    const active = (await invoke(env.app, "GET", "/preorders/offers?status=active", { key: listKey })).body as { offers: Json[]; total: number };
     expect(active.offers.map((o) => o.name)).toEqual(["second"]);
     expect(active.total).toBe(1);
-    const drafts = (await api(env.app, "GET", "/preorders/offers?status=draft", { key: listKey })).body as { offers: Json[] };
+    const drafts = (await invoke(env.app, "GET", "/preorders/offers?status=draft", { key: listKey })).body as { offers: Json[] };
     expect(drafts.offers.map((o) => o.name)).toEqual(["third", "first"]);
   });
 
   it("validates paging and the status filter", async () => {
-    const answer = await api(env.app, "GET", "/preorders/offers?per_page=251&page=0&status=live", { key: listKey });
+    const answer = await invoke(env.app, "GET", "/preorders/offers?per_page=251&page=0&status=live", { key: listKey });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({
       errors: ["page must be at least 1", "per_page must be at most 250", "status must be one of: draft, active, disabled"],
     });
-    const text = await api(env.app, "GET", "/preorders/offers?per_page=ten&sort=name", { key: listKey });
+    const text = await invoke(env.app, "GET", "/preorders/offers?per_page=ten&sort=name", { key: listKey });
     expect(text.body).toEqual({ errors: ["per_page must be an integer", "sort is not allowed"] });
-    expect((await api(env.app, "GET", "/preorders/offers?per_page=250", { key: listKey })).status).toBe(200);
+    expect((await invoke(env.app, "GET", "/preorders/offers?per_page=250", { key: listKey })).status).toBe(200);
   });
 });
 
@@ -383,7 +383,7 @@ describe("offers: soft delete", () => {
     expect(await offerCall(env.app, env.key, "PATCH", offer.id, "/payments", { show_partial_first: true })).toMatchObject(notFound);
     expect(await offerCall(env.app, env.key, "POST", offer.id, "/widget/set_button_text", { text: "x" })).toMatchObject(notFound);
     expect(await offerCall(env.app, env.key, "GET", offer.id, "/products")).toMatchObject(notFound);
-    const list = (await api(env.app, "GET", "/preorders/offers?per_page=250", { key: env.key })).body as { offers: Json[] };
+    const list = (await invoke(env.app, "GET", "/preorders/offers?per_page=250", { key: env.key })).body as { offers: Json[] };
     expect(list.offers.map((o) => o.id)).not.toContain(offer.id);
     const { rows } = await env.app.pool.query<{ deleted_at: Date | null }>("select deleted_at from preorder_offers where id = $1", [offer.id]);
     expect(rows[0]?.deleted_at).toBeInstanceOf(Date);
@@ -406,7 +406,7 @@ describe("offers: tenant isolation", () => {
     ] as const) {
       expect(await offerCall(env.app, otherKey, method, offer.id, suffix, body), `${method} ${suffix}`).toMatchObject(notFound);
     }
-    const list = (await api(env.app, "GET", "/preorders/offers", { key: otherKey })).body as { offers: Json[]; total: number };
+    const list = (await invoke(env.app, "GET", "/preorders/offers", { key: otherKey })).body as { offers: Json[]; total: number };
     expect(list).toEqual({ offers: [], page: 1, per_page: 50, total: 0, next_cursor: null });
     const mine = await offerCall(env.app, env.key, "GET", offer.id);
     expect(mine.body).toMatchObject({ name: "Mine", status: "draft", shipping: { display: { shipping_text: "Ships as soon as it is available." } } });
@@ -484,7 +484,7 @@ interface Entry {
 
 describe("offers: /help", () => {
   it("lists every offers action with a description and the request schema", async () => {
-    const answer = await api(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key });
     const actions = (answer.body as { actions: Entry[] }).actions;
     expect(actions.map((a) => `${a.method} ${a.path}`).sort()).toEqual([...OFFER_ACTIONS].sort());
     for (const action of actions) {
@@ -494,11 +494,11 @@ describe("offers: /help", () => {
       expect(action.cost).toBe(action.method === "GET" ? 1 : 2);
       if (action.path.includes("{id}")) expect(action.path_params).toEqual(["id"]);
     }
-    expect(await api(env.app, "GET", "/preorders/offers/help", { key: env.key })).toMatchObject({ status: 200, body: answer.body });
+    expect(await invoke(env.app, "GET", "/preorders/offers/help", { key: env.key })).toMatchObject({ status: 200, body: answer.body });
   });
 
   it("gives each named action's body schema: required fields, enums and formats", async () => {
-    const actions = ((await api(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key })).body as { actions: Entry[] }).actions;
+    const actions = ((await invoke(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key })).body as { actions: Entry[] }).actions;
     const schema = (path: string, method = "POST") => actions.find((a) => a.path === `/preorders/offers/{id}/${path}` && a.method === method)?.request_schema;
     expect(schema("widget/set_button_text")).toMatchObject({ required: ["text"], properties: { text: { type: "string" } } });
     expect(schema("widget/set_button_colors")?.properties).toMatchObject({ text_color: { type: "string", format: "hex-color" } });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { emulatorOrder, emulatorPlan, insertOfferOnPlan, orderPayload, placeOrder, runNow, workerJob } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -19,7 +19,7 @@ let offerId: string;
 beforeAll(async () => {
   ({ planGid, variantId } = await emulatorPlan(env, 0));
   offerId = await insertOfferOnPlan(env.app.pool, env.shopId, planGid, { checkout: { order_tags: { tags: ["preorder", "spring-drop"] } } });
-  const set = await api(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { orders: { tags: ["ship-later"] } } });
+  const set = await invoke(env.app, "PATCH", "/preorders/settings", { key: env.key, body: { orders: { tags: ["ship-later"] } } });
   expect(set.status).toBe(202);
 });
 
@@ -29,7 +29,7 @@ async function platformTags(platformOrderId: string): Promise<string[]> {
 }
 
 async function localTags(orderId: string): Promise<string[]> {
-  return ((await api(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key })).body as { tags: string[] }).tags;
+  return ((await invoke(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key })).body as { tags: string[] }).tags;
 }
 
 describe("order tags on ingest", () => {
@@ -41,7 +41,7 @@ describe("order tags on ingest", () => {
       return tags.includes("spring-drop") ? tags : undefined;
     });
     expect(pushed).toEqual(expect.arrayContaining(["vip", "ship-later", "preorder", "spring-drop"]));
-    const order = (await api(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key })).body as { offer_ids: string[] };
+    const order = (await invoke(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key })).body as { offer_ids: string[] };
     expect(order.offer_ids).toEqual([offerId]);
   });
 

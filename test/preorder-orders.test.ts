@@ -4,7 +4,7 @@ import { preorderCountsForVariants, storedVariantCounts } from "../src/preorders
 import { relinkOfferOrderLines } from "../src/preorders/orders/offer-lines.ts";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
 import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { seedOffer } from "./helpers/preorders.ts";
@@ -116,7 +116,7 @@ interface OrderBody {
 }
 
 async function getOrder(id: string, apiKey = env.key): Promise<OrderBody> {
-  const answer = await api(env.app, "GET", `/preorders/orders/${id}`, { key: apiKey });
+  const answer = await invoke(env.app, "GET", `/preorders/orders/${id}`, { key: apiKey });
   expect(answer.status).toBe(200);
   return answer.body as OrderBody;
 }
@@ -133,7 +133,7 @@ async function finishedJob(handle: unknown, apiKey = env.key): Promise<JobBody> 
   const { status_url: statusUrl } = handle as { status_url: string };
   const path = statusUrl.replace("/api/v2/external", "");
   return waitFor("the job to finish", async () => {
-    const answer = await api(env.app, "GET", path, { key: apiKey });
+    const answer = await invoke(env.app, "GET", path, { key: apiKey });
     const job = answer.body as JobBody;
     return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
   });
@@ -157,7 +157,7 @@ describe("preorder orders from the platform's order webhooks", () => {
     await processed();
     const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from platform_orders where shop_id = $1", [env.shopId]);
     expect(rows[0]?.n).toBe(2);
-    const list = await api(env.app, "GET", "/preorders/orders", { key: env.key });
+    const list = await invoke(env.app, "GET", "/preorders/orders", { key: env.key });
     expect(list.status).toBe(200);
     const body = list.body as { orders: OrderBody[]; total: number; page: number; per_page: number };
     expect(body).toMatchObject({ total: 1, page: 1, per_page: 50 });
@@ -208,77 +208,77 @@ describe("preorder orders from the platform's order webhooks", () => {
 describe("release, cancel and charge_balance", () => {
   it("release: 409 while the balance is unpaid unless forced; idempotent; 409 on a cancelled order", async () => {
     const id = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "40.00" }));
-    const refused = await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key });
+    const refused = await invoke(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key });
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ errors: [expect.stringContaining("unpaid balance of 40.00 USD")] });
     expect((await getOrder(id)).status).toBe("awaiting_balance");
 
-    const forced = await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key, body: { force: true } });
+    const forced = await invoke(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key, body: { force: true } });
     expect(forced.status).toBe(202);
     const released = forced.body as OrderBody;
     expect(released.status).toBe("released");
     expect(released.released_at).not.toBeNull();
-    const again = await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key });
+    const again = await invoke(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key });
     expect(again.status).toBe(202);
     expect((again.body as OrderBody).released_at).toBe(released.released_at);
 
     const paid = await place("orders/create", orderPayload());
-    expect((await api(env.app, "POST", `/preorders/orders/${paid}/release`, { key: env.key })).body).toMatchObject({ status: "released" });
+    expect((await invoke(env.app, "POST", `/preorders/orders/${paid}/release`, { key: env.key })).body).toMatchObject({ status: "released" });
 
     const cancelled = await place("orders/create", orderPayload());
-    expect((await api(env.app, "POST", `/preorders/orders/${cancelled}/cancel`, { key: env.key })).status).toBe(202);
-    const onCancelled = await api(env.app, "POST", `/preorders/orders/${cancelled}/release`, { key: env.key, body: { force: true } });
+    expect((await invoke(env.app, "POST", `/preorders/orders/${cancelled}/cancel`, { key: env.key })).status).toBe(202);
+    const onCancelled = await invoke(env.app, "POST", `/preorders/orders/${cancelled}/release`, { key: env.key, body: { force: true } });
     expect(onCancelled).toMatchObject({ status: 409, body: { errors: [`Preorder order ${cancelled} is already cancelled`] } });
   });
 
   it("cancel: cancelled in the app, idempotent, refused once fulfilled", async () => {
     const payload = orderPayload();
     const id = await place("orders/create", payload);
-    const first = await api(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key });
+    const first = await invoke(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key });
     expect(first.status).toBe(202);
     expect(first.body).toMatchObject({ status: "cancelled", cancelled_by: "app" });
-    const second = await api(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key });
+    const second = await invoke(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key });
     expect(second.status).toBe(202);
     expect((second.body as OrderBody).cancelled_at).toBe((first.body as OrderBody).cancelled_at);
 
     const shipped = orderPayload({ fulfillment_status: "fulfilled" });
     const shippedId = await place("orders/fulfilled", shipped);
-    const refused = await api(env.app, "POST", `/preorders/orders/${shippedId}/cancel`, { key: env.key });
+    const refused = await invoke(env.app, "POST", `/preorders/orders/${shippedId}/cancel`, { key: env.key });
     expect(refused).toMatchObject({ status: 409, body: { errors: [`Preorder order ${shippedId} is already fulfilled`] } });
-    expect((await api(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key, body: { force: true } })).body).toEqual({ errors: ["force is not allowed"] });
+    expect((await invoke(env.app, "POST", `/preorders/orders/${id}/cancel`, { key: env.key, body: { force: true } })).body).toEqual({ errors: ["force is not allowed"] });
   });
 
   it("charge_balance: 409 without an outstanding balance or on a cancelled order", async () => {
     const paid = await place("orders/create", orderPayload());
-    expect(await api(env.app, "POST", `/preorders/orders/${paid}/charge_balance`, { key: env.key })).toMatchObject({
+    expect(await invoke(env.app, "POST", `/preorders/orders/${paid}/charge_balance`, { key: env.key })).toMatchObject({
       status: 409,
       body: { errors: [`Preorder order ${paid} has no outstanding balance`] },
     });
     const owing = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "10.00" }));
-    await api(env.app, "POST", `/preorders/orders/${owing}/cancel`, { key: env.key });
-    expect((await api(env.app, "POST", `/preorders/orders/${owing}/charge_balance`, { key: env.key })).status).toBe(409);
+    await invoke(env.app, "POST", `/preorders/orders/${owing}/cancel`, { key: env.key });
+    expect((await invoke(env.app, "POST", `/preorders/orders/${owing}/charge_balance`, { key: env.key })).status).toBe(409);
   });
 
   it("keeps the offer's limits.total.current_count true: units on its live preorder lines", async () => {
     const offerId = await seedOffer(env.app.pool, env.shopId, "Counted offer", "gid://platform/SellingPlan/77");
     const currentCount = async () =>
-      ((await api(env.app, "GET", `/preorders/offers/${offerId}/limits`, { key: env.key })).body as { total: { current_count: number } }).total.current_count;
+      ((await invoke(env.app, "GET", `/preorders/offers/${offerId}/limits`, { key: env.key })).body as { total: { current_count: number } }).total.current_count;
     expect(await currentCount()).toBe(0);
     const first = await place("orders/create", orderPayload({ lines: [{ variant: 101, quantity: 3, plan: 77 }, { variant: 102, quantity: 4, plan: null }] }));
     await place("orders/create", orderPayload({ lines: [{ variant: 103, quantity: 2, plan: 77 }] }));
     expect(await currentCount()).toBe(5);
-    expect((await api(env.app, "POST", `/preorders/orders/${first}/cancel`, { key: env.key })).status).toBe(202);
+    expect((await invoke(env.app, "POST", `/preorders/orders/${first}/cancel`, { key: env.key })).status).toBe(202);
     expect(await currentCount()).toBe(2);
   });
 
   it("answers 404 for an unknown, malformed or other shop's order", async () => {
     const mine = await place("orders/create", orderPayload());
     const unknown = randomUUID();
-    expect(await api(env.app, "GET", `/preorders/orders/${unknown}`, { key: env.key })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${unknown}`] } });
-    expect(await api(env.app, "GET", "/preorders/orders/nope", { key: env.key })).toMatchObject({ status: 404, body: { errors: ["Preorder order not found: nope"] } });
-    expect(await api(env.app, "GET", `/preorders/orders/${mine}`, { key: otherKey })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${mine}`] } });
+    expect(await invoke(env.app, "GET", `/preorders/orders/${unknown}`, { key: env.key })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${unknown}`] } });
+    expect(await invoke(env.app, "GET", "/preorders/orders/nope", { key: env.key })).toMatchObject({ status: 404, body: { errors: ["Preorder order not found: nope"] } });
+    expect(await invoke(env.app, "GET", `/preorders/orders/${mine}`, { key: otherKey })).toMatchObject({ status: 404, body: { errors: [`Preorder order not found: ${mine}`] } });
     for (const action of ["release", "cancel", "charge_balance"]) {
-      expect((await api(env.app, "POST", `/preorders/orders/${mine}/${action}`, { key: otherKey })).status).toBe(404);
+      expect((await invoke(env.app, "POST", `/preorders/orders/${mine}/${action}`, { key: otherKey })).status).toBe(404);
     }
     expect((await getOrder(mine)).status).toBe("placed");
   });
@@ -299,7 +299,7 @@ describe("listing", () => {
     const offerB = await seedOffer(env.app.pool, shop.shopId, "Offer B", "gid://platform/SellingPlan/72");
     expect(await relinkOfferOrderLines(env.app.pool, shop.shopId, offerB)).toBe(2);
     const ids = async (query: string) => {
-      const answer = await api(env.app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
+      const answer = await invoke(env.app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
       expect(answer.status).toBe(200);
       return (answer.body as { orders: { id: string }[] }).orders.map((o) => o.id);
     };
@@ -312,11 +312,11 @@ describe("listing", () => {
     expect(await ids("?created_from=2026-10-02&created_to=2026-10-02")).toEqual([b]);
     expect(await ids("?created_from=2026-10-02T12:00:01Z")).toEqual([c]);
     expect(await ids("?per_page=2&page=2")).toEqual([a]);
-    const page = await api(env.app, "GET", "/preorders/orders?per_page=2", { key: shop.apiKey });
+    const page = await invoke(env.app, "GET", "/preorders/orders?per_page=2", { key: shop.apiKey });
     expect(page.body).toMatchObject({ total: 3, page: 1, per_page: 2 });
     expect((await getOrder(c, shop.apiKey)).offer_ids).toEqual([offerB]);
 
-    const bad = await api(env.app, "GET", "/preorders/orders?status=shipped&per_page=500&created_from=yesterday&colour=red", { key: shop.apiKey });
+    const bad = await invoke(env.app, "GET", "/preorders/orders?status=shipped&per_page=500&created_from=yesterday&colour=red", { key: shop.apiKey });
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({
       errors: expect.arrayContaining([
@@ -334,23 +334,23 @@ describe("bulk actions", () => {
     const ids = Array.from({ length: 1001 }, () => randomUUID());
     for (const action of ["bulk_release", "bulk_cancel", "bulk_set_tags"]) {
       const body = action === "bulk_set_tags" ? { order_ids: ids, add: ["x"] } : { order_ids: ids };
-      const answer = await api(env.app, "POST", `/preorders/orders/${action}`, { key: env.key, body });
+      const answer = await invoke(env.app, "POST", `/preorders/orders/${action}`, { key: env.key, body });
       expect(answer).toMatchObject({ status: 422, body: { errors: ["order_ids must contain at most 1000 items"] } });
     }
-    const noTags = await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [randomUUID()] } });
+    const noTags = await invoke(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [randomUUID()] } });
     expect(noTags).toMatchObject({ status: 422, body: { errors: ["add is required unless remove is given"] } });
   });
 
   it("bulk_release: one job, an outcome per order", async () => {
     const ready = await place("orders/create", orderPayload());
     const released = await place("orders/create", orderPayload());
-    await api(env.app, "POST", `/preorders/orders/${released}/release`, { key: env.key });
+    await invoke(env.app, "POST", `/preorders/orders/${released}/release`, { key: env.key });
     const owing = await place("orders/create", orderPayload({ financial_status: "partially_paid", total_outstanding: "5.00" }));
     const cancelled = await place("orders/create", orderPayload());
-    await api(env.app, "POST", `/preorders/orders/${cancelled}/cancel`, { key: env.key });
+    await invoke(env.app, "POST", `/preorders/orders/${cancelled}/cancel`, { key: env.key });
     const foreign = await place("orders/create", orderPayload(), OTHER_DOMAIN);
     const unknown = randomUUID();
-    const answer = await api(env.app, "POST", "/preorders/orders/bulk_release", { key: env.key, body: { order_ids: [ready, released, owing, cancelled, foreign, unknown, ready] } });
+    const answer = await invoke(env.app, "POST", "/preorders/orders/bulk_release", { key: env.key, body: { order_ids: [ready, released, owing, cancelled, foreign, unknown, ready] } });
     expect(answer.status).toBe(202);
     const job = await finishedJob(answer.body);
     expect(job).toMatchObject({ status: "completed", total: 6, processed: 6 });
@@ -367,20 +367,20 @@ describe("bulk actions", () => {
     expect((await getOrder(owing)).status).toBe("awaiting_balance");
     expect((await getOrder(foreign, otherKey)).status).toBe("placed");
 
-    const forced = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_release", { key: env.key, body: { order_ids: [owing], force: true } })).body);
+    const forced = await finishedJob((await invoke(env.app, "POST", "/preorders/orders/bulk_release", { key: env.key, body: { order_ids: [owing], force: true } })).body);
     expect(forced.result.outcomes).toEqual([{ order_id: owing, outcome: "released", reason: null }]);
   });
 
   it("bulk_cancel: one job, an outcome per order", async () => {
     const live = await place("orders/create", orderPayload());
     const shipped = await place("orders/fulfilled", orderPayload({ fulfillment_status: "fulfilled" }));
-    const answer = await api(env.app, "POST", "/preorders/orders/bulk_cancel", { key: env.key, body: { order_ids: [live, shipped, live] } });
+    const answer = await invoke(env.app, "POST", "/preorders/orders/bulk_cancel", { key: env.key, body: { order_ids: [live, shipped, live] } });
     const job = await finishedJob(answer.body);
     expect(job.result.outcomes).toEqual([
       { order_id: live, outcome: "cancelled", reason: null },
       { order_id: shipped, outcome: "refused", reason: `Preorder order ${shipped} is already fulfilled` },
     ]);
-    const again = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_cancel", { key: env.key, body: { order_ids: [live] } })).body);
+    const again = await finishedJob((await invoke(env.app, "POST", "/preorders/orders/bulk_cancel", { key: env.key, body: { order_ids: [live] } })).body);
     expect(again.result.outcomes).toEqual([{ order_id: live, outcome: "skipped", reason: "already cancelled" }]);
   });
 });
@@ -393,7 +393,7 @@ describe("preorder counts", () => {
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 3 }, { variant: 502, quantity: 1 }, { variant: 503, quantity: 9, plan: null }] }), countsDomain);
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 2 }] }), countsDomain);
     const gone = await place("orders/create", orderPayload({ lines: [{ variant: 502, quantity: 4 }] }), countsDomain);
-    await api(env.app, "POST", `/preorders/orders/${gone}/cancel`, { key: shop.apiKey });
+    await invoke(env.app, "POST", `/preorders/orders/${gone}/cancel`, { key: shop.apiKey });
     // another shop's orders of the same variant never count here
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 100 }] }), OTHER_DOMAIN);
 
@@ -409,7 +409,7 @@ describe("preorder counts", () => {
     expect(Object.fromEntries(stored)).toEqual({ "gid://platform/ProductVariant/501": 5, "gid://platform/ProductVariant/502": 1 });
 
     await env.app.pool.query("delete from preorder_variant_counts where shop_id = $1", [shop.shopId]);
-    const answer = await api(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: shop.apiKey, body: { variant_ids: ["501", "502", "503", 504] } });
+    const answer = await invoke(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: shop.apiKey, body: { variant_ids: ["501", "502", "503", 504] } });
     expect(answer.status).toBe(202);
     const job = await finishedJob(answer.body, shop.apiKey);
     expect(job).toMatchObject({ status: "completed", result: { variants: 4 } });
@@ -420,7 +420,7 @@ describe("preorder counts", () => {
       "gid://platform/ProductVariant/503": 0,
       "gid://platform/ProductVariant/504": 0,
     });
-    const tooMany = await api(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", {
+    const tooMany = await invoke(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", {
       key: shop.apiKey,
       body: { variant_ids: Array.from({ length: 5001 }, (_, i) => String(i + 1)) },
     });
@@ -465,12 +465,12 @@ describe("against the platform emulator", () => {
     const { order: platformOrder } = (await created.json()) as { order: { admin_graphql_api_id: string; id: number } };
     await env.emulator.webhooksSettled();
     await processed();
-    const listed = (await api(env.app, "GET", "/preorders/orders?email=e2e@example.com", { key: env.key })).body as { orders: OrderBody[] };
+    const listed = (await invoke(env.app, "GET", "/preorders/orders?email=e2e@example.com", { key: env.key })).body as { orders: OrderBody[] };
     const order = listed.orders[0];
     if (!order) throw new Error("the order did not arrive");
     expect(order).toMatchObject({ status: "awaiting_balance", total_outstanding: "30.00", offer_ids: [offerId] });
 
-    const charge = await api(env.app, "POST", `/preorders/orders/${order.id}/charge_balance`, { key: env.key });
+    const charge = await invoke(env.app, "POST", `/preorders/orders/${order.id}/charge_balance`, { key: env.key });
     expect(charge.status).toBe(202);
     const chargeJob = await finishedJob(charge.body);
     expect(chargeJob).toMatchObject({ status: "completed", result: { order_id: order.id, outcome: "requested", status: "awaiting_balance" } });
@@ -482,15 +482,15 @@ describe("against the platform emulator", () => {
     await processed();
     expect((await getOrder(order.id)).status).toBe("balance_collected");
 
-    const tag = await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], add: ["preorder", "wave-1"] } });
+    const tag = await invoke(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], add: ["preorder", "wave-1"] } });
     const tagJob = await finishedJob(tag.body);
     expect(tagJob.result.outcomes).toEqual([{ order_id: order.id, outcome: "tagged", reason: null }]);
     expect((await getPlatformOrder(client, platformOrder.admin_graphql_api_id))?.tags).toEqual(expect.arrayContaining(["preorder", "wave-1"]));
     expect((await getOrder(order.id)).tags).toEqual(["preorder", "wave-1"]);
-    const untag = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], remove: ["wave-1"] } })).body);
+    const untag = await finishedJob((await invoke(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], remove: ["wave-1"] } })).body);
     expect(untag.result.outcomes).toEqual([{ order_id: order.id, outcome: "tagged", reason: null }]);
     expect((await getPlatformOrder(client, platformOrder.admin_graphql_api_id))?.tags).toEqual(["preorder"]);
-    const same = await finishedJob((await api(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], add: ["preorder"] } })).body);
+    const same = await finishedJob((await invoke(env.app, "POST", "/preorders/orders/bulk_set_tags", { key: env.key, body: { order_ids: [order.id], add: ["preorder"] } })).body);
     expect(same.result.outcomes).toEqual([{ order_id: order.id, outcome: "skipped", reason: "tags already as requested" }]);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getOrder as getPlatformOrder } from "../src/platform/operations/orders.ts";
 import type { PlatformClient } from "../src/platform/client.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { seedPreorderOrder } from "./helpers/preorders.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -21,7 +21,7 @@ beforeAll(async () => {
   client = await env.platform.clientFor(env.app.pool, env.shopId);
 });
 
-const refund = (id: string, body: unknown = {}, key = env.key) => api(env.app, "POST", `/preorders/orders/${id}/refund`, { key, body });
+const refund = (id: string, body: unknown = {}, key = env.key) => invoke(env.app, "POST", `/preorders/orders/${id}/refund`, { key, body });
 
 interface OrderBody {
   status: string;
@@ -41,7 +41,7 @@ async function storedCount(): Promise<number | undefined> {
 describe("POST /preorders/orders/{id}/refund", () => {
   it("records partial refunds, then the rest: the status becomes refunded and the order stops counting", async () => {
     const id = await seedPreorderOrder(env.app.pool, env.shopId, { total: "100.00", lines: [{ quantity: 3, price: "100.00" }] });
-    await api(env.app, "POST", "/preorders/product_variants/1/recalculate_preorder_count", { key: env.key, body: {} });
+    await invoke(env.app, "POST", "/preorders/product_variants/1/recalculate_preorder_count", { key: env.key, body: {} });
     const partial = await refund(id, { amount: "30.50" });
     expect(partial.status, JSON.stringify(partial.body)).toBe(202);
     expect(partial.body).toMatchObject({ id, status: "placed", refunded_amount: "30.50", refunded_at: null });
@@ -62,7 +62,7 @@ describe("POST /preorders/orders/{id}/refund", () => {
     expect((await refund(id)).body).toMatchObject({ status: "refunded", refunded_amount: "100.00", refunded_at: body.refunded_at });
     expect((await refund(id, { amount: "1.00" })).body).toEqual({ errors: [`Preorder order ${id} is already refunded`] });
     // Other actions see it refunded.
-    expect((await api(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key, body: {} })).body).toEqual({ errors: [`Preorder order ${id} is refunded`] });
+    expect((await invoke(env.app, "POST", `/preorders/orders/${id}/release`, { key: env.key, body: {} })).body).toEqual({ errors: [`Preorder order ${id} is refunded`] });
   });
 
   it("refunds what was paid of a deposit order only, and refuses a cancelled order with nothing paid (409)", async () => {
@@ -113,49 +113,49 @@ describe("POST /preorders/orders/{id}/set_tags, add_tags, remove_tags", () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     const { status_url: url } = answer.body as { status_url: string };
     return waitFor("the tags job", async () => {
-      const job = (await api(env.app, "GET", url.replace("/api/v2/external", ""), { key: env.key })).body as JobBody;
+      const job = (await invoke(env.app, "GET", url.replace("/api/v2/external", ""), { key: env.key })).body as JobBody;
       return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
     });
   }
 
   const platformTags = async (gid: string) => ((await getPlatformOrder(client, gid))?.tags ?? []).slice().sort();
-  const localTags = async (id: string) => ((await api(env.app, "GET", `/preorders/orders/${id}`, { key: env.key })).body as OrderBody).tags;
+  const localTags = async (id: string) => ((await invoke(env.app, "GET", `/preorders/orders/${id}`, { key: env.key })).body as OrderBody).tags;
 
   it("set_tags replaces the order's tags on the platform through a job; add_tags and remove_tags change only theirs", async () => {
     const gid = await platformOrder(["old", "keep"]);
     expect(await platformTags(gid)).toEqual(["keep", "old"]);
     const id = await seedPreorderOrder(env.app.pool, env.shopId, { platformOrderId: gid, tags: ["keep", "old"], lines: [{ price: "100.00" }] });
 
-    const set = await finished(await api(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: ["keep", "wave-2"] } }));
+    const set = await finished(await invoke(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: ["keep", "wave-2"] } }));
     expect(set.result.outcomes).toEqual([{ order_id: id, outcome: "tagged", reason: null }]);
     expect(await platformTags(gid)).toEqual(["keep", "wave-2"]);
     expect(await localTags(id)).toEqual(["keep", "wave-2"]);
 
-    const added = await finished(await api(env.app, "POST", `/preorders/orders/${id}/add_tags`, { key: env.key, body: { tags: ["vip"] } }));
+    const added = await finished(await invoke(env.app, "POST", `/preorders/orders/${id}/add_tags`, { key: env.key, body: { tags: ["vip"] } }));
     expect(added.result.outcomes[0]?.outcome).toBe("tagged");
     expect(await platformTags(gid)).toEqual(["keep", "vip", "wave-2"]);
 
-    const removed = await finished(await api(env.app, "POST", `/preorders/orders/${id}/remove_tags`, { key: env.key, body: { tags: ["keep"] } }));
+    const removed = await finished(await invoke(env.app, "POST", `/preorders/orders/${id}/remove_tags`, { key: env.key, body: { tags: ["keep"] } }));
     expect(removed.result.outcomes[0]?.outcome).toBe("tagged");
     expect(await platformTags(gid)).toEqual(["vip", "wave-2"]);
     expect(await localTags(id)).toEqual(["vip", "wave-2"]);
 
-    const same = await finished(await api(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: ["wave-2", "vip"] } }));
+    const same = await finished(await invoke(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: ["wave-2", "vip"] } }));
     expect(same.result.outcomes).toEqual([{ order_id: id, outcome: "skipped", reason: "tags already as requested" }]);
 
-    const cleared = await finished(await api(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: [] } }));
+    const cleared = await finished(await invoke(env.app, "POST", `/preorders/orders/${id}/set_tags`, { key: env.key, body: { tags: [] } }));
     expect(cleared.result.outcomes[0]?.outcome).toBe("tagged");
     expect(await platformTags(gid)).toEqual([]);
   });
 
   it("refuses bad bodies (422) and answers 404 for another shop's or an unknown order", async () => {
     const id = await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ price: "100.00" }] });
-    const call = (action: string, body: unknown, key = env.key) => api(env.app, "POST", `/preorders/orders/${id}/${action}`, { key, body });
+    const call = (action: string, body: unknown, key = env.key) => invoke(env.app, "POST", `/preorders/orders/${id}/${action}`, { key, body });
     expect((await call("set_tags", {})).body).toEqual({ errors: ["tags is required"] });
     expect((await call("add_tags", { tags: [] })).body).toEqual({ errors: ["tags must contain at least 1 items"] });
     expect((await call("set_tags", { tags: "a" })).body).toEqual({ errors: ["tags must be an array"] });
     expect((await call("remove_tags", { tags: ["a"], extra: 1 })).body).toEqual({ errors: ["extra is not allowed"] });
     expect((await call("set_tags", { tags: ["a"] }, otherKey)).body).toEqual({ errors: [`Preorder order not found: ${id}`] });
-    expect((await api(env.app, "POST", `/preorders/orders/${randomUUID()}/add_tags`, { key: env.key, body: { tags: ["a"] } })).status).toBe(404);
+    expect((await invoke(env.app, "POST", `/preorders/orders/${randomUUID()}/add_tags`, { key: env.key, body: { tags: ["a"] } })).status).toBe(404);
   });
 });

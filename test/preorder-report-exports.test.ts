@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { seedPreorderOrder } from "./helpers/preorders.ts";
@@ -10,11 +10,11 @@ let offerId: string;
 const REPORTS = ["by_offer", "balance_collection"] as const;
 
 async function exportCsv(report: string, body: unknown): Promise<string> {
-  const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body });
+  const answer = await invoke(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body });
   expect(answer.status).toBe(202);
   const { status_url: statusUrl } = answer.body as { status_url: string };
   const job = await waitFor("the export job to finish", async () => {
-    const j = (await api(env.app, "GET", statusUrl.replace("/api/v2/external", ""), { key: env.key })).body as { status: string; errors: unknown[]; result: { download_path: string } };
+    const j = (await invoke(env.app, "GET", statusUrl.replace("/api/v2/external", ""), { key: env.key })).body as { status: string; errors: unknown[]; result: { download_path: string } };
     return ["completed", "failed", "cancelled"].includes(j.status) ? j : undefined;
   });
   expect(job).toMatchObject({ status: "completed", errors: [] });
@@ -40,37 +40,37 @@ beforeAll(async () => {
 
 describe("report export bodies", () => {
   it.each(REPORTS)("%s: an invalid from beside a valid to is 422 naming from (was 500)", async (report) => {
-    const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "not-a-date", to: "2027-01-01" } });
+    const answer = await invoke(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "not-a-date", to: "2027-01-01" } });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["from must be an ISO 8601 date or timestamp"] } });
-    const alone = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "not-a-date" } });
+    const alone = await invoke(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "not-a-date" } });
     expect(alone.body).toEqual(answer.body);
-    const badTo = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "2026-01-01", to: "2027-13-01" } });
+    const badTo = await invoke(env.app, "POST", `/preorders/reports/${report}/export`, { key: env.key, body: { from: "2026-01-01", to: "2027-13-01" } });
     expect(badTo).toMatchObject({ status: 422, body: { errors: ["to must be an ISO 8601 date or timestamp"] } });
   });
 
   it.each([1.5, "2", true, null])("page and per_page must be JSON integers: %j is 422", async (value) => {
-    const answer = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: value, per_page: value } });
+    const answer = await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: value, per_page: value } });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["page must be an integer", "per_page must be an integer"] } });
   });
 
   it("takes bounds at the ends of PostgreSQL's calendar (year 10000 was sent as +010000, year 0 accepted)", async () => {
     expect(await exportCsv("by_offer", { to: "9999-12-31", granularity: "month", metrics: ["orders"] })).toContain("2026-09-01");
-    const list = await api(env.app, "GET", "/preorders/orders?created_to=9999-12-31T23:59:59.999Z", { key: env.key });
+    const list = await invoke(env.app, "GET", "/preorders/orders?created_to=9999-12-31T23:59:59.999Z", { key: env.key });
     expect(list).toMatchObject({ status: 200, body: { total: 5 } });
-    const yearZero = await api(env.app, "GET", "/preorders/orders?created_from=0000-06-01", { key: env.key });
+    const yearZero = await invoke(env.app, "GET", "/preorders/orders?created_from=0000-06-01", { key: env.key });
     expect(yearZero).toMatchObject({ status: 422, body: { errors: ["created_from must be an ISO 8601 date or timestamp"] } });
-    const beforeYearOne = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "0001-01-01T00:30:00+01:00" } });
+    const beforeYearOne = await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "0001-01-01T00:30:00+01:00" } });
     expect(beforeYearOne).toMatchObject({ status: 422, body: { errors: ["from must be an ISO 8601 date or timestamp"] } });
   });
 
   it("compares the bounds as instants, whatever their precision", async () => {
     // The exclusive end of 9999-12-31 is in year 10000, which a text comparison put before any from.
-    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-01-01", to: "9999-12-31" } })).status).toBe(202);
+    expect((await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-01-01", to: "9999-12-31" } })).status).toBe(202);
     // Half a second inside the day of from: not before it.
-    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01", to: "2026-10-01T00:00:00.499Z" } })).status).toBe(202);
-    const backwards = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01T00:00:00.500Z", to: "2026-10-01T00:00:00.499Z" } });
+    expect((await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01", to: "2026-10-01T00:00:00.499Z" } })).status).toBe(202);
+    const backwards = await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { from: "2026-10-01T00:00:00.500Z", to: "2026-10-01T00:00:00.499Z" } });
     expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must be after from"] } });
-    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: 2, per_page: 10 } })).status).toBe(202);
+    expect((await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { page: 2, per_page: 10 } })).status).toBe(202);
   });
 });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { seedOffer, seedPreorderOrder } from "./helpers/preorders.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -33,7 +33,7 @@ beforeAll(async () => {
   await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-15T08:00:00Z", email: "c@example.com", cancelledAt: "2026-09-15T08:00:00Z", marketId: "gid://platform/Market/1", lines: [{ variant: 1, product: 10, quantity: 5, price: "20.00", offerId: offerA }] });
 });
 
-const read = (path: string, key = env.key) => api(env.app, "GET", `/preorders/reports/${path}`, { key });
+const read = (path: string, key = env.key) => invoke(env.app, "GET", `/preorders/reports/${path}`, { key });
 
 interface Metrics {
   orders: number;
@@ -49,11 +49,11 @@ const USD: Metrics = { orders: 2, units: 6, gross_sales: "130.00", deposits_paid
 const EUR: Metrics = { orders: 1, units: 1, gross_sales: "80.00", deposits_paid: "20.00", balance_due: "60.00", balance_collected: "60.00", balance_outstanding: "0.00" };
 
 async function exportRows(body: unknown): Promise<Record<string, string>[]> {
-  const answer = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body });
+  const answer = await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body });
   expect(answer.status).toBe(202);
   const url = (answer.body as { status_url: string }).status_url.replace("/api/v2/external", "");
   const job = await waitFor("the export", async () => {
-    const body = (await api(env.app, "GET", url, { key: env.key })).body as { status: string; result: { download_path: string } };
+    const body = (await invoke(env.app, "GET", url, { key: env.key })).body as { status: string; result: { download_path: string } };
     return ["completed", "failed"].includes(body.status) ? body : undefined;
   });
   expect(job.status).toBe("completed");

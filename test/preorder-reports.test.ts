@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { seedOffer } from "./helpers/preorders.ts";
@@ -56,11 +56,11 @@ interface ExportJob {
 }
 
 async function runExport(report: string, body: unknown, apiKey = env.key): Promise<ExportJob> {
-  const answer = await api(env.app, "POST", `/preorders/reports/${report}/export`, { key: apiKey, body });
+  const answer = await invoke(env.app, "POST", `/preorders/reports/${report}/export`, { key: apiKey, body });
   expect(answer.status).toBe(202);
   const { status_url: statusUrl } = answer.body as { status_url: string };
   return waitFor("the export job to finish", async () => {
-    const job = (await api(env.app, "GET", statusUrl.replace("/api/v2/external", ""), { key: apiKey })).body as ExportJob;
+    const job = (await invoke(env.app, "GET", statusUrl.replace("/api/v2/external", ""), { key: apiKey })).body as ExportJob;
     return ["completed", "failed", "cancelled"].includes(job.status) ? job : undefined;
   });
 }
@@ -208,7 +208,7 @@ describe("report exports", () => {
   });
 
   it("validates every field of the body", async () => {
-    const bad = await api(env.app, "POST", "/preorders/reports/by_offer/export", {
+    const bad = await invoke(env.app, "POST", "/preorders/reports/by_offer/export", {
       key: env.key,
       body: { from: "last week", granularity: "year", metrics: ["revenue"], currency: "usd", per_page: 1001, page: 0, include_deposits: "yes", colour: "red", offer_ids: [] },
     });
@@ -226,11 +226,11 @@ describe("report exports", () => {
         "offer_ids must contain at least 1 items",
       ]) as unknown,
     });
-    const backwards = await api(env.app, "POST", "/preorders/reports/balance_collection/export", { key: env.key, body: { from: "2026-10-02", to: "2026-10-01" } });
+    const backwards = await invoke(env.app, "POST", "/preorders/reports/balance_collection/export", { key: env.key, body: { from: "2026-10-02", to: "2026-10-01" } });
     expect(backwards).toMatchObject({ status: 422, body: { errors: ["to must be after from"] } });
-    const market = await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "999" } });
+    const market = await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "999" } });
     expect(market).toMatchObject({ status: 422, body: { errors: ["market_id must be one of the shop's markets"] } });
-    expect((await api(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "1" } })).status).toBe(202);
+    expect((await invoke(env.app, "POST", "/preorders/reports/by_offer/export", { key: env.key, body: { market_id: "1" } })).status).toBe(202);
   });
 
   it("writes an offer name or an order's e-mail that starts like a spreadsheet formula as text", async () => {
@@ -251,12 +251,12 @@ describe("report exports", () => {
     const other = await download(job, otherKey);
     expect(other.status).toBe(404);
     expect(JSON.parse(other.text)).toEqual({ errors: [`Export not found: ${job.result.export_id}`] });
-    const otherJob = await api(env.app, "GET", `/jobs/${job.result.export_id}`, { key: otherKey });
+    const otherJob = await invoke(env.app, "GET", `/jobs/${job.result.export_id}`, { key: otherKey });
     expect(otherJob.status).toBe(404);
   });
 
   it("lists both exports in /help with their formats", async () => {
-    const help = (await api(env.app, "GET", "/help?prefix=/preorders/reports", { key: env.key })).body as { actions: { path: string; description: string; async: boolean }[] };
+    const help = (await invoke(env.app, "GET", "/help?prefix=/preorders/reports", { key: env.key })).body as { actions: { path: string; description: string; async: boolean }[] };
     // The JSON report reads (test/preorder-report-reads.test.ts) share the prefix.
     const exports = help.actions.filter((a) => a.path.endsWith("/export"));
     expect(exports.map((a) => a.path).sort()).toEqual(["/preorders/reports/balance_collection/export", "/preorders/reports/by_offer/export"]);

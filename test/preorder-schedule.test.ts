@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { scheduleJobKey } from "../src/preorders/offers/schedule.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { type Json, createOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -106,7 +106,7 @@ describe("POST /preorders/offers/{id}/schedule", () => {
 
   it("answers 404 for an unknown offer, another shop's and a deleted one", async () => {
     const offer = await createOffer(env.app, env.key);
-    const other = await api(env.app, "POST", `/preorders/offers/${offer.id}/schedule`, { key: otherKey, body: { enable_at: inMinutes(5) } });
+    const other = await invoke(env.app, "POST", `/preorders/offers/${offer.id}/schedule`, { key: otherKey, body: { enable_at: inMinutes(5) } });
     expect(other.status).toBe(404);
     expect(other.body).toEqual({ errors: [`Preorder offer not found: ${offer.id}`] });
     expect((await call("POST", "00000000-0000-4000-8000-000000000000", "/schedule", { enable_at: inMinutes(5) })).status).toBe(404);
@@ -169,7 +169,7 @@ describe("POST /preorders/offers/{id}/restore", () => {
     expect(body.schedule).toEqual({ enable_at: null, disable_at: null });
     expect((body.variants as Json).count).toBe(1);
     expect((await call("GET", offer.id)).status).toBe(200);
-    const listed = await api(env.app, "GET", "/preorders/offers", { key: env.key });
+    const listed = await invoke(env.app, "GET", "/preorders/offers", { key: env.key });
     expect(((listed.body as { offers: Json[] }).offers).map((o) => o.id)).toContain(offer.id);
     expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
   });
@@ -182,7 +182,7 @@ describe("POST /preorders/offers/{id}/restore", () => {
     expect((live.body as Json).updated_at).toBe(offer.updated_at);
     await call("DELETE", offer.id);
     expect(((await call("POST", offer.id, "/restore", {})).body as Json).status).toBe("draft");
-    const other = await api(env.app, "POST", `/preorders/offers/${offer.id}/restore`, { key: otherKey, body: {} });
+    const other = await invoke(env.app, "POST", `/preorders/offers/${offer.id}/restore`, { key: otherKey, body: {} });
     expect(other.body).toEqual({ errors: [`Preorder offer not found: ${offer.id}`] });
     expect((await call("POST", "not-an-id", "/restore", {})).body).toEqual({ errors: ["Preorder offer not found: not-an-id"] });
   });

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { insertOffer, orderPayload, placeOrder, useDomain } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -54,8 +54,8 @@ const DEFAULTS = {
 
 describe("GET/PATCH /preorders/settings", () => {
   it("answers the defaults, then what the merchant set over them (deep partial, per shop)", async () => {
-    expect(await api(env.app, "GET", "/preorders/settings", { key: env.key })).toMatchObject({ status: 200, body: DEFAULTS });
-    const patched = await api(env.app, "PATCH", "/preorders/settings", {
+    expect(await invoke(env.app, "GET", "/preorders/settings", { key: env.key })).toMatchObject({ status: 200, body: DEFAULTS });
+    const patched = await invoke(env.app, "PATCH", "/preorders/settings", {
       key: env.key,
       body: { orders: { tags: ["preorder-shop", "ship-later"] }, storefront: { show_badge_on_collection_pages: false } },
     });
@@ -65,12 +65,12 @@ describe("GET/PATCH /preorders/settings", () => {
       orders: { tags: ["preorder-shop", "ship-later"], auto_collect_enabled: true },
       storefront: { ...DEFAULTS.storefront, show_badge_on_collection_pages: false },
     });
-    expect((await api(env.app, "GET", "/preorders/settings", { key: env.key })).body).toEqual(patched.body);
-    expect((await api(env.app, "GET", "/preorders/settings", { key: otherKey })).body).toEqual(DEFAULTS);
+    expect((await invoke(env.app, "GET", "/preorders/settings", { key: env.key })).body).toEqual(patched.body);
+    expect((await invoke(env.app, "GET", "/preorders/settings", { key: otherKey })).body).toEqual(DEFAULTS);
   });
 
   it("refuses unknown fields, wrong types, null and bad tags, one message per field, and saves nothing", async () => {
-    const answer = await api(env.app, "PATCH", "/preorders/settings", {
+    const answer = await invoke(env.app, "PATCH", "/preorders/settings", {
       key: env.key,
       body: { orders: { tags: ["a,b"], auto_collect_enabled: "yes" }, notifications: { balance_due: { days_before: 61 }, email: null }, storefront: { badge: true } },
     });
@@ -84,20 +84,20 @@ describe("GET/PATCH /preorders/settings", () => {
         "storefront.badge is not allowed",
       ].sort(),
     );
-    expect((await api(env.app, "GET", "/preorders/settings", { key: env.key })).body).toMatchObject({ orders: { tags: ["preorder-shop", "ship-later"] } });
+    expect((await invoke(env.app, "GET", "/preorders/settings", { key: env.key })).body).toMatchObject({ orders: { tags: ["preorder-shop", "ship-later"] } });
   });
 
   it("orders.tags are added to each preorder order that arrives, beside its offers' tags", async () => {
     const offer = await insertOffer(env.app.pool, env.shopId, { checkout: { order_tags: { tags: ["drop-7"] } } });
     const orderId = await placeOrder(env, DOMAIN, "orders/create", orderPayload({ plan: offer.plan, tags: "vip" }));
-    const order = await api(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key });
+    const order = await invoke(env.app, "GET", `/preorders/orders/${orderId}`, { key: env.key });
     expect((order.body as { tags: string[] }).tags).toEqual(["vip", "preorder-shop", "ship-later", "drop-7"]);
   });
 });
 
 describe("developer settings", () => {
   it("answers the defaults; the webhook secret is write-only (secret_set), sealed, and required while a url is set", async () => {
-    const initial = await api(env.app, "GET", "/preorders/developer_settings", { key: env.key });
+    const initial = await invoke(env.app, "GET", "/preorders/developer_settings", { key: env.key });
     expect(initial).toMatchObject({
       status: 200,
       body: {
@@ -105,9 +105,9 @@ describe("developer settings", () => {
         webhook: { url: null, events: ["preorder_order.created", "preorder_order.balance_collected", "preorder_order.fulfilled", "preorder_order.cancelled"], secret_set: false },
       },
     });
-    const noSecret = await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url: endpoint } } });
+    const noSecret = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url: endpoint } } });
     expect(noSecret).toMatchObject({ status: 422, body: { errors: ["webhook.secret is required while webhook.url is set"] } });
-    const bad = await api(env.app, "PATCH", "/preorders/developer_settings", {
+    const bad = await invoke(env.app, "PATCH", "/preorders/developer_settings", {
       key: env.key,
       body: { webhook: { url: "http://example.com/hook", events: ["order.paid"], secret: "short" }, storefront: { selectors: { price: "<b>" }, sparkle: true } },
     });
@@ -121,7 +121,7 @@ describe("developer settings", () => {
         "storefront.sparkle is not allowed",
       ].sort(),
     );
-    const set = await api(env.app, "PATCH", "/preorders/developer_settings", {
+    const set = await invoke(env.app, "PATCH", "/preorders/developer_settings", {
       key: env.key,
       body: { webhook: { url: endpoint, secret: "whsec-0123456789abcdef" }, storefront: { selectors: { add_to_cart_button: "form[action='/cart/add'] button" }, debug: true } },
     });
@@ -130,22 +130,22 @@ describe("developer settings", () => {
     expect(JSON.stringify(set.body)).not.toContain("whsec-0123456789abcdef");
     const { rows } = await env.app.pool.query<{ webhook_secret: Buffer }>("select webhook_secret from preorder_shop_settings where shop_id = $1", [env.shopId]);
     expect(rows[0]?.webhook_secret.toString("latin1")).not.toContain("whsec-0123456789abcdef");
-    expect((await api(env.app, "GET", "/preorders/developer_settings", { key: otherKey })).body).toMatchObject({ webhook: { url: null, secret_set: false } });
+    expect((await invoke(env.app, "GET", "/preorders/developer_settings", { key: otherKey })).body).toMatchObject({ webhook: { url: null, secret_set: false } });
   });
 
   it("with private targets allowed, takes plain http to localhost and refuses any other http URL with the same message", async () => {
-    const local = await api(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url: "http://localhost:8080/hooks", secret: "whsec-0123456789abcdef" } } });
+    const local = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url: "http://localhost:8080/hooks", secret: "whsec-0123456789abcdef" } } });
     expect(local).toMatchObject({ status: 202, body: { webhook: { url: "http://localhost:8080/hooks", secret_set: true } } });
     for (const url of ["http://hooks.example.com/preorders", "ftp://localhost/hooks", "not a url"]) {
-      const answer = await api(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url } } });
+      const answer = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url } } });
       expect([url, answer.status, answer.body]).toEqual([url, 422, { errors: ["webhook.url must be an https URL"] }]);
     }
-    const cleared = await api(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url: null, secret: "" } } });
+    const cleared = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: otherKey, body: { webhook: { url: null, secret: "" } } });
     expect(cleared).toMatchObject({ status: 202, body: { webhook: { url: null, secret_set: false } } });
   });
 
   it("serves the merged storefront config: events, selectors, display settings and the active offers", async () => {
-    const answer = await api(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: env.key });
     expect(answer.status).toBe(200);
     const body = answer.body as { events: { enabled: boolean; names: string[] }; debug: boolean; selectors: Record<string, unknown>; display: Record<string, unknown>; offers: { id: string }[] };
     expect(body.events).toEqual({ enabled: true, names: ["preorder:loaded", "preorder:variant_changed", "preorder:button_shown", "preorder:added_to_cart"] });
@@ -153,9 +153,9 @@ describe("developer settings", () => {
     expect(body.selectors).toMatchObject({ add_to_cart_button: "form[action='/cart/add'] button" });
     expect(body.display).toMatchObject({ show_badge_on_collection_pages: false, show_badge_on_product_pages: true });
     expect(body.offers.length).toBeGreaterThan(0);
-    await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { storefront: { events_enabled: false } } });
-    expect((await api(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: env.key })).body).toMatchObject({ events: { enabled: false, names: [] } });
-    expect((await api(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: otherKey })).body).toMatchObject({ offers: [], display: DEFAULTS.storefront });
+    await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { storefront: { events_enabled: false } } });
+    expect((await invoke(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: env.key })).body).toMatchObject({ events: { enabled: false, names: [] } });
+    expect((await invoke(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: otherKey })).body).toMatchObject({ offers: [], display: DEFAULTS.storefront });
   });
 
   it("POSTs order-lifecycle events to the endpoint, signed with HMAC-SHA256, retried after a failure", { timeout: 30_000 }, async () => {
@@ -186,14 +186,14 @@ describe("developer settings", () => {
     expect(body).toMatchObject({ id: last.headers["x-preorder-event-id"], topic: "preorder_order.created", data: { order_id: orderId, status: "awaiting_balance", previous_status: null, total_outstanding: "50.00", offer_ids: [offer.id] } });
 
     // Paid: balance_collected. Not subscribed to fulfilled: nothing recorded for it.
-    await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { events: ["preorder_order.balance_collected"] } } });
+    await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { events: ["preorder_order.balance_collected"] } } });
     await placeOrder(env, DOMAIN, "orders/paid", { ...payload, financial_status: "paid", total_outstanding: "0.00", updated_at: new Date(Date.now() + 1000).toISOString() });
     await placeOrder(env, DOMAIN, "orders/fulfilled", { ...payload, financial_status: "paid", total_outstanding: "0.00", fulfillment_status: "fulfilled", updated_at: new Date(Date.now() + 2000).toISOString() });
     await waitFor("the balance_collected event", async () => (received.some((r) => r.headers["x-preorder-topic"] === "preorder_order.balance_collected") ? true : undefined));
     const { rows } = await env.app.pool.query<{ topic: string }>("select topic from preorder_webhook_events where order_id = $1 order by created_at", [orderId]);
     expect(rows.map((r) => r.topic)).toEqual(["preorder_order.created", "preorder_order.balance_collected"]);
 
-    const log = await api(env.app, "GET", `/preorders/developer_settings/webhook_events?order_id=${orderId}`, { key: env.key });
+    const log = await invoke(env.app, "GET", `/preorders/developer_settings/webhook_events?order_id=${orderId}`, { key: env.key });
     expect(log.status).toBe(200);
     expect(log.body).toMatchObject({
       total: 2,
@@ -202,8 +202,8 @@ describe("developer settings", () => {
         { topic: "preorder_order.created", status: "delivered", attempts: 2, last_status: 204, last_error: null, id: body.id },
       ],
     });
-    expect((await api(env.app, "GET", "/preorders/developer_settings/webhook_events", { key: otherKey })).body).toMatchObject({ total: 0, events: [] });
-    expect((await api(env.app, "GET", "/preorders/developer_settings/webhook_events?status=lost&topic=order.paid", { key: env.key })).body).toEqual({
+    expect((await invoke(env.app, "GET", "/preorders/developer_settings/webhook_events", { key: otherKey })).body).toMatchObject({ total: 0, events: [] });
+    expect((await invoke(env.app, "GET", "/preorders/developer_settings/webhook_events?status=lost&topic=order.paid", { key: env.key })).body).toEqual({
       errors: [
         "status must be one of: pending, delivered, failed, skipped",
         "topic must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled",
@@ -211,9 +211,9 @@ describe("developer settings", () => {
     });
 
     // Removing the secret removes the endpoint's signing: the url then needs one again.
-    const removed = await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { secret: "" } } });
+    const removed = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { secret: "" } } });
     expect(removed).toMatchObject({ status: 422, body: { errors: ["webhook.secret is required while webhook.url is set"] } });
-    const off = await api(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url: null, secret: "" } } });
+    const off = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url: null, secret: "" } } });
     expect(off).toMatchObject({ status: 202, body: { webhook: { url: null, secret_set: false } } });
   });
 });

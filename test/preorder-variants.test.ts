@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { createOffer, seedCatalog } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { seedPreorderOrder } from "./helpers/preorders.ts";
@@ -46,7 +46,7 @@ interface Page {
   next_cursor: string | null;
 }
 
-const get = (path: string, key = env.key) => api(env.app, "GET", path, { key });
+const get = (path: string, key = env.key) => invoke(env.app, "GET", path, { key });
 
 describe("GET /preorders/product_variants", () => {
   it("lists the mirror's variants with preorder_count, inventory over active locations and offer count", async () => {
@@ -117,7 +117,7 @@ describe("GET /preorders/product_variants/{id}", () => {
 describe("GET /preorders/product_variants/{id}/offers", () => {
   it("lists the live offers whose variant list has the variant", async () => {
     const gone = (await createOffer(env.app, env.key, { name: "Gone", products: { variant_ids: [201] } })).id;
-    expect((await api(env.app, "DELETE", `/preorders/offers/${gone}`, { key: env.key })).status).toBe(202);
+    expect((await invoke(env.app, "DELETE", `/preorders/offers/${gone}`, { key: env.key })).status).toBe(202);
     const answer = await get("/preorders/product_variants/201/offers");
     expect(answer.status).toBe(200);
     const body = answer.body as { variant_id: number; offers: { id: string; name: string; status: string; source: string }[] };
@@ -136,17 +136,17 @@ describe("POST /preorders/product_variants/{id}/recalculate_preorder_count", () 
       preorder_count: 4,
       preorder_count_live: 6,
     });
-    const answer = await api(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: env.key, body: {} });
+    const answer = await invoke(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: env.key, body: {} });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     expect(answer.body).toMatchObject({ id: 101, preorder_count: 6, preorder_count_live: 6 });
     const { rows } = await env.app.pool.query("select preorder_count from preorder_variant_counts where shop_id = $1 and variant_id = $2", [env.shopId, "gid://platform/ProductVariant/101"]);
     expect(rows[0]).toEqual({ preorder_count: 6 });
     // A variant never counted gets its row (0).
-    expect((await api(env.app, "POST", "/preorders/product_variants/102/recalculate_preorder_count", { key: env.key, body: {} })).body).toMatchObject({ preorder_count: 0 });
+    expect((await invoke(env.app, "POST", "/preorders/product_variants/102/recalculate_preorder_count", { key: env.key, body: {} })).body).toMatchObject({ preorder_count: 0 });
   });
 
   it("refuses unknown fields (422) and answers 404 for another shop's variant", async () => {
-    expect((await api(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: env.key, body: { all: true } })).body).toEqual({ errors: ["all is not allowed"] });
-    expect((await api(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: otherKey, body: {} })).status).toBe(404);
+    expect((await invoke(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: env.key, body: { all: true } })).body).toEqual({ errors: ["all is not allowed"] });
+    expect((await invoke(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: otherKey, body: {} })).status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { templateFailure } from "../src/messaging/render/limits.ts";
 import { closeRenderPool, setRenderDeadline, terminatedRenders } from "../src/messaging/render/pool.ts";
 import { renderTemplate } from "../src/messaging/render/render.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 /**
@@ -69,7 +69,7 @@ describe("the render pool", () => {
     const errors: unknown[] = [];
     const blocked = await longestBlock(async () => {
       for (let i = 0; i < 20; i++) {
-        const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: TWO_SLOW_FILTER_CHAINS } } });
+        const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: TWO_SLOW_FILTER_CHAINS } } });
         statuses.push(answer.status);
         errors.push((answer.body as { errors?: unknown }).errors);
       }

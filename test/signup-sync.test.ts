@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDER_SEED, type ProviderEmulator, startProviderEmulator } from "../src/providers/emulator/index.ts";
 import { connectEmailProvider1 } from "../src/providers/oauth.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedVariants } from "./helpers/bis-seed.ts";
 import { type TestEnv, startTestEnv } from "./helpers/fixture.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -37,7 +37,7 @@ beforeAll(async () => {
     { n: 502, product: 50 },
   ]);
   await connectEmailProvider1({ db: env.pool, config: env.config, secrets: env.platform.secrets }, env.shopId, { accessToken: PROVIDER_SEED.email_provider_1.token }, LISTS.email_provider_1);
-  const answer = await api(env.app, "PATCH", "/account/integrations", {
+  const answer = await invoke(env.app, "PATCH", "/account/integrations", {
     key: env.key,
     body: {
       email_provider_1: { sync_enabled: true },
@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 async function createSignup(body: Record<string, unknown>, key = env.key): Promise<Signup> {
-  const answer = await api(env.app, "POST", "/back_in_stock/signups", { key, body });
+  const answer = await invoke(env.app, "POST", "/back_in_stock/signups", { key, body });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   return answer.body as Signup;
 }
@@ -112,16 +112,16 @@ describe("signup sync to the e-mail providers and platform customers", () => {
     }
     expect(customer.tags).toContain("restock-waitlist");
 
-    const read = await api(env.app, "GET", `/back_in_stock/signups/${signup.id}`, { key: env.key });
+    const read = await invoke(env.app, "GET", `/back_in_stock/signups/${signup.id}`, { key: env.key });
     expect(read.status).toBe(200);
     const sync = (read.body as Signup).sync;
     for (const target of ["email_provider_1", "email_provider_2", "email_provider_3", "commerce_platform"] as const) {
       expect(sync[target]).toMatchObject({ status: "synced", attempts: 1, last_error: null, synced_at: expect.any(String) as unknown });
     }
     // email_provider_2's key is verified by its first successful use.
-    expect((await api(env.app, "GET", "/account/integrations", { key: env.key })).body).toMatchObject({ email_provider_2: { verified: true } });
+    expect((await invoke(env.app, "GET", "/account/integrations", { key: env.key })).body).toMatchObject({ email_provider_2: { verified: true } });
 
-    const list = await api(env.app, "GET", "/back_in_stock/signups?variant_id=501", { key: env.key });
+    const list = await invoke(env.app, "GET", "/back_in_stock/signups?variant_id=501", { key: env.key });
     expect(list.status).toBe(200);
     expect((list.body as { signups: Signup[] }).signups).toEqual([expect.objectContaining({ id: signup.id, sync })]);
 
@@ -179,7 +179,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
       const failed = await waitForStatus(signup.id, "email_provider_2", "failed");
       expect(failed).toMatchObject({ attempts: 1, last_error: "email_provider_2: credentials refused (401: Your API key or access token is not valid)" });
       await waitFor("the job to be gone", async () => ((await jobsOf(signup.id)).some((j) => j.key.endsWith("email_provider_2")) ? undefined : true));
-      expect((await api(env.app, "GET", "/account/integrations", { key: env.key })).body).toMatchObject({ email_provider_2: { connected: true, verified: false } });
+      expect((await invoke(env.app, "GET", "/account/integrations", { key: env.key })).body).toMatchObject({ email_provider_2: { connected: true, verified: false } });
       await waitForStatus(signup.id, "email_provider_3", "synced");
     } finally {
       emulator.setFaults({});
@@ -190,7 +190,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
     await env.stopWorker();
     const signup = await createSignup({ variant_id: 501, channel: "email", email: "late@example.com" });
     expect(Object.keys(signup.sync).sort()).toEqual(["email_provider_1", "email_provider_2", "email_provider_3"]);
-    expect((await api(env.app, "PATCH", "/account/integrations", { key: env.key, body: { email_provider_1: { sync_enabled: false } } })).status).toBe(202);
+    expect((await invoke(env.app, "PATCH", "/account/integrations", { key: env.key, body: { email_provider_1: { sync_enabled: false } } })).status).toBe(202);
     const sms = await createSignup({ variant_id: 501, channel: "sms", phone: "+15550109999" });
     expect(sms.sync).toEqual({});
     await env.startWorker();
@@ -202,7 +202,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
 
   it("a refused signup (422) leaves no job and no sync row", async () => {
     const { rows: before } = await env.pool.query<{ n: number }>("select count(*)::int as n from signup_syncs");
-    const answer = await api(env.app, "POST", "/back_in_stock/signups", { key: env.key, body: { variant_id: 501, channel: "email", phone: "+15550101234" } });
+    const answer = await invoke(env.app, "POST", "/back_in_stock/signups", { key: env.key, body: { variant_id: 501, channel: "email", phone: "+15550101234" } });
     expect(answer).toMatchObject({ status: 422, body: { errors: ["email is required", "phone is not allowed with channel email"] } });
     const { rows: after } = await env.pool.query<{ n: number }>("select count(*)::int as n from signup_syncs");
     expect(after[0]!.n).toBe(before[0]!.n);
@@ -213,7 +213,7 @@ describe("signup sync to the e-mail providers and platform customers", () => {
     await seedVariants(env.pool, other.shopId, [{ n: 601, product: 60 }]);
     const own = await createSignup({ variant_id: 601, channel: "email", email: "other@example.com" }, other.apiKey);
     expect(own.sync).toEqual({});
-    expect(await api(env.app, "GET", `/back_in_stock/signups/${own.id}`, { key: env.key })).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${own.id}`] } });
+    expect(await invoke(env.app, "GET", `/back_in_stock/signups/${own.id}`, { key: env.key })).toMatchObject({ status: 404, body: { errors: [`Back-in-stock signup not found: ${own.id}`] } });
   });
 
   it("no key is logged, even unredacted at debug level", async () => {

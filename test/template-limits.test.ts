@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { sendTask } from "../src/back_in_stock/alerts/deps.ts";
 import { claimStage, sendLedgerRows } from "../src/back_in_stock/alerts/ledger.ts";
 import type { Channels, ChannelSender, OutboundMessage } from "../src/channels/index.ts";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { testPlatformRuntime } from "./helpers/platform.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -34,7 +34,7 @@ const BIG_RANGE = "{% for i in (1..3000000) %}{% endfor %}done";
 
 describe("PATCH /back_in_stock/templates refuses templates beyond the limits", () => {
   it("answers 422 naming the field for the nested-loop attack (it no longer freezes the service)", { timeout: 10_000 }, async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/reminder/de", { key: env.key, body: { email: { body: NESTED_RANGES } } });
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/reminder/de", { key: env.key, body: { email: { body: NESTED_RANGES } } });
     expect(answer.status).toBe(422);
     const { errors } = answer.body as { errors: string[] };
     expect(errors).toHaveLength(1);
@@ -45,7 +45,7 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
   });
 
   it("bounds render time: a slow text-message template and a slow subject are refused, one message per field", { timeout: 10_000 }, async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", {
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", {
       key: env.key,
       body: { email: { subject: SLOW_LOOPS }, sms: { body: SLOW_LOOPS } },
     });
@@ -54,29 +54,29 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
   });
 
   it("bounds memory: a huge range is refused before it is built", async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: BIG_RANGE } } });
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: BIG_RANGE } } });
     expect(answer.status).toBe(422);
     expect((answer.body as { errors: string[] }).errors).toEqual(["sms.body must render within the memory limit of 1000000 characters or list items"]);
   });
 
   it("bounds output: a loop writing hundreds of megabytes is refused (e-mail body, subject and the e-mail layout, saved or previewed)", async () => {
     const rule = "must render to at most 1000000 characters";
-    const body = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: HUGE_OUTPUT } } });
+    const body = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: HUGE_OUTPUT } } });
     expect(body.status).toBe(422);
     expect((body.body as { errors: string[] }).errors).toEqual([`email.body ${rule}`]);
     // A subject's source is at most 500 characters: 3,000 times 400 of them.
     const longSubject = `{% for i in (1..3000) %}${"x".repeat(400)}{% endfor %}`;
-    const subject = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { subject: longSubject } } });
+    const subject = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { subject: longSubject } } });
     expect((subject.body as { errors: string[] }).errors).toEqual([`email.subject ${rule}`]);
     // A capture doubled in a loop: liquidjs's capture has an emitter of its own, which no limit saw.
     const doubled = "{% capture x %}xxxxxxxxxx{% endcapture %}{% for i in (1..25) %}{% capture x %}{{ x }}{{ x }}{% endcapture %}{% endfor %}{{ x | size }}";
-    const captured = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: doubled } } });
+    const captured = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { sms: { body: doubled } } });
     expect((captured.body as { errors: string[] }).errors).toEqual([`sms.body ${rule}`]);
     const layout = `<html><body>{{ content }}${HUGE_OUTPUT}</body></html>`;
-    const saved = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: layout } });
+    const saved = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: layout } });
     expect(saved.status).toBe(422);
     expect((saved.body as { errors: string[] }).errors).toEqual([`html ${rule}`]);
-    const preview = await api(env.app, "POST", "/account/templates/email_layout/preview", { key: env.key, body: { layout: { html: layout } } });
+    const preview = await invoke(env.app, "POST", "/account/templates/email_layout/preview", { key: env.key, body: { layout: { html: layout } } });
     expect(preview.status).toBe(422);
     expect((preview.body as { errors: string[] }).errors).toEqual([`layout.html ${rule}`]);
     expect(JSON.stringify(preview.body).length).toBeLessThan(1000);
@@ -84,7 +84,7 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
 
   it("refuses include, render and layout: a template cannot read the service's files", async () => {
     for (const tag of ["{% include 'package.json' %}", "{% render '.gitignore' %}", "{% layout 'Procfile' %}x"]) {
-      const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: tag } } });
+      const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { body: tag } } });
       expect(answer.status, tag).toBe(422);
       const { errors } = answer.body as { errors: string[] };
       expect(errors[0]).toMatch(/^email\.body is not a valid template: /);
@@ -95,7 +95,7 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
   it("still accepts ordinary templates with loops, filters and every variable", async () => {
     const body = `<p>Hi {{ customer.first_name | default: "there" }},</p>{% for i in (1..50) %}<span>{{ i }}</span>{% endfor %}
 <p>{{ product.title | upcase }} {{ variant.title }} {{ variant.price }} <a href="{{ unsubscribe_url }}">x</a></p>`;
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { email: { body }, sms: { body: "{{ shop.name }}: {{ product.url }}" } } });
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { email: { body }, sms: { body: "{{ shop.name }}: {{ product.url }}" } } });
     expect(answer.status).toBe(202);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stageVariables } from "../src/back_in_stock/templates/stages.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 /** POST /back_in_stock/templates/{stage}/{locale}/preview: a stage's messages as a send makes them, nothing saved. */
@@ -16,7 +16,7 @@ interface Preview {
 }
 
 async function preview(path: string, body: Record<string, unknown> = {}): Promise<{ status: number; body: unknown }> {
-  return api(env.app, "POST", `/back_in_stock/templates/${path}/preview`, { key: env.key, body });
+  return invoke(env.app, "POST", `/back_in_stock/templates/${path}/preview`, { key: env.key, body });
 }
 
 const SAMPLE_LINK = "https://sample-store.example/unsubscribe/sample";
@@ -41,7 +41,7 @@ describe("template preview", () => {
   });
 
   it("tries unsaved texts over the saved ones, adds the unsubscribe link a body lacks, and saves nothing", async () => {
-    const saved = await api(env.app, "PATCH", "/back_in_stock/templates/reminder/en", { key: env.key, body: { email: { subject: "Saved: {{ product.title }}" } } });
+    const saved = await invoke(env.app, "PATCH", "/back_in_stock/templates/reminder/en", { key: env.key, body: { email: { subject: "Saved: {{ product.title }}" } } });
     expect(saved.status).toBe(202);
     const answer = await preview("reminder/en", { email: { body: "<p>{{ product.title }} ({{ variant.title }}) now</p>" }, sms: { body: "{{ shop.name }} {{ variant.sku }}" } });
     expect(answer.status).toBe(200);
@@ -50,7 +50,7 @@ describe("template preview", () => {
     expect(p.email.html).toContain("<p>Sample Tee (Blue / M) now</p>");
     expect(p.email.html).toContain(`<a href="${SAMPLE_LINK}">Unsubscribe</a>`);
     expect(p.sms.text).toBe("Preview Shop TEE-BLU-M");
-    const get = await api(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: env.key });
+    const get = await invoke(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: env.key });
     expect(get.body).toMatchObject({ email: { subject: "Saved: {{ product.title }}", customized: true }, sms: { customized: false } });
     expect((get.body as { email: { body: string } }).email.body).not.toContain("now</p>");
   });
@@ -69,7 +69,7 @@ describe("template preview", () => {
   });
 
   it("without the layout, answers the body alone", async () => {
-    const off = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { enabled: false } });
+    const off = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { enabled: false } });
     expect(off.status).toBe(202);
     const p = (await preview("initial/es")).body as Preview;
     expect(p.layout).toBe(false);

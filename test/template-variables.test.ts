@@ -3,7 +3,7 @@ import { LAYOUT_VARIABLES } from "../src/account/layout.ts";
 import { stageVariables } from "../src/back_in_stock/templates/stages.ts";
 import { unknownVariables } from "../src/messaging/render/variables-check.ts";
 import { stageVariables as preorderStageVariables } from "../src/preorders/notifications/stages.ts";
-import { api } from "./helpers/app.ts";
+import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 /**
@@ -38,12 +38,12 @@ describe("the static check", () => {
 
 describe("PATCH refuses a template that uses an unknown variable", () => {
   it("back in stock: names the field and the variable and lists the stage's variables; nothing is saved", async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { subject: "{{ product.titel }} is back" } } });
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/en", { key: env.key, body: { email: { subject: "{{ product.titel }} is back" } } });
     expect(answer.status).toBe(422);
     expect(errorsOf(answer.body)).toEqual([`email.subject uses unknown variable product.titel; known: ${stageVariables("initial").join(", ")}`]);
     expect(stageVariables("initial")).toEqual(expect.arrayContaining(["shop.name", "shop.url", "product.title", "unsubscribe_url"]));
 
-    const both = await api(env.app, "PATCH", "/back_in_stock/templates/reminder/de", {
+    const both = await invoke(env.app, "PATCH", "/back_in_stock/templates/reminder/de", {
       key: env.key,
       body: { email: { body: "<p>{{ customer.name }} {{ x }}</p>{{ unsubscribe_url }}" }, sms: { body: "{{ product.title }} {{ shop.nam }}" } },
     });
@@ -55,19 +55,19 @@ describe("PATCH refuses a template that uses an unknown variable", () => {
 
   it("back in stock: accepts assigned names, loops and forloop, and GET lists the stage's variables", async () => {
     const body = "{% assign name = customer.first_name | default: 'there' %}Hi {{ name }}{% for w in product.title | split: ' ' %}{{ forloop.index }}{{ w }}{% endfor %} {{ unsubscribe_url }}";
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { email: { body } } });
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { email: { body } } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ email: { body, customized: true }, variables: stageVariables("signup_thank_you") });
   });
 
   it("preorders: previous_delivery is known to shipping_date_change only", async () => {
     const source = "{{ offer.name }} was due {{ previous_delivery.date }}";
-    const refused = await api(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { sms: { body: source } } });
+    const refused = await invoke(env.app, "PATCH", "/preorders/templates/confirmation/en", { key: env.key, body: { sms: { body: source } } });
     expect(refused.status).toBe(422);
     expect(errorsOf(refused.body)).toEqual([`sms.body uses unknown variable previous_delivery.date; known: ${preorderStageVariables("confirmation").join(", ")}`]);
-    const typo = await api(env.app, "PATCH", "/preorders/templates/balance_due/fr", { key: env.key, body: { email: { subject: "Solde {{ balance.amout }}" } } });
+    const typo = await invoke(env.app, "PATCH", "/preorders/templates/balance_due/fr", { key: env.key, body: { email: { subject: "Solde {{ balance.amout }}" } } });
     expect(errorsOf(typo.body)[0]).toMatch(/^email\.subject uses unknown variable balance\.amout; known: shop\.name, /);
-    const accepted = await api(env.app, "PATCH", "/preorders/templates/shipping_date_change/en", { key: env.key, body: { sms: { body: source } } });
+    const accepted = await invoke(env.app, "PATCH", "/preorders/templates/shipping_date_change/en", { key: env.key, body: { sms: { body: source } } });
     expect(accepted.status).toBe(202);
     expect(accepted.body).toMatchObject({ sms: { body: source }, variables: preorderStageVariables("shipping_date_change") });
     expect(preorderStageVariables("shipping_date_change")).toContain("previous_delivery.date");
@@ -76,13 +76,13 @@ describe("PATCH refuses a template that uses an unknown variable", () => {
   it("the e-mail layout, saved or previewed", async () => {
     const html = "<html><body>{% if layout.logo != blank %}<img src=\"{{ layout.logo }}\">{% endif %}{{ content }}</body></html>";
     const expected = `html uses unknown variable layout.logo; known: ${LAYOUT_VARIABLES.join(", ")}`;
-    const saved = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html } });
+    const saved = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html } });
     expect(saved.status).toBe(422);
     expect(errorsOf(saved.body)).toEqual([expected]);
-    const preview = await api(env.app, "POST", "/account/templates/email_layout/preview", { key: env.key, body: { layout: { html } } });
+    const preview = await invoke(env.app, "POST", "/account/templates/email_layout/preview", { key: env.key, body: { layout: { html } } });
     expect(preview.status).toBe(422);
     expect(errorsOf(preview.body)).toEqual([`layout.${expected}`]);
-    const fine = await api(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: html.replaceAll("layout.logo", "layout.logo_url") } });
+    const fine = await invoke(env.app, "PATCH", "/account/templates/email_layout", { key: env.key, body: { html: html.replaceAll("layout.logo", "layout.logo_url") } });
     expect(fine.status).toBe(202);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 interface Template {
@@ -17,7 +17,7 @@ const SHIPPED_LOCALES = ["en", "fr", "de", "es"] as const;
 const env = useTestEnv();
 
 async function getTemplate(stage: string, locale: string, apiKey = env.key): Promise<Template> {
-  const answer = await api(env.app, "GET", `/back_in_stock/templates/${stage}/${locale}`, { key: apiKey });
+  const answer = await invoke(env.app, "GET", `/back_in_stock/templates/${stage}/${locale}`, { key: apiKey });
   expect(answer.status).toBe(200);
   return answer.body as Template;
 }
@@ -76,17 +76,17 @@ describe("shipped defaults", () => {
 describe("validation of the path", () => {
   it("refuses an unknown stage", async () => {
     for (const stage of ["2", "final"]) {
-      const answer = await api(env.app, "GET", `/back_in_stock/templates/${stage}/en`, { key: env.key });
+      const answer = await invoke(env.app, "GET", `/back_in_stock/templates/${stage}/en`, { key: env.key });
       expect(answer.status).toBe(422);
       expect(answer.body).toEqual({ errors: ["stage must be one of: initial, reminder, signup_thank_you, 0, 1"] });
     }
-    const patch = await api(env.app, "PATCH", "/back_in_stock/templates/2/en", { key: env.key, body: { enabled: true } });
+    const patch = await invoke(env.app, "PATCH", "/back_in_stock/templates/2/en", { key: env.key, body: { enabled: true } });
     expect(patch.status).toBe(422);
     expect(patch.body).toEqual({ errors: ["stage must be one of: initial, reminder, signup_thank_you, 0, 1"] });
   });
 
   it("refuses a malformed locale", async () => {
-    const answer = await api(env.app, "GET", "/back_in_stock/templates/initial/EN_us", { key: env.key });
+    const answer = await invoke(env.app, "GET", "/back_in_stock/templates/initial/EN_us", { key: env.key });
     expect(answer.status).toBe(422);
     expect(answer.body).toEqual({ errors: ["locale must be a locale"] });
   });
@@ -94,14 +94,14 @@ describe("validation of the path", () => {
 
 describe("PATCH", () => {
   it("flips a stage's switch for every locale, and only that stage", async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/1/en", { key: env.key, body: { enabled: true } });
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/1/en", { key: env.key, body: { enabled: true } });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ stage: "reminder", locale: "en", enabled: true });
     for (const locale of ["en", "fr", "it"]) expect((await getTemplate("reminder", locale)).enabled).toBe(true);
     expect((await getTemplate("signup_thank_you", "en")).enabled).toBe(false);
     expect((await getTemplate("initial", "en")).enabled).toBe(true);
 
-    const off = await api(env.app, "PATCH", "/back_in_stock/templates/initial/de", { key: env.key, body: { enabled: false } });
+    const off = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/de", { key: env.key, body: { enabled: false } });
     expect(off.body).toMatchObject({ stage: "initial", enabled: false });
     for (const locale of ["en", "de", "es"]) expect((await getTemplate("0", locale)).enabled).toBe(false);
     // A switch change alone creates no text override.
@@ -113,7 +113,7 @@ describe("PATCH", () => {
   it("overrides the e-mail subject of one locale, keeping its body and leaving other locales alone", async () => {
     const before = await getTemplate("signup_thank_you", "fr");
     const enBefore = await getTemplate("signup_thank_you", "en");
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/fr", {
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/fr", {
       key: env.key,
       body: { email: { subject: "Merci, {{ customer.first_name }} !" } },
     });
@@ -127,7 +127,7 @@ describe("PATCH", () => {
   });
 
   it("overrides a fallback locale with its own text", async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/it", {
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/it", {
       key: env.key,
       body: { sms: { body: "{{ product.title }} è tornato!" } },
     });
@@ -149,14 +149,14 @@ describe("PATCH", () => {
       [{ sms: { body: "{{ x | nofilter }}" } }, /^sms\.body is not a valid template: .*nofilter/],
     ];
     for (const [body, message] of cases) {
-      const answer = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body });
+      const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body });
       expect(answer.status).toBe(422);
       const { errors } = answer.body as { errors: string[] };
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(message);
       expect(errors[0]).not.toContain("\n");
     }
-    const both = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", {
+    const both = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/es", {
       key: env.key,
       body: { enabled: true, email: { subject: "{{ a", body: "ok" }, sms: { body: "{{ b | nofilter }}" } },
     });
@@ -173,15 +173,15 @@ describe("PATCH", () => {
   });
 
   it("refuses an empty text and unknown fields", async () => {
-    const empty = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body: { email: { subject: "" } } });
+    const empty = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body: { email: { subject: "" } } });
     expect(empty.status).toBe(422);
     expect(empty.body).toEqual({ errors: ["email.subject must not be empty"] });
-    const typo = await api(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body: { email: { subjekt: "x" }, sms: "x" } });
+    const typo = await invoke(env.app, "PATCH", "/back_in_stock/templates/initial/es", { key: env.key, body: { email: { subjekt: "x" }, sms: "x" } });
     expect(typo.body).toEqual({ errors: ["email.subjekt is not allowed", "sms must be an object"] });
   });
 
   it("accepts a valid template that uses known filters and tags", async () => {
-    const answer = await api(env.app, "PATCH", "/back_in_stock/templates/0/es", {
+    const answer = await invoke(env.app, "PATCH", "/back_in_stock/templates/0/es", {
       key: env.key,
       body: { email: { body: "{% if customer.first_name %}Hola {{ customer.first_name | upcase }}{% endif %} {{ product.url }}" } },
     });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createShopWithKey } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv({ shop: false });
@@ -49,26 +49,26 @@ async function snapshot(shopId: string): Promise<unknown> {
 
 describe("reads see only the key's shop", () => {
   it("languages", async () => {
-    const a = await api(env.app, "GET", "/account/languages", { key: shopA.key });
-    const b = await api(env.app, "GET", "/account/languages", { key: shopB.key });
+    const a = await invoke(env.app, "GET", "/account/languages", { key: shopA.key });
+    const b = await invoke(env.app, "GET", "/account/languages", { key: shopB.key });
     expect(a.body).toEqual({ default_locale: "en", app_locale: "en", multi_language_enabled: false, product_translations_enabled: false });
     expect(b.body).toMatchObject({ default_locale: "de", multi_language_enabled: true, published_locales: ["de", "en"] });
   });
 
   it("locations", async () => {
-    const a = await api(env.app, "GET", "/account/locations", { key: shopA.key });
+    const a = await invoke(env.app, "GET", "/account/locations", { key: shopA.key });
     expect(a.body).toEqual({
       locations: [
         { id: "loc-1", name: "Store A", active: true },
         { id: "loc-A", name: "Store A only", active: true },
       ],
     });
-    const b = await api(env.app, "GET", "/account/locations", { key: shopB.key });
+    const b = await invoke(env.app, "GET", "/account/locations", { key: shopB.key });
     expect((b.body as { locations: { id: string }[] }).locations.map((l) => l.id)).toEqual(["loc-1", "loc-B"]);
   });
 
   it("markets", async () => {
-    const a = await api(env.app, "GET", "/account/markets?include_inactive=true", { key: shopA.key });
+    const a = await invoke(env.app, "GET", "/account/markets?include_inactive=true", { key: shopA.key });
     expect(a.body).toEqual({
       multiple_markets: false,
       markets: [{ id: "m-1", name: "Market A", active: true, primary: true, countries: ["FR"], location_ids: ["loc-1"] }],
@@ -76,14 +76,14 @@ describe("reads see only the key's shop", () => {
   });
 
   it("templates and stage switches", async () => {
-    const a = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
+    const a = await invoke(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
     expect(a.body).toMatchObject({ email: { customized: false }, enabled: true });
     expect((a.body as { email: { subject: string } }).email.subject).not.toBe("B subject");
-    const aReminder = await api(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: shopA.key });
+    const aReminder = await invoke(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: shopA.key });
     expect(aReminder.body).toMatchObject({ enabled: false });
-    const b = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
+    const b = await invoke(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
     expect(b.body).toMatchObject({ email: { subject: "B subject", body: "B body", customized: true } });
-    const bReminder = await api(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: shopB.key });
+    const bReminder = await invoke(env.app, "GET", "/back_in_stock/templates/reminder/en", { key: shopB.key });
     expect(bReminder.body).toMatchObject({ enabled: true });
   });
 });
@@ -99,21 +99,21 @@ describe("writes change only the key's shop", () => {
       ["/back_in_stock/templates/signup_thank_you/de", { enabled: true, email: { subject: "A danke" } }],
     ];
     for (const [path, body] of writes) {
-      const answer = await api(env.app, "PATCH", path, { key: shopA.key, body });
+      const answer = await invoke(env.app, "PATCH", path, { key: shopA.key, body });
       expect(answer.status).toBe(202);
     }
     expect(await snapshot(shopB.id)).toEqual(before);
 
     // A's own rows did change.
-    const a = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
+    const a = await invoke(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopA.key });
     expect(a.body).toMatchObject({ enabled: false, email: { subject: "A subject", customized: true }, sms: { body: "A sms" } });
-    const aLanguages = await api(env.app, "GET", "/account/languages", { key: shopA.key });
+    const aLanguages = await invoke(env.app, "GET", "/account/languages", { key: shopA.key });
     expect(aLanguages.body).toMatchObject({ app_locale: "fr", multi_language_enabled: false });
 
     // And B still reads its own.
-    const b = await api(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
+    const b = await invoke(env.app, "GET", "/back_in_stock/templates/initial/en", { key: shopB.key });
     expect(b.body).toMatchObject({ enabled: true, email: { subject: "B subject", customized: true }, sms: { customized: false } });
-    const bLanguages = await api(env.app, "GET", "/account/languages", { key: shopB.key });
+    const bLanguages = await invoke(env.app, "GET", "/account/languages", { key: shopB.key });
     expect(bLanguages.body).toMatchObject({ app_locale: "en", multi_language_enabled: true, default_locale: "de" });
   });
 });
@@ -125,10 +125,10 @@ describe("jobs", () => {
       [shopB.id],
     );
     const id = rows[0]?.id ?? "";
-    const foreign = await api(env.app, "GET", `/jobs/${id}`, { key: shopA.key });
+    const foreign = await invoke(env.app, "GET", `/jobs/${id}`, { key: shopA.key });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ errors: [`Job not found: ${id}`] });
-    const own = await api(env.app, "GET", `/jobs/${id}`, { key: shopB.key });
+    const own = await invoke(env.app, "GET", `/jobs/${id}`, { key: shopB.key });
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ id, kind: "test_export", status: "running", total: 10, processed: 4, result: null, errors: [], started_at: null, finished_at: null });
   });
@@ -137,7 +137,7 @@ describe("jobs", () => {
     const { rows } = await env.app.pool.query<{ id: string }>("insert into jobs (shop_id, kind) values (null, 'maintenance') returning id");
     const id = rows[0]?.id ?? "";
     for (const key of [shopA.key, shopB.key]) {
-      const answer = await api(env.app, "GET", `/jobs/${id}`, { key });
+      const answer = await invoke(env.app, "GET", `/jobs/${id}`, { key });
       expect(answer.body).toEqual({ errors: [`Job not found: ${id}`] });
     }
   });

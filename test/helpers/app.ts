@@ -1,4 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import querystring from "node:querystring";
+import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { createRegistry } from "../../src/action-registry.ts";
@@ -21,6 +23,8 @@ export interface TestApp {
   config: Config;
   log: Log;
   http: FastifyInstance;
+  /** The core the HTTP layer calls: what `invoke` runs actions through, without a request on the wire. */
+  dispatcher: Dispatcher;
   close(): Promise<void>;
 }
 
@@ -54,8 +58,9 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
   // Without a platform runtime given, the one the service would build from this configuration (on first use).
   const services = createServices(config, log, options.platform ? { platform: options.platform } : {});
   const registry = options.actions ? new Registry(options.actions) : createRegistry();
+  const dispatcher = new Dispatcher({ registry, pool, config, log, services, ...(options.now ? { now: options.now } : {}) });
   const http = createHttpServer({
-    dispatcher: new Dispatcher({ registry, pool, config, log, services, ...(options.now ? { now: options.now } : {}) }),
+    dispatcher,
     actions: registry.actions,
     webhooks: { pool, secret: TEST_WEBHOOK_SECRET, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
     log,
@@ -73,6 +78,7 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
     config,
     log,
     http,
+    dispatcher,
     async close() {
       await http.close();
       await services.close();
@@ -114,4 +120,42 @@ export async function api(
     // not JSON: keep the text
   }
   return { status: response.status, body: parsed, headers: response.headers };
+}
+
+async function bodyText(body: unknown): Promise<string> {
+  if (Buffer.isBuffer(body)) return body.toString("utf8");
+  if (body instanceof Readable) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+    return Buffer.concat(chunks).toString("utf8");
+  }
+  return String(body);
+}
+
+/**
+ * A v2 call through the dispatcher, as the HTTP layer makes it but with no request on the wire
+ * (tRPC's createCaller): the same authentication, rate limit, validation, transaction and answer,
+ * its body in its wire form (JSON parsed back, or the text of a file). For domain tests; the
+ * transports' own tests use `api`.
+ */
+export async function invoke(
+  app: { dispatcher: Dispatcher },
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string } = {},
+): Promise<ApiAnswer> {
+  const [route = "", search = ""] = path.split("?", 2);
+  const result = await app.dispatcher.dispatch({
+    method,
+    path: route,
+    token: options.key,
+    query: { ...querystring.parse(search) },
+    body: { raw: options.body !== undefined ? JSON.stringify(options.body) : options.rawBody },
+    requestId: randomUUID(),
+  });
+  const headers = new Headers(result.headers);
+  if (headers.has("content-type")) return { status: result.status, body: await bodyText(result.body), headers };
+  if (result.body !== undefined) headers.set("content-type", "application/json; charset=utf-8");
+  const body: unknown = result.body === undefined ? undefined : JSON.parse(JSON.stringify(result.body));
+  return { status: result.status, body, headers };
 }

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { expect } from "vitest";
-import { type TestApp, api, createShopWithKey } from "./app.ts";
+import { createShopWithKey, invoke, type TestApp } from "./app.ts";
 
 /** Catalog mirror and back-in-stock rows written straight to the database, for signup and report tests. */
 
@@ -115,7 +115,7 @@ export async function newShop(app: TestApp, name: string, settings?: Record<stri
   const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.platform.local`;
   await app.pool.query("update shops set platform_domain = $2 where id = $1", [shopId, domain]);
   if (settings) {
-    const answer = await api(app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: settings });
+    const answer = await invoke(app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: settings });
     expect(answer.status).toBe(202);
   }
   return { shopId, key: apiKey, domain };

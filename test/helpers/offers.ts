@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { expect } from "vitest";
-import { type ApiAnswer, type TestApp, api } from "./app.ts";
+import { type ApiAnswer, invoke, type TestApp } from "./app.ts";
 
 /** Helpers of the preorder offer tests. */
 
@@ -8,7 +8,7 @@ export type Json = Record<string, unknown>;
 
 /** Creates an offer over the API and returns its full body (asserting the 202). */
 export async function createOffer(app: TestApp, key: string, body: Json = {}): Promise<Json & { id: string }> {
-  const answer = await api(app, "POST", "/preorders/offers", { key, body: { name: "Spring drop", ...body } });
+  const answer = await invoke(app, "POST", "/preorders/offers", { key, body: { name: "Spring drop", ...body } });
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   return answer.body as Json & { id: string };
 }
@@ -25,7 +25,7 @@ export async function newOffer(env: { app: TestApp; key: string }, body: Json = 
 
 /** A call on an offer's path: `/preorders/offers/{id}` + suffix. */
 export function offerCall(app: TestApp, key: string, method: string, id: string, suffix = "", body?: unknown): Promise<ApiAnswer> {
-  return api(app, method, `/preorders/offers/${id}${suffix}`, { key, ...(body !== undefined ? { body } : {}) });
+  return invoke(app, method, `/preorders/offers/${id}${suffix}`, { key, ...(body !== undefined ? { body } : {}) });
 }
 
 /** A variant of the mirror: global id `gid://platform/ProductVariant/<legacy>`. */

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type pg from "pg";
-import { api } from "./app.ts";
+import { invoke } from "./app.ts";
 import type { TestEnv } from "./fixture.ts";
 import { deliverWebhook, webhooksProcessed } from "./webhook-delivery.ts";
 import { waitFor } from "./wait.ts";
@@ -98,7 +98,7 @@ export interface NotificationBody {
 /** The order's notifications of a stage once none is pending any more. */
 export async function settledNotifications(env: TestEnv, orderId: string, stage: string, count = 1): Promise<NotificationBody[]> {
   return waitFor(`${count} ${stage} notification(s) of order ${orderId} decided`, async () => {
-    const answer = await api(env.app, "GET", `/preorders/notifications?order_id=${orderId}&stage=${stage}`, { key: env.key });
+    const answer = await invoke(env.app, "GET", `/preorders/notifications?order_id=${orderId}&stage=${stage}`, { key: env.key });
     expect(answer.status).toBe(200);
     const list = (answer.body as { notifications: NotificationBody[] }).notifications;
     return list.length >= count && list.every((n) => n.status !== "pending") ? list : undefined;
