@@ -8,7 +8,7 @@ import { defineAction } from "../src/core/action.ts";
 import { conflict } from "../src/core/errors.ts";
 import { defineJobTask } from "../src/core/job-task.ts";
 import { type JobRow, declareJobTask, enqueueJobRow } from "../src/core/jobs.ts";
-import { declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
+import { type AnyTaskDefinition, declareTask, defineTask, enqueue } from "../src/core/tasks.ts";
 import { removeJobByKey } from "../src/queue/admin.ts";
 import { createLogger } from "../src/logger.ts";
 import { startWorker } from "../src/runtime/worker.ts";
@@ -65,37 +65,35 @@ describe("jobs enqueued with a write", () => {
   });
 });
 
-describe("a job that throws", () => {
-  let runner: Runner;
-  let calls = 0;
-
+/** The service's worker, with the test's tasks beside its own, for the describe it is called in. */
+function useWorker(tasks: readonly AnyTaskDefinition[]): void {
+  let runner: Runner | undefined;
   beforeAll(async () => {
-    const config = testConfig(env.db.url);
-    const deps = { pool: env.pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
-    runner = await startWorker(deps, {
-      pollInterval: 100,
-      cron: false,
-      extraTasks: [
-        defineJobTask({
-          name: "test.database_fails",
-          async run(ctx) {
-            await ctx.pool.query("select 1 / 0 as secret_column from jobs");
-          },
-        }),
-        defineJobTask({
-          name: "test.always_fails",
-          async run() {
-            calls += 1;
-            throw new Error(`provider down (call ${calls})`);
-          },
-        }),
-      ],
-    });
+    const deps = { pool: env.pool, log: createLogger("silent"), config: testConfig(env.db.url), platform: testPlatformRuntime() };
+    runner = await startWorker(deps, { pollInterval: 100, cron: false, extraTasks: tasks });
   });
-
   afterAll(async () => {
-    await runner.stop();
+    await runner?.stop();
   });
+}
+
+describe("a job that throws", () => {
+  let calls = 0;
+  useWorker([
+    defineJobTask({
+      name: "test.database_fails",
+      async run(ctx) {
+        await ctx.pool.query("select 1 / 0 as secret_column from jobs");
+      },
+    }),
+    defineJobTask({
+      name: "test.always_fails",
+      async run() {
+        calls += 1;
+        throw new Error(`provider down (call ${calls})`);
+      },
+    }),
+  ]);
 
   it("is retried with backoff and ends failed after its last attempt", async () => {
     const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.always_fails", max_attempts: 2 } });
@@ -150,33 +148,19 @@ describe("a job that throws", () => {
 });
 
 describe("a job that ends with nothing to record", () => {
-  let runner: Runner;
   let plainRuns = 0;
-
-  beforeAll(async () => {
-    const config = testConfig(env.db.url);
-    const deps = { pool: env.pool, log: createLogger("silent"), config, platform: testPlatformRuntime() };
-    runner = await startWorker(deps, {
-      pollInterval: 100,
-      cron: false,
-      extraTasks: [
-        defineJobTask({ name: "test.returns_nothing", async run() {} }),
-        defineJobTask({ name: "test.returns_counts", run: () => Promise.resolve({ counts: { done: 3 } }) }),
-        defineTask({
-          name: "test.plain",
-          payload: z.object({}),
-          run() {
-            plainRuns += 1;
-            return Promise.resolve();
-          },
-        }),
-      ],
-    });
-  });
-
-  afterAll(async () => {
-    await runner.stop();
-  });
+  useWorker([
+    defineJobTask({ name: "test.returns_nothing", async run() {} }),
+    defineJobTask({ name: "test.returns_counts", run: () => Promise.resolve({ counts: { done: 3 } }) }),
+    defineTask({
+      name: "test.plain",
+      payload: z.object({}),
+      run() {
+        plainRuns += 1;
+        return Promise.resolve();
+      },
+    }),
+  ]);
 
   // Its end is written by graphile-worker's completion (the trigger of sql/103), not by the run.
   it("shows completed with its attempt, start, end and progress, as one that recorded a result", async () => {
