@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadShopInfo } from "../src/account/shop-info.ts";
 import { Renderer, type Recipient } from "../src/back_in_stock/templates/render.ts";
-import { closeRenderPool, queuePriority } from "../src/messaging/render/pool.ts";
+import { laneRank } from "../src/messaging/render/fair-queue.ts";
+import { closeRenderPool } from "../src/messaging/render/pool.ts";
 import { renderFields } from "../src/messaging/render/render.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
@@ -20,12 +21,12 @@ const FIELDS = [{ kind: "text" as const, source: "{% for i in (1..200) %}{{ cust
 const people = (n: number, name: string) => Array.from({ length: n }, () => ({ customer: { name } }));
 
 describe("the render pool's priorities", () => {
-  it("orders interactive renders first, then sends by priority, then by the shop's jobs waiting", () => {
-    expect(queuePriority({ interactive: true }, 0)).toBeGreaterThan(queuePriority({ priority: 1_000 }, 0));
-    expect(queuePriority({ priority: 1 }, 5_000)).toBeGreaterThan(queuePriority({ priority: 0 }, 0));
-    expect(queuePriority({}, 0)).toBe(queuePriority({ priority: 0 }, 0));
-    expect(queuePriority({}, 3)).toBeLessThan(queuePriority({}, 2));
-    expect(queuePriority({ priority: -1 }, 0)).toBeLessThan(queuePriority({}, 1_000_000));
+  it("orders a shop's own jobs interactive first, then sends by priority", () => {
+    expect(laneRank({ interactive: true })).toBeGreaterThan(laneRank({ priority: 1_000 }));
+    expect(laneRank({ priority: 1 })).toBeGreaterThan(laneRank({ priority: 0 }));
+    expect(laneRank({})).toBe(laneRank({ priority: 0 }));
+    expect(laneRank({ priority: 5_000 })).toBe(laneRank({ priority: 1_000 }));
+    expect(laneRank({ priority: -1 })).toBeLessThan(laneRank({}));
   });
 
   it("renders a send of priority 1 before its own shop's batch queued before it", async () => {

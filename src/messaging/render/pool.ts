@@ -1,6 +1,6 @@
 import os from "node:os";
-import PQueue from "p-queue";
 import { Piscina } from "piscina";
+import { FairQueue, type FairLane } from "./fair-queue.ts";
 import { RENDER_LIMIT_MESSAGE, TEMPLATE_LIMITS } from "./limits.ts";
 import type { RenderField, RenderJob, RenderOutcome } from "./worker.ts";
 
@@ -111,48 +111,23 @@ function watch(): void {
 /**
  * Whose render a job is: a merchant's edit or preview (`interactive`: someone waits for the answer)
  * or a send of the shop `owner`, at a `priority` (the send's: a restock burst's first messages
- * 1, follow-ups 0). Jobs wait for a thread in one queue: interactive ones first, then sends by
- * priority, and among sends of one priority a shop with fewer jobs waiting ahead of one with many.
- * Without it the pool served first come first: one shop's 200 alerts with a slow template held
- * every other shop's sends, and its own template edits waited minutes behind them; and a burst's
- * first messages waited behind the follow-ups of the batches queued before it.
+ * 1, follow-ups 0). Shops share the threads by the thread time each has used (fair-queue.ts);
+ * within a shop, interactive jobs first, then sends by priority. Without it the pool served first
+ * come first: one shop's 200 alerts with a slow template held every other shop's sends, and its
+ * own template edits waited minutes behind them; and a burst's first messages waited behind the
+ * follow-ups of the batches queued before it.
  */
-export interface RenderLane {
-  interactive?: boolean;
-  owner?: string;
-  /** Higher first (default 0); an integer from -1,000 to 1,000. */
-  priority?: number;
-}
+export type RenderLane = FairLane;
 
-let queue: PQueue | undefined;
-const waitingByOwner = new Map<string, number>();
+let queue: FairQueue | undefined;
 
-function laneQueue(): PQueue {
-  queue ??= new PQueue({ concurrency: threads });
+function laneQueue(): FairQueue {
+  queue ??= new FairQueue(threads);
   return queue;
 }
 
-/** Room for each priority's fair order: a shop's jobs waiting count down from it, far below the next priority. */
-const PRIORITY_STEP = 1_000_000_000;
-
-/** The p-queue priority of a job (higher first): interactive above every send, then the lane's priority, then the fewer jobs its shop has waiting. */
-export function queuePriority(lane: RenderLane, waiting: number): number {
-  if (lane.interactive) return Number.MAX_SAFE_INTEGER;
-  const priority = Math.max(-1_000, Math.min(1_000, Math.trunc(lane.priority ?? 0)));
-  return priority * PRIORITY_STEP - Math.min(waiting, PRIORITY_STEP - 1);
-}
-
-async function queued<T>(lane: RenderLane, run: () => Promise<T>): Promise<T> {
-  const owner = lane.owner ?? "";
-  const waiting = waitingByOwner.get(owner) ?? 0;
-  waitingByOwner.set(owner, waiting + 1);
-  try {
-    return await laneQueue().add(run, { priority: queuePriority(lane, waiting) });
-  } finally {
-    const left = (waitingByOwner.get(owner) ?? 1) - 1;
-    if (left > 0) waitingByOwner.set(owner, left);
-    else waitingByOwner.delete(owner);
-  }
+function queued<T>(lane: RenderLane, run: () => Promise<T>): Promise<T> {
+  return laneQueue().add(lane, run);
 }
 
 /** Runs one job; a render past the deadline rejects with DeadlineExceeded (its thread terminated). */

@@ -35,8 +35,8 @@ export async function renderTemplate(source: string, variables: Record<string, u
  * render, or goes beyond a limit, is refused when saved. Answers the field's 422 issue, or
  * undefined when the template is fine. A failure of the pool itself throws (a 500, not a 422).
  */
-export async function templateProblem(field: string, source: string, kind: TemplateKind, sample: Record<string, unknown>): Promise<Issue | undefined> {
-  // A merchant waits for the answer: ahead of every send.
-  const outcome = (await renderFields([{ kind, source }], [sample], { interactive: true }))[0]?.[0];
+export async function templateProblem(field: string, source: string, kind: TemplateKind, sample: Record<string, unknown>, owner?: string): Promise<Issue | undefined> {
+  // A merchant waits for the answer: ahead of the shop's own sends, in its fair share of the threads.
+  const outcome = (await renderFields([{ kind, source }], [sample], { interactive: true, ...(owner === undefined ? {} : { owner }) }))[0]?.[0];
   return outcome instanceof Error ? templateIssue(field, outcome) : undefined;
 }

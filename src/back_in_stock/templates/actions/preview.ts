@@ -30,9 +30,9 @@ const output = z.strictObject({
   layout: z.boolean().describe("whether the shop's e-mail layout is on (GET /account/templates/email_layout)"),
 });
 
-async function render(source: string, variables: Record<string, unknown>, kind: "text" | "html", field: string): Promise<string> {
+async function render(source: string, variables: Record<string, unknown>, kind: "text" | "html", field: string, owner: string): Promise<string> {
   try {
-    return await renderTemplate(source, variables, kind, { interactive: true });
+    return await renderTemplate(source, variables, kind, { interactive: true, owner });
   } catch (error) {
     throw unprocessable([fieldIssue(field, templateFailure("", error).trim())]);
   }
@@ -55,7 +55,7 @@ export const previewTemplate = defineAction({
   input: z.strictObject(templateTexts),
   async handler(ctx, { params, input }) {
     const { stage, locale } = params;
-    const problems = await templateIssues(stage, input);
+    const problems = await templateIssues(stage, input, ctx.shopId);
     if (problems.length > 0) throw unprocessable(problems);
     const saved = await loadTemplate(ctx.db, ctx.shopId, stage, locale);
     const shop = await loadShopInfo(ctx.db, ctx.shopId);
@@ -63,9 +63,9 @@ export const previewTemplate = defineAction({
     const variables = { ...sample, shop: { name: shop.name, url: shop.url } };
     const link = typeof sample.unsubscribe_url === "string" ? sample.unsubscribe_url : "";
 
-    const subject = await render(input.email?.subject ?? saved.email.subject, variables, "text", "email.subject");
-    const html = await render(input.email?.body ?? saved.email.body, variables, "html", "email.body");
-    const sms = await render(input.sms?.body ?? saved.sms.body, variables, "text", "sms.body");
+    const subject = await render(input.email?.subject ?? saved.email.subject, variables, "text", "email.subject", ctx.shopId);
+    const html = await render(input.email?.body ?? saved.email.body, variables, "html", "email.body", ctx.shopId);
+    const sms = await render(input.sms?.body ?? saved.sms.body, variables, "text", "sms.body", ctx.shopId);
 
     const account = await loadAccountMessaging(ctx.db, ctx.shopId, { senders: senderPolicy(ctx.config), shopUrl: shop.url });
     const message = {

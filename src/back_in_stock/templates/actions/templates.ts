@@ -107,7 +107,7 @@ export const templateTexts = {
 type TemplateTexts = z.output<z.ZodObject<typeof templateTexts>>;
 
 /** The 422 issues of texts about to be saved or previewed: each must render with the stage's sample values within the limits and use only its variables. */
-export async function templateIssues(stage: Stage, texts: TemplateTexts): Promise<Issue[]> {
+export async function templateIssues(stage: Stage, texts: TemplateTexts, shopId: string): Promise<Issue[]> {
   const sources: [string, string | undefined, TemplateKind][] = [
     ["email.subject", texts.email?.subject, "text"],
     ["email.body", texts.email?.body, "html"],
@@ -116,7 +116,7 @@ export async function templateIssues(stage: Stage, texts: TemplateTexts): Promis
   const problems: Issue[] = [];
   for (const [field, source, kind] of sources) {
     if (source === undefined) continue;
-    const problem = (await templateProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
+    const problem = (await templateProblem(field, source, kind, stageSample(stage), shopId)) ?? unknownVariableIssue(field, source, stageVariables(stage));
     if (problem) problems.push(problem);
   }
   return problems;
@@ -135,7 +135,7 @@ export const patchTemplate = defineAction({
   input: z.strictObject({ enabled: z.boolean().optional(), ...templateTexts }),
   async handler(ctx, { params, input }) {
     const { stage, locale: requested } = params;
-    const problems = await templateIssues(stage, input);
+    const problems = await templateIssues(stage, input, ctx.shopId);
     if (problems.length > 0) throw unprocessable(problems);
 
     if (input.enabled !== undefined) {

@@ -74,8 +74,8 @@ const getPreorderTemplate = defineAction({
 const templateSource = (max: number) => notBlank(z.string().max(max));
 
 /** The 422 issue of a template that does not render with the stage's sample values within the limits, or uses a variable the stage does not declare. */
-async function templateProblem(stage: NotificationStage, field: string, source: string, kind: TemplateKind): Promise<Issue | undefined> {
-  return (await renderProblem(field, source, kind, stageSample(stage))) ?? unknownVariableIssue(field, source, stageVariables(stage));
+async function templateProblem(stage: NotificationStage, field: string, source: string, kind: TemplateKind, shopId: string): Promise<Issue | undefined> {
+  return (await renderProblem(field, source, kind, stageSample(stage), shopId)) ?? unknownVariableIssue(field, source, stageVariables(stage));
 }
 
 const patchPreorderTemplate = defineAction({
@@ -106,7 +106,7 @@ const patchPreorderTemplate = defineAction({
     const { stage, locale: requested } = params;
     const problems: Issue[] = [];
     for (const [field, source, kind] of sources) {
-      const problem = source === undefined ? undefined : await templateProblem(stage, field, source, kind);
+      const problem = source === undefined ? undefined : await templateProblem(stage, field, source, kind, ctx.shopId);
       if (problem) problems.push(problem);
     }
     if (problems.length > 0) throw unprocessable(problems);
