@@ -57,11 +57,14 @@ async function signup(shopId: string, n: number, fields: { channel?: string; con
   ]);
 }
 
+// The seeded levels are stamped with the database's now() (microseconds); a level stamped with
+// the same millisecond by Date (milliseconds, rounded down) was older than the seed and ignored,
+// so the restock never happened (1 run in 3 on the embedded server). One millisecond later is after it.
 const level = (n: number, available: number, location = 1) => ({
   inventory_item_id: n,
   location_id: location,
   available,
-  updated_at: new Date().toISOString(),
+  updated_at: new Date(Date.now() + 1).toISOString(),
 });
 
 async function deliver(pool: pg.Pool, domain: string, payload: unknown, topic: "inventory_levels/update" | "orders/create" = "inventory_levels/update") {
