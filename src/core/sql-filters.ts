@@ -1,4 +1,4 @@
-/** The one SQL filter builder of the reads: lists (orders, offers, signups, notifications, webhook events), copilot and reports; paging: src/core/paging.ts, periods: src/core/period.ts. A placeholder is always `param(value)`, never a number written by hand. */
+/** The one SQL filter builder of the reads: lists (orders, offers, signups, notifications, webhook events), copilot and reports; paging: src/core/paging.ts, periods: src/core/period.ts. The values given to the constructor are $1..$n; every further placeholder is `param(value)`, never a number written by hand. */
 
 /** Collects `and` clauses with numbered parameters, so a query carries only the filters given. */
 export class Filters {

@@ -19,9 +19,9 @@ export async function collectQueueGarbage(pool: pg.Pool): Promise<QueueGarbage> 
   return withTransaction(pool, async (db) => {
     // A busy queue table is tried again at the next run rather than waited for.
     await db.query("set local lock_timeout = '5s'");
-    await db.query("lock table graphile_worker._private_job_queues in share row exclusive mode");
+    await db.query(`lock table ${QUEUE_RELATIONS.privateJobQueues} in share row exclusive mode`);
     const { rowCount } = await db.query(
-      `delete from graphile_worker._private_job_queues q
+      `delete from ${QUEUE_RELATIONS.privateJobQueues} q
        where q.locked_at is null and not exists (select 1 from ${QUEUE_RELATIONS.privateJobs} j where j.job_queue_id = q.id)`,
     );
     return { job_queues: rowCount ?? 0 };

@@ -10,6 +10,8 @@ export const QUEUE_RELATIONS = {
   /** The table behind it (the console reads job queues and keyless copies from it). */
   privateJobs: "graphile_worker._private_jobs",
   privateTasks: "graphile_worker._private_tasks",
+  /** Named job queues (one per offer sync, collected by maintenance.ts). */
+  privateJobQueues: "graphile_worker._private_job_queues",
 } as const;
 
 /**

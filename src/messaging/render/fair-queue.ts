@@ -78,7 +78,7 @@ export class FairQueue {
             held.estimate = Math.max(1, took);
             held.running -= 1;
             this.#running -= 1;
-            if (held.running === 0 && held.waiting.length === 0 && this.#owners.get(name) === held) this.#owners.delete(name);
+            if (held.running === 0 && held.waiting.length === 0) this.#owners.delete(name);
             this.#pump();
           };
           run().then(
@@ -99,13 +99,6 @@ export class FairQueue {
       else held.waiting.splice(at, 0, entry);
       this.#pump();
     });
-  }
-
-  /** Jobs waiting for a thread, all owners together (for tests and diagnostics). */
-  get waiting(): number {
-    let n = 0;
-    for (const owner of this.#owners.values()) n += owner.waiting.length;
-    return n;
   }
 
   /** The least thread time used by a shop with work, or 0: where a shop starts that was idle. */

@@ -41,7 +41,6 @@ import {
   addOfferVariants,
   collectionExists,
   presentProducts,
-  excludedVariantIds,
   resolveVariants,
   variantRefs,
   variantStats,
@@ -119,7 +118,7 @@ const productsCreateInput = z
     variant_ids: variantRefs.optional(),
     collection_id: z.string().min(1).max(255).optional(),
     exclusion_tag: label.min(1).nullable().optional(),
-    excluded_variant_ids: excludedVariantIds.optional(),
+    excluded_variant_ids: variantRefs.optional(),
   })
   .superRefine((value, ctx) => {
     const source = value.source ?? "custom";

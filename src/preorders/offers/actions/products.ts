@@ -57,8 +57,6 @@ export function presentProducts(row: OfferRow, stats: VariantStats | undefined):
 
 /** A variant as every area names it: the platform's numeric id (integer or digits) or its gid; the gid afterwards. */
 export const variantRefs = z.array(platformId("ProductVariant")).max(LIMITS.variantIds);
-
-export const excludedVariantIds = variantRefs;
 const exclusionTag = requiredLabel.nullable();
 
 export interface ResolvedVariant {
@@ -211,7 +209,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     output: productsWithResolutionOutput,
     kind: "write",
     params: offerParams,
-    input: z.strictObject({ exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
+    input: z.strictObject({ exclusion_tag: exclusionTag.optional(), excluded_variant_ids: variantRefs.optional() }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
       if (row.products_source !== "custom") await assertCatalogMirrored(ctx.db, ctx.shopId);
@@ -243,7 +241,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     input: z.strictObject({
       confirm: z.boolean().refine((v) => v, "must be true"),
       exclusion_tag: exclusionTag.optional(),
-      excluded_variant_ids: excludedVariantIds.optional(),
+      excluded_variant_ids: variantRefs.optional(),
     }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
@@ -340,7 +338,7 @@ export const PRODUCTS_ACTIONS: readonly AnyAction[] = [
     output: productsWithResolutionOutput,
     kind: "write",
     params: offerParams,
-    input: z.strictObject({ collection_id: z.string().min(1).max(255), exclusion_tag: exclusionTag.optional(), excluded_variant_ids: excludedVariantIds.optional() }),
+    input: z.strictObject({ collection_id: z.string().min(1).max(255), exclusion_tag: exclusionTag.optional(), excluded_variant_ids: variantRefs.optional() }),
     async handler(ctx, { params, input }) {
       const row = await findOffer(ctx.db, ctx.shopId, params.id, true);
       await assertCatalogMirrored(ctx.db, ctx.shopId);
