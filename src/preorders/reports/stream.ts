@@ -40,7 +40,7 @@ export async function streamReportCsv(
     await client.query("begin isolation level repeatable read read only");
     // JIT compiling costs more here than it saves on a plan that runs once.
     await client.query("set local jit = off");
-    const { rows: counted } = await client.query<{ n: number }>(query.countSql, query.values);
+    const { rows: counted } = await client.query<{ n: number }>(query.count.sql, query.count.values);
     const total = counted[0]?.n ?? 0;
     await progress(0, total);
     let lastProgress = Date.now();
