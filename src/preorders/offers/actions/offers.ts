@@ -14,8 +14,8 @@ import { countdownGroup } from "./countdown.ts";
 import { isPlainObject } from "../../../core/deep-partial.ts";
 import { integrationsGroup } from "./integrations.ts";
 import { inventoryGroup } from "../groups/inventory.ts";
-import { limitsGroup } from "./limits.ts";
-import { marketsGroup } from "./markets.ts";
+import { limitsGroup } from "../groups/limits.ts";
+import { marketsGroup } from "../groups/markets.ts";
 import {
   type AnyGroup,
   type GroupKey,

@@ -5,8 +5,8 @@ import { platformId, queryList } from "../../../core/params.ts";
 import { type VariantInventory, getInventoryLevels } from "../../../platform/operations/inventory.ts";
 import { advancedGroup } from "../../offers/groups/plan-groups.ts";
 import { inventoryGroup } from "../../offers/groups/inventory.ts";
-import { limitsGroup } from "../../offers/actions/limits.ts";
-import { marketsGroup } from "../../offers/actions/markets.ts";
+import { limitsGroup } from "../../offers/groups/limits.ts";
+import { marketsGroup } from "../../offers/groups/markets.ts";
 import { OFFER_COLUMNS, OFFER_STATUSES, type OfferRow, OfferState } from "../../offers/model.ts";
 
 /**
