@@ -57,7 +57,7 @@ describe("back-in-stock settings by group", () => {
     );
     expect((await patch("channels", { email: true })).body).toEqual({ errors: ["email must be an object"] });
     expect((await patch("tagging", { customer_tag: "" })).body).toEqual({ errors: ["customer_tag must not be empty"] });
-    expect((await invoke(env.app, "PATCH", "/back_in_stock/settings/compliance", { key: env.key })).body).toEqual({ errors: ["body is required"] });
+    expect((await invoke(env.app, "PATCH", "/back_in_stock/settings/compliance", { key: env.key })).body).toEqual({ errors: ["Request body is not valid JSON"] });
     expect(await stored()).toEqual(before);
   });
 

@@ -99,8 +99,8 @@ describe("back-in-stock settings", () => {
 
   it("needs a body, refuses non-objects, and keeps shops apart", async () => {
     const empty = await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: env.key });
-    expect(empty.status).toBe(422);
-    expect(empty.body).toEqual({ errors: ["body is required"] });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({ errors: ["Request body is not valid JSON"] });
     const wrong = await patch({ channels: { email: true } });
     expect(wrong.body).toEqual({ errors: ["channels.email must be an object"] });
     const other = await createShopWithKey(env.app.pool, "Other");

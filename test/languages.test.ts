@@ -59,9 +59,9 @@ describe("account languages", () => {
     });
   });
 
-  it("needs a body on PATCH", async () => {
+  it("needs a body on PATCH: none is 400 like malformed JSON (decision 0195)", async () => {
     const answer = await invoke(env.app, "PATCH", "/account/languages", { key: env.key });
-    expect(answer.status).toBe(422);
-    expect(answer.body).toEqual({ errors: ["body is required"] });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ errors: ["Request body is not valid JSON"] });
   });
 });

@@ -54,6 +54,27 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  it("answers a call without arguments as HTTP answers a request without a body (decision 0195)", async () => {
+    const client = await connect({ "X-Auth-Token": env.key }, "all");
+    const absent = await client.callTool({ name: "account_languages_update" });
+    expect(absent).toMatchObject({ isError: true, content: [{ type: "text", text: "400: Request body is not valid JSON" }] });
+    expect(absent._meta?.[ERROR_META_KEY]).toEqual({ status: 400, errors: ["Request body is not valid JSON"] });
+    const created = await client.callTool({ name: "preorders_offers_create" });
+    expect(created.content).toEqual([{ type: "text", text: "400: Request body is not valid JSON" }]);
+    // Arguments, even none, are a body: as `{}` over HTTP.
+    expect((await client.callTool({ name: "account_languages_update", arguments: {} })).isError).toBeFalsy();
+    expect((await client.callTool({ name: "preorders_offers_create", arguments: {} })).content).toEqual([{ type: "text", text: "422: name is required" }]);
+    // An action whose fields are all optional runs without arguments.
+    const exported = await client.callTool({ name: "preorders_reports_by_offer_export" });
+    expect(exported.isError).toBeFalsy();
+    expect(exported.structuredContent).toMatchObject({ job_id: expect.any(String) as unknown });
+    await client.close();
+    const discovery = await connect({ "X-Auth-Token": env.key });
+    const viaCall = await discovery.callTool({ name: "call_action", arguments: { name: "account.languages.update" } });
+    expect(viaCall.content).toEqual([{ type: "text", text: "400: Request body is not valid JSON" }]);
+    await discovery.close();
+  });
+
   it("gives tool errors to a client that listed the tools (it checks structuredContent against outputSchema)", async () => {
     const client = await connect({ "X-Auth-Token": env.key }, "all");
     const { tools } = await client.listTools();

@@ -48,7 +48,7 @@ describe("shipping: GET and deep-partial PATCH", () => {
   it("needs a body", async () => {
     const id = await newOffer(env);
     const answer = await offerCall(env.app, env.key, "PATCH", id, "/shipping");
-    expect(answer).toMatchObject({ status: 422, body: { errors: ["body is required"] } });
+    expect(answer).toMatchObject({ status: 400, body: { errors: ["Request body is not valid JSON"] } });
   });
 });
 

@@ -249,13 +249,16 @@ describe("v1 rules and errors", () => {
     expect(((await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number }).total).toBe(before);
   });
 
-  it("needs the same key: 401 in v1's shape; bad JSON is 400", async () => {
+  it("needs the same key: 401 in v1's shape; bad JSON, or none, is 400", async () => {
     const none = await v1({ selling_plan: { name: "x" } }, { key: undefined });
     expect(none).toMatchObject({ status: 401, body: { errors: { base: ["X-Auth-Token is missing or invalid"] } } });
     const wrong = await v1({ selling_plan: { name: "x" } }, { key: "pbk_wrong" });
     expect(wrong.status).toBe(401);
     const bad = await v1(undefined, { raw: "{" });
     expect(bad).toMatchObject({ status: 400, body: { errors: { base: ["Request body is not valid JSON"] } } });
+    // No body at all is refused the same way (decision 0195), not as a missing selling_plan.
+    const empty = await v1(undefined, { raw: "" });
+    expect(empty).toMatchObject({ status: 400, body: { errors: { base: ["Request body is not valid JSON"] } } });
   });
 
   it("is not listed in v2's /help", async () => {

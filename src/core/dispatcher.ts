@@ -21,7 +21,7 @@ interface DispatchRequest {
   path: string;
   token: string | undefined;
   query: Record<string, unknown>;
-  /** The raw body text (HTTP) or an already-parsed value (MCP, v1 mapping). */
+  /** The raw body text (HTTP) or an already-parsed value (MCP); `raw: ""` or `parsed: undefined` for no body. */
   body: { raw: string | undefined } | { parsed: unknown };
   requestId: string;
 }
@@ -34,13 +34,35 @@ interface DispatchResult {
   issues: Issue[];
 }
 
-function parseBody(method: string, body: DispatchRequest["body"]): unknown {
+/**
+ * Whether an action needs a request body (decision 0195): every PATCH (the spec's "body required":
+ * it says what to change), and a POST or PUT whose input refuses an empty object (it has a
+ * required field). Any other action runs an absent body as `{}`.
+ */
+const NEEDS_BODY = new WeakMap<AnyAction, boolean>();
+function needsBody(action: AnyAction): boolean {
+  let needs = NEEDS_BODY.get(action);
+  if (needs === undefined) {
+    needs = action.method === "PATCH" || (action.input !== undefined && !action.input.safeParse({}).success);
+    NEEDS_BODY.set(action, needs);
+  }
+  return needs;
+}
+
+/**
+ * The action's input from the request body. An absent body (no text, only whitespace, or nothing
+ * parsed: an MCP call without arguments) is refused like malformed JSON when the action needs one.
+ */
+function parseBody(action: AnyAction, body: DispatchRequest["body"]): unknown {
+  const text = "parsed" in body ? undefined : (body.raw?.trim() ?? "");
+  const absent = "parsed" in body ? body.parsed === undefined : text === "";
+  if (absent) {
+    if (needsBody(action)) throw new ApiError("BAD_REQUEST", MESSAGES.invalidJson);
+    return {};
+  }
   if ("parsed" in body) return body.parsed;
-  const text = body.raw?.trim() ?? "";
-  // PATCH bodies are required; other methods treat an absent body as an empty object.
-  if (text === "") return method === "PATCH" ? undefined : {};
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text ?? "") as unknown;
   } catch {
     throw new ApiError("BAD_REQUEST", MESSAGES.invalidJson);
   }
@@ -171,7 +193,7 @@ export class Dispatcher {
     if (!match) throw new ApiError("NOT_FOUND", MESSAGES.noAction(method, request.path));
 
     const { action } = match;
-    const rawInput = method === "GET" || method === "DELETE" ? query : parseBody(method, request.body);
+    const rawInput = method === "GET" || method === "DELETE" ? query : parseBody(action, request.body);
     const args = validate(action, match.params, rawInput);
     const context = (db: ActionContext["db"]): ActionContext => ({
       shopId: charge.shopId,

@@ -175,7 +175,7 @@ export async function callDiscoveryTool(
       if (!input.success) return invalid(input.error);
       const action = findAction(catalog, input.data.name);
       if (!action) return unknownAction(input.data.name);
-      return callTool(dispatcher, catalog.byName, token, toolName(action), input.data.arguments ?? {});
+      return callTool(dispatcher, catalog.byName, token, toolName(action), input.data.arguments);
     }
     default:
       return undefined;

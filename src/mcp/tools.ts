@@ -88,7 +88,8 @@ export async function callTool(
   actions: ReadonlyMap<string, AnyAction>,
   token: string | undefined,
   name: string,
-  args: Record<string, unknown> = {},
+  /** Absent (a call without arguments) is a request without a body: decision 0195. */
+  args?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const action = actions.get(name);
   if (!action) return { isError: true, content: [{ type: "text", text: `Unknown tool: ${name}` }] };
@@ -114,7 +115,7 @@ export async function callTool(
     path,
     token,
     query: action.method === "GET" || action.method === "DELETE" ? rest : {},
-    body: { parsed: rest },
+    body: { parsed: args === undefined ? undefined : rest },
     requestId: randomUUID(),
   });
   if (result.status >= 200 && result.status < 300) {
