@@ -102,7 +102,7 @@ describe("developer settings", () => {
       status: 200,
       body: {
         storefront: { events_enabled: true, debug: false, selectors: { add_to_cart_button: null, price: null, product_form: null, collection_product_card: null } },
-        webhook: { url: null, events: ["preorder_order.created", "preorder_order.balance_collected", "preorder_order.fulfilled", "preorder_order.cancelled"], secret_set: false },
+        webhook: { url: null, events: ["preorder_order.created", "preorder_order.balance_collected", "preorder_order.fulfilled", "preorder_order.cancelled", "preorder_order.rules_broken"], secret_set: false },
       },
     });
     const noSecret = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url: endpoint } } });
@@ -115,7 +115,7 @@ describe("developer settings", () => {
     expect((bad.body as { errors: string[] }).errors.sort()).toEqual(
       [
         "webhook.url must be an https URL",
-        "webhook.events.0 must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled",
+        "webhook.events.0 must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled, preorder_order.rules_broken",
         "webhook.secret must be at least 16 characters, or empty to remove it",
         "storefront.selectors.price must be a CSS selector",
         "storefront.sparkle is not allowed",
@@ -206,7 +206,7 @@ describe("developer settings", () => {
     expect((await invoke(env.app, "GET", "/preorders/developer_settings/webhook_events?status=lost&topic=order.paid", { key: env.key })).body).toEqual({
       errors: [
         "status must be one of: pending, delivered, failed, skipped",
-        "topic must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled",
+        "topic must be one of: preorder_order.created, preorder_order.balance_collected, preorder_order.fulfilled, preorder_order.cancelled, preorder_order.rules_broken",
       ],
     });
 

@@ -8,12 +8,14 @@ import { loadPreorderSettings } from "../settings/settings.ts";
 import type { WebhookTopic } from "../settings/developer.ts";
 import { recordWebhookEvent } from "../settings/webhook-events.ts";
 import type { OrderStatus } from "./model.ts";
+import { type RuleBreak, findRuleBreaks, ruleBreakTags } from "./rule-breaks.ts";
 
 /**
  * What a preorder order's arrival or change sets off, in the transaction that applied it
  * (src/preorders/orders/ingest.ts): the app's order tags (stored, and pushed to the platform by a
  * job), the confirmation message, the balance's due date with its auto-collect charge and
- * balance_due message (jobs at their time), the charge on fulfillment, and developer webhook
+ * balance_due message (jobs at their time), the charge on fulfillment, the offers' rules a new
+ * order broke (rule-breaks.ts: recorded, tagged, and sent as an event), and developer webhook
  * events. Every job is keyed per order, so applying the same order again queues nothing twice.
  */
 
@@ -29,6 +31,7 @@ interface AppliedOrder {
   name: string | null;
   platform_order_id: string;
   email: string | null;
+  customer_id: string | null;
   currency: string;
   total_price: string;
 }
@@ -45,7 +48,7 @@ const ORDER_TAG_ATTEMPTS = 10;
 export async function onOrderApplied(db: Db, shopId: string, orderId: string, before: OrderStatus | null): Promise<void> {
   const { rows } = await db.query<AppliedOrder>(
     `select id, status, total_outstanding::text, platform_created_at, tags, app_tags, balance_due_at, auto_collect, name, platform_order_id,
-            email, currency, total_price::text
+            email, customer_id, currency, total_price::text
      from preorder_orders where id = $1`,
     [orderId],
   );
@@ -60,18 +63,21 @@ export async function onOrderApplied(db: Db, shopId: string, orderId: string, be
   const settings = await loadPreorderSettings(db, shopId);
   const live = order.status !== "cancelled" && order.status !== "refunded";
 
-  await applyOrderTags(db, shopId, order, offers, settings.orders.tags);
+  // Rules are checked once, when the order first arrives: a later change of the offer's limits does not re-judge it.
+  const breaks = before === null && live ? await findRuleBreaks(db, shopId, order, offers) : [];
+  if (breaks.length > 0) await db.query("update preorder_orders set rule_breaks = $2 where id = $1", [order.id, JSON.stringify(breaks)]);
+  await applyOrderTags(db, shopId, order, offers, [...settings.orders.tags, ...ruleBreakTags(breaks)]);
   if (before === null && live) await claimNotifications(db, { shopId, stage: "confirmation", eventKey: "" }, [order.id], offers[0]?.id ?? null);
   if (live) await scheduleBalance(db, shopId, order, offers, settings.notifications.balance_due.days_before);
   if (order.status === "fulfilled" && before !== "fulfilled" && order.auto_collect === "on_fulfillment" && Number(order.total_outstanding) > 0) {
     await enqueue(db, autoCollectTask, { shop_id: shopId, order_id: order.id, trigger: "on_fulfillment" }, { jobKey: `${autoCollectTask.name}:${order.id}` });
   }
-  await webhookEvents(db, shopId, order, before, offers);
+  await webhookEvents(db, shopId, order, before, offers, breaks);
 }
 
-/** Offers' checkout.order_tags and the shop's orders.tags that the order does not carry yet: stored, and pushed by a job. */
-async function applyOrderTags(db: Db, shopId: string, order: AppliedOrder, offers: readonly OfferFacts[], shopTags: readonly string[]): Promise<void> {
-  const wanted = new Set<string>(shopTags);
+/** Offers' checkout.order_tags, the shop's orders.tags and the rules' tags that the order does not carry yet: stored, and pushed by a job. */
+async function applyOrderTags(db: Db, shopId: string, order: AppliedOrder, offers: readonly OfferFacts[], otherTags: readonly string[]): Promise<void> {
+  const wanted = new Set<string>(otherTags);
   for (const offer of offers) for (const tag of checkoutGroup.schema.parse(offer.settings.checkout ?? {}).order_tags.tags) wanted.add(tag);
   const missing = [...wanted].filter((tag) => !order.app_tags.includes(tag));
   if (missing.length === 0) return;
@@ -115,8 +121,9 @@ function transitions(before: OrderStatus | null, now: OrderStatus): WebhookTopic
   return topics;
 }
 
-async function webhookEvents(db: Db, shopId: string, order: AppliedOrder, before: OrderStatus | null, offers: readonly OfferFacts[]): Promise<void> {
+async function webhookEvents(db: Db, shopId: string, order: AppliedOrder, before: OrderStatus | null, offers: readonly OfferFacts[], breaks: readonly RuleBreak[]): Promise<void> {
   const topics = transitions(before, order.status);
+  if (breaks.length > 0) topics.push("preorder_order.rules_broken");
   if (topics.length === 0) return;
   const data = {
     order_id: order.id,
@@ -130,5 +137,5 @@ async function webhookEvents(db: Db, shopId: string, order: AppliedOrder, before
     total_outstanding: order.total_outstanding,
     offer_ids: offers.map((o) => o.id),
   };
-  for (const topic of topics) await recordWebhookEvent(db, shopId, topic, order.id, data);
+  for (const topic of topics) await recordWebhookEvent(db, shopId, topic, order.id, topic === "preorder_order.rules_broken" ? { ...data, rule_breaks: breaks } : data);
 }

@@ -1,6 +1,7 @@
 import type { Db } from "../../core/db.ts";
 import { notFound } from "../../core/errors.ts";
 import { isUuid } from "../../core/params.ts";
+import type { RuleBreak } from "./rule-breaks.ts";
 
 /** The statuses the database derives (sql/030, the `status` generated column), in lifecycle order. */
 export const ORDER_STATUSES = ["placed", "awaiting_balance", "balance_collected", "released", "fulfilled", "cancelled", "refunded"] as const;
@@ -42,6 +43,8 @@ export interface OrderRow {
   auto_collect: "due_date" | "on_fulfillment" | null;
   auto_collect_result: string | null;
   auto_collect_ran_at: Date | null;
+  /** The offers' rules the order broke when it arrived (sql/106, rule-breaks.ts). */
+  rule_breaks: RuleBreak[];
   created_at: Date;
   updated_at: Date;
   status: OrderStatus;
@@ -86,6 +89,7 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     fulfillment_status: order.fulfillment_status,
     tags: order.tags,
     app_tags: order.app_tags,
+    rule_breaks: order.rule_breaks,
     market_id: order.market_id,
     offer_ids: offerIds,
     line_items: lines.map((l) => ({ ...l, preorder: l.selling_plan_id !== null })),

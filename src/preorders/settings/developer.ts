@@ -10,7 +10,13 @@ import { defineDocument } from "../../core/settings-document.ts";
  * merchant sets (write-only: sealed at rest, never answered).
  */
 
-export const WEBHOOK_TOPICS = ["preorder_order.created", "preorder_order.balance_collected", "preorder_order.fulfilled", "preorder_order.cancelled"] as const;
+export const WEBHOOK_TOPICS = [
+  "preorder_order.created",
+  "preorder_order.balance_collected",
+  "preorder_order.fulfilled",
+  "preorder_order.cancelled",
+  "preorder_order.rules_broken",
+] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 
 /** Storefront JavaScript events the script dispatches on `document` while events_enabled. */

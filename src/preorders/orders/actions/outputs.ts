@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { timestampOutput } from "../../../core/outputs.ts";
 import { ORDER_STATUSES } from "../model.ts";
+import { ORDER_RULES } from "../rule-breaks.ts";
 
 /** Output schemas of the orders actions: what presentOrder (src/preorders/orders/model.ts) answers. */
 
@@ -15,6 +16,14 @@ const orderLineOutput = z.strictObject({
   selling_plan_id: z.string().nullable().describe("the selling plan of a preorder line; null on a regular line"),
   offer_id: z.string().nullable().describe("the offer whose selling plan this is; null until known"),
   preorder: z.boolean(),
+});
+
+const ruleBreakOutput = z.strictObject({
+  offer_id: z.string(),
+  rule: z.enum(ORDER_RULES).describe("the offer's rule: a limit (per_order.min, per_order.max, per_customer.max, total.max) or mixed_cart"),
+  variant_id: z.string().nullable().describe("per_order rules: the variant whose quantity broke it"),
+  limit: z.int().nullable().describe("the limit broken; null for mixed_cart"),
+  units: z.int().nullable().describe("the units that broke it: the variant's in this order, the customer's, or the offer's in total"),
 });
 
 export const orderOutput = z
@@ -36,6 +45,11 @@ export const orderOutput = z
     app_tags: z
       .array(z.string())
       .describe("the tags this app applies to the order (its offers' checkout.order_tags and the shop's orders.tags), pushed to the platform order and part of tags"),
+    rule_breaks: z
+      .array(ruleBreakOutput)
+      .describe(
+        "the offers' rules this order broke when it arrived (empty: none): the order is tagged on the platform (preorder-limit-exceeded and the rule's tag) and the preorder_order.rules_broken event is sent",
+      ),
     market_id: z.string().nullable(),
     offer_ids: z.array(z.string()),
     line_items: z.array(orderLineOutput),

@@ -1,0 +1,104 @@
+import type { Db } from "../../core/db.ts";
+import { checkoutGroup } from "../offers/groups/checkout.ts";
+import { limitsGroup } from "../offers/groups/limits.ts";
+
+/**
+ * The offers' order rules, checked when a preorder order arrives: quantity limits (per order, per
+ * customer, in total) and whether preorder and in-stock items may share an order. (The markets an
+ * offer is limited to are not among them: an order's payload names no market, so ingest has none
+ * to compare; decision 0197.) The storefront and the checkout keep a shopper within them; an order that
+ * still breaks one (placed by hand, through another channel, or racing another buyer for the last
+ * units) is never counted silently: it is tagged on the platform with the rule's tag and recorded,
+ * and the shop's developer webhook is told (preorder_order.rules_broken). Decision 0197.
+ */
+
+export const ORDER_RULES = ["per_order.min", "per_order.max", "per_customer.max", "total.max", "mixed_cart"] as const;
+export type OrderRule = (typeof ORDER_RULES)[number];
+
+/** Given to every order that breaks a quantity limit, beside the limit's own tag. */
+export const LIMIT_EXCEEDED_TAG = "preorder-limit-exceeded";
+
+/** The platform order tag that names each rule. */
+export const RULE_TAGS: Readonly<Record<OrderRule, string>> = {
+  "per_order.min": "preorder-limit-per-order",
+  "per_order.max": "preorder-limit-per-order",
+  "per_customer.max": "preorder-limit-per-customer",
+  "total.max": "preorder-limit-total",
+  mixed_cart: "preorder-mixed-cart",
+};
+
+const LIMIT_RULES: ReadonlySet<OrderRule> = new Set(["per_order.min", "per_order.max", "per_customer.max", "total.max"]);
+
+export interface RuleBreak {
+  offer_id: string;
+  rule: OrderRule;
+  /** per_order rules: the variant whose quantity broke it. */
+  variant_id: string | null;
+  /** The limit (a quantity rule's min or max); null for mixed_cart. */
+  limit: number | null;
+  /** The units that broke it: the variant's in this order, the customer's, or the offer's in total. */
+  units: number | null;
+}
+
+export interface RuleOrder {
+  id: string;
+  email: string | null;
+  customer_id: string | null;
+}
+
+export interface RuleOffer {
+  id: string;
+  settings: Record<string, unknown>;
+}
+
+/** The tags an order with these breaks gets on the platform. */
+export function ruleBreakTags(breaks: readonly RuleBreak[]): string[] {
+  const tags = new Set<string>();
+  for (const broken of breaks) {
+    if (LIMIT_RULES.has(broken.rule)) tags.add(LIMIT_EXCEEDED_TAG);
+    tags.add(RULE_TAGS[broken.rule]);
+  }
+  return [...tags];
+}
+
+/** Units of a live order's preorder lines of one offer, summed over the shop's live orders that match. */
+const LIVE_UNITS = `select coalesce(sum(l.quantity), 0)::int as units
+  from preorder_order_lines l join preorder_orders o on o.id = l.order_id
+  where l.shop_id = $1 and l.offer_id = $2 and l.selling_plan_id is not null and o.status not in ('cancelled', 'refunded')`;
+
+/** The rules the order (already applied, its lines stored) breaks, offer by offer, in the offers' order. */
+export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, offers: readonly RuleOffer[]): Promise<RuleBreak[]> {
+  if (offers.length === 0) return [];
+  const { rows: lines } = await db.query<{ offer_id: string; variant_id: string | null; units: number }>(
+    `select offer_id::text, variant_id, sum(quantity)::int as units from preorder_order_lines
+     where order_id = $1 and selling_plan_id is not null and offer_id is not null group by 1, 2 order by 2`,
+    [order.id],
+  );
+  const { rows: regular } = await db.query<{ any: boolean }>("select exists (select 1 from preorder_order_lines where order_id = $1 and selling_plan_id is null) as any", [order.id]);
+  const hasRegularLines = regular[0]?.any ?? false;
+  const breaks: RuleBreak[] = [];
+  const add = (offerId: string, rule: OrderRule, fields: Partial<Omit<RuleBreak, "offer_id" | "rule">> = {}) =>
+    breaks.push({ offer_id: offerId, rule, variant_id: null, limit: null, units: null, ...fields });
+
+  for (const offer of offers) {
+    const limits = limitsGroup.schema.parse(offer.settings.limits ?? {});
+    for (const line of lines.filter((l) => l.offer_id === offer.id)) {
+      if (line.units < limits.per_order.min) add(offer.id, "per_order.min", { variant_id: line.variant_id, limit: limits.per_order.min, units: line.units });
+      if (limits.per_order.max !== null && line.units > limits.per_order.max) add(offer.id, "per_order.max", { variant_id: line.variant_id, limit: limits.per_order.max, units: line.units });
+    }
+    const customerMax = limits.per_customer.max;
+    if (customerMax !== null && (order.customer_id !== null || order.email !== null)) {
+      const { rows } = await db.query<{ units: number }>(`${LIVE_UNITS} and (o.customer_id = $3 or o.email = $4)`, [shopId, offer.id, order.customer_id, order.email]);
+      const units = rows[0]?.units ?? 0;
+      if (units > customerMax) add(offer.id, "per_customer.max", { limit: customerMax, units });
+    }
+    const totalMax = limits.total.max;
+    if (totalMax !== null) {
+      const { rows } = await db.query<{ units: number }>(LIVE_UNITS, [shopId, offer.id]);
+      const units = rows[0]?.units ?? 0;
+      if (units > totalMax) add(offer.id, "total.max", { limit: totalMax, units });
+    }
+    if (hasRegularLines && !checkoutGroup.schema.parse(offer.settings.checkout ?? {}).mixed_cart.allowed) add(offer.id, "mixed_cart");
+  }
+  return breaks;
+}
