@@ -100,10 +100,33 @@ describe("aggregated exports leave cancelled and refunded orders out of their su
     expect(statuses).toEqual(["awaiting_balance", "placed", "cancelled", "cancelled", "refunded"]);
   });
 
+  it("granularity none gives a cancelled or refunded order's lines zero metrics: its rows add up to the months'", async () => {
+    const metrics = ["units", "gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"];
+    const perLine = await exportCsv("by_offer", { metrics });
+    const rows = perLine.trimEnd().split("\n").slice(1).map((line) => line.split(","));
+    expect(rows.map((r) => [r[6], ...r.slice(11)])).toEqual([
+      ["awaiting_balance", "1", "50.00", "20.00", "30.00", "0.00", "30.00"],
+      ["placed", "2", "20.00", "0.00", "0.00", "0.00", "0.00"],
+      ["cancelled", "0", "0.00", "0.00", "0.00", "0.00", "0.00"],
+      ["cancelled", "0", "0.00", "0.00", "0.00", "0.00", "0.00"],
+      ["refunded", "0", "0.00", "0.00", "0.00", "0.00", "0.00"],
+    ]);
+    const monthly = await exportCsv("by_offer", { granularity: "month", metrics });
+    const month = monthly.trimEnd().split("\n")[1]?.split(",").slice(4) ?? [];
+    const sums = metrics.map((_m, i) => rows.reduce((s, r) => s + Math.round(Number(r[11 + i]) * 100), 0));
+    expect(sums).toEqual(month.map((v) => Math.round(Number(v) * 100)));
+  });
+
   it("balance_collection per month sums the live orders' balances only; per order it lists them all", async () => {
     const monthly = await exportCsv("balance_collection", { granularity: "month", metrics: ["orders", "balance_due", "balance_outstanding"] });
     expect(monthly).toBe(["period_start,currency,orders,balance_due,balance_outstanding", "2026-09-01,USD,1,30.00,30.00", ""].join("\n"));
     const perOrder = await exportCsv("balance_collection", { metrics: ["balance_due"] });
     expect(perOrder.trimEnd().split("\n").slice(1).map((line) => line.split(",")[3])).toEqual(["awaiting_balance", "cancelled"]);
+    // The cancelled order is listed with nothing due: the per-order rows add up to the month's.
+    const perOrderMetrics = await exportCsv("balance_collection", { metrics: ["units", "balance_due", "balance_outstanding"] });
+    expect(perOrderMetrics.trimEnd().split("\n").slice(1).map((line) => [line.split(",")[3], ...line.split(",").slice(7)])).toEqual([
+      ["awaiting_balance", "1", "30.00", "30.00"],
+      ["cancelled", "0", "0.00", "0.00"],
+    ]);
   });
 });

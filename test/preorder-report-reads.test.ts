@@ -112,6 +112,33 @@ describe("GET /preorders/reports/summary", () => {
       expect(mine.reduce((s, r) => s + Number(r.units), 0)).toBe(total.units);
     }
   });
+
+  it("agrees with the by_offer CSV's per-line rows (granularity none), which list the cancelled order with nothing sold", async () => {
+    const rows = await exportRows({});
+    // Every line is listed, the cancelled order's with its status and zero metrics.
+    expect(rows.map((r) => r.status)).toEqual(["awaiting_balance", "awaiting_balance", "cancelled", "placed", "balance_collected"]);
+    const metrics = ["units", "gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
+    expect(rows.filter((r) => r.status === "cancelled").map((r) => metrics.map((m) => r[m]))).toEqual([["0", "0.00", "0.00", "0.00", "0.00", "0.00"]]);
+    const summary = (await read("summary")).body as { currencies: ({ currency: string } & Metrics)[] };
+    expect(summary.currencies.map((c) => c.currency)).toEqual([...new Set(rows.map((r) => r.currency))].sort());
+    for (const total of summary.currencies) {
+      const mine = rows.filter((r) => r.currency === total.currency);
+      for (const metric of ["gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const) {
+        expect(mine.reduce((s, r) => s + cents(r[metric]), 0), `${total.currency} ${metric}`).toBe(cents(total[metric]));
+      }
+      expect(mine.reduce((s, r) => s + Number(r.units), 0), `${total.currency} units`).toBe(total.units);
+    }
+    // The same per offer (revenue) and per variant (by_variant), and under a filter.
+    const revenue = (await read("revenue")).body as { revenue: ({ offer_id: string; currency: string } & Metrics)[] };
+    for (const row of revenue.revenue) {
+      const mine = rows.filter((r) => r.offer_id === row.offer_id && r.currency === row.currency);
+      expect(mine.reduce((s, r) => s + cents(r.gross_sales), 0), `${row.offer_id} ${row.currency}`).toBe(cents(row.gross_sales));
+    }
+    const filtered = await exportRows({ offer_id: offerA, from: "2026-09-01", to: "2026-09-30" });
+    const offerSummary = (await read(`summary?offer_id=${offerA}&from=2026-09-01&to=2026-09-30`)).body as { currencies: ({ currency: string } & Metrics)[] };
+    expect(filtered.reduce((s, r) => s + cents(r.gross_sales), 0)).toBe(cents(offerSummary.currencies[0]?.gross_sales));
+    expect(filtered.reduce((s, r) => s + Number(r.units), 0)).toBe(offerSummary.currencies[0]?.units);
+  });
 });
 
 describe("GET /preorders/reports/revenue, by_date, by_variant, customers", () => {

@@ -118,7 +118,7 @@ function lineFilterClauses(body: ReportBody, alias: string, where: Filters): str
 }
 
 /** Filters on orders `o` (and, for line-level filters, a line `l` or an exists over lines). */
-export function filters(body: ReportBody, shopId: string, lineAlias: string | null): Filters {
+function filters(body: ReportBody, shopId: string, lineAlias: string | null): Filters {
   const where = new Filters();
   where.add(`o.shop_id = ${where.param(shopId)}`);
   where.when(lowerBound(body.from), (p) => `o.platform_created_at >= ${p}`);
@@ -139,27 +139,34 @@ function paging(body: ReportBody): string {
   return ` limit ${perPage} offset ${((body.page ?? 1) - 1) * perPage}`;
 }
 
-/** Amount expressions per metric: `share` apportions an order's amounts to one of its lines. */
-export function metricExpressions(share: string, units: string, gross: string): Record<Metric, string> {
+/**
+ * Sums count live orders only: a cancelled or refunded order sold nothing (as for the preorder
+ * counts), so it adds no order, unit or amount. Per-record rows still list it, with its status.
+ */
+const LIVE_ORDER = "o.status not in ('cancelled', 'refunded')";
+
+/**
+ * The metric expressions of one record (a preorder line, or an order): `share` apportions an
+ * order's amounts to the record. A record of a cancelled or refunded order has zero units and
+ * amounts (LIVE_ORDER), so the per-record rows of an export add up to its per-period rows and to
+ * the JSON reads. `orders` is the aggregate over orders `o`.
+ */
+function metricExpressions(share: string, units: string, gross: string): Record<Metric, string> {
+  const live = (expr: string) => `case when ${LIVE_ORDER} then ${expr} else 0 end`;
   return {
     orders: "count(distinct o.id)",
-    units,
-    gross_sales: gross,
-    deposits_paid: `case when o.balance_amount > 0 then (o.total_price - o.balance_amount) * ${share} else 0 end`,
-    balance_due: `o.balance_amount * ${share}`,
-    balance_collected: `(o.balance_amount - o.total_outstanding) * ${share}`,
-    balance_outstanding: `o.total_outstanding * ${share}`,
+    units: live(units),
+    gross_sales: live(gross),
+    deposits_paid: live(`case when o.balance_amount > 0 then (o.total_price - o.balance_amount) * ${share} else 0 end`),
+    balance_due: live(`o.balance_amount * ${share}`),
+    balance_collected: live(`(o.balance_amount - o.total_outstanding) * ${share}`),
+    balance_outstanding: live(`o.total_outstanding * ${share}`),
   };
 }
 
-/**
- * Per-period sums count live orders only: a cancelled or refunded order sold nothing (as for the
- * preorder counts), so it adds no order, unit or amount. Per-record rows still list it with its status.
- */
-export const LIVE_ORDER = "o.status not in ('cancelled', 'refunded')";
-
-function periodStart(granularity: ReportBody["granularity"]): string {
-  return `to_char(date_trunc('${granularity}', o.platform_created_at at time zone 'UTC'), 'YYYY-MM-DD')`;
+/** The first day of the period of the order's creation; `alias`: orders `o`, or records `f` carrying it. */
+function periodStart(granularity: ReportBody["granularity"], alias = "o"): string {
+  return `to_char(date_trunc('${granularity}', ${alias}.platform_created_at at time zone 'UTC'), 'YYYY-MM-DD')`;
 }
 
 /**
@@ -176,38 +183,58 @@ function linesOnly(body: ReportBody, shopId: string): (Filters & { from: string 
   return where;
 }
 
+/** The amounts of a by_offer line, as columns of `byOfferLines`. */
+const LINE_METRICS = METRICS.filter((m): m is Exclude<Metric, "orders"> => m !== "orders");
+
 /**
- * by_offer: granularity none gives one row per preorder line (order amounts apportioned to the
- * line by its share of the order's total); otherwise one row per period, offer and currency.
+ * The by_offer report's records, the one definition behind its CSV export and the JSON report
+ * reads (reads.ts): a subquery `f`, one row per preorder line the filters select, its order's
+ * amounts apportioned to the line by its share of the order's total (zero for a cancelled or
+ * refunded order, see metricExpressions), unrounded. `live`: only lines of live orders (LIVE_ORDER),
+ * as every sum takes them; without it, every line with its order's status, as granularity none
+ * lists them. Its values are `where.params`.
  */
-function byOffer(body: ReportBody, shopId: string): ReportQuery {
+export function byOfferLines(body: ReportBody, shopId: string, options: { live: boolean }): { sql: string; where: Filters } {
   const where = filters(body, shopId, "l").add("l.selling_plan_id is not null");
-  const metrics = chosenMetrics(body);
+  if (options.live) where.add(LIVE_ORDER);
   const share = "case when o.total_price > 0 then (l.price * l.quantity) / o.total_price else 0 end";
   const expr = metricExpressions(share, "l.quantity", "l.price * l.quantity");
-  const from = "from preorder_order_lines l join preorder_orders o on o.id = l.order_id left join preorder_offers po on po.id = l.offer_id";
+  const sql = `(select l.offer_id, po.name as offer_name, l.selling_plan_id, o.id as order_id, o.name as order_name, o.platform_created_at, o.status,
+      o.email, l.product_id, l.variant_id, o.currency, l.platform_line_id, ${LINE_METRICS.map((m) => `${expr[m]} as ${m}`).join(", ")}
+    from preorder_order_lines l join preorder_orders o on o.id = l.order_id left join preorder_offers po on po.id = l.offer_id
+    where ${where.sql()}) f`;
+  return { sql, where };
+}
+
+/**
+ * by_offer: granularity none gives one row per preorder line (byOfferLines, every status);
+ * otherwise one row per period, offer and currency, summing the live lines.
+ */
+function byOffer(body: ReportBody, shopId: string): ReportQuery {
+  const metrics = chosenMetrics(body);
   if (body.granularity === "none") {
+    const { sql: lines, where } = byOfferLines(body, shopId, { live: false });
     const columns = ["offer_id", "offer_name", "selling_plan_id", "order_id", "order_name", "order_created_at", "status", "customer_email", "product_id", "variant_id", "currency", ...metrics];
     const select = [
-      "l.offer_id::text",
-      "po.name",
-      "l.selling_plan_id",
-      "o.id::text",
-      "o.name",
-      TS("o.platform_created_at"),
-      "o.status",
-      "o.email",
-      "l.product_id",
-      "l.variant_id",
-      "o.currency",
-      ...metrics.map((m) => (m === "units" ? "l.quantity::text" : MONEY(expr[m]))),
+      "f.offer_id::text",
+      "f.offer_name",
+      "f.selling_plan_id",
+      "f.order_id::text",
+      "f.order_name",
+      TS("f.platform_created_at"),
+      "f.status",
+      "f.email",
+      "f.product_id",
+      "f.variant_id",
+      "f.currency",
+      ...metrics.map((m) => (m === "units" ? "f.units::text" : MONEY(`f.${m}`))),
     ];
-    return build(select, columns, `${from} where ${where.sql()}`, "order by o.platform_created_at, o.id, l.platform_line_id", body, where, linesOnly(body, shopId));
+    return build(select, columns, `from ${lines}`, "order by f.platform_created_at, f.order_id, f.platform_line_id", body, where, linesOnly(body, shopId));
   }
+  const { sql: lines, where } = byOfferLines(body, shopId, { live: true });
   const columns = ["period_start", "offer_id", "offer_name", "currency", ...metrics];
-  const select = [periodStart(body.granularity), "l.offer_id::text", "po.name", "o.currency", ...metrics.map((m) => aggregate(m, expr[m]))];
-  where.add(LIVE_ORDER);
-  return build(select, columns, `${from} where ${where.sql()} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, where);
+  const select = [periodStart(body.granularity, "f"), "f.offer_id::text", "f.offer_name", "f.currency", ...metrics.map((m) => aggregate(m, m === "orders" ? "count(distinct f.order_id)" : `f.${m}`))];
+  return build(select, columns, `from ${lines} group by ${select.slice(0, 4).join(", ")}`, "order by 1, 3 nulls last, 2, 4", body, where);
 }
 
 function aggregate(metric: Metric, expr: string): string {
@@ -218,7 +245,8 @@ function aggregate(metric: Metric, expr: string): string {
 
 /**
  * balance_collection: the orders that had a balance after their deposit. Granularity none gives
- * one row per order; otherwise one row per period and currency.
+ * one row per order (every status; a cancelled or refunded order's metrics zero, see
+ * metricExpressions); otherwise one row per period and currency, summing the live orders.
  */
 function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
   const where = filters(body, shopId, null).add("o.balance_amount > 0");
@@ -236,7 +264,7 @@ function balanceCollection(body: ReportBody, shopId: string): ReportQuery {
       "o.email",
       "o.currency",
       TS("o.balance_requested_at"),
-      ...metrics.map((m) => (m === "units" ? `${units}::text` : MONEY(expr[m]))),
+      ...metrics.map((m) => (m === "units" ? `${expr.units}::text` : MONEY(expr[m]))),
     ];
     return build(select, columns, `${from} where ${where.sql()}`, "order by o.platform_created_at, o.id", body, where);
   }

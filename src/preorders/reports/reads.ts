@@ -1,11 +1,12 @@
 import type { Db } from "../../core/db.ts";
 import { Filters } from "../../core/sql-filters.ts";
-import { LIVE_ORDER, type ReportBody, filters, metricExpressions } from "./query.ts";
+import { type ReportBody, byOfferLines } from "./query.ts";
 
 /**
- * The JSON report reads (GET /preorders/reports/...): the same filters and the same amounts as the
- * by_offer CSV export (query.ts): a preorder line's share of its order's amounts, summed over
- * orders neither cancelled nor refunded. Every amount is summed unrounded and rounded once per row.
+ * The JSON report reads (GET /preorders/reports/...): sums of the by_offer export's own records
+ * (byOfferLines, query.ts), a preorder line's share of its order's amounts over orders neither
+ * cancelled nor refunded, for the same filters; so a read and an export agree, the export's
+ * per-line rows (granularity none) included. Every amount is summed unrounded and rounded once per row.
  */
 
 const MONEY_METRICS = ["gross_sales", "deposits_paid", "balance_due", "balance_collected", "balance_outstanding"] as const;
@@ -22,14 +23,7 @@ export interface MetricRow {
 
 /** The live preorder lines the filters select, with their apportioned amounts, as a subquery `f`; its parameters are `params`. */
 function lineFacts(body: ReportBody, shopId: string): { sql: string; params: unknown[] } {
-  const where = filters(body, shopId, "l").add("l.selling_plan_id is not null").add(LIVE_ORDER);
-  const share = "case when o.total_price > 0 then (l.price * l.quantity) / o.total_price else 0 end";
-  const m = metricExpressions(share, "l.quantity", "l.price * l.quantity");
-  const sql = `(select o.id as order_id, o.currency, o.email, o.platform_created_at, l.offer_id, po.name as offer_name, l.variant_id, l.product_id,
-      ${m.units} as units, ${m.gross_sales} as gross_sales, ${m.deposits_paid} as deposits_paid, ${m.balance_due} as balance_due,
-      ${m.balance_collected} as balance_collected, ${m.balance_outstanding} as balance_outstanding
-    from preorder_order_lines l join preorder_orders o on o.id = l.order_id left join preorder_offers po on po.id = l.offer_id
-    where ${where.sql()}) f`;
+  const { sql, where } = byOfferLines(body, shopId, { live: true });
   return { sql, params: where.params };
 }
 
@@ -48,8 +42,8 @@ export async function totalsByCurrency(db: Db, shopId: string, body: ReportBody)
 
 /** Orders (any status) with a preorder line the filters select, counted by status. */
 export async function ordersByStatus(db: Db, shopId: string, body: ReportBody): Promise<Record<string, number>> {
-  const where = filters(body, shopId, null).add("exists (select 1 from preorder_order_lines pl where pl.order_id = o.id and pl.selling_plan_id is not null)");
-  const { rows } = await db.query<{ status: string; n: number }>(`select o.status, count(*)::int as n from preorder_orders o where ${where.sql()} group by o.status`, where.params);
+  const { sql, where } = byOfferLines(body, shopId, { live: false });
+  const { rows } = await db.query<{ status: string; n: number }>(`select f.status, count(distinct f.order_id)::int as n from ${sql} group by f.status`, where.params);
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
