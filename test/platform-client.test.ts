@@ -11,6 +11,8 @@ import * as customers from "../src/platform/operations/customers.ts";
 import { addCustomerTags, getCustomer, removeCustomerTags } from "../src/platform/operations/customers.ts";
 import { chunk } from "../src/platform/operations/chunk.ts";
 import * as inventory from "../src/platform/operations/inventory.ts";
+import * as metafields from "../src/platform/operations/metafields.ts";
+import { deleteMetafields, getOwnerMetafields, setMetafields } from "../src/platform/operations/metafields.ts";
 import { getInventoryLevels } from "../src/platform/operations/inventory.ts";
 import * as orders from "../src/platform/operations/orders.ts";
 import { getOrder, listOrders } from "../src/platform/operations/orders.ts";
@@ -174,7 +176,7 @@ const QUERY = "query Ping { shop { id } }";
 describe("operation documents", () => {
   // Every document the operations send, checked against the contract the emulator also serves.
   const schema = buildSchema(readFileSync(new URL("../src/platform/admin-schema.graphql", import.meta.url), "utf8"));
-  const documents = [customers, inventory, orders, sellingPlans, tags].flatMap((module) =>
+  const documents = [customers, inventory, metafields, orders, sellingPlans, tags].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^(query|mutation) /.test(entry[1])),
   );
 
@@ -668,6 +670,29 @@ describe("against the platform emulator", () => {
     const changed = levels[5]?.levels.find((l) => l.locationId === `gid://platform/Location/${target.id}`);
     expect(changed?.available).toBe(7);
     expect(levels.every((l) => l.levels.length === emulator.store.activeLocations().length)).toBe(true);
+  });
+
+  it("sets metafields 25 per call, reads them back, reports an element's error at its index in the whole list, and deletes them", async () => {
+    const variantIds = (await allVariantIds(client(), 250)).slice(0, 60);
+    const c = client();
+    const inputs = variantIds.map((ownerId, i) => ({ ownerId, namespace: "$app:preorder", key: "config", type: "json", value: JSON.stringify({ i }) }));
+    const set = await setMetafields(c, inputs);
+    expect(c.stats.requests).toBe(3);
+    expect(set).toHaveLength(60);
+    expect(new Set(set.map((m) => m.namespace))).toEqual(new Set([`app--${emulator.appId}--preorder`]));
+
+    const read = await getOwnerMetafields(c, [...variantIds, "gid://platform/ProductVariant/1"], "$app:preorder", "config");
+    expect(read.get(variantIds[59] ?? "")?.value).toBe('{"i":59}');
+    expect(read.get("gid://platform/ProductVariant/1")).toBeNull();
+
+    const bad = inputs.map((input, i) => (i === 30 ? { ...input, value: "{" } : input));
+    const error = await rejection(setMetafields(client(), bad));
+    expect(error.kind).toBe("user_errors");
+    expect(error.message).toBe("metafieldsSet: Value must be valid JSON. (metafields.30.value)");
+
+    const identifiers = variantIds.map((ownerId) => ({ ownerId, namespace: "$app:preorder", key: "config" }));
+    expect(await deleteMetafields(c, [...identifiers, { ownerId: "gid://platform/ProductVariant/1", namespace: "$app:preorder", key: "config" }])).toHaveLength(60);
+    expect([...(await getOwnerMetafields(c, variantIds, "$app:preorder", "config")).values()].every((m) => m === null)).toBe(true);
   });
 
   it("reads orders one by one and incrementally by update time", async () => {

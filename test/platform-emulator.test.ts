@@ -513,6 +513,107 @@ describe("mutations", () => {
   });
 });
 
+describe("metafields", () => {
+  let e: Emulator;
+  beforeAll(async () => {
+    e = await emulator({ seed: { products: 10 }, appId: 777 });
+  });
+
+  const SET = `mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) {
+    metafields { id namespace key value type ownerType } userErrors { field message code elementIndex } } }`;
+  const DELETE = `mutation($m: [MetafieldIdentifierInput!]!) { metafieldsDelete(metafields: $m) {
+    deletedMetafields { ownerId namespace key } userErrors { field message code } } }`;
+  const READ = `query($id: ID!, $ns: String, $key: String!) { productVariant(id: $id) {
+    metafield(namespace: $ns, key: $key) { namespace key value type ownerType compareDigest updatedAt }
+    metafields(first: 10) { nodes { namespace key } } } }`;
+  type SetAnswer = {
+    metafieldsSet: {
+      metafields: { id: string; namespace: string; key: string; value: string; type: string; ownerType: string }[] | null;
+      userErrors: (UserError & { elementIndex: number | null })[];
+    };
+  };
+  type Read = { productVariant: { metafield: { namespace: string; value: string; type: string; compareDigest: string; updatedAt: string } | null; metafields: { nodes: { namespace: string; key: string }[] } } };
+  const variant = (i: number) => `gid://platform/ProductVariant/${e.store.variants[i]?.id}`;
+  const config = (ownerId: string, value: unknown, extra: Record<string, unknown> = {}) => ({
+    ownerId,
+    namespace: "$app:preorder",
+    key: "config",
+    type: "json",
+    value: JSON.stringify(value),
+    ...extra,
+  });
+
+  it("sets an app-reserved json metafield, resolves $app, reads it back, and costs a mutation's 10 plus its payload", async () => {
+    const answer = await gql(e, SET, { m: [config(variant(0), { button: "Preorder" })] });
+    expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 12, actualQueryCost: 12 });
+    const set = (answer.body.data as SetAnswer).metafieldsSet;
+    expect(set.userErrors).toEqual([]);
+    expect(set.metafields).toEqual([
+      { id: expect.stringMatching(/^gid:\/\/platform\/Metafield\/\d+$/) as string, namespace: "app--777--preorder", key: "config", value: '{"button":"Preorder"}', type: "json", ownerType: "PRODUCTVARIANT" },
+    ]);
+    const read = await data<Read>(e, READ, { id: variant(0), ns: "$app:preorder", key: "config" });
+    expect(read.productVariant.metafield).toMatchObject({ namespace: "app--777--preorder", value: '{"button":"Preorder"}', type: "json" });
+    expect(read.productVariant.metafields.nodes).toEqual([{ namespace: "app--777--preorder", key: "config" }]);
+    // The resolved name reads the same metafield.
+    expect((await data<Read>(e, READ, { id: variant(0), ns: "app--777--preorder", key: "config" })).productVariant.metafield?.value).toBe('{"button":"Preorder"}');
+
+    // The same value again changes nothing; a new value moves updatedAt; a stale compareDigest is refused.
+    const digest = read.productVariant.metafield?.compareDigest;
+    await data<SetAnswer>(e, SET, { m: [config(variant(0), { button: "Preorder" })] });
+    const same = await data<Read>(e, READ, { id: variant(0), ns: "$app:preorder", key: "config" });
+    expect(same.productVariant.metafield?.updatedAt).toBe(read.productVariant.metafield?.updatedAt);
+    await data<SetAnswer>(e, SET, { m: [config(variant(0), { button: "Order now" }, { compareDigest: digest })] });
+    const stale = await data<SetAnswer>(e, SET, { m: [config(variant(0), { button: "Again" }, { compareDigest: digest })] });
+    expect(stale.metafieldsSet.userErrors.map((u) => u.code)).toEqual(["STALE_OBJECT"]);
+  });
+
+  it("is atomic: one bad element (index and path named) and nothing of the call is set", async () => {
+    const bad = await data<SetAnswer>(e, SET, {
+      m: [
+        config(variant(1), { ok: true }),
+        config(variant(2), {}, { value: "{not json" }),
+        config(variant(3), {}, { type: "hologram" }),
+        config(variant(4), {}, { namespace: "app--999--theirs" }),
+        { ownerId: variant(5), namespace: "$app:preorder", key: "k", value: "x", type: "single_line_text_field" },
+        { ownerId: variant(6), namespace: "$app:preorder", key: "fresh", value: "x" },
+        config(variant(7), {}, { value: JSON.stringify({ big: "x".repeat(131_072) }) }),
+        config("gid://platform/ProductVariant/1", {}),
+      ],
+    });
+    expect(bad.metafieldsSet.metafields).toBeNull();
+    expect(bad.metafieldsSet.userErrors.map((u) => [u.elementIndex, u.field?.join("."), u.code])).toEqual([
+      [1, "metafields.1.value", "INVALID_VALUE"],
+      [2, "metafields.2.type", "INVALID_TYPE"],
+      [3, "metafields.3.namespace", "APP_NOT_AUTHORIZED"],
+      [4, "metafields.4.key", "TOO_SHORT"],
+      [5, "metafields.5.type", "BLANK"],
+      [6, "metafields.6.value", "TOO_LONG"],
+      [7, "metafields.7.ownerId", "INVALID_VALUE"],
+    ]);
+    expect((await data<Read>(e, READ, { id: variant(1), ns: "$app:preorder", key: "config" })).productVariant.metafield).toBeNull();
+
+    const many = await data<SetAnswer>(e, SET, { m: Array.from({ length: 26 }, (_, i) => config(variant(i % 10), { i }, { key: `k${i}` })) });
+    expect(many.metafieldsSet.userErrors).toEqual([
+      { field: ["metafields"], message: "Exceeded the maximum metafields input limit of 25.", code: "LESS_THAN_OR_EQUAL_TO", elementIndex: null },
+    ]);
+  });
+
+  it("deletes by owner, namespace and key: null for one that does not exist; another app's namespace is refused", async () => {
+    await data<SetAnswer>(e, SET, { m: [config(variant(8), { a: 1 }), config(`gid://platform/Product/${e.store.products[0]?.id}`, { p: 1 })] });
+    type Deleted = { metafieldsDelete: { deletedMetafields: ({ ownerId: string; namespace: string; key: string } | null)[] | null; userErrors: UserError[] } };
+    const deleted = await data<Deleted>(e, DELETE, {
+      m: [
+        { ownerId: variant(8), namespace: "$app:preorder", key: "config" },
+        { ownerId: variant(9), namespace: "$app:preorder", key: "config" },
+      ],
+    });
+    expect(deleted.metafieldsDelete).toEqual({ deletedMetafields: [{ ownerId: variant(8), namespace: "app--777--preorder", key: "config" }, null], userErrors: [] });
+    expect((await data<Read>(e, READ, { id: variant(8), ns: "$app:preorder", key: "config" })).productVariant.metafield).toBeNull();
+    const foreign = await data<Deleted>(e, DELETE, { m: [{ ownerId: variant(8), namespace: "app--1--x", key: "config" }] });
+    expect(foreign.metafieldsDelete.userErrors.map((u) => u.code)).toEqual(["APP_NOT_AUTHORIZED"]);
+  });
+});
+
 describe("admin routes and webhooks", () => {
   let e: Emulator;
   let hook: Awaited<ReturnType<typeof receiver>>;

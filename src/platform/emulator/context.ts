@@ -21,4 +21,6 @@ export interface Context {
   readonly store: Store;
   readonly shop: ShopInfo;
   readonly events: Events;
+  /** The calling app's API client id: its reserved metafield namespace `$app` is `app--<appId>`. */
+  readonly appId: number;
 }

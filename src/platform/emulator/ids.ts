@@ -19,6 +19,7 @@ export const ID_BASE = {
   LineItem: 13_000_000_000_000,
   SellingPlanGroup: 1_000_000_000,
   SellingPlan: 2_000_000_000,
+  Metafield: 30_000_000_000,
 } as const;
 
 export function gid(type: string, id: number): string {

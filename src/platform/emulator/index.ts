@@ -22,6 +22,8 @@ export interface EmulatorOptions {
   host?: string;
   accessToken?: string;
   shopDomain?: string;
+  /** The app's API client id, which its reserved metafield namespaces carry (`$app` is `app--<appId>`); default 4242. */
+  appId?: number;
   seed?: SeedOptions;
   throttle?: Partial<ThrottleSettings>;
   faults?: FaultSettings;
@@ -42,6 +44,8 @@ export interface Emulator {
   readonly graphqlUrl: string;
   readonly accessToken: string;
   readonly shopDomain: string;
+  /** The app's API client id: `$app:x` is stored as `app--<appId>--x`. */
+  readonly appId: number;
   /** The live store: tests may read and change it directly (through its touch/set methods). */
   readonly store: Store;
   stats(): EmulatorStats;
@@ -64,6 +68,8 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+const DEFAULT_APP_ID = 4242;
+
 /** Starts the store platform emulator: a seeded store behind the Admin GraphQL API and the admin routes. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const log = options.log ?? silentLog;
@@ -71,7 +77,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const shop: ShopInfo = { name: "Demo Store", domain: options.shopDomain ?? "demo.platform.local", currencyCode: "USD" };
   const { store, state } = await openStore(options, log);
   const sender = options.webhooks ? new WebhookSender(options.webhooks, shop.domain, log) : undefined;
-  const context: Context = { store, shop, events: webhookEvents(store, sender) };
+  const appId = options.appId ?? DEFAULT_APP_ID;
+  const context: Context = { store, shop, events: webhookEvents(store, sender), appId };
   const throttle = new Throttle(options.throttle);
   const faults = new Faults(options.faults, options.seed?.seed ?? SEED_DEFAULTS.seed);
   const stats: EmulatorStats = { requests: 0, throttled: 0, serverErrors: 0, costSpent: 0 };
@@ -89,6 +96,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     graphqlUrl: `${origin}/admin/api/${API_VERSION}/graphql.json`,
     accessToken,
     shopDomain: shop.domain,
+    appId,
     store,
     stats: () => ({ ...stats }),
     setFaults: (f) => faults.configure(f),

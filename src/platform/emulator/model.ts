@@ -163,6 +163,22 @@ export interface SellingPlanGroup {
   productIds: Set<number>;
 }
 
+export type MetafieldOwnerType = "PRODUCT" | "PRODUCTVARIANT";
+
+/** A typed value on a product or variant, under a namespace (already resolved: `app--<id>--x`, never `$app`) and key. */
+export interface Metafield {
+  readonly kind: "Metafield";
+  readonly id: number;
+  readonly ownerType: MetafieldOwnerType;
+  readonly ownerId: number;
+  readonly namespace: string;
+  readonly key: string;
+  value: string;
+  type: string;
+  readonly createdAt: number;
+  updatedAt: number;
+}
+
 /** Views built on demand: the store keeps neither items nor levels as objects. */
 export interface InventoryItemView {
   readonly kind: "InventoryItem";
@@ -188,4 +204,5 @@ export type NodeRecord =
   | Order
   | LineItem
   | SellingPlan
-  | SellingPlanGroup;
+  | SellingPlanGroup
+  | Metafield;

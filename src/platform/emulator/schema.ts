@@ -11,6 +11,7 @@ import type { Context } from "./context.ts";
 import { gid } from "./ids.ts";
 import { iso } from "./money.ts";
 import { catalogResolvers } from "./resolvers/catalog.ts";
+import { metafieldResolvers } from "./resolvers/metafields.ts";
 import { orderResolvers } from "./resolvers/orders.ts";
 import { queryResolvers } from "./resolvers/query.ts";
 import { sellingPlanMutations } from "./resolvers/selling-plan-mutations.ts";
@@ -29,7 +30,7 @@ function merge(...maps: Resolvers[]): Resolvers {
   return merged;
 }
 
-const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations);
+const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers);
 
 /** A resolver for a field the schema does not have is a typo or a renamed field: refuse to start. */
 function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): void {

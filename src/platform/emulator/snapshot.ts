@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Collection, Customer, Location, Market, Order, Product, SellingPlan, SellingPlanGroup, Variant } from "./model.ts";
+import type { Collection, Customer, Location, Market, Metafield, Order, Product, SellingPlan, SellingPlanGroup, Variant } from "./model.ts";
 import { Store } from "./store.ts";
 
 /**
@@ -33,6 +33,8 @@ interface Snapshot {
   orders: Order[];
   sellingPlanGroups: SavedGroup[];
   sellingPlans: SellingPlan[];
+  /** Absent in a state saved before metafields existed. */
+  metafields?: Metafield[];
 }
 
 /** `seed`: the seed options the state grew from (all of them, defaults included). */
@@ -54,6 +56,7 @@ export function serializeStore(store: Store, seed: SavedSeed): string {
     orders: store.orders,
     sellingPlanGroups: [...store.sellingPlanGroups.values()].map((g) => ({ ...g, variantIds: [...g.variantIds], productIds: [...g.productIds] })),
     sellingPlans: [...store.sellingPlans.values()],
+    metafields: store.allMetafields(),
   };
   return JSON.stringify(snapshot);
 }
@@ -66,7 +69,7 @@ const snapshotSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(VERSION),
   seed: z.record(z.string(), z.number()),
-  counters: z.object({ lastTime: z.number(), nextLineItem: z.number().int(), nextGroup: z.number().int(), nextPlan: z.number().int() }),
+  counters: z.object({ lastTime: z.number(), nextLineItem: z.number().int(), nextGroup: z.number().int(), nextPlan: z.number().int(), nextMetafield: z.number().int().optional() }),
   products: record("Product"),
   variants: record("ProductVariant"),
   locations: z.array(
@@ -84,6 +87,7 @@ const snapshotSchema = z.object({
   ),
   sellingPlanGroups: z.array(z.looseObject({ kind: z.literal("SellingPlanGroup"), id: z.number().int().positive(), variantIds: idList, productIds: idList })),
   sellingPlans: record("SellingPlan"),
+  metafields: record("Metafield").optional(),
 });
 
 /** A store from a snapshot, with the seed options it grew from; throws on anything but this format. */
@@ -105,6 +109,7 @@ export function deserializeStore(text: string): { store: Store; seed: SavedSeed 
     orders: s.orders,
     sellingPlanGroups: s.sellingPlanGroups.map((g) => ({ ...g, variantIds: new Set(g.variantIds), productIds: new Set(g.productIds) })),
     sellingPlans: s.sellingPlans,
+    metafields: s.metafields ?? [],
     counters: s.counters,
   });
   return { store, seed: s.seed };

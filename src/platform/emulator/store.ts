@@ -6,6 +6,8 @@ import type {
   InventoryLevelView,
   Location,
   Market,
+  Metafield,
+  MetafieldOwnerType,
   Order,
   Product,
   SellingPlan,
@@ -24,6 +26,7 @@ interface StoreData {
   orders?: Order[];
   sellingPlanGroups?: SellingPlanGroup[];
   sellingPlans?: SellingPlan[];
+  metafields?: Metafield[];
   counters?: StoreCounters;
 }
 
@@ -33,6 +36,8 @@ interface StoreCounters {
   nextLineItem: number;
   nextGroup: number;
   nextPlan: number;
+  /** Absent in a state saved before metafields existed. */
+  nextMetafield?: number;
 }
 
 /** The next id to hand out: past the saved counter and past every id present, whichever is higher. */
@@ -67,6 +72,8 @@ export class Store {
   readonly orders: Order[];
   readonly sellingPlanGroups: Map<number, SellingPlanGroup>;
   readonly sellingPlans: Map<number, SellingPlan>;
+  /** By owner (`PRODUCTVARIANT:<id>`), then by `namespace\tkey`. */
+  readonly #metafields = new Map<string, Map<string, Metafield>>();
 
   #lastTime: number;
   #productsVersion = 0;
@@ -76,6 +83,7 @@ export class Store {
   #nextLineItem: number;
   #nextGroup: number;
   #nextPlan: number;
+  #nextMetafield: number;
 
   constructor(data: StoreData) {
     this.products = data.products;
@@ -96,6 +104,9 @@ export class Store {
     );
     this.#nextGroup = nextId(ID_BASE.SellingPlanGroup, saved?.nextGroup, this.sellingPlanGroups.keys());
     this.#nextPlan = nextId(ID_BASE.SellingPlan, saved?.nextPlan, this.sellingPlans.keys());
+    const metafields = data.metafields ?? [];
+    for (const metafield of metafields) this.#ownerMetafields(metafield.ownerType, metafield.ownerId, true).set(metafieldKey(metafield.namespace, metafield.key), metafield);
+    this.#nextMetafield = nextId(ID_BASE.Metafield, saved?.nextMetafield, metafields.map((m) => m.id));
   }
 
   /**
@@ -107,11 +118,18 @@ export class Store {
     this.#nextLineItem += count;
     this.#nextGroup += count;
     this.#nextPlan += count;
+    this.#nextMetafield += count;
   }
 
   /** The clock and counters, for a snapshot of the state. */
   counters(): StoreCounters {
-    return { lastTime: this.#lastTime, nextLineItem: this.#nextLineItem, nextGroup: this.#nextGroup, nextPlan: this.#nextPlan };
+    return {
+      lastTime: this.#lastTime,
+      nextLineItem: this.#nextLineItem,
+      nextGroup: this.#nextGroup,
+      nextPlan: this.#nextPlan,
+      nextMetafield: this.#nextMetafield,
+    };
   }
 
   /** Wall-clock milliseconds, strictly increasing: two changes never share an updatedAt. */
@@ -229,6 +247,63 @@ export class Store {
     return this.#nextPlan++;
   }
 
+  #ownerMetafields(ownerType: MetafieldOwnerType, ownerId: number, create: true): Map<string, Metafield>;
+  #ownerMetafields(ownerType: MetafieldOwnerType, ownerId: number, create: false): Map<string, Metafield> | undefined;
+  #ownerMetafields(ownerType: MetafieldOwnerType, ownerId: number, create: boolean): Map<string, Metafield> | undefined {
+    const owner = `${ownerType}:${ownerId}`;
+    let found = this.#metafields.get(owner);
+    if (!found && create) this.#metafields.set(owner, (found = new Map<string, Metafield>()));
+    return found;
+  }
+
+  /** The owner's metafields, ascending by id. */
+  metafieldsOf(ownerType: MetafieldOwnerType, ownerId: number): Metafield[] {
+    return [...(this.#ownerMetafields(ownerType, ownerId, false)?.values() ?? [])].sort((a, b) => a.id - b.id);
+  }
+
+  metafield(ownerType: MetafieldOwnerType, ownerId: number, namespace: string, key: string): Metafield | undefined {
+    return this.#ownerMetafields(ownerType, ownerId, false)?.get(metafieldKey(namespace, key));
+  }
+
+  metafieldById(id: number): Metafield | undefined {
+    for (const owner of this.#metafields.values()) {
+      for (const metafield of owner.values()) if (metafield.id === id) return metafield;
+    }
+    return undefined;
+  }
+
+  /** Every metafield, for a snapshot. */
+  allMetafields(): Metafield[] {
+    return [...this.#metafields.values()].flatMap((owner) => [...owner.values()]);
+  }
+
+  /**
+   * Creates the metafield or changes its value and type; an unchanged value and type change
+   * nothing (updatedAt stays). Answers the metafield.
+   */
+  putMetafield(fields: Pick<Metafield, "ownerType" | "ownerId" | "namespace" | "key" | "value" | "type">): Metafield {
+    const owner = this.#ownerMetafields(fields.ownerType, fields.ownerId, true);
+    const key = metafieldKey(fields.namespace, fields.key);
+    const existing = owner.get(key);
+    if (existing) {
+      if (existing.value !== fields.value || existing.type !== fields.type) {
+        existing.value = fields.value;
+        existing.type = fields.type;
+        existing.updatedAt = this.now();
+      }
+      return existing;
+    }
+    const at = this.now();
+    const created: Metafield = { kind: "Metafield", id: this.#nextMetafield++, ...fields, createdAt: at, updatedAt: at };
+    owner.set(key, created);
+    return created;
+  }
+
+  /** Deletes the metafield; answers whether there was one. */
+  deleteMetafield(ownerType: MetafieldOwnerType, ownerId: number, namespace: string, key: string): boolean {
+    return this.#ownerMetafields(ownerType, ownerId, false)?.delete(metafieldKey(namespace, key)) ?? false;
+  }
+
   touchProduct(product: Product, at = this.now()): void {
     product.updatedAt = at;
     this.#productsVersion++;
@@ -254,6 +329,10 @@ export class Store {
     }
     return this.#variantsByUpdated.order;
   }
+}
+
+function metafieldKey(namespace: string, key: string): string {
+  return `${namespace}\t${key}`;
 }
 
 function sortByUpdated(rows: readonly { updatedAt: number; id: number }[]): Int32Array {

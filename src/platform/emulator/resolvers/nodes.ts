@@ -45,6 +45,8 @@ export function findNode(store: Store, id: string): NodeRecord | null {
       return store.sellingPlans.get(parsed.id) ?? null;
     case "SellingPlanGroup":
       return store.sellingPlanGroups.get(parsed.id) ?? null;
+    case "Metafield":
+      return store.metafieldById(parsed.id) ?? null;
     default:
       return null;
   }
