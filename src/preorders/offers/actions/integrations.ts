@@ -1,24 +1,6 @@
-import { fieldIssue } from "../../../core/errors.ts";
-import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
-import { defineGroup, groupGetAction, groupPatchAction } from "../model.ts";
-import { integrationsOutput } from "../outputs.ts";
-
-/** Where else the offer applies: point of sale and B2B (wholesale) checkouts. */
-const integrationsSchema = z.strictObject({
-  pos: z.strictObject({ enabled: z.boolean().default(false), skip_inventory_check: z.boolean().default(false) }).prefault({}),
-  b2b: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
-});
-
-export const integrationsGroup = defineGroup({
-  key: "integrations",
-  schema: integrationsSchema,
-  output: integrationsOutput,
-  rules(value) {
-    if (value.pos.skip_inventory_check && !value.pos.enabled) return [fieldIssue("pos.skip_inventory_check", "cannot be true while pos.enabled is false")];
-    return [];
-  },
-});
+import { integrationsGroup } from "../groups/integrations.ts";
+import { groupGetAction, groupPatchAction } from "../model.ts";
 
 export const INTEGRATIONS_ACTIONS: readonly AnyAction[] = [
   groupGetAction(integrationsGroup, "The offer's integrations: pos (enabled, skip_inventory_check) and b2b (enabled).", {

@@ -10,9 +10,9 @@ import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart
 import { notBlank } from "../../../core/schemas.ts";
 import { Filters } from "../../../core/sql-filters.ts";
 import { checkoutGroup } from "../groups/checkout.ts";
-import { countdownGroup } from "./countdown.ts";
+import { countdownGroup } from "../groups/countdown.ts";
 import { isPlainObject } from "../../../core/deep-partial.ts";
-import { integrationsGroup } from "./integrations.ts";
+import { integrationsGroup } from "../groups/integrations.ts";
 import { inventoryGroup } from "../groups/inventory.ts";
 import { limitsGroup } from "../groups/limits.ts";
 import { marketsGroup } from "../groups/markets.ts";
@@ -46,9 +46,9 @@ import {
   variantStats,
 } from "./products.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../groups/plan-groups.ts";
-import { translationsGroup } from "./translations.ts";
+import { translationsGroup } from "../groups/translations.ts";
 import { offerCreatedOutput, offerDeletedOutput, offerOutput, offerPageOutput } from "../outputs.ts";
-import { widgetGroup } from "./widget.ts";
+import { widgetGroup } from "../groups/widget.ts";
 import { clearSchedule } from "../schedule.ts";
 import { setOfferStatus } from "../status.ts";
 

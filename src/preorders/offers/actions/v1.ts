@@ -11,7 +11,7 @@ import { inventoryGroup } from "../groups/inventory.ts";
 import { limitsGroup } from "../groups/limits.ts";
 import { marketsGroup } from "../groups/markets.ts";
 import { variantRefs } from "./products.ts";
-import { widgetGroup } from "./widget.ts";
+import { widgetGroup } from "../groups/widget.ts";
 import { sellingPlanV1Output } from "../outputs.ts";
 
 /**
