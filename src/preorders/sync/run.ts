@@ -17,11 +17,14 @@ import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../offers/groups/plan-groups.ts";
 import { relinkOfferOrderLines } from "../orders/offer-lines.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
+import { type MetafieldSyncResult, syncOfferMetafields } from "./metafields.ts";
+import { storefrontConfig } from "./storefront-config.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 
 /**
  * The sync of one offer to the platform (task `preorders_offer_sync`, coalesced per offer; see
- * enqueue.ts). It reads the offer as it is now, makes the platform match it, and records the
+ * enqueue.ts). It reads the offer as it is now, makes the platform match it (its selling plan group,
+ * and its storefront configuration metafields: metafields.ts), and records the
  * revision it synced: `synced` when that is still the offer's revision, else it stays `pending`
  * (the change that moved it has queued the next sync). A failure is recorded (`failed`, the
  * message in `sync_last_error`) and rethrown, so graphile-worker retries it with its backoff.
@@ -42,8 +45,8 @@ type OfferSyncOutcome =
   | { outcome: "gone" }
   | { outcome: "deferred"; reason: string }
   | { outcome: "not_connected" }
-  | { outcome: "created" | "updated"; group_id: string; added: number; removed: number; revision: number; current: boolean }
-  | { outcome: "detached"; group_id: string | null; revision: number; current: boolean }
+  | { outcome: "created" | "updated"; group_id: string; added: number; removed: number; metafields: MetafieldSyncResult; revision: number; current: boolean }
+  | { outcome: "detached"; group_id: string | null; metafields: MetafieldSyncResult; revision: number; current: boolean }
   | { outcome: "draft"; revision: number; current: boolean };
 
 interface SyncRow extends OfferRow {
@@ -162,6 +165,24 @@ async function isConnected(pool: pg.Pool, shopId: string): Promise<boolean> {
   return rows[0]?.connected ?? false;
 }
 
+/**
+ * The offer's storefront configuration metafields (metafields.ts): on its variants while it is
+ * active, nowhere once it is disabled or deleted. `wanted`: its variants, when already read.
+ */
+async function syncMetafields(
+  pool: pg.Pool,
+  client: PlatformRequester,
+  row: OfferRow,
+  planId: string | null,
+  wanted: readonly string[] | undefined,
+  signal: AbortSignal | undefined,
+): Promise<MetafieldSyncResult> {
+  const live = row.deleted_at === null && row.status === "active";
+  const variantIds = live ? (wanted ?? (await wantedVariantIds(pool, row.shop_id, row.id))) : [];
+  const config = live ? storefrontConfig(new OfferState(row), row, planId) : null;
+  return syncOfferMetafields(pool, client, { shopId: row.shop_id, offerId: row.id, config, variantIds }, signal ? { signal } : {});
+}
+
 export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: string, signal?: AbortSignal): Promise<OfferSyncOutcome> {
   const { pool } = deps;
   const { rows } = await pool.query<SyncRow>(`select ${OFFER_COLUMNS}, revision::text from preorder_offers where shop_id = $1 and id = $2`, [shopId, offerId]);
@@ -193,8 +214,9 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     if (detach) {
       // Detached (or deleted): the offer has no group on the platform.
       if (existing) await deleteSellingPlanGroup(client, existing.id, options);
+      const metafields = await syncMetafields(pool, client, row, null, undefined, signal);
       const current = await recordSynced(pool, shopId, offerId, row.revision, null, null);
-      return { outcome: "detached", group_id: existing?.id ?? null, revision: Number(row.revision), current };
+      return { outcome: "detached", group_id: existing?.id ?? null, metafields, revision: Number(row.revision), current };
     }
 
     const wanted = await wantedVariantIds(pool, shopId, offerId);
@@ -209,8 +231,10 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
         deps.log.warn({ shop_id: shopId, offer_id: offerId, missing_group_id: missing, group_id: group.id }, event);
       }
       await recordGroup(pool, shopId, offerId, group, event);
-      const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
-      return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, revision: Number(row.revision), current };
+      const planId = group.sellingPlans.nodes[0]?.id ?? null;
+      const metafields = await syncMetafields(pool, client, row, planId, wanted, signal);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, planId);
+      return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, metafields, revision: Number(row.revision), current };
     }
     const input = sellingPlanGroupUpdateFromOffer(
       offer,
@@ -218,8 +242,10 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     );
     const { group } = await updateSellingPlanGroup(client, existing.id, input, options);
     const { added, removed } = await reconcileVariants(client, group, wanted, signal);
-    const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, group.sellingPlans.nodes[0]?.id ?? null);
-    return { outcome: "updated", group_id: group.id, added, removed, revision: Number(row.revision), current };
+    const planId = group.sellingPlans.nodes[0]?.id ?? null;
+    const metafields = await syncMetafields(pool, client, row, planId, wanted, signal);
+    const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, planId);
+    return { outcome: "updated", group_id: group.id, added, removed, metafields, revision: Number(row.revision), current };
   } catch (error) {
     await recordSyncFailure(pool, offerId, error).catch(() => undefined);
     throw error;

@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import type { PlatformRequester, RequestOptions } from "../../platform/client.ts";
+import { METAFIELDS_PER_CALL, deleteMetafields, setMetafields } from "../../platform/operations/metafields.ts";
+import { chunk } from "../../platform/operations/chunk.ts";
+
+/**
+ * The offer's storefront configuration on the platform (decision 0196): one app-owned json
+ * metafield per variant of a live (active) offer, namespace `$app:preorder`, key `offer-<offer id>`,
+ * so offers sharing a variant never write over each other. Part of the offer sync (run.ts): written
+ * on every change, removed from variants that left the offer and from all of them when the offer
+ * is no longer active or is deleted. What was written is recorded (preorder_offer_metafields, a
+ * digest per variant), so an unchanged value is not sent again; `force` sends it anyway (a
+ * metafield changed or deleted on the platform behind the service's back).
+ */
+
+export const STOREFRONT_NAMESPACE = "$app:preorder";
+export const storefrontKey = (offerId: string): string => `offer-${offerId}`;
+/** The platform's limit on a json metafield's value (API 2026-04 on). */
+const MAX_JSON_BYTES = 131_072;
+
+export interface MetafieldSyncResult {
+  written: number;
+  deleted: number;
+}
+
+function digestOf(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+/**
+ * Makes the offer's metafields match `config` on `variantIds` (null: none anywhere). Deletes
+ * first, then writes; each batch of 25 is recorded as soon as the platform has taken it, so a
+ * failure part way keeps what was done and a retry goes on from there.
+ */
+export async function syncOfferMetafields(
+  pool: pg.Pool,
+  client: PlatformRequester,
+  target: { shopId: string; offerId: string; config: Record<string, unknown> | null; variantIds: readonly string[]; force?: boolean },
+  options?: RequestOptions,
+): Promise<MetafieldSyncResult> {
+  const { shopId, offerId, config } = target;
+  const value = config === null ? null : JSON.stringify(config);
+  if (value !== null && Buffer.byteLength(value, "utf8") > MAX_JSON_BYTES) {
+    throw new Error(
+      `the offer's storefront configuration is ${Buffer.byteLength(value, "utf8")} bytes, above the platform's ${MAX_JSON_BYTES} for a json metafield: shorten its translations or custom_css`,
+    );
+  }
+  const digest = value === null ? null : digestOf(value);
+  const { rows } = await pool.query<{ owner_id: string; digest: string }>("select owner_id, digest from preorder_offer_metafields where offer_id = $1", [offerId]);
+  const recorded = new Map(rows.map((r) => [r.owner_id, r.digest]));
+  const wanted = value === null ? new Set<string>() : new Set(target.variantIds);
+  const key = storefrontKey(offerId);
+
+  const toDelete = [...recorded.keys()].filter((id) => !wanted.has(id)).sort();
+  for (const part of chunk(toDelete, METAFIELDS_PER_CALL)) {
+    await deleteMetafields(
+      client,
+      part.map((ownerId) => ({ ownerId, namespace: STOREFRONT_NAMESPACE, key })),
+      options,
+    );
+    await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = any($2::text[])", [offerId, part]);
+  }
+
+  const toWrite = value === null || digest === null ? [] : [...wanted].filter((id) => target.force === true || recorded.get(id) !== digest);
+  for (const part of chunk(toWrite, METAFIELDS_PER_CALL)) {
+    await setMetafields(
+      client,
+      part.map((ownerId) => ({ ownerId, namespace: STOREFRONT_NAMESPACE, key, type: "json", value: value ?? "" })),
+      options,
+    );
+    await pool.query(
+      `insert into preorder_offer_metafields (offer_id, shop_id, owner_id, digest)
+       select $1, $2, unnest($3::text[]), $4
+       on conflict (offer_id, owner_id) do update set digest = excluded.digest, written_at = now()`,
+      [offerId, shopId, part, digest],
+    );
+  }
+  return { written: toWrite.length, deleted: toDelete.length };
+}
