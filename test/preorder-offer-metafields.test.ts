@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PlatformClient } from "../src/platform/client.ts";
-import { getOwnerMetafields } from "../src/platform/operations/metafields.ts";
+import { deleteMetafields, getOwnerMetafields, setMetafields } from "../src/platform/operations/metafields.ts";
 import { TRANSLATABLE_FIELDS } from "../src/preorders/offers/groups/translations.ts";
 import { STOREFRONT_NAMESPACE, storefrontKey } from "../src/preorders/sync/metafields.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
-import { mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { invoke } from "./helpers/app.ts";
+import { mirrorVariants, offerSyncRow, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 const env = useSyncEnv({ products: 8, variantsPerProduct: 3, locations: 2, markets: 2, collections: 2 });
@@ -159,5 +160,56 @@ describe("the offer's storefront configuration in variant metafields", () => {
     expect((await call("PATCH", id, "/translations", { locales: ["fr"], fields: ["widget.button.text"], translations: { fr: { "widget.button.text": "Précommander" } } })).status).toBe(202);
     await waitSynced(env, id);
     expect((await configs(id, legacy.slice(14, 15)))[0]).toMatchObject({ translations: { locales: ["fr"] } });
+  });
+});
+
+describe("repairs: bulk_sync_metafields, bulk_reset_metafields and a variant's reset_metafields", () => {
+  const invokeJob = async (path: string, body: unknown): Promise<{ status: string; result: unknown }> => {
+    const answer = await invoke(env.app, "POST", path, { key: env.key, body });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    const handle = answer.body as { job_id: string; status_url: string };
+    expect(handle.status_url).toBe(`/api/v2/external/jobs/${handle.job_id}`);
+    return waitJob(env, handle.job_id);
+  };
+  const restored = (offerId: string, variants: number[]) =>
+    waitFor("the metafields to be written again", async () => {
+      const found = await configs(offerId, variants);
+      return found.every((c) => c?.offer_id === offerId && c.name === "Spring drop") ? found : undefined;
+    });
+
+  it("bulk_sync_metafields writes again a metafield deleted on the platform behind the service's back", async () => {
+    await env.startWorker();
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(15, 17) } }, { enable: true });
+    await waitSynced(env, id);
+    await deleteMetafields(client, [{ ownerId: gid(legacy[15] ?? 0), namespace: STOREFRONT_NAMESPACE, key: storefrontKey(id) }]);
+    expect((await configs(id, legacy.slice(15, 16)))[0]).toBeNull();
+
+    const job = await invokeJob("/preorders/product_variants/bulk_sync_metafields", { offer_ids: [id] });
+    expect(job).toMatchObject({ status: "completed", result: { offers_queued: 1 } });
+    await restored(id, legacy.slice(15, 17));
+  });
+
+  it("reset_metafields of a variant replaces what the platform holds with the offer's configuration; bulk_reset_metafields does it for many", async () => {
+    await env.startWorker();
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(17, 20) } }, { enable: true });
+    await waitSynced(env, id);
+    const tamper = (variants: number[]) =>
+      setMetafields(
+        client,
+        variants.map((v) => ({ ownerId: gid(v), namespace: STOREFRONT_NAMESPACE, key: storefrontKey(id), type: "json", value: '{"tampered":true}' })),
+      );
+    await tamper(legacy.slice(17, 20));
+
+    const one = await invokeJob(`/preorders/product_variants/${legacy[17]}/reset_metafields`, {});
+    expect(one).toMatchObject({ status: "completed", result: { metafields_deleted: 1, offers_queued: 1 } });
+    await restored(id, legacy.slice(17, 18));
+    expect((await configs(id, legacy.slice(18, 19)))[0]).toEqual({ tampered: true });
+
+    const many = await invokeJob("/preorders/product_variants/bulk_reset_metafields", { variant_ids: legacy.slice(18, 20) });
+    expect(many).toMatchObject({ status: "completed", result: { metafields_deleted: 2, offers_queued: 1 } });
+    await restored(id, legacy.slice(17, 20));
+
+    expect((await invoke(env.app, "POST", "/preorders/product_variants/1/reset_metafields", { key: env.key, body: {} })).status).toBe(404);
+    expect((await invoke(env.app, "POST", "/preorders/product_variants/bulk_reset_metafields", { key: env.key, body: { variant_ids: [] } })).status).toBe(422);
   });
 });

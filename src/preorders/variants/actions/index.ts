@@ -1,5 +1,6 @@
 import type { AnyAction } from "../../../core/action.ts";
 import { inventoryStatus } from "./inventory-status.ts";
+import { bulkResetMetafields, bulkSyncMetafields, resetVariantMetafields } from "./metafields.ts";
 import { getProductVariant, listProductVariantOffers, listProductVariants, recalculateProductVariantCount } from "./product-variants.ts";
 
 /** The inventory diagnosis and the product variants; the registry lists them from here (src/action-registry.ts). */
@@ -9,4 +10,7 @@ export const PREORDERS_VARIANTS_ACTIONS: readonly AnyAction[] = [
   getProductVariant,
   listProductVariantOffers,
   recalculateProductVariantCount,
+  bulkSyncMetafields,
+  bulkResetMetafields,
+  resetVariantMetafields,
 ];

@@ -87,10 +87,10 @@ function presentItem(row: VariantRow): z.output<typeof variantItem> {
   };
 }
 
-const variantParams = z.strictObject({ id: z.string() });
+export const variantParams = z.strictObject({ id: z.string() });
 
 /** The mirrored variant of this shop by its number or gid; 404 `Product variant not found: <id>` otherwise. */
-async function findVariant(ctx: ActionContext, id: string): Promise<VariantRow> {
+export async function findVariant(ctx: ActionContext, id: string): Promise<VariantRow> {
   await assertCatalogMirrored(ctx.db, ctx.shopId);
   const { rows } = await ctx.db.query<VariantRow>(`${SELECT} where v.shop_id = $1 and v.id = $2`, [ctx.shopId, platformGid("ProductVariant", id)]);
   const row = rows[0];
