@@ -41,10 +41,11 @@ export const METAFIELDS_SET = `mutation MetafieldsSet($metafields: [MetafieldsSe
   }
 }`;
 
+// Its payload's userErrors are the platform's plain UserError (field and message, no code).
 export const METAFIELDS_DELETE = `mutation MetafieldsDelete($metafields: [MetafieldIdentifierInput!]!) {
   metafieldsDelete(metafields: $metafields) {
     deletedMetafields { ownerId namespace key }
-    userErrors { field message code }
+    userErrors { field message }
   }
 }`;
 

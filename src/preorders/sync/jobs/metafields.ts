@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type JobRunContext, defineJob } from "../../../core/job-task.ts";
 import { declareJob } from "../../../core/jobs.ts";
-import { deleteMetafields } from "../../../platform/operations/metafields.ts";
+import { METAFIELDS_PER_CALL, deleteMetafields } from "../../../platform/operations/metafields.ts";
 import { chunk } from "../../../platform/operations/chunk.ts";
 import { enqueueOfferSync } from "../enqueue.ts";
 import { STOREFRONT_NAMESPACE, storefrontKey } from "../metafields.ts";
@@ -58,13 +58,17 @@ async function runReset(ctx: JobRunContext<{ variant_ids: string[] }>): Promise<
   const client = await ctx.platform.clientFor(pool, shopId);
   const options = ctx.signal ? { signal: ctx.signal } : {};
   let processed = 0;
-  for (const part of chunk(rows, 25)) {
+  for (const part of chunk(rows, METAFIELDS_PER_CALL)) {
     await deleteMetafields(
       client,
       part.map((r) => ({ ownerId: r.owner_id, namespace: STOREFRONT_NAMESPACE, key: storefrontKey(r.offer_id) })),
       options,
     );
-    for (const r of part) await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = $2", [r.offer_id, r.owner_id]);
+    await pool.query(
+      `delete from preorder_offer_metafields m using unnest($1::uuid[], $2::text[]) as d(offer_id, owner_id)
+       where m.offer_id = d.offer_id and m.owner_id = d.owner_id`,
+      [part.map((r) => r.offer_id), part.map((r) => r.owner_id)],
+    );
     processed += part.length;
     await ctx.progress(processed, total);
   }
