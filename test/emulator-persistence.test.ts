@@ -138,6 +138,24 @@ describe("emulator state across restarts", () => {
     expect(Number(nextOrder.lineItemId)).toBeGreaterThan(Number(order.lineItemId));
   });
 
+  it("keeps metafields after a restart, and never hands a metafield id out twice", async () => {
+    const file = await stateFile();
+    const first = await start({ stateFile: file });
+    const owner = `gid://platform/ProductVariant/${first.store.variants[0]?.id}`;
+    const SET = `mutation S($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { id } userErrors { message } } }`;
+    const set = async (e: Emulator, key: string) =>
+      (await gql<{ metafieldsSet: { metafields: { id: string }[] } }>(e, SET, { m: [{ ownerId: owner, namespace: "$app:preorder", key, type: "json", value: '{"kept":true}' }] })).metafieldsSet
+        .metafields[0]?.id ?? "";
+    const keptId = await set(first, "kept");
+    await stop(first);
+
+    const second = await start({ stateFile: file });
+    const READ = `query R($id: ID!) { productVariant(id: $id) { metafield(namespace: "$app:preorder", key: "kept") { id value } } }`;
+    const read = await gql<{ productVariant: { metafield: { id: string; value: string } | null } }>(second, READ, { id: owner });
+    expect(read.productVariant.metafield).toEqual({ id: keptId, value: '{"kept":true}' });
+    expect(numeric(await set(second, "fresh"))).toBeGreaterThan(numeric(keptId));
+  });
+
   it("writes a change to the file shortly after it, without waiting for the stop", async () => {
     const file = await stateFile();
     const e = await start({ stateFile: file, saveDelayMs: 10 });
