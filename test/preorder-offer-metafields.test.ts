@@ -102,6 +102,19 @@ describe("the offer's storefront configuration in variant metafields", () => {
     expect((await recorded(id)).map((r) => r.owner_id)).toEqual(legacy.slice(7, 9).map(gid).sort());
   });
 
+  it("a variant the platform deleted (gone from the catalog mirror) is forgotten without a delete the platform could refuse", async () => {
+    await env.startWorker();
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(20, 22) } }, { enable: true });
+    await waitSynced(env, id);
+    expect((await recorded(id)).map((r) => r.owner_id)).toEqual(legacy.slice(20, 22).map(gid).sort());
+    await env.app.pool.query("delete from variants where shop_id = $1 and id = $2", [env.shopId, gid(legacy[20] ?? 0)]);
+    expect((await call("PATCH", id, "", { name: "Spring drop, again" })).status).toBe(202);
+    const synced = await waitSynced(env, id);
+    expect(synced.sync_last_error).toBeNull();
+    expect((await recorded(id)).map((r) => r.owner_id)).toEqual([gid(legacy[21] ?? 0)]);
+    expect((await configs(id, legacy.slice(21, 22)))[0]).toMatchObject({ name: "Spring drop, again" });
+  });
+
   it("an offer that ends (disabled) loses its metafields and gets them back when enabled; a deleted one loses them", async () => {
     await env.startWorker();
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(9, 11) } }, { enable: true });

@@ -52,7 +52,14 @@ export async function syncOfferMetafields(
   const wanted = value === null ? new Set<string>() : new Set(target.variantIds);
   const key = storefrontKey(offerId);
 
-  const toDelete = [...recorded.keys()].filter((id) => !wanted.has(id)).sort();
+  const stale = [...recorded.keys()].filter((id) => !wanted.has(id)).sort();
+  // A variant the platform deleted took its metafields with it (the catalog mirror no longer has
+  // it): only its record goes; the platform is asked to delete on the variants it still has.
+  const { rows: present } = await pool.query<{ id: string }>("select id from variants where shop_id = $1 and id = any($2::text[])", [shopId, stale]);
+  const onPlatform = new Set(present.map((r) => r.id));
+  const gone = stale.filter((id) => !onPlatform.has(id));
+  if (gone.length > 0) await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = any($2::text[])", [offerId, gone]);
+  const toDelete = stale.filter((id) => onPlatform.has(id));
   for (const part of chunk(toDelete, METAFIELDS_PER_CALL)) {
     await deleteMetafields(
       client,
@@ -76,5 +83,5 @@ export async function syncOfferMetafields(
       [offerId, shopId, part, digest],
     );
   }
-  return { written: toWrite.length, deleted: toDelete.length };
+  return { written: toWrite.length, deleted: stale.length };
 }
