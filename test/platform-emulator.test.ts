@@ -344,9 +344,17 @@ describe("mutations", () => {
   });
 
   const TAGS_ADD = `mutation($id: ID!, $tags: [String!]!) { tagsAdd(id: $id, tags: $tags) {
-    node { id ... on Product { tags } ... on Customer { tags } } userErrors { field message code } } }`;
+    node { id ... on Product { tags } ... on Customer { tags } } userErrors { field message } } }`;
   const TAGS_REMOVE = `mutation($id: ID!, $tags: [String!]!) { tagsRemove(id: $id, tags: $tags) {
-    node { id ... on Product { tags } } userErrors { field message code } } }`;
+    node { id ... on Product { tags } } userErrors { field message } } }`;
+
+  it("answers tagsAdd's and metafieldsDelete's errors as the platform's plain UserError: selecting a code fails validation", async () => {
+    const answer = await gql(e, `mutation { tagsAdd(id: "gid://platform/Product/1", tags: ["x"]) { userErrors { field message code } } }`);
+    expect(answer.body.data).toBeUndefined();
+    expect(JSON.stringify(answer.body.errors)).toContain("code");
+    const deleted = await gql(e, `mutation { metafieldsDelete(metafields: []) { userErrors { code } } }`);
+    expect(deleted.body.data).toBeUndefined();
+  });
 
   it("adds and removes tags as a set, and reports an unknown id", async () => {
     const product = e.store.products.find((p) => p.tags.length === 0);
@@ -522,7 +530,7 @@ describe("metafields", () => {
   const SET = `mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) {
     metafields { id namespace key value type ownerType } userErrors { field message code elementIndex } } }`;
   const DELETE = `mutation($m: [MetafieldIdentifierInput!]!) { metafieldsDelete(metafields: $m) {
-    deletedMetafields { ownerId namespace key } userErrors { field message code } } }`;
+    deletedMetafields { ownerId namespace key } userErrors { field message } } }`;
   const READ = `query($id: ID!, $ns: String, $key: String!) { productVariant(id: $id) {
     metafield(namespace: $ns, key: $key) { namespace key value type ownerType compareDigest updatedAt }
     metafields(first: 10) { nodes { namespace key } } } }`;
@@ -610,7 +618,9 @@ describe("metafields", () => {
     expect(deleted.metafieldsDelete).toEqual({ deletedMetafields: [{ ownerId: variant(8), namespace: "app--777--preorder", key: "config" }, null], userErrors: [] });
     expect((await data<Read>(e, READ, { id: variant(8), ns: "$app:preorder", key: "config" })).productVariant.metafield).toBeNull();
     const foreign = await data<Deleted>(e, DELETE, { m: [{ ownerId: variant(8), namespace: "app--1--x", key: "config" }] });
-    expect(foreign.metafieldsDelete.userErrors.map((u) => u.code)).toEqual(["APP_NOT_AUTHORIZED"]);
+    // The plain UserError has no code: the refusal is told by its field and message.
+    expect(foreign.metafieldsDelete.userErrors).toHaveLength(1);
+    expect(foreign.metafieldsDelete.userErrors[0]?.message).toBe("Access to this namespace and key on Metafields for this resource type is not allowed.");
   });
 });
 

@@ -6,11 +6,11 @@ import { parseAnswer } from "./parse.ts";
 import { userErrorsSchema } from "./user-errors.ts";
 
 export const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) {
-  tagsAdd(id: $id, tags: $tags) { userErrors { field message code } }
+  tagsAdd(id: $id, tags: $tags) { userErrors { field message } }
 }`;
 
 export const TAGS_REMOVE = `mutation TagsRemove($id: ID!, $tags: [String!]!) {
-  tagsRemove(id: $id, tags: $tags) { userErrors { field message code } }
+  tagsRemove(id: $id, tags: $tags) { userErrors { field message } }
 }`;
 
 const answerSchemas = {
