@@ -20,6 +20,12 @@ interface DispatchRequest {
   /** Relative to the v2 base path, starting with a slash. */
   path: string;
   token: string | undefined;
+  /**
+   * The shop when the transport has already verified who is calling without an API key (the
+   * storefront's app proxy signature, src/http/storefront.ts): no key is looked up and no key's
+   * budget charged; the transport limits such callers itself.
+   */
+  verifiedShopId?: string;
   query: Record<string, unknown>;
   /** The raw body text (HTTP) or an already-parsed value (MCP); `raw: ""` or `parsed: undefined` for no body. */
   body: { raw: string | undefined } | { parsed: unknown };
@@ -182,21 +188,14 @@ export class Dispatcher {
     const method = request.method.toUpperCase();
     const { match, query } = this.route(method, request.path, request.query);
     seen.action = match?.action.name;
-    if (!request.token) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
-    const cost = match ? COST[match.action.kind] : COST.read;
-    const charge = await authenticateAndCharge(pool, hashApiKey(request.token), cost, this.policy);
-    if (!charge) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
-    Object.assign(headers, rateLimitHeaders(this.policy, charge));
-    if (charge.used > this.policy.points) {
-      throw new ApiError("RATE_LIMITED", MESSAGES.rateLimited, { "retry-after": String(charge.resetSeconds) });
-    }
+    const shopId = request.verifiedShopId ?? (await this.charged(request.token, match ? COST[match.action.kind] : COST.read, headers));
     if (!match) throw new ApiError("NOT_FOUND", MESSAGES.noAction(method, request.path));
 
     const { action } = match;
     const rawInput = method === "GET" || method === "DELETE" ? query : parseBody(action, request.body);
     const args = validate(action, match.params, rawInput);
     const context = (db: ActionContext["db"]): ActionContext => ({
-      shopId: charge.shopId,
+      shopId,
       requestId: request.requestId,
       db,
       pool,
@@ -220,6 +219,18 @@ export class Dispatcher {
     }
     if (config.CHECK_RESPONSES) checkResponse(action, payload);
     return { status, payload };
+  }
+
+  /** The key's shop, once its budget is charged `cost`; 401 without a live key, 429 over its budget. */
+  private async charged(token: string | undefined, cost: number, headers: Record<string, string>): Promise<string> {
+    if (!token) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
+    const charge = await authenticateAndCharge(this.deps.pool, hashApiKey(token), cost, this.policy);
+    if (!charge) throw new ApiError("UNAUTHORIZED", MESSAGES.unauthorized);
+    Object.assign(headers, rateLimitHeaders(this.policy, charge));
+    if (charge.used > this.policy.points) {
+      throw new ApiError("RATE_LIMITED", MESSAGES.rateLimited, { "retry-after": String(charge.resetSeconds) });
+    }
+    return charge.shopId;
   }
 
   /** `GET <scope>/help` at any level is the manifest narrowed to that scope. */

@@ -12,6 +12,7 @@ import { AuthThrottle } from "./auth-throttle.ts";
 import { cachedFor } from "./cached.ts";
 import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
+import { storefrontRoutes } from "./storefront.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
 import { type WebhookRouteOptions, webhookRoutes } from "./webhooks.ts";
@@ -169,6 +170,8 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   if (deps.webhooks) void app.register(webhookRoutes, deps.webhooks);
   // Signed back-in-stock unsubscribe links (no API key): signed with the same platform secret.
   if (deps.webhooks) void app.register(unsubscribeRoutes, deps.webhooks);
+  // The storefront's endpoints behind the platform's app proxy (no API key): signed with the same secret.
+  if (deps.webhooks) void app.register(storefrontRoutes, { pool: deps.webhooks.pool, secret: deps.webhooks.secret, dispatcher: deps.dispatcher });
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
   if (deps.ops) void app.register(opsRoutes, deps.ops);
   if (deps.actions) {

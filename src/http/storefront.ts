@@ -1,0 +1,122 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type pg from "pg";
+import type { Dispatcher } from "../core/dispatcher.ts";
+import { MESSAGES } from "../core/errors.ts";
+import { loginClient } from "../ops/login-limit.ts";
+import { ClientWindowCounter } from "./client-window.ts";
+
+/**
+ * The storefront's own endpoints, reached through the platform's app proxy: a shopper's browser
+ * calls `https://<shop>/apps/<subpath>/...`, and the platform forwards the request here with the
+ * query signed by the app's secret (`shop`, `logged_in_customer_id`, `path_prefix`, `timestamp`,
+ * `signature`). No API key: the signature says which shop the request comes through, and that
+ * the customer id is the platform's, not the shopper's word. Decision 0200.
+ *
+ * `POST /storefront/back_in_stock/signups`: the "notify me" form of a sold-out variant. The body
+ * is the signup action's (variant_id, channel, email or phone, locale, consent, first_name); the
+ * customer is the signed `logged_in_customer_id`, never the body's. It runs the same action as
+ * `POST /back_in_stock/signups` (its rules, its 422s, no duplicate for a repeat) and answers only
+ * the signup's status: the shopper does not see the shop's data.
+ */
+
+export const STOREFRONT_PREFIX = "/storefront";
+
+/** How far a signed request's timestamp may be from now, either way (the platform's libraries allow 90 s). */
+export const APP_PROXY_MAX_AGE_SECONDS = 90;
+
+/** Signups one client address may post per minute. */
+export const STOREFRONT_SIGNUPS_PER_MINUTE = 20;
+
+const UNSIGNED = "Request is not signed by the platform's app proxy";
+const UNKNOWN_SHOP = "Unknown shop";
+
+export interface StorefrontRouteOptions {
+  pool: pg.Pool;
+  dispatcher: Dispatcher;
+  /** The app's secret on the platform (PLATFORM_API_SECRET): the app proxy's HMAC key. */
+  secret: string;
+  now?: () => number;
+  /** Per client address (default STOREFRONT_SIGNUPS_PER_MINUTE a minute). */
+  limiter?: ClientWindowCounter;
+}
+
+/**
+ * The app proxy's signature of a query: every parameter but `signature`, as `key=value` (the
+ * values of a repeated key joined by commas), sorted, concatenated without a separator,
+ * HMAC-SHA256 under the app's secret, hex.
+ */
+export function appProxySignature(secret: string, query: URLSearchParams): string {
+  const values = new Map<string, string[]>();
+  for (const [key, value] of query) if (key !== "signature") values.set(key, [...(values.get(key) ?? []), value]);
+  const message = [...values].map(([key, list]) => `${key}=${list.join(",")}`).sort().join("");
+  return createHmac("sha256", secret).update(message).digest("hex");
+}
+
+/** The shop domain and customer of a correctly signed, recent query; undefined otherwise. */
+function verifiedQuery(secret: string, rawQuery: string, nowMs: number): { shop: string; customerId: string | null } | undefined {
+  const query = new URLSearchParams(rawQuery);
+  const signature = query.get("signature") ?? "";
+  const shop = query.get("shop");
+  const timestamp = Number(query.get("timestamp"));
+  if (!shop || !/^[0-9a-f]{64}$/.test(signature) || !Number.isInteger(timestamp)) return undefined;
+  if (Math.abs(nowMs / 1000 - timestamp) > APP_PROXY_MAX_AGE_SECONDS) return undefined;
+  const expected = Buffer.from(appProxySignature(secret, query), "hex");
+  if (!timingSafeEqual(expected, Buffer.from(signature, "hex"))) return undefined;
+  const customer = query.get("logged_in_customer_id");
+  return { shop: shop.toLowerCase(), customerId: customer && /^\d+$/.test(customer) ? customer : null };
+}
+
+/**
+ * Whom a shopper's request is counted against: the address the app proxy forwards it for (the
+ * first of X-Forwarded-For; the request is signed, so it did come through the proxy), else the
+ * connection's.
+ */
+function shopperAddress(request: FastifyRequest): string {
+  const forwarded = request.headers["x-forwarded-for"];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+  return loginClient(first || request.ip);
+}
+
+export async function storefrontRoutes(app: FastifyInstance, options: StorefrontRouteOptions): Promise<void> {
+  const now = options.now ?? Date.now;
+  const limiter = options.limiter ?? new ClientWindowCounter({ limit: STOREFRONT_SIGNUPS_PER_MINUTE, windowSeconds: 60, now });
+
+  app.post(`${STOREFRONT_PREFIX}/back_in_stock/signups`, async (request, reply) => {
+    reply.header("cache-control", "no-store");
+    const verified = verifiedQuery(options.secret, request.url.split("?")[1] ?? "", now());
+    if (!verified) return reply.code(401).send({ errors: [UNSIGNED] });
+    const client = shopperAddress(request);
+    const wait = limiter.refusedFor(client);
+    if (wait !== undefined) return reply.code(429).header("retry-after", String(wait)).send({ errors: [MESSAGES.rateLimited] });
+    limiter.count(client);
+    const { rows } = await options.pool.query<{ id: string }>("select id from shops where lower(platform_domain) = $1", [verified.shop]);
+    const shopId = rows[0]?.id;
+    if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
+
+    const raw = typeof request.body === "string" ? request.body : "";
+    let body: unknown;
+    try {
+      body = raw.trim() === "" ? undefined : JSON.parse(raw);
+    } catch {
+      return reply.code(400).send({ errors: [MESSAGES.invalidJson] });
+    }
+    if (body !== null && typeof body === "object" && !Array.isArray(body)) {
+      // The customer is the platform's signed id, never what the page sent.
+      const { customer_id: _ignored, ...rest } = body as Record<string, unknown>;
+      body = verified.customerId ? { ...rest, customer_id: verified.customerId } : rest;
+    }
+    const result = await options.dispatcher.dispatch({
+      method: "POST",
+      path: "/back_in_stock/signups",
+      token: undefined,
+      verifiedShopId: shopId,
+      query: {},
+      body: { parsed: body },
+      requestId: request.id,
+    });
+    if (result.status !== 202) return reply.code(result.status).send(result.body);
+    const signup = result.body as { status?: unknown };
+    return reply.code(202).send({ status: signup.status });
+  });
+}
