@@ -156,6 +156,31 @@ describe("emulator state across restarts", () => {
     expect(numeric(await set(second, "fresh"))).toBeGreaterThan(numeric(keptId));
   });
 
+  it("keeps fulfillment orders and their holds after a restart, and never hands their ids out twice", async () => {
+    const file = await stateFile();
+    const first = await start({ stateFile: file });
+    const variantId = first.store.variants[0]?.id ?? 0;
+    const order = await createOrder(first, variantId);
+    const READ = `query R($id: ID!) { order(id: $id) { fulfillmentOrders(first: 5) { nodes { id status fulfillmentHolds { id reasonNotes } } } } }`;
+    type Read = { order: { fulfillmentOrders: { nodes: { id: string; status: string; fulfillmentHolds: { id: string; reasonNotes: string | null }[] }[] } } };
+    const HOLD = `mutation H($id: ID!) { fulfillmentOrderHold(id: $id, fulfillmentHold: { reason: INVENTORY_OUT_OF_STOCK, reasonNotes: "kept" }) {
+      fulfillmentHold { id } userErrors { message } } }`;
+    const fulfillmentOrderId = (await gql<Read>(first, READ, { id: `gid://platform/Order/${order.id}` })).order.fulfillmentOrders.nodes[0]?.id ?? "";
+    const hold = await gql<{ fulfillmentOrderHold: { fulfillmentHold: { id: string } } }>(first, HOLD, { id: fulfillmentOrderId });
+    await stop(first);
+
+    const second = await start({ stateFile: file });
+    const read = await gql<Read>(second, READ, { id: `gid://platform/Order/${order.id}` });
+    expect(read.order.fulfillmentOrders.nodes).toEqual([
+      { id: fulfillmentOrderId, status: "ON_HOLD", fulfillmentHolds: [{ id: hold.fulfillmentOrderHold.fulfillmentHold.id, reasonNotes: "kept" }] },
+    ]);
+    const next = await createOrder(second, variantId);
+    const nextId = (await gql<Read>(second, READ, { id: `gid://platform/Order/${next.id}` })).order.fulfillmentOrders.nodes[0]?.id ?? "";
+    expect(numeric(nextId)).toBeGreaterThan(numeric(fulfillmentOrderId));
+    const nextHold = await gql<{ fulfillmentOrderHold: { fulfillmentHold: { id: string } } }>(second, HOLD, { id: nextId });
+    expect(numeric(nextHold.fulfillmentOrderHold.fulfillmentHold.id)).toBeGreaterThan(numeric(hold.fulfillmentOrderHold.fulfillmentHold.id));
+  });
+
   it("writes a change to the file shortly after it, without waiting for the stop", async () => {
     const file = await stateFile();
     const e = await start({ stateFile: file, saveDelayMs: 10 });

@@ -10,6 +10,8 @@ import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts"
 import * as customers from "../src/platform/operations/customers.ts";
 import { addCustomerTags, getCustomer, removeCustomerTags } from "../src/platform/operations/customers.ts";
 import { chunk } from "../src/platform/operations/chunk.ts";
+import * as fulfillmentOrders from "../src/platform/operations/fulfillment-orders.ts";
+import { getFulfillmentOrders, holdFulfillmentOrder, releaseFulfillmentOrderHolds } from "../src/platform/operations/fulfillment-orders.ts";
 import * as inventory from "../src/platform/operations/inventory.ts";
 import * as metafields from "../src/platform/operations/metafields.ts";
 import { deleteMetafields, getOwnerMetafields, setMetafields } from "../src/platform/operations/metafields.ts";
@@ -176,7 +178,7 @@ const QUERY = "query Ping { shop { id } }";
 describe("operation documents", () => {
   // Every document the operations send, checked against the contract the emulator also serves.
   const schema = buildSchema(readFileSync(new URL("../src/platform/admin-schema.graphql", import.meta.url), "utf8"));
-  const documents = [customers, inventory, metafields, orders, sellingPlans, tags].flatMap((module) =>
+  const documents = [customers, fulfillmentOrders, inventory, metafields, orders, sellingPlans, tags].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^(query|mutation) /.test(entry[1])),
   );
 
@@ -693,6 +695,44 @@ describe("against the platform emulator", () => {
     const identifiers = variantIds.map((ownerId) => ({ ownerId, namespace: "$app:preorder", key: "config" }));
     expect(await deleteMetafields(c, [...identifiers, { ownerId: "gid://platform/ProductVariant/1", namespace: "$app:preorder", key: "config" }])).toHaveLength(60);
     expect([...(await getOwnerMetafields(c, variantIds, "$app:preorder", "config")).values()].every((m) => m === null)).toBe(true);
+  });
+
+  it("reads an order's fulfillment orders, holds part of one (the rest split off OPEN), reports user errors, and releases only the named hold", async () => {
+    const variantIds = (await allVariantIds(client(), 250)).slice(0, 2);
+    const created = await fetch(`${emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: variantIds.map((variant_id, i) => ({ variant_id, quantity: i + 1 })), email: "hold@example.com" }),
+    });
+    const { order } = (await created.json()) as { order: { admin_graphql_api_id: string } };
+    const c = client();
+    const [open] = (await getFulfillmentOrders(c, order.admin_graphql_api_id)) ?? [];
+    expect(open).toMatchObject({ status: "OPEN", fulfillmentHolds: [] });
+    expect(open?.lineItems.map((l) => l.remainingQuantity)).toEqual([1, 2]);
+    const first = open?.lineItems[0];
+
+    const held = await holdFulfillmentOrder(c, open?.id ?? "", {
+      reason: "INVENTORY_OUT_OF_STOCK",
+      reasonNotes: "Not in stock yet",
+      handle: "preorder-x",
+      fulfillmentOrderLineItems: [{ id: first?.id ?? "", quantity: 1 }],
+    });
+    expect(held).toMatchObject({ fulfillmentOrder: { id: open?.id, status: "ON_HOLD" }, remainingFulfillmentOrder: { status: "OPEN" }, fulfillmentHold: { reasonNotes: "Not in stock yet" } });
+    const after = (await getFulfillmentOrders(c, order.admin_graphql_api_id)) ?? [];
+    expect(after.map((f) => [f.status, f.lineItems.map((l) => l.lineItem.id)])).toEqual([
+      ["ON_HOLD", [first?.lineItem.id]],
+      ["OPEN", [open?.lineItems[1]?.lineItem.id]],
+    ]);
+    expect(after[0]?.fulfillmentHolds).toEqual([{ id: held.fulfillmentHold.id, handle: "preorder-x", reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Not in stock yet", heldByRequestingApp: true }]);
+
+    const duplicate = await rejection(holdFulfillmentOrder(c, open?.id ?? "", { reason: "OTHER", handle: "preorder-x" }));
+    expect(duplicate.kind).toBe("user_errors");
+    expect(duplicate.message).toMatch(/^fulfillmentOrderHold: The handle provided for the fulfillment hold is already in use .* \(fulfillmentHold\.handle\)$/);
+    const merchant = await holdFulfillmentOrder(c, open?.id ?? "", { reason: "OTHER", handle: "merchant" });
+
+    expect(await releaseFulfillmentOrderHolds(c, open?.id ?? "", [held.fulfillmentHold.id])).toEqual({ id: open?.id, status: "ON_HOLD" });
+    expect(await releaseFulfillmentOrderHolds(c, open?.id ?? "", [merchant.fulfillmentHold.id])).toEqual({ id: open?.id, status: "OPEN" });
+    expect(await getFulfillmentOrders(c, "gid://platform/Order/1")).toBeNull();
   });
 
   it("reads orders one by one and incrementally by update time", async () => {

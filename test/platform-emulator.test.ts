@@ -624,6 +624,145 @@ describe("metafields", () => {
   });
 });
 
+describe("fulfillment orders", () => {
+  let e: Emulator;
+  beforeAll(async () => {
+    e = await emulator({ seed: { products: 10 }, appId: 777 });
+  });
+
+  type FulfillmentOrderView = {
+    id: string;
+    status: string;
+    fulfillmentHolds: { id: string; handle: string | null; reason: string; reasonNotes: string | null; heldByRequestingApp: boolean }[];
+    lineItems: { nodes: { id: string; totalQuantity: number; remainingQuantity: number; lineItem: { id: string } }[] };
+  };
+  const FULFILLMENT_ORDERS = `query($id: ID!) { order(id: $id) { lineItems(first: 10) { nodes { id } } fulfillmentOrders(first: 10) { nodes {
+    id status fulfillmentHolds { id handle reason reasonNotes heldByRequestingApp }
+    lineItems(first: 10) { nodes { id totalQuantity remainingQuantity lineItem { id } } } } } } }`;
+  const HOLD = `mutation($id: ID!, $hold: FulfillmentOrderHoldInput!) { fulfillmentOrderHold(id: $id, fulfillmentHold: $hold) {
+    fulfillmentHold { id handle reason reasonNotes } fulfillmentOrder { id status } remainingFulfillmentOrder { id status } userErrors { field message code } } }`;
+  const RELEASE = `mutation($id: ID!, $holdIds: [ID!]) { fulfillmentOrderReleaseHold(id: $id, holdIds: $holdIds) {
+    fulfillmentOrder { id status } userErrors { field message code } } }`;
+  type Hold = {
+    fulfillmentOrderHold: {
+      fulfillmentHold: { id: string; handle: string | null; reason: string; reasonNotes: string | null } | null;
+      fulfillmentOrder: { id: string; status: string } | null;
+      remainingFulfillmentOrder: { id: string; status: string } | null;
+      userErrors: UserError[];
+    };
+  };
+  type Release = { fulfillmentOrderReleaseHold: { fulfillmentOrder: { id: string; status: string } | null; userErrors: UserError[] } };
+
+  async function newOrder(quantities: number[]): Promise<{ id: number; gid: string }> {
+    const created = await admin<{ order: { id: number; admin_graphql_api_id: string } }>(e, "POST", "/admin/orders", {
+      line_items: quantities.map((quantity, i) => ({ variant_id: e.store.variants[i]?.id, quantity })),
+      email: "fo@example.com",
+    });
+    expect(created.status).toBe(201);
+    return { id: created.body.order.id, gid: created.body.order.admin_graphql_api_id };
+  }
+  async function fulfillmentOrders(orderGid: string): Promise<{ lines: string[]; orders: FulfillmentOrderView[] }> {
+    const read = await data<{ order: { lineItems: { nodes: { id: string }[] }; fulfillmentOrders: { nodes: FulfillmentOrderView[] } } }>(e, FULFILLMENT_ORDERS, { id: orderGid });
+    return { lines: read.order.lineItems.nodes.map((l) => l.id), orders: read.order.fulfillmentOrders.nodes };
+  }
+
+  it("gives a new order one OPEN fulfillment order with each line item's quantity remaining", async () => {
+    const order = await newOrder([2, 1]);
+    const { lines, orders } = await fulfillmentOrders(order.gid);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ id: expect.stringMatching(/^gid:\/\/platform\/FulfillmentOrder\/\d+$/) as string, status: "OPEN", fulfillmentHolds: [] });
+    expect(orders[0]?.lineItems.nodes.map((l) => [l.lineItem.id, l.totalQuantity, l.remainingQuantity])).toEqual([
+      [lines[0], 2, 2],
+      [lines[1], 1, 1],
+    ]);
+  });
+
+  it("holds with a reason and notes (OPEN to ON_HOLD), costs a mutation's 10 plus its payload, and releases to OPEN", async () => {
+    const order = await newOrder([1]);
+    const fulfillmentOrderId = (await fulfillmentOrders(order.gid)).orders[0]?.id ?? "";
+    const answer = await gql(e, HOLD, { id: fulfillmentOrderId, hold: { reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March", handle: "preorder" } });
+    // 10 + fulfillmentHold 1 + fulfillmentOrder 1 + remainingFulfillmentOrder 1 + userErrors 1; the null remainder costs nothing.
+    expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 14, actualQueryCost: 13 });
+    const held = (answer.body.data as Hold).fulfillmentOrderHold;
+    expect(held).toEqual({
+      fulfillmentHold: { id: expect.stringMatching(/^gid:\/\/platform\/FulfillmentHold\/\d+$/) as string, handle: "preorder", reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March" },
+      fulfillmentOrder: { id: fulfillmentOrderId, status: "ON_HOLD" },
+      remainingFulfillmentOrder: null,
+      userErrors: [],
+    });
+    const view = (await fulfillmentOrders(order.gid)).orders[0];
+    expect(view?.fulfillmentHolds).toEqual([{ id: held.fulfillmentHold?.id, handle: "preorder", reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March", heldByRequestingApp: true }]);
+
+    // The same handle again is a duplicate; another handle is a second hold, and the order stays held until both go.
+    const again = await data<Hold>(e, HOLD, { id: fulfillmentOrderId, hold: { reason: "OTHER", handle: "preorder" } });
+    expect(again.fulfillmentOrderHold.userErrors.map((u) => u.code)).toEqual(["DUPLICATE_FULFILLMENT_HOLD_HANDLE"]);
+    const second = await data<Hold>(e, HOLD, { id: fulfillmentOrderId, hold: { reason: "AWAITING_PAYMENT", handle: "other" } });
+    expect(second.fulfillmentOrderHold.userErrors).toEqual([]);
+    const first = await data<Release>(e, RELEASE, { id: fulfillmentOrderId, holdIds: [held.fulfillmentHold?.id] });
+    expect(first.fulfillmentOrderReleaseHold).toEqual({ fulfillmentOrder: { id: fulfillmentOrderId, status: "ON_HOLD" }, userErrors: [] });
+    const last = await data<Release>(e, RELEASE, { id: fulfillmentOrderId, holdIds: [second.fulfillmentOrderHold.fulfillmentHold?.id] });
+    expect(last.fulfillmentOrderReleaseHold).toEqual({ fulfillmentOrder: { id: fulfillmentOrderId, status: "OPEN" }, userErrors: [] });
+    const notHeld = await data<Release>(e, RELEASE, { id: fulfillmentOrderId, holdIds: [second.fulfillmentOrderHold.fulfillmentHold?.id] });
+    expect(notHeld.fulfillmentOrderReleaseHold.userErrors.map((u) => u.field)).toEqual([["id"]]);
+  });
+
+  it("holds some line items by splitting the rest off into an OPEN fulfillment order", async () => {
+    const order = await newOrder([3, 1]);
+    const before = (await fulfillmentOrders(order.gid)).orders[0];
+    const [first, second] = before?.lineItems.nodes ?? [];
+    const held = await data<Hold>(e, HOLD, { id: before?.id, hold: { reason: "INVENTORY_OUT_OF_STOCK", fulfillmentOrderLineItems: [{ id: first?.id, quantity: 2 }] } });
+    expect(held.fulfillmentOrderHold.userErrors).toEqual([]);
+    expect(held.fulfillmentOrderHold.remainingFulfillmentOrder?.status).toBe("OPEN");
+    const { lines, orders } = await fulfillmentOrders(order.gid);
+    expect(orders.map((o) => [o.status, o.lineItems.nodes.map((l) => [l.lineItem.id, l.remainingQuantity])])).toEqual([
+      ["ON_HOLD", [[lines[0], 2]]],
+      ["OPEN", [[lines[0], 1], [lines[1], 1]]],
+    ]);
+    expect(second?.lineItem.id).toBe(lines[1]);
+    // Line items of a fulfillment order already on hold cannot be split off.
+    const split = await data<Hold>(e, HOLD, { id: before?.id, hold: { reason: "OTHER", handle: "x", fulfillmentOrderLineItems: [{ id: first?.id, quantity: 1 }] } });
+    expect(split.fulfillmentOrderHold.userErrors.map((u) => u.code)).toEqual(["FULFILLMENT_ORDER_NOT_SPLITTABLE"]);
+  });
+
+  it("refuses unknown fulfillment orders, bad quantities, and a CANCELLED or CLOSED one, changing nothing", async () => {
+    const unknown = await data<Hold>(e, HOLD, { id: "gid://platform/FulfillmentOrder/1", hold: { reason: "OTHER" } });
+    expect(unknown.fulfillmentOrderHold).toMatchObject({ fulfillmentHold: null, userErrors: [{ field: ["id"], code: "FULFILLMENT_ORDER_NOT_FOUND" }] });
+    const unknownRelease = await data<Release>(e, RELEASE, { id: "gid://platform/FulfillmentOrder/1" });
+    expect(unknownRelease.fulfillmentOrderReleaseHold.userErrors.map((u) => u.code)).toEqual(["FULFILLMENT_ORDER_NOT_FOUND"]);
+
+    const order = await newOrder([2]);
+    const open = (await fulfillmentOrders(order.gid)).orders[0];
+    const line = open?.lineItems.nodes[0]?.id;
+    const quantities = await data<Hold>(e, HOLD, {
+      id: open?.id,
+      hold: { reason: "OTHER", fulfillmentOrderLineItems: [{ id: line, quantity: 3 }, { id: line, quantity: 1 }] },
+    });
+    expect(quantities.fulfillmentOrderHold.userErrors.map((u) => u.code)).toEqual(["INVALID_LINE_ITEM_QUANTITY", "DUPLICATED_FULFILLMENT_ORDER_LINE_ITEMS"]);
+    const zero = await data<Hold>(e, HOLD, { id: open?.id, hold: { reason: "OTHER", fulfillmentOrderLineItems: [{ id: line, quantity: 0 }] } });
+    expect(zero.fulfillmentOrderHold.userErrors.map((u) => u.code)).toEqual(["GREATER_THAN_ZERO"]);
+    expect((await fulfillmentOrders(order.gid)).orders.map((o) => o.status)).toEqual(["OPEN"]);
+
+    expect((await admin(e, "POST", `/admin/orders/${order.id}/cancel`)).status).toBe(200);
+    expect((await fulfillmentOrders(order.gid)).orders.map((o) => o.status)).toEqual(["CANCELLED"]);
+    const cancelled = await data<Hold>(e, HOLD, { id: open?.id, hold: { reason: "OTHER" } });
+    expect(cancelled.fulfillmentOrderHold).toMatchObject({ fulfillmentHold: null, fulfillmentOrder: null, userErrors: [{ field: ["id"], code: null }] });
+
+    const fulfilled = await newOrder([1]);
+    expect((await admin(e, "POST", `/admin/orders/${fulfilled.id}/fulfill`)).status).toBe(200);
+    const closed = (await fulfillmentOrders(fulfilled.gid)).orders[0];
+    expect(closed).toMatchObject({ status: "CLOSED", lineItems: { nodes: [{ remainingQuantity: 0 }] } });
+    const refused = await data<Hold>(e, HOLD, { id: closed?.id, hold: { reason: "OTHER" } });
+    expect(refused.fulfillmentOrderHold.userErrors).toHaveLength(1);
+  });
+
+  it("refuses to fulfil an order while a fulfillment order is on hold", async () => {
+    const order = await newOrder([1]);
+    const fulfillmentOrderId = (await fulfillmentOrders(order.gid)).orders[0]?.id;
+    await data<Hold>(e, HOLD, { id: fulfillmentOrderId, hold: { reason: "INVENTORY_OUT_OF_STOCK" } });
+    expect((await admin(e, "POST", `/admin/orders/${order.id}/fulfill`)).status).toBe(422);
+  });
+});
+
 describe("admin routes and webhooks", () => {
   let e: Emulator;
   let hook: Awaited<ReturnType<typeof receiver>>;

@@ -20,6 +20,9 @@ export const ID_BASE = {
   SellingPlanGroup: 1_000_000_000,
   SellingPlan: 2_000_000_000,
   Metafield: 30_000_000_000,
+  FulfillmentOrder: 7_000_000_000_000,
+  FulfillmentOrderLineItem: 16_000_000_000_000,
+  FulfillmentHold: 900_000_000,
 } as const;
 
 export function gid(type: string, id: number): string {

@@ -109,6 +109,57 @@ export interface Order {
   outstandingCents: number;
   tags: string[];
   readonly lineItems: LineItem[];
+  /** One per order at creation, holding all its line items; a hold on some of its items splits it. In creation order. */
+  readonly fulfillmentOrders: FulfillmentOrder[];
+}
+
+/** The platform's FulfillmentOrderStatus; the emulator reaches OPEN, ON_HOLD, CLOSED and CANCELLED. */
+export type FulfillmentOrderStatus = "OPEN" | "ON_HOLD" | "CLOSED" | "CANCELLED" | "IN_PROGRESS" | "SCHEDULED" | "INCOMPLETE";
+
+export interface FulfillmentOrderLineItem {
+  readonly kind: "FulfillmentOrderLineItem";
+  readonly id: number;
+  /** The order's line item this is (part of). */
+  readonly lineItemId: number;
+  totalQuantity: number;
+  remainingQuantity: number;
+}
+
+/** The platform's FulfillmentHoldReason. */
+export const FULFILLMENT_HOLD_REASONS = [
+  "AWAITING_PAYMENT",
+  "AWAITING_RETURN_ITEMS",
+  "HIGH_RISK_OF_FRAUD",
+  "INCORRECT_ADDRESS",
+  "INVENTORY_OUT_OF_STOCK",
+  "ONLINE_STORE_POST_PURCHASE_CROSS_SELL",
+  "OTHER",
+  "UNKNOWN_DELIVERY_DATE",
+] as const;
+export type FulfillmentHoldReason = (typeof FULFILLMENT_HOLD_REASONS)[number];
+
+export interface FulfillmentHold {
+  readonly kind: "FulfillmentHold";
+  readonly id: number;
+  readonly reason: FulfillmentHoldReason;
+  readonly reasonNotes: string | null;
+  /** Unique among one app's holds on one fulfillment order; "" by default. */
+  readonly handle: string;
+  /** The app that placed it. */
+  readonly appId: number;
+  readonly createdAt: number;
+}
+
+export interface FulfillmentOrder {
+  readonly kind: "FulfillmentOrder";
+  readonly id: number;
+  readonly orderId: number;
+  status: FulfillmentOrderStatus;
+  readonly lineItems: FulfillmentOrderLineItem[];
+  /** The holds in force, oldest first; the order is ON_HOLD while there is one. */
+  holds: FulfillmentHold[];
+  readonly createdAt: number;
+  updatedAt: number;
 }
 
 export interface ChargeValue {
@@ -203,6 +254,9 @@ export type NodeRecord =
   | Customer
   | Order
   | LineItem
+  | FulfillmentOrder
+  | FulfillmentOrderLineItem
+  | FulfillmentHold
   | SellingPlan
   | SellingPlanGroup
   | Metafield;

@@ -11,6 +11,7 @@ import type { Context } from "./context.ts";
 import { gid } from "./ids.ts";
 import { iso } from "./money.ts";
 import { catalogResolvers } from "./resolvers/catalog.ts";
+import { fulfillmentOrderResolvers } from "./resolvers/fulfillment-orders.ts";
 import { metafieldResolvers } from "./resolvers/metafields.ts";
 import { orderResolvers } from "./resolvers/orders.ts";
 import { queryResolvers } from "./resolvers/query.ts";
@@ -30,7 +31,7 @@ function merge(...maps: Resolvers[]): Resolvers {
   return merged;
 }
 
-const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers);
+const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers, fulfillmentOrderResolvers);
 
 /** A resolver for a field the schema does not have is a typo or a renamed field: refuse to start. */
 function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): void {

@@ -2,6 +2,9 @@ import { ID_BASE } from "./ids.ts";
 import type {
   Collection,
   Customer,
+  FulfillmentHold,
+  FulfillmentOrder,
+  FulfillmentOrderLineItem,
   InventoryItemView,
   InventoryLevelView,
   Location,
@@ -38,6 +41,10 @@ interface StoreCounters {
   nextPlan: number;
   /** Absent in a state saved before metafields existed. */
   nextMetafield?: number;
+  /** Absent in a state saved before fulfillment orders existed. */
+  nextFulfillmentOrder?: number;
+  nextFulfillmentOrderLineItem?: number;
+  nextFulfillmentHold?: number;
 }
 
 /** The next id to hand out: past the saved counter and past every id present, whichever is higher. */
@@ -84,6 +91,9 @@ export class Store {
   #nextGroup: number;
   #nextPlan: number;
   #nextMetafield: number;
+  #nextFulfillmentOrder: number;
+  #nextFulfillmentOrderLineItem: number;
+  #nextFulfillmentHold: number;
 
   constructor(data: StoreData) {
     this.products = data.products;
@@ -107,6 +117,22 @@ export class Store {
     const metafields = data.metafields ?? [];
     for (const metafield of metafields) this.#ownerMetafields(metafield.ownerType, metafield.ownerId, true).set(metafieldKey(metafield.namespace, metafield.key), metafield);
     this.#nextMetafield = nextId(ID_BASE.Metafield, saved?.nextMetafield, metafields.map((m) => m.id));
+    const fulfillmentOrders = this.orders.flatMap((o) => (o.fulfillmentOrders as FulfillmentOrder[] | undefined) ?? []);
+    this.#nextFulfillmentOrder = nextId(ID_BASE.FulfillmentOrder, saved?.nextFulfillmentOrder, fulfillmentOrders.map((f) => f.id));
+    this.#nextFulfillmentOrderLineItem = nextId(
+      ID_BASE.FulfillmentOrderLineItem,
+      saved?.nextFulfillmentOrderLineItem,
+      fulfillmentOrders.flatMap((f) => f.lineItems.map((l) => l.id)),
+    );
+    this.#nextFulfillmentHold = nextId(ID_BASE.FulfillmentHold, saved?.nextFulfillmentHold, fulfillmentOrders.flatMap((f) => f.holds.map((h) => h.id)));
+    // An order saved before fulfillment orders existed gets its one now, in the state its order is in.
+    for (const order of this.orders as (Omit<Order, "fulfillmentOrders"> & { fulfillmentOrders?: FulfillmentOrder[] })[]) {
+      if (order.fulfillmentOrders !== undefined) continue;
+      const restored = Object.assign(order, { fulfillmentOrders: [] as FulfillmentOrder[] });
+      const status = order.cancelledAt !== null ? "CANCELLED" : order.fulfillmentStatus === "fulfilled" ? "CLOSED" : "OPEN";
+      const added = this.addFulfillmentOrder(restored, order.lineItems.map((l) => ({ lineItemId: l.id, quantity: l.quantity })), status, order.createdAt);
+      if (status === "CLOSED") for (const line of added.lineItems) line.remainingQuantity = 0;
+    }
   }
 
   /**
@@ -119,6 +145,9 @@ export class Store {
     this.#nextGroup += count;
     this.#nextPlan += count;
     this.#nextMetafield += count;
+    this.#nextFulfillmentOrder += count;
+    this.#nextFulfillmentOrderLineItem += count;
+    this.#nextFulfillmentHold += count;
   }
 
   /** The clock and counters, for a snapshot of the state. */
@@ -129,6 +158,9 @@ export class Store {
       nextGroup: this.#nextGroup,
       nextPlan: this.#nextPlan,
       nextMetafield: this.#nextMetafield,
+      nextFulfillmentOrder: this.#nextFulfillmentOrder,
+      nextFulfillmentOrderLineItem: this.#nextFulfillmentOrderLineItem,
+      nextFulfillmentHold: this.#nextFulfillmentHold,
     };
   }
 
@@ -237,6 +269,57 @@ export class Store {
 
   nextLineItemId(): number {
     return this.#nextLineItem++;
+  }
+
+  /**
+   * A new fulfillment order of the order with these quantities of its line items (each a new
+   * fulfillment order line item), appended to the order's. Answers it.
+   */
+  addFulfillmentOrder(order: Order, lines: readonly { lineItemId: number; quantity: number }[], status: FulfillmentOrder["status"], at = this.now()): FulfillmentOrder {
+    const fulfillmentOrder: FulfillmentOrder = {
+      kind: "FulfillmentOrder",
+      id: this.#nextFulfillmentOrder++,
+      orderId: order.id,
+      status,
+      lineItems: lines.map((l) => ({ kind: "FulfillmentOrderLineItem", id: this.#nextFulfillmentOrderLineItem++, lineItemId: l.lineItemId, totalQuantity: l.quantity, remainingQuantity: l.quantity })),
+      holds: [],
+      createdAt: at,
+      updatedAt: at,
+    };
+    order.fulfillmentOrders.push(fulfillmentOrder);
+    return fulfillmentOrder;
+  }
+
+  nextFulfillmentHoldId(): number {
+    return this.#nextFulfillmentHold++;
+  }
+
+  fulfillmentOrder(id: number): FulfillmentOrder | undefined {
+    for (const order of this.orders) {
+      const found = order.fulfillmentOrders.find((f) => f.id === id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  fulfillmentOrderLineItem(id: number): FulfillmentOrderLineItem | undefined {
+    for (const order of this.orders) {
+      for (const fulfillmentOrder of order.fulfillmentOrders) {
+        const found = fulfillmentOrder.lineItems.find((l) => l.id === id);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
+
+  fulfillmentHold(id: number): FulfillmentHold | undefined {
+    for (const order of this.orders) {
+      for (const fulfillmentOrder of order.fulfillmentOrders) {
+        const found = fulfillmentOrder.holds.find((h) => h.id === id);
+        if (found) return found;
+      }
+    }
+    return undefined;
   }
 
   nextSellingPlanGroupId(): number {

@@ -78,7 +78,10 @@ export function createOrder(ctx: Context, body: OrderBody): { order: Order; webh
     tags: body.tags === undefined ? [] : splitTags(body.tags),
     // Line item ids are taken only once the order is valid, so a refused order uses none.
     lineItems: lineItems.map((l) => ({ ...l, id: store.nextLineItemId() })),
+    fulfillmentOrders: [],
   };
+  // As the platform: the new order's items in one fulfillment order, open, all of each line remaining.
+  store.addFulfillmentOrder(order, order.lineItems.map((l) => ({ lineItemId: l.id, quantity: l.quantity })), "OPEN", at);
   store.orders.push(order);
   const webhookIds = [ctx.events.orderEvent("orders/create", order)];
   if (order.financialStatus === "paid") webhookIds.push(ctx.events.orderEvent("orders/paid", order));
@@ -97,10 +100,24 @@ export function changeOrder(ctx: Context, orderId: string, action: OrderAction):
   let topic: "orders/cancelled" | "orders/fulfilled" | "orders/paid";
   if (action === "cancel") {
     order.cancelledAt = at;
+    for (const f of order.fulfillmentOrders) {
+      if (f.status === "CLOSED" || f.status === "CANCELLED") continue;
+      f.status = "CANCELLED";
+      f.holds = [];
+      f.updatedAt = at;
+    }
     topic = "orders/cancelled";
   } else if (action === "fulfill") {
     if (order.fulfillmentStatus === "fulfilled") throw new AdminError(422, `order ${order.name} is already fulfilled`);
+    // A fulfillment order on hold cannot be fulfilled until its holds are released.
+    if (order.fulfillmentOrders.some((f) => f.status === "ON_HOLD")) throw new AdminError(422, `order ${order.name} has a fulfillment order on hold`);
     order.fulfillmentStatus = "fulfilled";
+    for (const f of order.fulfillmentOrders) {
+      if (f.status !== "OPEN") continue;
+      f.status = "CLOSED";
+      for (const line of f.lineItems) line.remainingQuantity = 0;
+      f.updatedAt = at;
+    }
     topic = "orders/fulfilled";
   } else {
     if (order.financialStatus === "paid") throw new AdminError(422, `order ${order.name} is already paid`);

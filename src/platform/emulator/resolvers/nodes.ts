@@ -41,6 +41,12 @@ export function findNode(store: Store, id: string): NodeRecord | null {
         if (item) return item;
       }
       return null;
+    case "FulfillmentOrder":
+      return store.fulfillmentOrder(parsed.id) ?? null;
+    case "FulfillmentOrderLineItem":
+      return store.fulfillmentOrderLineItem(parsed.id) ?? null;
+    case "FulfillmentHold":
+      return store.fulfillmentHold(parsed.id) ?? null;
     case "SellingPlan":
       return store.sellingPlans.get(parsed.id) ?? null;
     case "SellingPlanGroup":
