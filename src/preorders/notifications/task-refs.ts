@@ -28,6 +28,13 @@ export const autoCollectTask = declareTask({
 /** The app's tags of an order pushed to the platform order (job key `preorders_order_tags:<order id>`). */
 export const orderTagsTask = declareTask({ name: "preorders_order_tags", payload: z.object({ shop_id: z.uuid(), order_id: z.uuid() }) });
 
+/**
+ * The platform fulfillment holds of an order brought to what it should have (job key
+ * `preorders_fulfillment_holds:<order id>`): held while the order of a hold offer is unreleased,
+ * released once it is released (src/preorders/orders/fulfillment-holds.ts).
+ */
+export const fulfillmentHoldsTask = declareTask({ name: "preorders_fulfillment_holds", payload: z.object({ shop_id: z.uuid(), order_id: z.uuid() }) });
+
 /** One developer webhook event delivered to the shop's endpoint (job key `preorders_developer_webhook:<event id>`). */
 export const developerWebhookTask = declareTask({ name: "preorders_developer_webhook", payload: z.object({ event_id: z.uuid() }) });
 

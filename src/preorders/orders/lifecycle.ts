@@ -7,6 +7,7 @@ import { autoCollectTask, balanceDueTask, orderTagsTask } from "../notifications
 import { loadPreorderSettings } from "../settings/settings.ts";
 import type { WebhookTopic } from "../settings/developer.ts";
 import { recordWebhookEvent } from "../settings/webhook-events.ts";
+import { offerHold, queueFulfillmentHolds } from "./fulfillment-holds.ts";
 import type { OrderStatus } from "./model.ts";
 import { type RuleBreak, findRuleBreaks, ruleBreakTags } from "./rule-breaks.ts";
 
@@ -15,8 +16,9 @@ import { type RuleBreak, findRuleBreaks, ruleBreakTags } from "./rule-breaks.ts"
  * (src/preorders/orders/ingest.ts): the app's order tags (stored, and pushed to the platform by a
  * job), the confirmation message, the balance's due date with its auto-collect charge and
  * balance_due message (jobs at their time), the charge on fulfillment, the offers' rules a new
- * order broke (rule-breaks.ts: recorded, tagged, and sent as an event), and developer webhook
- * events. Every job is keyed per order, so applying the same order again queues nothing twice.
+ * order broke (rule-breaks.ts: recorded, tagged, and sent as an event), the platform fulfillment
+ * holds of a new order of an offer with shipping.fulfillment.hold (fulfillment-holds.ts, a job),
+ * and developer webhook events. Every job is keyed per order, so applying the same order again queues nothing twice.
  */
 
 interface AppliedOrder {
@@ -67,6 +69,7 @@ export async function onOrderApplied(db: Db, shopId: string, orderId: string, be
   const breaks = before === null && live ? await findRuleBreaks(db, shopId, order, offers) : [];
   if (breaks.length > 0) await db.query("update preorder_orders set rule_breaks = $2 where id = $1", [order.id, JSON.stringify(breaks)]);
   await applyOrderTags(db, shopId, order, offers, [...settings.orders.tags, ...ruleBreakTags(breaks)]);
+  if (before === null && live && offers.some((offer) => offerHold(offer.settings).hold)) await queueFulfillmentHolds(db, shopId, order.id);
   if (before === null && live) await claimNotifications(db, { shopId, stage: "confirmation", eventKey: "" }, [order.id], offers[0]?.id ?? null);
   if (live) await scheduleBalance(db, shopId, order, offers, settings.notifications.balance_due.days_before);
   if (order.status === "fulfilled" && before !== "fulfilled" && order.auto_collect === "on_fulfillment" && Number(order.total_outstanding) > 0) {

@@ -1,6 +1,7 @@
 import type { Db } from "../../core/db.ts";
 import { notFound } from "../../core/errors.ts";
 import { isUuid } from "../../core/params.ts";
+import type { FulfillmentHoldRecord } from "./fulfillment-holds.ts";
 import type { RuleBreak } from "./rule-breaks.ts";
 
 /** The statuses the database derives (sql/030, the `status` generated column), in lifecycle order. */
@@ -45,6 +46,9 @@ export interface OrderRow {
   auto_collect_ran_at: Date | null;
   /** The offers' rules the order broke when it arrived (sql/106, rule-breaks.ts). */
   rule_breaks: RuleBreak[];
+  /** The platform fulfillment holds the app placed for its offers' shipping.fulfillment.hold, and the hold job's last failure (sql/108). */
+  fulfillment_holds: FulfillmentHoldRecord[];
+  fulfillment_hold_error: string | null;
   created_at: Date;
   updated_at: Date;
   status: OrderStatus;
@@ -90,6 +94,8 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     tags: order.tags,
     app_tags: order.app_tags,
     rule_breaks: order.rule_breaks,
+    fulfillment_holds: order.fulfillment_holds,
+    fulfillment_hold_error: order.fulfillment_hold_error,
     market_id: order.market_id,
     offer_ids: offerIds,
     line_items: lines.map((l) => ({ ...l, preorder: l.selling_plan_id !== null })),

@@ -1,13 +1,18 @@
 import type { Db } from "../../core/db.ts";
 import { refreshVariantCounts, variantsOfOrders } from "./counts.ts";
+import { queueReleaseOfHolds } from "./fulfillment-holds.ts";
 
-/** Marks orders released (ours: the platform's Admin subset has no fulfillment-hold release). */
+/**
+ * Marks orders released (records released_at) and, for those with platform fulfillment holds
+ * (their offer's shipping.fulfillment.hold), queues the job that releases the holds on the platform.
+ */
 export async function markReleased(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {
   if (orderIds.length === 0) return;
-  await db.query(
-    "update preorder_orders set released_at = now(), updated_at = now() where shop_id = $1 and id = any($2::uuid[]) and released_at is null",
+  const { rows } = await db.query<{ id: string }>(
+    "update preorder_orders set released_at = now(), updated_at = now() where shop_id = $1 and id = any($2::uuid[]) and released_at is null returning id",
     [shopId, orderIds],
   );
+  await queueReleaseOfHolds(db, shopId, rows.map((r) => r.id));
 }
 
 /**

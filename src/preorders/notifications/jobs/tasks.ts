@@ -5,12 +5,14 @@ import {
   autoCollectTask,
   balanceDueTask,
   developerWebhookTask,
+  fulfillmentHoldsTask,
   notificationRecoverTask,
   notificationSendTask,
   orderTagsTask,
   shippingDateChangeTask,
 } from "../task-refs.ts";
 import { runAutoCollect, runBalanceDue, runOrderTags } from "../../orders/balance-jobs.ts";
+import { runFulfillmentHolds } from "../../orders/fulfillment-holds.ts";
 import { deliverWebhookEvent } from "../../settings/webhook-events.ts";
 import { type AnyTaskDefinition, defineTask } from "../../../core/tasks.ts";
 
@@ -21,6 +23,7 @@ export const preorderShopTasks: readonly AnyTaskDefinition[] = [
   defineTask({ ...balanceDueTask, run: (ctx, p) => runBalanceDue(ctx, p) }),
   defineTask({ ...autoCollectTask, run: (ctx, p) => runAutoCollect(ctx, p) }),
   defineTask({ ...orderTagsTask, run: (ctx, p) => runOrderTags(ctx, p) }),
+  defineTask({ ...fulfillmentHoldsTask, run: (ctx, p) => runFulfillmentHolds(ctx, p) }),
   defineTask({ ...developerWebhookTask, run: (ctx, p) => deliverWebhookEvent(ctx, p.event_id) }),
   defineTask({
     ...notificationRecoverTask,

@@ -13,7 +13,7 @@ export const bulkRelease = defineAction({
   name: "preorders.orders.bulk_release",
   method: "POST",
   path: "/preorders/orders/bulk_release",
-  description: `Releases up to ${BULK_ORDER_CAP} preorder orders in one job (a job handle; each submission is a new job). The job's result has one outcome per order id: released, skipped (already released or fulfilled) or refused (not found, cancelled, refunded, or an unpaid balance without force: true), with the reason.`,
+  description: `Releases up to ${BULK_ORDER_CAP} preorder orders in one job (a job handle; each submission is a new job), as /preorders/orders/{id}/release does one: an order whose offers hold fulfillment gets its platform fulfillment holds released by its own job. The job's result has one outcome per order id: released, skipped (already released or fulfilled) or refused (not found, cancelled, refunded, or an unpaid balance without force: true), with the reason.`,
   aliases: ["release many preorder orders at once", "bulk release preorder orders"],
   notes: ["At most 1000 order ids; repeated ids count once.", "Each submission is a new job: not idempotent, but releasing twice skips the orders already released."],
   output: jobHandleOutput,

@@ -26,6 +26,16 @@ const ruleBreakOutput = z.strictObject({
   units: z.int().nullable().describe("the units that broke it: the variant's in this order, the customer's, or the offer's in total"),
 });
 
+const fulfillmentHoldOutput = z.strictObject({
+  fulfillment_order_id: z.string().describe("the platform's fulfillment order on hold"),
+  hold_id: z.string().describe("the platform's fulfillment hold"),
+  offer_ids: z.array(z.string()).describe("the offers whose shipping.fulfillment.hold placed it"),
+  reason: z.string().describe("the platform's hold reason: INVENTORY_OUT_OF_STOCK"),
+  reason_notes: z.string().nullable().describe("the offers' shipping.fulfillment.hold_reason"),
+  held_at: timestampOutput,
+  released_at: timestampOutput.nullable().describe("when the order's release released it; null while it holds"),
+});
+
 export const orderOutput = z
   .strictObject({
     id: z.uuid(),
@@ -50,6 +60,15 @@ export const orderOutput = z
       .describe(
         "the offers' rules this order broke when it arrived (empty: none): the order is tagged on the platform (preorder-limit-exceeded and the rule's tag) and the preorder_order.rules_broken event is sent",
       ),
+    fulfillment_holds: z
+      .array(fulfillmentHoldOutput)
+      .describe(
+        "the platform fulfillment holds placed for the offers' shipping.fulfillment.hold (empty: none): the fulfillment orders with the offers' preorder items wait until the order is released",
+      ),
+    fulfillment_hold_error: z
+      .string()
+      .nullable()
+      .describe("the last failure of placing or releasing the fulfillment holds (retried); null when the last run succeeded or none ran"),
     market_id: z.string().nullable(),
     offer_ids: z.array(z.string()),
     line_items: z.array(orderLineOutput),

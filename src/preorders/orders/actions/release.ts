@@ -10,9 +10,11 @@ export const releaseOrder = defineAction({
   method: "POST",
   path: "/preorders/orders/{id}/release",
   description:
-    "Releases a preorder order for fulfilment (records released_at; the status becomes released). 409 when the order is cancelled or refunded, and while a balance is unpaid unless the body carries force: true. Idempotent: an order already released (or fulfilled) is answered as it is.",
+    "Releases a preorder order for fulfilment (records released_at; the status becomes released) and, when its offers hold fulfillment (shipping.fulfillment.hold), releases those platform fulfillment holds through a job. 409 when the order is cancelled or refunded, and while a balance is unpaid unless the body carries force: true. Idempotent: an order already released (or fulfilled) is answered as it is.",
   aliases: ["release a preorder order for fulfillment", "mark a preorder order ready to ship"],
-  notes: ["The platform's Admin subset used has no fulfillment-hold release: the release is recorded in the app (released_at)."],
+  notes: [
+    "The platform fulfillment holds the app placed (fulfillment_holds) are released by a job (fulfillmentOrderReleaseHold), retried on failure: fulfillment_hold_error shows the last failure; each hold's released_at is set once it is released. Holds placed by the merchant or other apps stay.",
+  ],
   output: orderOutput,
   kind: "write",
   params: z.object({ id: z.string() }),
