@@ -69,7 +69,13 @@ const snapshotSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(VERSION),
   seed: z.record(z.string(), z.number()),
-  counters: z.object({ lastTime: z.number(), nextLineItem: z.number().int(), nextGroup: z.number().int(), nextPlan: z.number().int(), nextMetafield: z.number().int().optional(),
+  counters: z.object({
+    lastTime: z.number(),
+    nextLineItem: z.number().int(),
+    nextGroup: z.number().int(),
+    nextPlan: z.number().int(),
+    // Absent in a state saved before metafields, or fulfillment orders, existed.
+    nextMetafield: z.number().int().optional(),
     nextFulfillmentOrder: z.number().int().optional(),
     nextFulfillmentOrderLineItem: z.number().int().optional(),
     nextFulfillmentHold: z.number().int().optional(),
