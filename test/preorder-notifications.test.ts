@@ -79,7 +79,19 @@ describe("templates of preorder notifications", () => {
 });
 
 describe("confirmation", () => {
+  it("is written in the shop's default locale while multi_language_enabled is off, whatever the customer's language", async () => {
+    const offer = await insertOffer(env.app.pool, env.shopId, {}, "Single language coat");
+    const payload = orderPayload({ plan: offer.plan, email: "berta@example.com", locale: "de-DE" });
+    const orderId = await placeOrder(env, DOMAIN, "orders/create", payload);
+    const [sent] = await settledNotifications(env, orderId, "confirmation");
+    // The ledger keeps the customer's locale; the message follows the shop's languages.
+    expect(sent).toMatchObject({ locale: "de-DE", status: "sent" });
+    expect(env.sink.to("berta@example.com")[0]?.subject).toBe(`Your preorder #${payload.id} is confirmed`);
+  });
+
   it("is e-mailed once when a preorder order arrives, in the customer's language, with the ledger row's id as its message id", async () => {
+    const languages = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { multi_language_enabled: true } });
+    expect(languages.status).toBe(202);
     const offer = await insertOffer(env.app.pool, env.shopId, { shipping: { delivery: { type: "on_date", date: "2027-02-01T00:00:00.000Z", days: null } } }, "Winter coat");
     const payload = orderPayload({ plan: offer.plan, email: "anna@example.com", locale: "de-DE" });
     const orderId = await placeOrder(env, DOMAIN, "orders/create", payload);

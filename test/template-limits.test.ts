@@ -128,6 +128,8 @@ describe("a template beyond the limits at send time (written straight to the dat
 
   async function newShopWithSignups(name: string, channel: "email" | "sms", count: number): Promise<{ shop: string; ledgerIds: string[] }> {
     const { shopId: shop } = await createShopWithKey(env.app.pool, name);
+    // A shop selling in several languages: its German signups get its German templates.
+    await env.app.pool.query("update shops set multi_language_enabled = true where id = $1", [shop]);
     await seedVariants(env.app.pool, shop, [{ n: 902, product: 91, available: 5 }]);
     const signupIds: string[] = [];
     for (let i = 0; i < count; i++) {

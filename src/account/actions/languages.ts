@@ -7,7 +7,7 @@ import { locale } from "../../core/schemas.ts";
 const languagesOutput = z.strictObject({
   default_locale: z.string().describe("language of alerts and the signup widget"),
   app_locale: z.string().describe("language of the merchant dashboard"),
-  multi_language_enabled: z.boolean(),
+  multi_language_enabled: z.boolean().describe("on: messages are in each customer's locale; off: all in default_locale"),
   product_translations_enabled: z.boolean().describe("use the platform's translated product titles"),
   published_locales: z.array(z.string()).optional().describe("locales published on the store platform; present only while multi_language_enabled"),
 });
@@ -65,7 +65,7 @@ export const patchLanguages = defineAction({
   method: "PATCH",
   path: "/account/languages",
   description:
-    "Changes language settings. app_locale changes only the merchant dashboard. multi_language_enabled: false also turns product_translations_enabled off. product_translations_enabled: true needs the read_translations access on the store platform and fails (409) until it is granted.",
+    "Changes language settings. app_locale changes only the merchant dashboard. multi_language_enabled decides the language of every message: on, back-in-stock alerts and preorder notifications are written in the customer's locale (its template, else its language's, else default_locale's); off, all in default_locale. multi_language_enabled: false also turns product_translations_enabled off. product_translations_enabled: true needs the read_translations access on the store platform and fails (409) until it is granted.",
   notes: [
     "Only the fields sent change; the answer is the whole language settings after the change.",
     "product_translations_enabled: true is 409 while multi-language is (or becomes) off, and until the read_translations access is granted.",

@@ -1,6 +1,6 @@
 import type { OutboundMessage } from "../../channels/index.ts";
 import type { Db } from "../../core/db.ts";
-import type { ShopInfo } from "../../account/shop-info.ts";
+import { type ShopInfo, messageLocale } from "../../account/shop-info.ts";
 import { storedStageSwitches, storedTemplateRows } from "../../messaging/templates.ts";
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
@@ -144,7 +144,7 @@ export class Renderer {
 
   private template(stage: Stage, channel: Channel, locale: string): ChosenTemplate {
     const overrides = this.overrides.get(stage);
-    const candidates = fallbackLocales(locale, this.shop.defaultLocale);
+    const candidates = fallbackLocales(messageLocale(this.shop, locale), this.shop.defaultLocale);
     const shippedSubject = candidates.map((c) => DEFAULT_TEMPLATES[stage][c]?.email.subject).find((s) => s !== undefined) ?? "";
     for (const candidate of candidates) {
       const override = overrides?.get(`${channel}:${candidate}`);

@@ -8,7 +8,7 @@ import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import { htmlToText } from "../../messaging/render/html-to-text.ts";
-import { type ShopInfo, loadShopInfo } from "../../account/shop-info.ts";
+import { type ShopInfo, loadShopInfo, messageLocale } from "../../account/shop-info.ts";
 import { templateFailure } from "../../messaging/render/limits.ts";
 import { renderTemplate } from "../../messaging/render/render.ts";
 import { type LeaseHolder, leaseDead, leaseTo } from "../../messaging/ledger/lease.ts";
@@ -258,7 +258,7 @@ function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string,
  */
 async function render(row: NotificationRow, shop: ShopContext, stored: StoredTemplate[]): Promise<OutboundMessage> {
   const { vars, defaultLocale } = variables(row, shop.shop);
-  const template = chooseTemplate(row.stage, row.channel, row.locale, defaultLocale, stored);
+  const template = chooseTemplate(row.stage, row.channel, messageLocale(shop.shop, row.locale), defaultLocale, stored);
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
   const run = async (kind: "text" | "html", source: string, name: string): Promise<string> => {
     try {
