@@ -1,6 +1,8 @@
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type pg from "pg";
+import { findRuleBreaks } from "../src/preorders/orders/rule-breaks.ts";
 import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { insertOffer, orderPayload, placeOrder, useDomain } from "./helpers/preorder-shop.ts";
@@ -141,5 +143,54 @@ describe("an order breaking its offer's rules is tagged and reported, never coun
     const got = (await invoke(env.app, "GET", `/preorders/orders/${id}`, { key: env.key })).body as OrderBody;
     expect(got.rule_breaks).toHaveLength(1);
     expect(await eventTopics(id)).toEqual(["preorder_order.created", "preorder_order.rules_broken"]);
+  });
+
+  it("two orders racing for an offer's last units: the second is judged after the first commits, and is flagged", async () => {
+    const settings = { limits: { total: { max: 10 } } };
+    const offer = await insertOffer(env.app.pool, env.shopId, settings);
+    expect((await order(offer.plan, [{ variant: 101, quantity: 9 }], "first@example.com")).body.rule_breaks).toEqual([]);
+    /** An order of one unit of the offer, written in `client`'s open transaction; answers its id. */
+    const oneUnit = async (client: pg.PoolClient, n: number): Promise<string> => {
+      const { rows } = await client.query<{ id: string }>(
+        `insert into preorder_orders (shop_id, platform_order_id, email, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
+         values ($1, $2, $3, 'USD', 10, 0, now(), now()) returning id`,
+        [env.shopId, `gid://platform/Order/race-${offer.id}-${n}`, `racer-${n}@example.com`],
+      );
+      const id = rows[0]?.id ?? "";
+      await client.query(
+        `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id, offer_id)
+         values ($1, $2, '1', $3, 1, 10, $4, $5)`,
+        [id, env.shopId, variantGid(101), `gid://platform/SellingPlan/${offer.plan}`, offer.id],
+      );
+      return id;
+    };
+    const a = await env.app.pool.connect();
+    const b = await env.app.pool.connect();
+    try {
+      await a.query("begin");
+      await b.query("begin");
+      const orderA = await oneUnit(a, 1);
+      const orderB = await oneUnit(b, 2);
+      const judgedA = await findRuleBreaks(a, env.shopId, { id: orderA, email: "racer-1@example.com", customer_id: null }, [{ id: offer.id, settings }]);
+      const pidB = (await b.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
+      // B's lines are written; its judgement waits for A's transaction. Before, it counted its own
+      // lines and the 9 committed ones, 10, and passed before A committed.
+      const judgingB = findRuleBreaks(b, env.shopId, { id: orderB, email: "racer-2@example.com", customer_id: null }, [{ id: offer.id, settings }]);
+      const lockWait = waitFor("B waiting for A's judgement", async () => {
+        const { rows } = await env.app.pool.query<{ waiting: boolean }>("select wait_event = 'advisory' as waiting from pg_stat_activity where pid = $1", [pidB]);
+        return rows[0]?.waiting ? ("waiting" as const) : undefined;
+      });
+      expect(await Promise.race([judgingB.then(() => "judged" as const), lockWait])).toBe("waiting");
+      await a.query("commit");
+      const judgedB = await judgingB;
+      await b.query("commit");
+      expect(judgedA).toEqual([]);
+      expect(judgedB).toEqual([{ offer_id: offer.id, rule: "total.max", variant_id: null, limit: 10, units: 11 }]);
+    } finally {
+      await a.query("rollback").catch(() => undefined);
+      await b.query("rollback").catch(() => undefined);
+      a.release();
+      b.release();
+    }
   });
 });

@@ -90,7 +90,7 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
     const wait = limiter.refusedFor(client);
     if (wait !== undefined) return reply.code(429).header("retry-after", String(wait)).send({ errors: [MESSAGES.rateLimited] });
     limiter.count(client);
-    const { rows } = await options.pool.query<{ id: string }>("select id from shops where lower(platform_domain) = $1", [verified.shop]);
+    const { rows } = await options.pool.query<{ id: string }>("select id from shops where platform_domain = $1", [verified.shop]);
     const shopId = rows[0]?.id;
     if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
 

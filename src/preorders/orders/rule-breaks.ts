@@ -69,6 +69,10 @@ const LIVE_UNITS = `select coalesce(sum(l.quantity), 0)::int as units
 /** The rules the order (already applied, its lines stored) breaks, offer by offer, in the offers' order. */
 export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, offers: readonly RuleOffer[]): Promise<RuleBreak[]> {
   if (offers.length === 0) return [];
+  // Orders of one offer are judged one after the other: two orders racing for its last units
+  // would each count the units without the other's (uncommitted) lines and both pass. The lines
+  // are written already; a second order waits here for the first to commit, then counts them.
+  for (const id of offers.map((o) => o.id).sort()) await db.query("select pg_advisory_xact_lock(hashtext('preorder_offer_units:' || $1))", [id]);
   const { rows: lines } = await db.query<{ offer_id: string; variant_id: string | null; units: number }>(
     `select offer_id::text, variant_id, sum(quantity)::int as units from preorder_order_lines
      where order_id = $1 and selling_plan_id is not null and offer_id is not null group by 1, 2 order by 2`,
