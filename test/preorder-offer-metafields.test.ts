@@ -3,6 +3,7 @@ import type { PlatformClient } from "../src/platform/client.ts";
 import { deleteMetafields, getOwnerMetafields, setMetafields } from "../src/platform/operations/metafields.ts";
 import { TRANSLATABLE_FIELDS } from "../src/preorders/offers/groups/translations.ts";
 import { STOREFRONT_NAMESPACE, storefrontKey } from "../src/preorders/sync/metafields.ts";
+import { variantGid } from "./helpers/bis-seed.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { invoke } from "./helpers/app.ts";
 import { mirrorVariants, offerSyncRow, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
@@ -17,14 +18,13 @@ beforeAll(async () => {
   legacy = (await mirrorVariants(env)).map((v) => v.legacy_id);
 });
 
-const gid = (n: number) => `gid://platform/ProductVariant/${n}`;
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
 
 /** The offer's storefront configuration on each variant, parsed; null where there is none. */
 async function configs(offerId: string, variants: number[]): Promise<(Json | null)[]> {
-  const found = await getOwnerMetafields(client, variants.map(gid), STOREFRONT_NAMESPACE, storefrontKey(offerId));
+  const found = await getOwnerMetafields(client, variants.map(variantGid), STOREFRONT_NAMESPACE, storefrontKey(offerId));
   return variants.map((v) => {
-    const metafield = found.get(gid(v));
+    const metafield = found.get(variantGid(v));
     if (!metafield) return null;
     expect(metafield).toMatchObject({ type: "json", ownerType: "PRODUCTVARIANT", namespace: `app--${env.emulator.appId}--preorder` });
     return JSON.parse(metafield.value) as Json;
@@ -78,14 +78,14 @@ describe("the offer's storefront configuration in variant metafields", () => {
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(3, 5) } }, { enable: true });
     await waitSynced(env, id);
     const before = await recorded(id);
-    expect(before.map((r) => r.owner_id)).toEqual(legacy.slice(3, 5).map(gid).sort());
-    const updatedAt = [...(await getOwnerMetafields(client, legacy.slice(3, 5).map(gid), STOREFRONT_NAMESPACE, storefrontKey(id))).values()].map((m) => m?.updatedAt);
+    expect(before.map((r) => r.owner_id)).toEqual(legacy.slice(3, 5).map(variantGid).sort());
+    const updatedAt = [...(await getOwnerMetafields(client, legacy.slice(3, 5).map(variantGid), STOREFRONT_NAMESPACE, storefrontKey(id))).values()].map((m) => m?.updatedAt);
 
     // internal_name is not part of the storefront configuration: the sync runs, the metafields stay as they were.
     expect((await call("PATCH", id, "", { internal_name: "INTERNAL-2" })).status).toBe(202);
     await waitSynced(env, id);
     expect(await recorded(id)).toEqual(before);
-    const after = [...(await getOwnerMetafields(client, legacy.slice(3, 5).map(gid), STOREFRONT_NAMESPACE, storefrontKey(id))).values()].map((m) => m?.updatedAt);
+    const after = [...(await getOwnerMetafields(client, legacy.slice(3, 5).map(variantGid), STOREFRONT_NAMESPACE, storefrontKey(id))).values()].map((m) => m?.updatedAt);
     expect(after).toEqual(updatedAt);
   });
 
@@ -99,19 +99,19 @@ describe("the offer's storefront configuration in variant metafields", () => {
     const [removed, ...kept] = await configs(id, legacy.slice(6, 9));
     expect(removed).toBeNull();
     expect(kept.every((c) => c !== null)).toBe(true);
-    expect((await recorded(id)).map((r) => r.owner_id)).toEqual(legacy.slice(7, 9).map(gid).sort());
+    expect((await recorded(id)).map((r) => r.owner_id)).toEqual(legacy.slice(7, 9).map(variantGid).sort());
   });
 
   it("a variant the platform deleted (gone from the catalog mirror) is forgotten without a delete the platform could refuse", async () => {
     await env.startWorker();
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(20, 22) } }, { enable: true });
     await waitSynced(env, id);
-    expect((await recorded(id)).map((r) => r.owner_id)).toEqual(legacy.slice(20, 22).map(gid).sort());
-    await env.app.pool.query("delete from variants where shop_id = $1 and id = $2", [env.shopId, gid(legacy[20] ?? 0)]);
+    expect((await recorded(id)).map((r) => r.owner_id)).toEqual(legacy.slice(20, 22).map(variantGid).sort());
+    await env.app.pool.query("delete from variants where shop_id = $1 and id = $2", [env.shopId, variantGid(legacy[20] ?? 0)]);
     expect((await call("PATCH", id, "", { name: "Spring drop, again" })).status).toBe(202);
     const synced = await waitSynced(env, id);
     expect(synced.sync_last_error).toBeNull();
-    expect((await recorded(id)).map((r) => r.owner_id)).toEqual([gid(legacy[21] ?? 0)]);
+    expect((await recorded(id)).map((r) => r.owner_id)).toEqual([variantGid(legacy[21] ?? 0)]);
     expect((await configs(id, legacy.slice(21, 22)))[0]).toMatchObject({ name: "Spring drop, again" });
   });
 
@@ -194,7 +194,7 @@ describe("repairs: bulk_sync_metafields, bulk_reset_metafields and a variant's r
     await env.startWorker();
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(15, 17) } }, { enable: true });
     await waitSynced(env, id);
-    await deleteMetafields(client, [{ ownerId: gid(legacy[15] ?? 0), namespace: STOREFRONT_NAMESPACE, key: storefrontKey(id) }]);
+    await deleteMetafields(client, [{ ownerId: variantGid(legacy[15] ?? 0), namespace: STOREFRONT_NAMESPACE, key: storefrontKey(id) }]);
     expect((await configs(id, legacy.slice(15, 16)))[0]).toBeNull();
 
     const job = await invokeJob("/preorders/product_variants/bulk_sync_metafields", { offer_ids: [id] });
@@ -209,7 +209,7 @@ describe("repairs: bulk_sync_metafields, bulk_reset_metafields and a variant's r
     const tamper = (variants: number[]) =>
       setMetafields(
         client,
-        variants.map((v) => ({ ownerId: gid(v), namespace: STOREFRONT_NAMESPACE, key: storefrontKey(id), type: "json", value: '{"tampered":true}' })),
+        variants.map((v) => ({ ownerId: variantGid(v), namespace: STOREFRONT_NAMESPACE, key: storefrontKey(id), type: "json", value: '{"tampered":true}' })),
       );
     await tamper(legacy.slice(17, 20));
 

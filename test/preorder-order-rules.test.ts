@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { findRuleBreaks } from "../src/preorders/orders/rule-breaks.ts";
 import { invoke } from "./helpers/app.ts";
+import { variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { insertOffer, orderPayload, placeOrder, useDomain } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -73,7 +74,6 @@ async function eventTopics(orderId: string): Promise<string[]> {
   return rows.map((r) => r.topic);
 }
 
-const variantGid = (id: number) => `gid://platform/ProductVariant/${id}`;
 
 describe("an order breaking its offer's rules is tagged and reported, never counted silently", () => {
   it("per_order.max 1 and total.max 1, an order of 3: both limits named, tagged, the event sent; the count shows the 3 units", async () => {

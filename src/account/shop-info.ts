@@ -7,7 +7,7 @@ export interface ShopInfo {
   url: string;
   defaultLocale: string;
   /** multi_language_enabled (/account/languages): false, every message is in the default locale. */
-  multiLanguage?: boolean;
+  multiLanguage: boolean;
 }
 
 export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
@@ -25,5 +25,5 @@ export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
  * shop sells in several languages (multi_language_enabled), else the shop's default locale.
  */
 export function messageLocale(shop: Pick<ShopInfo, "defaultLocale" | "multiLanguage">, requested: string): string {
-  return shop.multiLanguage === true ? requested : shop.defaultLocale;
+  return shop.multiLanguage ? requested : shop.defaultLocale;
 }

@@ -68,41 +68,55 @@ const LIVE_UNITS = `select coalesce(sum(l.quantity), 0)::int as units
 
 /** The rules the order (already applied, its lines stored) breaks, offer by offer, in the offers' order. */
 export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, offers: readonly RuleOffer[]): Promise<RuleBreak[]> {
-  if (offers.length === 0) return [];
-  // Orders of one offer are judged one after the other: two orders racing for its last units
-  // would each count the units without the other's (uncommitted) lines and both pass. The lines
-  // are written already; a second order waits here for the first to commit, then counts them.
-  for (const id of offers.map((o) => o.id).sort()) await db.query("select pg_advisory_xact_lock(hashtext('preorder_offer_units:' || $1))", [id]);
-  const { rows: lines } = await db.query<{ offer_id: string; variant_id: string | null; units: number }>(
-    `select offer_id::text, variant_id, sum(quantity)::int as units from preorder_order_lines
-     where order_id = $1 and selling_plan_id is not null and offer_id is not null group by 1, 2 order by 2`,
-    [order.id],
-  );
-  const { rows: regular } = await db.query<{ any: boolean }>("select exists (select 1 from preorder_order_lines where order_id = $1 and selling_plan_id is null) as any", [order.id]);
-  const hasRegularLines = regular[0]?.any ?? false;
+  const rules = offers.map((offer) => ({
+    id: offer.id,
+    limits: limitsGroup.schema.parse(offer.settings.limits ?? {}),
+    mixedCartAllowed: checkoutGroup.schema.parse(offer.settings.checkout ?? {}).mixed_cart.allowed,
+  }));
+  // Every order goes through here: an order whose offers set no rule costs no query and no lock.
+  const perOrder = rules.some((r) => r.limits.per_order.min > 1 || r.limits.per_order.max !== null);
+  const counted = rules.filter((r) => r.limits.per_customer.max !== null || r.limits.total.max !== null);
+  const mixedCartRule = rules.some((r) => !r.mixedCartAllowed);
+  if (!perOrder && counted.length === 0 && !mixedCartRule) return [];
+
+  // Orders of one offer with a counted limit are judged one after the other: two orders racing
+  // for its last units would each count the units without the other's (uncommitted) lines and
+  // both pass. The lines are written already; a second order waits here for the first to commit.
+  for (const id of counted.map((r) => r.id).sort()) await db.query("select pg_advisory_xact_lock(hashtext('preorder_offer_units:' || $1))", [id]);
+  const lines = perOrder
+    ? (
+        await db.query<{ offer_id: string; variant_id: string | null; units: number }>(
+          `select offer_id::text, variant_id, sum(quantity)::int as units from preorder_order_lines
+           where order_id = $1 and selling_plan_id is not null and offer_id is not null group by 1, 2 order by 2`,
+          [order.id],
+        )
+      ).rows
+    : [];
+  const hasRegularLines =
+    mixedCartRule &&
+    ((await db.query<{ any: boolean }>("select exists (select 1 from preorder_order_lines where order_id = $1 and selling_plan_id is null) as any", [order.id])).rows[0]?.any ?? false);
   const breaks: RuleBreak[] = [];
   const add = (offerId: string, rule: OrderRule, fields: Partial<Omit<RuleBreak, "offer_id" | "rule">> = {}) =>
     breaks.push({ offer_id: offerId, rule, variant_id: null, limit: null, units: null, ...fields });
 
-  for (const offer of offers) {
-    const limits = limitsGroup.schema.parse(offer.settings.limits ?? {});
-    for (const line of lines.filter((l) => l.offer_id === offer.id)) {
-      if (line.units < limits.per_order.min) add(offer.id, "per_order.min", { variant_id: line.variant_id, limit: limits.per_order.min, units: line.units });
-      if (limits.per_order.max !== null && line.units > limits.per_order.max) add(offer.id, "per_order.max", { variant_id: line.variant_id, limit: limits.per_order.max, units: line.units });
+  for (const { id, limits, mixedCartAllowed } of rules) {
+    for (const line of lines.filter((l) => l.offer_id === id)) {
+      if (line.units < limits.per_order.min) add(id, "per_order.min", { variant_id: line.variant_id, limit: limits.per_order.min, units: line.units });
+      if (limits.per_order.max !== null && line.units > limits.per_order.max) add(id, "per_order.max", { variant_id: line.variant_id, limit: limits.per_order.max, units: line.units });
     }
     const customerMax = limits.per_customer.max;
     if (customerMax !== null && (order.customer_id !== null || order.email !== null)) {
-      const { rows } = await db.query<{ units: number }>(`${LIVE_UNITS} and (o.customer_id = $3 or o.email = $4)`, [shopId, offer.id, order.customer_id, order.email]);
+      const { rows } = await db.query<{ units: number }>(`${LIVE_UNITS} and (o.customer_id = $3 or o.email = $4)`, [shopId, id, order.customer_id, order.email]);
       const units = rows[0]?.units ?? 0;
-      if (units > customerMax) add(offer.id, "per_customer.max", { limit: customerMax, units });
+      if (units > customerMax) add(id, "per_customer.max", { limit: customerMax, units });
     }
     const totalMax = limits.total.max;
     if (totalMax !== null) {
-      const { rows } = await db.query<{ units: number }>(LIVE_UNITS, [shopId, offer.id]);
+      const { rows } = await db.query<{ units: number }>(LIVE_UNITS, [shopId, id]);
       const units = rows[0]?.units ?? 0;
-      if (units > totalMax) add(offer.id, "total.max", { limit: totalMax, units });
+      if (units > totalMax) add(id, "total.max", { limit: totalMax, units });
     }
-    if (hasRegularLines && !checkoutGroup.schema.parse(offer.settings.checkout ?? {}).mixed_cart.allowed) add(offer.id, "mixed_cart");
+    if (hasRegularLines && !mixedCartAllowed) add(id, "mixed_cart");
   }
   return breaks;
 }
