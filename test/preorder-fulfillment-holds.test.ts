@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { queueFulfillmentHolds } from "../src/preorders/orders/fulfillment-holds.ts";
 import { getFulfillmentOrders } from "../src/platform/operations/fulfillment-orders.ts";
 import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -150,5 +151,40 @@ describe("shipping.fulfillment.hold", () => {
     } finally {
       env.emulator.setFaults({});
     }
+  });
+  it("keeps the record of a hold it placed when a later hold of the same order is refused", async () => {
+    // Held off at first, so the order arrives with one fulfillment order and no hold job.
+    const { planGid, variantId } = await emulatorPlan(env, 1);
+    const offerId = await insertOfferOnPlan(env.app.pool, env.shopId, planGid, {});
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [
+        { variant_id: variantId, quantity: 1, selling_plan_id: planGid },
+        { variant_id: variantId, quantity: 2, selling_plan_id: planGid },
+      ],
+      email: "two-holds@example.com",
+      financial_status: "paid",
+    });
+    // Two fulfillment orders (as two locations would give); the second already carries the app's
+    // ten holds of other handles, so the platform refuses an eleventh.
+    const emulated = env.emulator.store.orders.find((o) => o.id === platform.id);
+    const first = emulated?.fulfillmentOrders[0];
+    const moved = first?.lineItems.splice(1, 1)[0];
+    if (!emulated || !first || !moved) throw new Error("the emulator's order has no second line");
+    const second = env.emulator.store.addFulfillmentOrder(emulated, [{ lineItemId: moved.lineItemId, quantity: moved.totalQuantity }], "ON_HOLD");
+    for (let i = 0; i < 10; i++) {
+      second.holds.push({ kind: "FulfillmentHold", id: 9_000_000 + i, reason: "OTHER", reasonNotes: null, handle: `other-${i}`, appId: 4242, createdAt: Date.now() });
+    }
+    await env.app.pool.query("update preorder_offers set settings = $2 where id = $1", [offerId, JSON.stringify({ shipping: { fulfillment: { hold: true, hold_reason: "Two boxes." } } })]);
+    await queueFulfillmentHolds(env.app.pool, env.shopId, orderId);
+
+    const failed = await waitFor("the refused hold recorded", async () => {
+      const body = await order(orderId);
+      return body.fulfillment_hold_error ? body : undefined;
+    });
+    const onPlatform = await platformFulfillmentOrders(platform.admin_graphql_api_id);
+    const placed = onPlatform[0]?.fulfillmentHolds.find((h) => h.handle === "preorder");
+    expect(placed).toBeDefined();
+    // The hold the platform keeps is on the order's record, so a release finds it even if the offer stops holding.
+    expect(failed.fulfillment_holds).toEqual([expect.objectContaining({ fulfillment_order_id: onPlatform[0]?.id, hold_id: placed?.id, offer_ids: [offerId], released_at: null })]);
   });
 });

@@ -25,7 +25,8 @@ import { shippingGroup } from "../offers/groups/plan-groups.ts";
  * One job per order (`preorders_fulfillment_holds:<order id>`) brings the holds to what the order
  * should have when it runs: held while the order is unreleased, released once it is. Holds are
  * found again on the platform by their handle, so a retry after a crash neither holds twice nor
- * forgets one. A failure is recorded on the order (`fulfillment_hold_error`) and retried by
+ * forgets one. A failure is recorded on the order (`fulfillment_hold_error`, beside the holds placed
+ * before it) and retried by
  * graphile-worker; the platform refusing a hold (user errors) ends the job at once.
  */
 
@@ -167,6 +168,9 @@ interface HoldOrder {
 
 /** The hold job's run: answers what it did; a failure is recorded on the order and thrown. */
 export async function runFulfillmentHolds(ctx: TaskContext, payload: { shop_id: string; order_id: string }): Promise<string> {
+  // What the platform holds now, kept past a rollback: a hold placed before a later one failed is
+  // real, and a release must find it on the order even if the offer stops holding meanwhile.
+  let progress: FulfillmentHoldRecord[] | undefined;
   try {
     const outcome = await withTransaction(ctx.pool, async (db) => {
       // One run per order at a time: a release queued while a hold runs waits for it, then sees its holds.
@@ -178,6 +182,7 @@ export async function runFulfillmentHolds(ctx: TaskContext, payload: { shop_id: 
       const order = rows[0];
       if (!order) return "order gone";
       const records = [...order.fulfillment_holds];
+      progress = records;
       const releasing = order.released_at !== null;
       const lines = releasing ? new Map<string, HoldingOffer>() : await heldLines(db, payload.order_id);
       if (!releasing && lines.size === 0) return "skipped: no offer of the order holds fulfillment";
@@ -195,7 +200,14 @@ export async function runFulfillmentHolds(ctx: TaskContext, payload: { shop_id: 
     return outcome;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await ctx.pool.query("update preorder_orders set fulfillment_hold_error = $2, updated_at = now() where id = $1", [payload.order_id, message]);
+    await withTransaction(ctx.pool, async (db) => {
+      await db.query("select pg_advisory_xact_lock(hashtext('preorders_fulfillment_holds:' || $1))", [payload.order_id]);
+      await db.query("update preorder_orders set fulfillment_holds = coalesce($3::jsonb, fulfillment_holds), fulfillment_hold_error = $2, updated_at = now() where id = $1", [
+        payload.order_id,
+        message,
+        progress ? JSON.stringify(progress) : null,
+      ]);
+    });
     // The platform refusing the hold or release: another attempt would be refused alike.
     if (error instanceof PlatformError && error.kind === "user_errors") throw new PermanentJobFailure(message);
     throw error;
