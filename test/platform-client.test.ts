@@ -14,7 +14,7 @@ import * as fulfillmentOrders from "../src/platform/operations/fulfillment-order
 import { getFulfillmentOrders, holdFulfillmentOrder, releaseFulfillmentOrderHolds } from "../src/platform/operations/fulfillment-orders.ts";
 import * as inventory from "../src/platform/operations/inventory.ts";
 import * as metafields from "../src/platform/operations/metafields.ts";
-import { deleteMetafields, getOwnerMetafields, setMetafields } from "../src/platform/operations/metafields.ts";
+import { deleteMetafields, getOwnerMetafields, getShopMetafield, setMetafields } from "../src/platform/operations/metafields.ts";
 import { getInventoryLevels } from "../src/platform/operations/inventory.ts";
 import * as orders from "../src/platform/operations/orders.ts";
 import { getOrder, listOrders } from "../src/platform/operations/orders.ts";
@@ -695,6 +695,21 @@ describe("against the platform emulator", () => {
     const identifiers = variantIds.map((ownerId) => ({ ownerId, namespace: "$app:preorder", key: "config" }));
     expect(await deleteMetafields(c, [...identifiers, { ownerId: "gid://platform/ProductVariant/1", namespace: "$app:preorder", key: "config" }])).toHaveLength(60);
     expect([...(await getOwnerMetafields(c, variantIds, "$app:preorder", "config")).values()].every((m) => m === null)).toBe(true);
+  });
+
+  it("sets, reads and deletes a metafield on the shop (its owner id from shop { id }); a shop id of another shop is no owner", async () => {
+    const c = client();
+    const before = await getShopMetafield(c, "$app:preorder", "shop");
+    expect(before).toEqual({ shopId: "gid://platform/Shop/1", metafield: null });
+    await setMetafields(c, [{ ownerId: before.shopId, namespace: "$app:preorder", key: "shop", type: "json", value: '{"version":1}' }]);
+    const after = await getShopMetafield(c, "$app:preorder", "shop");
+    expect(after.metafield).toMatchObject({ namespace: `app--${emulator.appId}--preorder`, key: "shop", value: '{"version":1}', ownerType: "SHOP" });
+
+    const error = await rejection(setMetafields(c, [{ ownerId: "gid://platform/Shop/2", namespace: "$app:preorder", key: "shop", type: "json", value: "{}" }]));
+    expect(error.message).toBe("metafieldsSet: Owner gid://platform/Shop/2 does not exist. (metafields.0.ownerId)");
+
+    expect(await deleteMetafields(c, [{ ownerId: before.shopId, namespace: "$app:preorder", key: "shop" }])).toHaveLength(1);
+    expect((await getShopMetafield(c, "$app:preorder", "shop")).metafield).toBeNull();
   });
 
   it("reads an order's fulfillment orders, holds part of one (the rest split off OPEN), reports user errors, and releases only the named hold", async () => {

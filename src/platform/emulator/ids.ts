@@ -25,6 +25,9 @@ export const ID_BASE = {
   FulfillmentHold: 900_000_000,
 } as const;
 
+/** The emulator serves one shop: its id (`gid://platform/Shop/1`), the owner of shop metafields. */
+export const SHOP_ID = 1;
+
 export function gid(type: string, id: number): string {
   return `gid://platform/${type}/${id}`;
 }

@@ -57,6 +57,12 @@ export const OWNER_METAFIELDS = `query OwnerMetafields($ids: [ID!]!, $namespace:
   }
 }`;
 
+// The shop is a metafield owner as products and variants are; its id (the owner id of a write) is
+// read here with the metafield, so a writer needs no id stored for it.
+export const SHOP_METAFIELD = `query ShopMetafield($namespace: String!, $key: String!) {
+  shop { id metafield(namespace: $namespace, key: $key) { ${METAFIELD_FIELDS} } }
+}`;
+
 const setMetafieldSchema = z.object({ id: z.string(), namespace: z.string(), key: z.string(), value: z.string(), type: z.string(), ownerType: z.string() });
 export type SetMetafield = z.infer<typeof setMetafieldSchema>;
 
@@ -75,6 +81,7 @@ const identifierSchema = z.object({ ownerId: z.string(), namespace: z.string(), 
 const deleteAnswer = z.object({
   metafieldsDelete: z.object({ deletedMetafields: z.array(identifierSchema.nullable()).nullish(), userErrors: userErrorsSchema }),
 });
+const shopAnswer = z.object({ shop: z.object({ id: z.string(), metafield: metafieldSchema.nullish() }) });
 const ownersAnswer = z.object({
   nodes: z.array(z.object({ id: z.string(), metafield: metafieldSchema.nullish() }).nullable()),
 });
@@ -137,4 +144,16 @@ export async function getOwnerMetafields(
     part.forEach((id, i) => found.set(id, nodes[i]?.metafield ?? null));
   }
   return found;
+}
+
+/** The shop's id (the owner id of a shop metafield) and its metafield of that namespace and key, or null. */
+export async function getShopMetafield(
+  client: PlatformRequester,
+  namespace: string,
+  key: string,
+  options?: RequestOptions,
+): Promise<{ shopId: string; metafield: Metafield | null }> {
+  const data = await client.request<unknown>(SHOP_METAFIELD, { namespace, key }, options);
+  const { shop } = parseAnswer(shopAnswer, data, "shop");
+  return { shopId: shop.id, metafield: shop.metafield ?? null };
 }

@@ -2,6 +2,7 @@ import type { Context } from "../context.ts";
 import { type Source, byId, byIndex, paginate } from "../connection.ts";
 import type { Collection, Order, Product, Variant } from "../model.ts";
 import { type FieldFilter, compileSearch } from "../search.ts";
+import { SHOP_ID } from "../ids.ts";
 import { findNode, findTyped } from "./nodes.ts";
 import type { ConnectionArgs, IdArgs, Resolvers, SearchArgs } from "./types.ts";
 
@@ -80,7 +81,7 @@ export const queryResolvers: Resolvers = {
       if (args.ids.length > MAX_NODES) throw new Error(`The ids argument accepts at most ${MAX_NODES} ids (got ${args.ids.length})`);
       return args.ids.map((id) => findNode(ctx.store, id));
     },
-    shop: (_: unknown, __: unknown, ctx: Context) => ({ id: 1, name: ctx.shop.name, myshopifyDomain: ctx.shop.domain, currencyCode: ctx.shop.currencyCode }),
+    shop: (_: unknown, __: unknown, ctx: Context) => ({ id: SHOP_ID, name: ctx.shop.name, myshopifyDomain: ctx.shop.domain, currencyCode: ctx.shop.currencyCode }),
     products: (_: unknown, args: SearchArgs, ctx: Context) =>
       paginate(productSource(ctx, args.sortKey), args, compileSearch(args.query, productFields)),
     product: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Product"),
