@@ -13,6 +13,7 @@ import { cachedFor } from "./cached.ts";
 import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
 import { storefrontRoutes } from "./storefront.ts";
+import { widgetRoutes } from "./storefront-widget.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 import { type TwilioStatusOptions, twilioStatusRoutes } from "./twilio-status.ts";
 import { type WebhookRouteOptions, webhookRoutes } from "./webhooks.ts";
@@ -172,6 +173,8 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   if (deps.webhooks) void app.register(unsubscribeRoutes, deps.webhooks);
   // The storefront's endpoints behind the platform's app proxy (no API key): signed with the same secret.
   if (deps.webhooks) void app.register(storefrontRoutes, { pool: deps.webhooks.pool, secret: deps.webhooks.secret, dispatcher: deps.dispatcher });
+  // The storefront widget's script (public: a theme's script tag carries no key nor signature).
+  void app.register(widgetRoutes, {});
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
   if (deps.ops) void app.register(opsRoutes, deps.ops);
   if (deps.actions) {

@@ -18,6 +18,11 @@ import { ClientWindowCounter } from "./client-window.ts";
  * customer is the signed `logged_in_customer_id`, never the body's. It runs the same action as
  * `POST /back_in_stock/signups` (its rules, its 422s, no duplicate for a repeat) and answers only
  * the signup's status: the shopper does not see the shop's data.
+ *
+ * `GET /storefront/preorders/offers/{id}/remaining`: what the widget's "Only {{ remaining }} left to
+ * preorder" shows (limits.display.show_remaining): the offer's total.max less the units preordered
+ * so far, live (the count moves with each order, so it is not in the metafield, decision 0196);
+ * null without a total limit. Only an active offer of the signed shop.
  */
 
 export const STOREFRONT_PREFIX = "/storefront";
@@ -78,8 +83,33 @@ function shopperAddress(request: FastifyRequest): string {
   return loginClient(first || request.ip);
 }
 
+async function shopIdOf(pool: pg.Pool, domain: string): Promise<string | undefined> {
+  const { rows } = await pool.query<{ id: string }>("select id from shops where platform_domain = $1", [domain]);
+  return rows[0]?.id;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export async function storefrontRoutes(app: FastifyInstance, options: StorefrontRouteOptions): Promise<void> {
   const now = options.now ?? Date.now;
+
+  app.get<{ Params: { id: string } }>(`${STOREFRONT_PREFIX}/preorders/offers/:id/remaining`, async (request, reply) => {
+    reply.header("cache-control", "no-store");
+    const verified = verifiedQuery(options.secret, request.url.split("?")[1] ?? "", now());
+    if (!verified) return reply.code(401).send({ errors: [UNSIGNED] });
+    const shopId = await shopIdOf(options.pool, verified.shop);
+    if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
+    const notFound = { errors: [`Preorder offer not found: ${request.params.id}`] };
+    if (!UUID.test(request.params.id)) return reply.code(404).send(notFound);
+    const { rows } = await options.pool.query<{ max: string | null; units: number }>(
+      `select settings #>> '{limits,total,max}' as max, preorder_offer_units(shop_id, id) as units
+       from preorder_offers where shop_id = $1 and id = $2 and status = 'active' and deleted_at is null`,
+      [shopId, request.params.id],
+    );
+    const row = rows[0];
+    if (!row) return reply.code(404).send(notFound);
+    return { remaining: row.max === null ? null : Math.max(0, Number(row.max) - row.units) };
+  });
   const limiter = options.limiter ?? new ClientWindowCounter({ limit: STOREFRONT_SIGNUPS_PER_MINUTE, windowSeconds: 60, now });
 
   app.post(`${STOREFRONT_PREFIX}/back_in_stock/signups`, async (request, reply) => {
@@ -90,8 +120,7 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
     const wait = limiter.refusedFor(client);
     if (wait !== undefined) return reply.code(429).header("retry-after", String(wait)).send({ errors: [MESSAGES.rateLimited] });
     limiter.count(client);
-    const { rows } = await options.pool.query<{ id: string }>("select id from shops where platform_domain = $1", [verified.shop]);
-    const shopId = rows[0]?.id;
+    const shopId = await shopIdOf(options.pool, verified.shop);
     if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
 
     const raw = typeof request.body === "string" ? request.body : "";

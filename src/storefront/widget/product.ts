@@ -1,0 +1,318 @@
+import { addToCart, readCart } from "./cart.ts";
+import { countdownElement } from "./countdown.ts";
+import { el, fill, pick } from "./dom.ts";
+import { notifyForm } from "./notify.ts";
+import { buttonState, displayLocale, legacyId, offerFor, offersOutsideMarket, translate } from "./offer.ts";
+import type { Signals } from "./signals.ts";
+import type { EmbedData, OfferConfig, ProductData, VariantData } from "./types.ts";
+
+/** The theme elements the widget works with, found by the developer settings' selectors or the usual ones. */
+const DEFAULT_SELECTORS = {
+  product_form: 'form[action$="/cart/add"]',
+  add_to_cart_button: 'button[type="submit"], input[type="submit"]',
+  price: "[data-product-price], .price",
+};
+const DYNAMIC_CHECKOUT = "[data-dynamic-checkout], .shopify-payment-button";
+
+interface Page {
+  embed: EmbedData;
+  product: ProductData;
+  signals: Signals;
+  now: () => number;
+  locale: string;
+  form: HTMLFormElement | null;
+  addButton: HTMLElement | null;
+  price: HTMLElement | null;
+}
+
+type Cleanup = () => void;
+
+/** Mounts the widget on a product page and follows the variant selector. */
+export function mountProductPage(embed: EmbedData, product: ProductData, signals: Signals, now: () => number): void {
+  const selectors = embed.shop?.developer.selectors;
+  const form = pick<HTMLFormElement>(document, selectors?.product_form, DEFAULT_SELECTORS.product_form);
+  const page: Page = {
+    embed,
+    product,
+    signals,
+    now,
+    locale: displayLocale(embed),
+    form,
+    addButton: pick(form ?? document, selectors?.add_to_cart_button, DEFAULT_SELECTORS.add_to_cart_button) ?? pick(document, selectors?.add_to_cart_button, DEFAULT_SELECTORS.add_to_cart_button),
+    price: pick(document, selectors?.price, DEFAULT_SELECTORS.price),
+  };
+  signals.debug("product page", { product: product.id, form: form !== null, add_to_cart_button: page.addButton !== null, price: page.price !== null, locale: page.locale });
+  let cleanup: Cleanup = () => undefined;
+  const render = () => {
+    cleanup();
+    const variant = selectedVariant(page);
+    cleanup = variant ? renderVariant(page, variant) : () => undefined;
+  };
+  form?.addEventListener("change", (event) => {
+    if ((event.target as HTMLElement | null)?.getAttribute("name") === "id") render();
+  });
+  render();
+}
+
+function selectedVariant(page: Page): VariantData | undefined {
+  const input = page.form?.querySelector<HTMLInputElement | HTMLSelectElement>('[name="id"]');
+  const wanted = input?.value ?? new URLSearchParams(location.search).get("variant");
+  return page.product.variants.find((v) => String(v.id) === wanted) ?? page.product.variants[0];
+}
+
+function renderVariant(page: Page, variant: VariantData): Cleanup {
+  const offer = offerFor(variant, page.embed, page.now());
+  const shut = offersOutsideMarket(variant, page.embed);
+  if (shut.length > 0) page.signals.debug("offers not taking orders in this market", { market: page.embed.market_id, offers: shut.map((o) => o.offer_id) });
+  if (offer) {
+    page.signals.debug("preorder", { variant: variant.id, offer: offer.offer_id });
+    return mountPreorder(page, variant, offer);
+  }
+  if (!variant.available) {
+    page.signals.debug("sold out without an offer: notify me form", { variant: variant.id });
+    const root = notifyForm(page.embed, variant, page.signals);
+    insertAfter(page.addButton ?? page.form, root);
+    return () => root.remove();
+  }
+  page.signals.debug("in stock without an offer: nothing to show", { variant: variant.id });
+  return () => undefined;
+}
+
+function insertAfter(anchor: Element | null, node: HTMLElement): void {
+  if (anchor?.parentNode) anchor.parentNode.insertBefore(node, anchor.nextSibling);
+  else document.body.append(node);
+}
+
+/** Hides an element until the cleanup shows it again. */
+function hide(element: Element | null, cleanups: Cleanup[]): void {
+  if (!(element instanceof HTMLElement)) return;
+  const before = element.style.display;
+  element.style.display = "none";
+  cleanups.push(() => {
+    element.style.display = before;
+  });
+}
+
+function preorderTexts(page: Page, variant: VariantData, offer: OfferConfig) {
+  const t = (field: string, text: string) => translate(offer, page.locale, field, text);
+  const state = buttonState(offer, variant, page.now());
+  const override = offer.widget.button_text_overrides[state];
+  return {
+    state,
+    button: override !== null ? t(`advanced.button_text_overrides.${state}`, override) : t("widget.button.text", offer.widget.button.text),
+    badge: t("widget.badge.text", offer.widget.badge.text),
+    disclaimer: t("widget.disclaimer.text", offer.widget.disclaimer.text),
+    shipping: offer.variant_overrides?.shipping_text ?? t("shipping.display.shipping_text", offer.shipping.display.shipping_text),
+    terms: t("checkout.terms.text", offer.checkout.terms.text),
+    mixedCart: t("checkout.mixed_cart.error_message", offer.checkout.mixed_cart.error_message),
+    limit: t("limits.display.quantity_limit_text", offer.limits.display.quantity_limit_text),
+    countdown: t("countdown.text", offer.countdown.text),
+  };
+}
+
+/** The largest quantity one order may hold: the offer's per-order max, lowered by a per-variant max count. */
+function maxPerOrder(offer: OfferConfig): number | null {
+  const limits = [offer.limits.per_order.max, offer.variant_overrides?.max_count ?? null].filter((n): n is number => n !== null);
+  return limits.length === 0 ? null : Math.min(...limits);
+}
+
+function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cleanup {
+  const cleanups: Cleanup[] = [];
+  const texts = preorderTexts(page, variant, offer);
+  const storefront = page.embed.shop?.storefront;
+  const sellingPlan = offer.selling_plan_id === null ? undefined : Number(legacyId(offer.selling_plan_id));
+
+  if (offer.custom_css.trim() !== "") {
+    const style = el("style", { "data-preorder-css": offer.offer_id }, [offer.custom_css]);
+    document.head.append(style);
+    cleanups.push(() => style.remove());
+  }
+
+  // The badge beside the price.
+  if (offer.widget.badge.enabled && (storefront?.show_badge_on_product_pages ?? true)) {
+    const badge = badgeElement(offer, texts.badge);
+    insertAfter(page.price, badge);
+    cleanups.push(() => badge.remove());
+  }
+
+  // The theme's own buttons give way: its add to cart, and the buy-now buttons that would skip the terms.
+  hide(page.addButton, cleanups);
+  if (storefront?.hide_dynamic_checkout_buttons ?? true) for (const node of document.querySelectorAll(DYNAMIC_CHECKOUT)) hide(node, cleanups);
+
+  // The form's selling plan input, so a submit by the theme's own path (Enter) also takes the plan.
+  const planInput = page.form?.querySelector<HTMLInputElement>('input[name="selling_plan"]');
+  if (planInput) {
+    const before = planInput.value;
+    planInput.value = sellingPlan === undefined ? "" : String(sellingPlan);
+    cleanups.push(() => {
+      planInput.value = before;
+    });
+  }
+
+  const quantityInput = (page.form ?? document).querySelector<HTMLInputElement>('input[name="quantity"]');
+  const min = offer.limits.per_order.min;
+  const max = maxPerOrder(offer);
+  if (quantityInput) {
+    const before = { min: quantityInput.min, max: quantityInput.max, value: quantityInput.value };
+    quantityInput.min = String(Math.max(1, min));
+    if (max !== null) quantityInput.max = String(max);
+    if (Number(quantityInput.value) < min) quantityInput.value = String(min);
+    cleanups.push(() => {
+      quantityInput.min = before.min;
+      quantityInput.max = before.max;
+    });
+  }
+
+  const root = el("div", { class: "preorder-widget", "data-preorder-offer": offer.offer_id, "data-preorder-state": texts.state });
+  const message = el("p", { class: "preorder-message", role: "status", "aria-live": "polite" });
+
+  const countdown = countdownElement(offer, texts.countdown, page.now);
+  if (countdown) root.append(countdown);
+
+  if (offer.shipping.display.show_details) root.append(el("p", { class: "preorder-shipping" }, [shippingText(offer, texts.shipping, page.locale)]));
+
+  if (offer.limits.display.show_remaining) {
+    const remaining = el("p", { class: "preorder-remaining", hidden: "" });
+    root.append(remaining);
+    void showRemaining(page, offer, texts.limit, remaining);
+  }
+
+  const options = paymentOptions(offer);
+  let chosenOption = options[0];
+  if (options.length > 0) {
+    const list = el("fieldset", { class: "preorder-payment-options" });
+    options.forEach((option, index) => {
+      const radio = el("input", { type: "radio", name: "preorder-payment-option", value: option.type });
+      radio.checked = index === 0;
+      radio.addEventListener("change", () => {
+        if (radio.checked) chosenOption = option;
+      });
+      list.append(
+        el("label", { class: "preorder-payment-option", "data-payment-option": option.type }, [
+          radio,
+          " ",
+          el("strong", {}, [option.title]),
+          " ",
+          el("span", {}, [option.description]),
+        ]),
+      );
+    });
+    if (offer.payments.billing_widget_text) list.append(el("p", { class: "preorder-billing-text" }, [offer.payments.billing_widget_text]));
+    root.append(list);
+  }
+
+  let termsBox: HTMLInputElement | undefined;
+  if (offer.checkout.terms.enabled) {
+    termsBox = el("input", { type: "checkbox", name: "preorder-terms" });
+    root.append(el("label", { class: "preorder-terms" }, [termsBox, " ", texts.terms]));
+  }
+
+  const button = el("button", { type: "button", class: "preorder-button", "data-preorder-button": "" }, [texts.button]);
+  if (offer.widget.button.colors.enabled) {
+    button.style.color = offer.widget.button.colors.text_color;
+    button.style.backgroundColor = offer.widget.button.colors.background_color;
+  }
+  const blockUntilTicked = offer.checkout.terms.enabled && offer.checkout.terms.disable_button_until_acknowledged;
+  if (blockUntilTicked && termsBox) {
+    const box = termsBox;
+    button.disabled = true;
+    box.addEventListener("change", () => {
+      button.disabled = !box.checked;
+    });
+  }
+  root.append(button);
+
+  if (offer.widget.disclaimer.enabled) {
+    const disclaimer = el("div", { class: "preorder-disclaimer" }, [texts.disclaimer]);
+    disclaimer.style.color = offer.widget.disclaimer.text_color;
+    disclaimer.style.backgroundColor = offer.widget.disclaimer.background_color;
+    disclaimer.style.borderRadius = offer.widget.disclaimer.border_radius;
+    disclaimer.style.padding = "8px 12px";
+    root.append(disclaimer);
+  }
+  root.append(message);
+
+  button.addEventListener("click", () => {
+    void (async () => {
+      if (blockUntilTicked && !termsBox?.checked) return;
+      message.dataset.kind = "";
+      const quantity = Math.floor(Number(quantityInput?.value ?? "1")) || 1;
+      const refuse = (text: string) => {
+        message.textContent = text;
+        message.dataset.kind = "error";
+        page.signals.emit("preorder:refused", { variant_id: variant.id, offer_id: offer.offer_id, reason: text });
+      };
+      if (quantity < min) return refuse(`You can preorder no fewer than ${min} of this item in one order.`);
+      const cart = await readCart();
+      const inCart = cart.filter((line) => line.variant_id === variant.id).reduce((sum, line) => sum + line.quantity, 0);
+      if (max !== null && quantity + inCart > max) {
+        return refuse(inCart > 0 ? `You can preorder at most ${max} of this item in one order (${inCart} already in your cart).` : `You can preorder at most ${max} of this item in one order.`);
+      }
+      if (!offer.checkout.mixed_cart.allowed && cart.some((line) => !line.selling_plan_allocation)) return refuse(texts.mixedCart);
+      const properties: Record<string, string> = {};
+      if (offer.shipping.display.shipping_line_item_property_enabled) properties.Shipping = shippingText(offer, texts.shipping, page.locale);
+      if (options.length > 1 && chosenOption) properties["Payment option"] = chosenOption.title;
+      if (termsBox?.checked) properties._preorder_terms_accepted = "yes";
+      button.disabled = true;
+      const added = await addToCart({ id: variant.id, quantity, ...(sellingPlan === undefined ? {} : { selling_plan: sellingPlan }), properties });
+      button.disabled = blockUntilTicked && !termsBox?.checked;
+      if (!added.ok) return refuse(added.message);
+      message.textContent = "Added to your cart.";
+      message.dataset.kind = "added";
+      page.signals.emit("preorder:added", { variant_id: variant.id, quantity, offer_id: offer.offer_id, selling_plan: sellingPlan ?? null });
+    })();
+  });
+
+  insertAfter(page.addButton ?? page.form, root);
+  cleanups.push(() => root.remove());
+  page.signals.emit("preorder:rendered", { variant_id: variant.id, offer_id: offer.offer_id, state: texts.state });
+  return () => {
+    for (const cleanup of cleanups.reverse()) cleanup();
+  };
+}
+
+export function badgeElement(offer: OfferConfig, text: string): HTMLElement {
+  const badge = el("span", { class: "preorder-badge", "data-preorder-badge": offer.offer_id }, [text]);
+  badge.style.color = offer.widget.badge.text_color;
+  badge.style.backgroundColor = offer.widget.badge.background_color;
+  badge.style.padding = "2px 8px";
+  badge.style.marginLeft = "8px";
+  badge.style.borderRadius = "999px";
+  badge.style.fontSize = "0.8em";
+  return badge;
+}
+
+/** The shipping text with `{{ date }}` (the delivery date in the page's language) and `{{ days }}` filled in. */
+function shippingText(offer: OfferConfig, text: string, locale: string): string {
+  const { date, days } = offer.shipping.delivery;
+  let formatted = "";
+  if (date !== null) {
+    try {
+      formatted = new Date(date).toLocaleDateString(locale, { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+    } catch {
+      formatted = date.slice(0, 10);
+    }
+  }
+  return fill(text, { date: formatted, days: days ?? "" });
+}
+
+/** The enabled payment options; with show_partial_first the deposit comes first (and is chosen). */
+function paymentOptions(offer: OfferConfig): OfferConfig["payments"]["options"] {
+  const options = [...offer.payments.options];
+  if (offer.payments.show_partial_first) options.sort((a, b) => Number(b.type === "deposit") - Number(a.type === "deposit"));
+  return options;
+}
+
+/** "Only {{ remaining }} left to preorder": the count is live (it moves with each order), read through the app proxy. */
+async function showRemaining(page: Page, offer: OfferConfig, text: string, target: HTMLElement): Promise<void> {
+  try {
+    const response = await fetch(`${page.embed.proxy_path}/preorders/offers/${encodeURIComponent(offer.offer_id)}/remaining`, { headers: { accept: "application/json" } });
+    if (!response.ok) return page.signals.debug("remaining count unavailable", { status: response.status });
+    const { remaining } = (await response.json()) as { remaining: number | null };
+    if (remaining === null) return;
+    target.textContent = fill(text, { remaining });
+    target.hidden = false;
+  } catch (error) {
+    page.signals.debug("remaining count unavailable", error);
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * What the widget reads from the page. The theme (an app embed block) renders these as JSON
+ * script tags; the values are the app's metafields as the service wrote them:
+ *
+ * - `script#preorder-app-embed`: `EmbedData` (the page's locale and market, the app proxy's path,
+ *   and the shop metafield, `src/storefront/shop-config.ts`);
+ * - `script[data-preorder-product]` (one per product on the page: the product page's, and one in
+ *   each collection card): `ProductData`, each variant with its offer metafields (decision 0196,
+ *   `src/preorders/sync/storefront-config.ts`) keyed `offer-<id>`.
+ */
+import type { ShopStorefrontConfig } from "../shop-config.ts";
+
+export type { ShopStorefrontConfig };
+
+export interface EmbedData {
+  /** The shop metafield's value; null where the service has not written it yet (defaults apply). */
+  shop: ShopStorefrontConfig | null;
+  /** The page's locale (`request.locale.iso_code`), e.g. `fr`. */
+  locale: string;
+  /** The market the page is shown in (`localization.market.id`), a gid or a number; null: unknown. */
+  market_id: string | null;
+  /** Where the app proxy forwards to the service, e.g. `/apps/preorder`. */
+  proxy_path: string;
+  /** `product` or `collection` (`template.name`). */
+  template: string;
+}
+
+export interface VariantData {
+  id: number;
+  title: string;
+  available: boolean;
+  inventory_quantity: number;
+  /** `deny` or `continue` */
+  inventory_policy: string;
+  /** The variant's metafields in the app's namespace, `offer-<id>` → offer configuration. */
+  offers: Record<string, OfferConfig | undefined>;
+  /** Other app metafields of the variant (per-variant overrides written beside the offers). */
+  [extra: string]: unknown;
+}
+
+export interface ProductData {
+  id: number;
+  handle: string;
+  variants: VariantData[];
+}
+
+type Text = string;
+type Color = string;
+
+/** The offer metafield's value, version 1 (decision 0196). */
+export interface OfferConfig {
+  version: number;
+  offer_id: string;
+  name: string;
+  /** gid of the platform selling plan; null while the offer is detached from it. */
+  selling_plan_id: string | null;
+  schedule: { starts_at: string | null; ends_at: string | null };
+  widget: {
+    button: { text: Text; colors: { enabled: boolean; text_color: Color; background_color: Color } };
+    button_text_overrides: { before_launch: Text | null; after_launch: Text | null; out_of_stock: Text | null };
+    disclaimer: { enabled: boolean; text: Text; text_color: Color; background_color: Color; border_radius: string };
+    badge: { enabled: boolean; text: Text; text_color: Color; background_color: Color };
+  };
+  shipping: {
+    delivery: { type: string; days: number | null; date: string | null };
+    display: { show_details: boolean; shipping_text: Text; shipping_line_item_property_enabled: boolean };
+  };
+  payments: {
+    mode: string;
+    show_partial_first: boolean;
+    discount: { type: string | null; value: number | null };
+    options: { type: string; deposit_percent: number | null; title: Text; description: Text }[];
+    /** The billing widget's text (set_billing_widget_text), when the service writes it. */
+    billing_widget_text?: Text | null;
+  };
+  limits: {
+    per_order: { min: number; max: number | null };
+    per_customer: { max: number | null };
+    total: { max: number | null };
+    display: { show_remaining: boolean; quantity_limit_text: Text };
+  };
+  checkout: {
+    terms: { enabled: boolean; text: Text; disable_button_until_acknowledged: boolean };
+    mixed_cart: { allowed: boolean; error_message: Text };
+  };
+  countdown: {
+    enabled: boolean;
+    text: Text;
+    format: string;
+    style: { type: string; text_color: Color; background_color: Color; border_radius: string };
+    ends_at: string | null;
+  };
+  integrations: { pos: { enabled: boolean; skip_inventory_check: boolean }; b2b: { enabled: boolean } };
+  translations: { default_locale: string; locales: string[]; translations: Record<string, Record<string, Text>> };
+  markets: { enabled: boolean; applies_to_all_markets: boolean; market_ids: string[] };
+  custom_css: string;
+  /** Per-variant overrides, when the service writes them into the variant's copy. */
+  variant_overrides?: { shipping_text?: Text | null; max_count?: number | null } | null;
+}
