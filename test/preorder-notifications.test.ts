@@ -16,7 +16,7 @@ beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
 });
 
-const STAGE_VALUES = "stage must be one of: confirmation, shipping_date_change, balance_due";
+const STAGE_VALUES = "stage must be one of: confirmation, shipping_date_change, balance_due, payment_request";
 
 describe("templates of preorder notifications", () => {
   it("answers the shipped default of the locale, its language, else en; customized tells which", async () => {

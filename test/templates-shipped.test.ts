@@ -106,10 +106,13 @@ async function renderedPreorders(): Promise<Rendered[]> {
       const where = `preorder ${stage} ${locale}`;
       // balance_due is sent only while a balance is outstanding, due on a date; a confirmation may
       // have no balance, or one the offer gives no due date.
+      // A payment_request is sent only with a balance and the platform's link to pay it.
       const balances =
         stage === "balance_due"
           ? [{ amount: "60.00", due_date: "2026-11-20", auto_collect: false }]
-          : [PREORDER_VARIABLES.balance, { amount: "60.00", due_date: "", auto_collect: false }];
+          : stage === "payment_request"
+            ? [{ amount: "60.00", due_date: "", auto_collect: false, payment_url: "https://shop.example/orders/1/pay?key=ab" }]
+            : [PREORDER_VARIABLES.balance, { amount: "60.00", due_date: "", auto_collect: false }];
       for (const balance of balances) {
         const variables = { ...PREORDER_VARIABLES, balance };
         const at = `${where} (balance ${balance.amount || "none"} due ${balance.due_date || "never"})`;
@@ -156,8 +159,8 @@ describe("shipped templates and layout with nothing set", () => {
 
   it("render every preorder notification stage, locale and channel without them", async () => {
     const rendered = await renderedPreorders();
-    // Two balances for confirmation and shipping_date_change, one for balance_due; two channels each.
-    expect(rendered).toHaveLength((NOTIFICATION_STAGES.length * 2 - 1) * SHIPPED_LOCALES.length * 2);
+    // Two balances for confirmation and shipping_date_change, one for balance_due and payment_request; two channels each.
+    expect(rendered).toHaveLength((NOTIFICATION_STAGES.length * 2 - 2) * SHIPPED_LOCALES.length * 2);
     expect(defectsOf(rendered)).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
 import { bulkCancelJobRun, bulkReleaseJobRun, bulkSetTagsJobRun } from "../../src/preorders/orders/jobs/bulk.ts";
+import { sendPaymentCollectionUrlJobRun } from "../../src/preorders/orders/jobs/payment-collection.ts";
 import { chargeBalanceJobRun } from "../../src/preorders/orders/jobs/charge-balance.ts";
 import { reportExportJobRun } from "../../src/preorders/reports/jobs/export.ts";
 import { recalculateCountsJobRun } from "../../src/preorders/variants/jobs/recalculate-counts.ts";
@@ -9,6 +10,7 @@ export const preorderOrderTasks: readonly AnyTaskDefinition[] = [
   bulkReleaseJobRun,
   bulkCancelJobRun,
   bulkSetTagsJobRun,
+  sendPaymentCollectionUrlJobRun,
   chargeBalanceJobRun,
   recalculateCountsJobRun,
   reportExportJobRun,

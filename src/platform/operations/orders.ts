@@ -110,3 +110,20 @@ async function complete(client: PlatformRequester, order: OrderNode, options: Re
   );
   return { ...rest, lineItems: all };
 }
+
+export const ORDER_PAYMENT_COLLECTION_URL = `query OrderPaymentCollectionUrl($id: ID!) { order(id: $id) { id totalOutstanding paymentCollectionDetails { additionalPaymentCollectionUrl } } }`;
+
+const paymentCollectionAnswer = z.object({
+  order: z.object({ id: z.string(), totalOutstanding: decimalSchema, paymentCollectionDetails: z.object({ additionalPaymentCollectionUrl: z.string().nullable() }) }).nullable(),
+});
+
+/**
+ * The platform's link where the customer pays what the order still owes (the order's
+ * `paymentCollectionDetails.additionalPaymentCollectionUrl`): undefined when the platform has no
+ * such order, null when it offers no link (nothing owed).
+ */
+export async function getPaymentCollectionUrl(client: PlatformRequester, id: string, options?: RequestOptions): Promise<{ url: string | null; outstanding: string } | undefined> {
+  const data = await client.request<unknown>(ORDER_PAYMENT_COLLECTION_URL, { id }, options);
+  const order = parseAnswer(paymentCollectionAnswer, data, "order").order;
+  return order ? { url: order.paymentCollectionDetails.additionalPaymentCollectionUrl, outstanding: order.totalOutstanding } : undefined;
+}

@@ -131,7 +131,7 @@ function blockedReason(row: NotificationRow, switches: Record<NotificationStage,
   if (!switches[row.stage]) return "stage_disabled";
   if (!channelOn) return "channel_disabled";
   if (row.order_status === "cancelled" || row.order_status === "refunded") return "order_cancelled";
-  if (row.stage === "balance_due" && Number(row.total_outstanding) <= 0) return "balance_paid";
+  if ((row.stage === "balance_due" || row.stage === "payment_request") && Number(row.total_outstanding) <= 0) return "balance_paid";
   return undefined;
 }
 
@@ -230,7 +230,7 @@ export async function markPreorderNotifications(db: Db, results: readonly MarkRe
 
 /** The variables of NOTIFICATION_VARIABLES for one row. */
 function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string, unknown>; shopUrl: string; defaultLocale: string } {
-  const context = row.context as { current?: DeliverySnapshot; previous?: DeliverySnapshot };
+  const context = row.context as { current?: DeliverySnapshot; previous?: DeliverySnapshot; payment_url?: string };
   const payments = row.offer_settings ? paymentsGroup.schema.parse(row.offer_settings.payments ?? {}) : undefined;
   const balance = Number(row.total_outstanding) > 0 ? row.total_outstanding : "";
   return {
@@ -247,6 +247,8 @@ function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string,
         amount: balance,
         due_date: day(row.balance_due_at),
         auto_collect: row.auto_collect !== null || Boolean(payments?.remaining_balance.auto_collect),
+        // only a payment_request carries it: the platform's link, asked for when the request was made
+        payment_url: context.payment_url ?? "",
       },
     },
   };

@@ -42,6 +42,7 @@ const PREORDER_NOTIFICATION_STAGES: Record<NotificationStage, StageTemplates> = 
   confirmation: { channels: NOTIFICATION_CHANNELS, variables: ORDER_VARIABLES },
   shipping_date_change: { channels: NOTIFICATION_CHANNELS, variables: { ...ORDER_VARIABLES, ...PREVIOUS_DELIVERY } },
   balance_due: { channels: NOTIFICATION_CHANNELS, variables: ORDER_VARIABLES },
+  payment_request: { channels: NOTIFICATION_CHANNELS, variables: { ...ORDER_VARIABLES, "balance.payment_url": "https://sample-store.example/orders/1001/pay?key=3f2a" } },
 };
 
 /** The names a stage's templates may use, in the table's order. */

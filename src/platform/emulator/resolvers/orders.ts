@@ -13,6 +13,10 @@ export const orderResolvers: Resolvers = {
     totalOutstanding: (o: Order) => formatCents(o.outstandingCents),
     customer: (o: Order, _: unknown, ctx: Context) => (o.customerId === null ? null : (ctx.store.customer(o.customerId) ?? null)),
     lineItems: (o: Order, args: ConnectionArgs) => paginate(byId(o.lineItems), args),
+    // The platform's checkout link for the rest of the order's payment: only while something is owed.
+    paymentCollectionDetails: (o: Order, _: unknown, ctx: Context) => ({
+      additionalPaymentCollectionUrl: o.outstandingCents > 0 && o.cancelledAt === null ? paymentCollectionUrl(ctx.shop.domain, o) : null,
+    }),
   },
   LineItem: {
     variant: (l: LineItem, _: unknown, ctx: Context) => ctx.store.variant(l.variantId) ?? null,
@@ -20,3 +24,8 @@ export const orderResolvers: Resolvers = {
     originalUnitPrice: (l: LineItem) => formatCents(l.priceCents),
   },
 };
+
+/** A stable link per order, shaped like the platform's invoice links (the key is not a secret here). */
+export function paymentCollectionUrl(domain: string, order: Order): string {
+  return `https://${domain}/orders/${order.id}/pay?key=${(order.id * 2654435761 % 4294967296).toString(16)}`;
+}

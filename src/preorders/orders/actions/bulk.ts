@@ -5,6 +5,7 @@ import { enqueueJob } from "../../../core/jobs.ts";
 import { unique } from "../../../platform/operations/chunk.ts";
 import { BULK_ORDER_CAP } from "../model.ts";
 import { bulkCancelJob, bulkReleaseJob, bulkSetTagsJob } from "../jobs/bulk.ts";
+import { sendPaymentCollectionUrlJob } from "../jobs/payment-collection.ts";
 
 const orderIds = z.array(z.string().min(1).max(100)).min(1).max(BULK_ORDER_CAP);
 export const tagList = z.array(z.string().trim().min(1).max(255)).max(250);
@@ -59,5 +60,26 @@ export const bulkSetTags = defineAction({
   async handler(ctx, { input }) {
     const ids = unique(input.order_ids);
     return enqueueJob(ctx.db, bulkSetTagsJob, { order_ids: ids, add: unique(input.add), remove: unique(input.remove) }, { shopId: ctx.shopId, total: ids.length });
+  },
+});
+
+export const bulkSendPaymentCollectionUrl = defineAction({
+  name: "preorders.orders.bulk_send_payment_collection_url",
+  method: "POST",
+  path: "/preorders/orders/bulk_send_payment_collection_url",
+  description: `Sends the customers of up to ${BULK_ORDER_CAP} preorder orders the platform's link to pay their remaining balance (the order's payment collection URL), in one job (a job handle). Each order gets a payment_request notification on the channels that are on (its template is under /preorders/templates/payment_request, with {{ balance.payment_url }}). The job's result has one outcome per order id: sent (with its channels), skipped (nothing owed) or refused (not found, cancelled, refunded, or no channel reaches the customer), with the reason.`,
+  aliases: ["send the balance payment link to preorder customers", "bulk send payment collection url", "request the remaining balance"],
+  notes: [
+    "At most 1000 order ids; repeated ids count once.",
+    "Each submission is a new request and sends the link again; a retried job does not send twice.",
+    "The payment_request stage can be switched off like the other stages; its messages are then logged as blocked.",
+  ],
+  output: jobHandleOutput,
+  kind: "write",
+  async: true,
+  input: z.strictObject({ order_ids: orderIds }),
+  async handler(ctx, { input }) {
+    const ids = unique(input.order_ids);
+    return enqueueJob(ctx.db, sendPaymentCollectionUrlJob, { order_ids: ids }, { shopId: ctx.shopId, total: ids.length });
   },
 });

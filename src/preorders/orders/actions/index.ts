@@ -1,5 +1,5 @@
 import type { AnyAction } from "../../../core/action.ts";
-import { bulkCancel, bulkRelease, bulkSetTags } from "./bulk.ts";
+import { bulkCancel, bulkRelease, bulkSendPaymentCollectionUrl, bulkSetTags } from "./bulk.ts";
 import { cancelOrder } from "./cancel.ts";
 import { chargeBalance } from "./charge-balance.ts";
 import { getOrder } from "./get.ts";
@@ -21,6 +21,7 @@ export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
   bulkRelease,
   bulkCancel,
   bulkSetTags,
+  bulkSendPaymentCollectionUrl,
   bulkRecalculatePreorderCounts,
   exportBalanceCollection,
   exportByOffer,
