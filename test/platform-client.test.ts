@@ -7,6 +7,7 @@ import { createLogger } from "../src/logger.ts";
 import { PlatformClient, type PlatformClientOptions, type PlatformLogger } from "../src/platform/client.ts";
 import { expectNoUserErrors, PlatformError } from "../src/platform/errors.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
+import * as appOperations from "../src/platform/operations/app.ts";
 import * as customers from "../src/platform/operations/customers.ts";
 import { addCustomerTags, getCustomer, removeCustomerTags } from "../src/platform/operations/customers.ts";
 import { chunk } from "../src/platform/operations/chunk.ts";
@@ -20,6 +21,7 @@ import * as orders from "../src/platform/operations/orders.ts";
 import { getOrder, listOrders } from "../src/platform/operations/orders.ts";
 import * as sellingPlans from "../src/platform/operations/selling-plans.ts";
 import * as tags from "../src/platform/operations/tags.ts";
+import * as variantPolicies from "../src/platform/operations/variant-policies.ts";
 import {
   addVariantsToSellingPlanGroup,
   createSellingPlanGroup,
@@ -178,7 +180,7 @@ const QUERY = "query Ping { shop { id } }";
 describe("operation documents", () => {
   // Every document the operations send, checked against the contract the emulator also serves.
   const schema = buildSchema(readFileSync(new URL("../src/platform/admin-schema.graphql", import.meta.url), "utf8"));
-  const documents = [customers, fulfillmentOrders, inventory, metafields, orders, sellingPlans, tags].flatMap((module) =>
+  const documents = [appOperations, customers, fulfillmentOrders, inventory, metafields, orders, sellingPlans, tags, variantPolicies].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^(query|mutation) /.test(entry[1])),
   );
 

@@ -5,19 +5,21 @@ import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitJob, waitSynced } from "./helpers/offer-sync.ts";
 
 const env = useSyncEnv({ products: 8, variantsPerProduct: 3, locations: 3, markets: 2, collections: 2 });
-/** Tracked variants with the platform's DENY policy: A sold out, B in stock. */
+/** Tracked variants with the platform's DENY policy: A sold out, B in stock, C sold out (only an offer without continue_selling holds it). */
 let a: { legacy: number; gid: string; productId: string };
 let b: { legacy: number; gid: string };
+let c: { legacy: number; gid: string };
 let activeLocations: string[];
 let markets: string[];
 
 beforeAll(async () => {
   const candidates = env.emulator.store.variants.filter((v) => v.tracked && v.inventoryPolicy === "DENY");
-  const [first, second] = candidates;
-  if (!first || !second) throw new Error("the seeded catalog has too few tracked DENY variants");
+  const [first, second, third] = candidates;
+  if (!first || !second || !third) throw new Error("the seeded catalog has too few tracked DENY variants");
   const mirror = await mirrorVariants(env);
   a = { legacy: first.id, gid: `gid://platform/ProductVariant/${first.id}`, productId: mirror.find((v) => v.legacy_id === first.id)?.product_id ?? "" };
   b = { legacy: second.id, gid: `gid://platform/ProductVariant/${second.id}` };
+  c = { legacy: third.id, gid: `gid://platform/ProductVariant/${third.id}` };
   const { rows } = await env.app.pool.query<{ id: string; active: boolean }>("select id, active from locations where shop_id = $1 order by id", [env.shopId]);
   activeLocations = rows.filter((r) => r.active).map((r) => r.id);
   expect(rows.length).toBe(3);
@@ -25,6 +27,7 @@ beforeAll(async () => {
   // A sold out everywhere; B with 5 at the first active location only.
   for (const location of activeLocations) {
     await setStock(a.legacy, location, 0);
+    await setStock(c.legacy, location, 0);
     await setStock(b.legacy, location, location === activeLocations[0] ? 5 : 0);
   }
   await env.startWorker();
@@ -90,8 +93,10 @@ describe("GET /preorders/products/inventory_status", () => {
 
     const shows = diagnosis(answer, a.legacy, id);
     expect(shows).toMatchObject({ name: "Diagnosed", status: "active", preorder_button: true, reasons: [] });
-    // continue_selling is on; the platform's own policy for A is DENY: a note, not a blocker.
-    expect(shows.notes.map((n) => n.code)).toEqual(["inventory_policy_deny"]);
+    // continue_selling is on: the sync set A's policy to CONTINUE on the platform (it was DENY), so no
+    // inventory_policy_deny note is left.
+    expect(shows.notes.map((n) => n.code)).toEqual([]);
+    expect((answer.variants[0] as VariantStatus & { inventory_policy: string }).inventory_policy).toBe("CONTINUE");
     const inStock = diagnosis(answer, b.legacy, id);
     expect(inStock.preorder_button).toBe(false);
     expect(codes(inStock)).toEqual(["in_stock"]);
@@ -101,7 +106,8 @@ describe("GET /preorders/products/inventory_status", () => {
     const draft = await newOffer(env, { products: { variant_ids: [a.legacy] } });
     const disabled = await newOffer(env, { products: { variant_ids: [a.legacy] } }, { enable: true });
     await offerCall(env.app, env.key, "POST", disabled, "/disable");
-    const noContinue = await newOffer(env, { products: { variant_ids: [a.legacy] }, inventory: { continue_selling: { enabled: false } } }, { enable: true });
+    // On C, which no offer with continue_selling holds (on A another offer's CONTINUE lets it sell).
+    const noContinue = await newOffer(env, { products: { variant_ids: [c.legacy] }, inventory: { continue_selling: { enabled: false } } }, { enable: true });
     const limited = await newOffer(env, { products: { variant_ids: [a.legacy] }, limits: { total: { max: 3 } } }, { enable: true });
     for (const id of [draft, disabled, noContinue, limited]) await waitSynced(env, id);
     await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ quantity: 3, offerId: limited }] });
@@ -109,10 +115,10 @@ describe("GET /preorders/products/inventory_status", () => {
     await env.stopWorker();
     const unsynced = await newOffer(env, { products: { variant_ids: [a.legacy] } }, { enable: true });
     try {
-      const answer = await status(`variant_ids=${a.gid}`);
+      const answer = await status(`variant_ids=${a.gid},${c.gid}`);
       expect(codes(diagnosis(answer, a.legacy, draft))).toEqual(["offer_draft"]);
       expect(codes(diagnosis(answer, a.legacy, disabled))).toEqual(["offer_disabled"]);
-      expect(codes(diagnosis(answer, a.legacy, noContinue))).toEqual(["continue_selling_off"]);
+      expect(codes(diagnosis(answer, c.legacy, noContinue))).toEqual(["continue_selling_off"]);
       const limit = diagnosis(answer, a.legacy, limited);
       expect(codes(limit)).toEqual(["total_limit_reached"]);
       expect(limit.reasons[0]?.message).toContain("3");

@@ -1,3 +1,4 @@
+import type { AppInstallation } from "./app-installation.ts";
 import type { InventoryLevelView, Order, Product } from "./model.ts";
 import type { Store } from "./store.ts";
 
@@ -23,4 +24,6 @@ export interface Context {
   readonly events: Events;
   /** The calling app's API client id: its reserved metafield namespace `$app` is `app--<appId>`. */
   readonly appId: number;
+  /** The app's access scopes, the Flow triggers it sent and the store's translations (app-installation.ts). */
+  readonly app: AppInstallation;
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { AppInstallation, DEFAULT_ACCESS_SCOPES } from "./app-installation.ts";
 import type { Context, ShopInfo } from "./context.ts";
 import { Faults, type FaultSettings } from "./faults.ts";
 import { type EmulatorStats, GraphqlEndpoint } from "./graphql-endpoint.ts";
@@ -10,11 +11,12 @@ import { deserializeStore, serializeStore } from "./snapshot.ts";
 import { DEFAULT_SAVE_DELAY_MS, StateFile, readStateFile } from "./state-file.ts";
 import type { Location } from "./model.ts";
 import type { Store } from "./store.ts";
+import type { StorefrontOptions } from "./storefront/options.ts";
 import { Throttle, type ThrottleSettings } from "./throttle.ts";
 import { webhookEvents } from "./webhooks/events.ts";
 import { type Delivery, type WebhookOptions, WebhookSender } from "./webhooks/sender.ts";
 
-export type { Delivery, EmulatorStats, FaultSettings, SeedOptions, Store, ThrottleSettings, WebhookOptions };
+export type { Delivery, EmulatorStats, FaultSettings, SeedOptions, Store, StorefrontOptions, ThrottleSettings, WebhookOptions };
 
 export interface EmulatorOptions {
   /** 0 (the default): any free port. */
@@ -37,6 +39,10 @@ export interface EmulatorOptions {
   stateFile?: string;
   /** How long after a change the state file is written (default 500 ms). */
   saveDelayMs?: number;
+  /** The online store's app embed script and app proxy (storefront/options.ts); unset: pages without the app. */
+  storefront?: StorefrontOptions;
+  /** The access scopes the app holds at start (default DEFAULT_ACCESS_SCOPES: no read_translations). */
+  accessScopes?: readonly string[];
 }
 
 export interface Emulator {
@@ -59,6 +65,8 @@ export interface Emulator {
    * the webhook id (null without `webhooks`).
    */
   setInventory(variantIndex: number, location: Location, available: number): string | null;
+  /** The app's access scopes (grant, revoke), the Flow triggers it sent, and product translations. */
+  readonly app: AppInstallation;
   /** Webhook deliveries so far, oldest first (empty without `webhooks`). */
   readonly deliveries: readonly Delivery[];
   /** Sends a delivery again with the same id and body. */
@@ -78,13 +86,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const { store, state } = await openStore(options, log);
   const sender = options.webhooks ? new WebhookSender(options.webhooks, shop.domain, log) : undefined;
   const appId = options.appId ?? DEFAULT_APP_ID;
-  const context: Context = { store, shop, events: webhookEvents(store, sender), appId };
+  const installation = new AppInstallation(options.accessScopes ?? DEFAULT_ACCESS_SCOPES);
+  const context: Context = { store, shop, events: webhookEvents(store, sender), appId, app: installation };
   const throttle = new Throttle(options.throttle);
   const faults = new Faults(options.faults, options.seed?.seed ?? SEED_DEFAULTS.seed);
   const stats: EmulatorStats = { requests: 0, throttled: 0, serverErrors: 0, costSpent: 0 };
   const changed = state ? () => state.changed() : undefined;
   const endpoint = new GraphqlEndpoint({ schema: loadSchema(), context, throttle, faults, accessToken, stats, ...(changed ? { onMutation: changed } : {}) });
-  const app = buildServer(endpoint, context, changed);
+  const app = buildServer(endpoint, context, changed, options.storefront);
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("the emulator is not listening on a TCP port");
@@ -98,6 +107,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     shopDomain: shop.domain,
     appId,
     store,
+    app: installation,
     stats: () => ({ ...stats }),
     setFaults: (f) => faults.configure(f),
     setThrottle: (t) => throttle.configure(t),

@@ -10,6 +10,7 @@ import {
 import type { Context } from "./context.ts";
 import { gid } from "./ids.ts";
 import { iso } from "./money.ts";
+import { appResolvers } from "./resolvers/app.ts";
 import { catalogResolvers } from "./resolvers/catalog.ts";
 import { fulfillmentOrderResolvers } from "./resolvers/fulfillment-orders.ts";
 import { metafieldResolvers } from "./resolvers/metafields.ts";
@@ -19,6 +20,7 @@ import { sellingPlanMutations } from "./resolvers/selling-plan-mutations.ts";
 import { sellingPlanResolvers } from "./resolvers/selling-plans.ts";
 import { tagMutations } from "./resolvers/tags.ts";
 import type { Resolver, Resolvers } from "./resolvers/types.ts";
+import { variantMutations } from "./resolvers/variant-mutations.ts";
 
 /** The contract shared with the client: the emulator serves exactly this file. */
 const SCHEMA_PATH = new URL("../admin-schema.graphql", import.meta.url);
@@ -31,7 +33,7 @@ function merge(...maps: Resolvers[]): Resolvers {
   return merged;
 }
 
-const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers, fulfillmentOrderResolvers);
+const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers, fulfillmentOrderResolvers, variantMutations, appResolvers);
 
 /** A resolver for a field the schema does not have is a typo or a renamed field: refuse to start. */
 function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): void {

@@ -17,6 +17,7 @@ import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../offers/groups/plan-groups.ts";
 import { relinkOfferOrderLines } from "../orders/offer-lines.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
+import { type InventoryPolicySyncResult, syncOfferInventoryPolicies } from "./inventory-policy.ts";
 import { type MetafieldSyncResult, syncOfferMetafields } from "./metafields.ts";
 import { storefrontConfig } from "./storefront-config.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
@@ -45,8 +46,17 @@ type OfferSyncOutcome =
   | { outcome: "gone" }
   | { outcome: "deferred"; reason: string }
   | { outcome: "not_connected" }
-  | { outcome: "created" | "updated"; group_id: string; added: number; removed: number; metafields: MetafieldSyncResult; revision: number; current: boolean }
-  | { outcome: "detached"; group_id: string | null; metafields: MetafieldSyncResult; revision: number; current: boolean }
+  | {
+      outcome: "created" | "updated";
+      group_id: string;
+      added: number;
+      removed: number;
+      metafields: MetafieldSyncResult;
+      inventory_policies: InventoryPolicySyncResult;
+      revision: number;
+      current: boolean;
+    }
+  | { outcome: "detached"; group_id: string | null; metafields: MetafieldSyncResult; inventory_policies: InventoryPolicySyncResult; revision: number; current: boolean }
   | { outcome: "draft"; revision: number; current: boolean };
 
 interface SyncRow extends OfferRow {
@@ -183,6 +193,23 @@ async function syncMetafields(
   return syncOfferMetafields(pool, client, { shopId: row.shop_id, offerId: row.id, config, variantIds }, signal ? { signal } : {});
 }
 
+/**
+ * The offer's continue_selling on the platform (inventory-policy.ts): CONTINUE on its variants
+ * while it is active with the setting on, the policies from before everywhere else. Independent of
+ * the selling plan group: an offer off the platform's selling plan still sells past zero.
+ */
+async function syncPolicies(
+  pool: pg.Pool,
+  client: PlatformRequester,
+  row: OfferRow,
+  wanted: readonly string[] | undefined,
+  signal: AbortSignal | undefined,
+): Promise<InventoryPolicySyncResult> {
+  const live = row.deleted_at === null && row.status === "active" && new OfferState(row).get(inventoryGroup).continue_selling.enabled;
+  const variantIds = live ? (wanted ?? (await wantedVariantIds(pool, row.shop_id, row.id))) : [];
+  return syncOfferInventoryPolicies(pool, client, { shopId: row.shop_id, offerId: row.id, variantIds }, signal ? { signal } : {});
+}
+
 export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: string, signal?: AbortSignal): Promise<OfferSyncOutcome> {
   const { pool } = deps;
   const { rows } = await pool.query<SyncRow>(`select ${OFFER_COLUMNS}, revision::text from preorder_offers where shop_id = $1 and id = $2`, [shopId, offerId]);
@@ -215,8 +242,9 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
       // Detached (or deleted): the offer has no group on the platform.
       if (existing) await deleteSellingPlanGroup(client, existing.id, options);
       const metafields = await syncMetafields(pool, client, row, null, undefined, signal);
+      const policies = await syncPolicies(pool, client, row, undefined, signal);
       const current = await recordSynced(pool, shopId, offerId, row.revision, null, null);
-      return { outcome: "detached", group_id: existing?.id ?? null, metafields, revision: Number(row.revision), current };
+      return { outcome: "detached", group_id: existing?.id ?? null, metafields, inventory_policies: policies, revision: Number(row.revision), current };
     }
 
     const wanted = await wantedVariantIds(pool, shopId, offerId);
@@ -233,8 +261,9 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
       await recordGroup(pool, shopId, offerId, group, event);
       const planId = group.sellingPlans.nodes[0]?.id ?? null;
       const metafields = await syncMetafields(pool, client, row, planId, wanted, signal);
+      const policies = await syncPolicies(pool, client, row, wanted, signal);
       const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, planId);
-      return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, metafields, revision: Number(row.revision), current };
+      return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, metafields, inventory_policies: policies, revision: Number(row.revision), current };
     }
     const input = sellingPlanGroupUpdateFromOffer(
       offer,
@@ -244,8 +273,9 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     const { added, removed } = await reconcileVariants(client, group, wanted, signal);
     const planId = group.sellingPlans.nodes[0]?.id ?? null;
     const metafields = await syncMetafields(pool, client, row, planId, wanted, signal);
+    const policies = await syncPolicies(pool, client, row, wanted, signal);
     const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, planId);
-    return { outcome: "updated", group_id: group.id, added, removed, metafields, revision: Number(row.revision), current };
+    return { outcome: "updated", group_id: group.id, added, removed, metafields, inventory_policies: policies, revision: Number(row.revision), current };
   } catch (error) {
     await recordSyncFailure(pool, offerId, error).catch(() => undefined);
     throw error;

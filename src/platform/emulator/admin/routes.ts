@@ -10,6 +10,8 @@ import { splitTags } from "../tags.ts";
 import { variantListing } from "./variants.ts";
 
 const MAX_LIST = 10_000;
+const accessScopesBody = z.strictObject({ grant: z.array(z.string().min(1)).default([]), revoke: z.array(z.string().min(1)).default([]) });
+const translationsBody = z.strictObject({ locale: z.string().min(2), values: z.record(z.string(), z.string().nullable()) });
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_LIST).default(50),
   offset: z.coerce.number().int().min(0).default(0),
@@ -79,6 +81,36 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: Context): void {
       if (action !== "cancel" && action !== "fulfill" && action !== "pay") throw new AdminError(404, `no order action ${action}`);
       const { order, webhookIds } = changeOrder(ctx, request.params.id, action satisfies OrderAction);
       return { order: orderPayload(store, order), webhook_ids: webhookIds };
+    } catch (error) {
+      return fail(reply, error);
+    }
+  });
+
+  // The app's access scopes as the merchant grants them (e.g. read_translations), the Flow
+  // triggers it sent, and product translations as a translation app would write them.
+  app.get("/admin/access_scopes", () => ({ access_scopes: ctx.app.scopes() }));
+
+  app.post("/admin/access_scopes", async (request, reply) => {
+    try {
+      const body = parse(accessScopesBody, request.body ?? {});
+      ctx.app.grant(body.grant);
+      ctx.app.revoke(body.revoke);
+      return { access_scopes: ctx.app.scopes() };
+    } catch (error) {
+      return fail(reply, error);
+    }
+  });
+
+  app.get("/admin/flow_triggers", () => ({ flow_triggers: ctx.app.flowTriggers.map((t) => ({ handle: t.handle, payload: t.payload, received_at: new Date(t.receivedAt).toISOString() })) }));
+
+  app.post<{ Params: { id: string } }>("/admin/products/:id/translations", async (request, reply) => {
+    try {
+      const body = parse(translationsBody, request.body);
+      const id = legacyIdOf("Product", request.params.id);
+      const product = id === undefined ? undefined : store.product(id);
+      if (!product) throw new AdminError(404, `product ${request.params.id} does not exist`);
+      ctx.app.translate(`gid://platform/Product/${product.id}`, body.locale, body.values);
+      return { product_id: product.id, locale: body.locale, translations: ctx.app.translations(`gid://platform/Product/${product.id}`, body.locale) };
     } catch (error) {
       return fail(reply, error);
     }

@@ -1,0 +1,73 @@
+/**
+ * What the platform keeps about the calling app rather than the store's catalog: the access scopes
+ * the merchant granted it (which a test or a developer grants and revokes), the Flow triggers it
+ * sent (which Flow would start workflows from), and the store's translations of its products
+ * (which a translation app or the merchant writes). In memory only: a state file keeps the store,
+ * not these.
+ */
+
+/** Scopes the app holds unless told otherwise: what the service uses, without read_translations. */
+export const DEFAULT_ACCESS_SCOPES = [
+  "read_products",
+  "write_products",
+  "read_inventory",
+  "read_orders",
+  "write_orders",
+  "read_customers",
+  "write_customers",
+  "read_purchase_options",
+  "write_purchase_options",
+  "read_markets",
+  "read_locations",
+  "read_merchant_managed_fulfillment_orders",
+  "write_merchant_managed_fulfillment_orders",
+];
+
+export interface ReceivedFlowTrigger {
+  handle: string;
+  payload: unknown;
+  receivedAt: number;
+}
+
+export class AppInstallation {
+  readonly #scopes: Set<string>;
+  readonly flowTriggers: ReceivedFlowTrigger[] = [];
+  /** Resource gid → locale → key → value. */
+  readonly #translations = new Map<string, Map<string, Map<string, string>>>();
+
+  constructor(scopes: readonly string[] = DEFAULT_ACCESS_SCOPES) {
+    this.#scopes = new Set(scopes);
+  }
+
+  scopes(): string[] {
+    return [...this.#scopes].sort();
+  }
+
+  hasScope(handle: string): boolean {
+    return this.#scopes.has(handle);
+  }
+
+  grant(handles: readonly string[]): void {
+    for (const handle of handles) this.#scopes.add(handle);
+  }
+
+  revoke(handles: readonly string[]): void {
+    for (const handle of handles) this.#scopes.delete(handle);
+  }
+
+  /** Sets (a null value removes) translated values of a resource for one locale. */
+  translate(resourceId: string, locale: string, values: Record<string, string | null>): void {
+    let byLocale = this.#translations.get(resourceId);
+    if (!byLocale) this.#translations.set(resourceId, (byLocale = new Map<string, Map<string, string>>()));
+    let byKey = byLocale.get(locale);
+    if (!byKey) byLocale.set(locale, (byKey = new Map<string, string>()));
+    for (const [key, value] of Object.entries(values)) {
+      if (value === null) byKey.delete(key);
+      else byKey.set(key, value);
+    }
+  }
+
+  translations(resourceId: string, locale: string): { key: string; value: string }[] {
+    return [...(this.#translations.get(resourceId)?.get(locale)?.entries() ?? [])].map(([key, value]) => ({ key, value }));
+  }
+}

@@ -1,0 +1,96 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { invoke } from "./helpers/app.ts";
+import { variantGid } from "./helpers/bis-seed.ts";
+import { newOffer, offerCall } from "./helpers/offers.ts";
+import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+
+// inventory.continue_selling.enabled on the platform: CONTINUE while the offer is active with it on,
+// the variant's own policy back when the offer ends, the variant leaves it, or the setting goes off.
+const env = useSyncEnv({ products: 10, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 });
+let legacy: number[];
+
+beforeAll(async () => {
+  // The seed gives some variants CONTINUE: these tests start from DENY ones.
+  legacy = (await mirrorVariants(env)).map((v) => v.legacy_id).filter((id) => env.emulator.store.variant(id)?.inventoryPolicy === "DENY");
+  expect(legacy.length).toBeGreaterThanOrEqual(7);
+});
+
+const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
+const at = (i: number): number => legacy[i] ?? 0;
+
+/** The platform's (the emulator's) policy of each variant. */
+function platformPolicies(indexes: number[]): string[] {
+  return indexes.map((i) => env.emulator.store.variant(at(i))?.inventoryPolicy ?? "missing");
+}
+
+/** The catalog mirror's policy of each variant. */
+async function mirrorPolicies(indexes: number[]): Promise<string[]> {
+  const { rows } = await env.app.pool.query<{ id: string; inventory_policy: string }>("select id, inventory_policy from variants where shop_id = $1 and id = any($2::text[])", [
+    env.shopId,
+    indexes.map((i) => variantGid(at(i))),
+  ]);
+  const byId = new Map(rows.map((r) => [r.id, r.inventory_policy]));
+  return indexes.map((i) => byId.get(variantGid(at(i))) ?? "missing");
+}
+
+describe("continue_selling sets the variants' inventory policy on the platform", () => {
+  it("an active offer sets CONTINUE on its variants (the mirror and inventory_status see it); disabling it restores DENY", async () => {
+    await env.startWorker();
+    expect(platformPolicies([0, 1])).toEqual(["DENY", "DENY"]);
+    const id = await newOffer(env, { products: { variant_ids: [at(0), at(1)] } }, { enable: true });
+    await waitSynced(env, id);
+    expect(platformPolicies([0, 1])).toEqual(["CONTINUE", "CONTINUE"]);
+    expect(await mirrorPolicies([0, 1])).toEqual(["CONTINUE", "CONTINUE"]);
+    const status = await invoke(env.app, "GET", `/preorders/products/inventory_status?variant_ids=${at(0)}`, { key: env.key });
+    expect(status.status).toBe(200);
+    const variant = (status.body as { variants: { inventory_policy: string; offers: { offer_id: string; notes: { code: string }[] }[] }[] }).variants[0];
+    expect(variant?.inventory_policy).toBe("CONTINUE");
+    expect(variant?.offers.find((o) => o.offer_id === id)?.notes.map((n) => n.code)).not.toContain("inventory_policy_deny");
+
+    expect((await call("POST", id, "/disable")).status).toBe(202);
+    await waitSynced(env, id);
+    expect(platformPolicies([0, 1])).toEqual(["DENY", "DENY"]);
+    expect(await mirrorPolicies([0, 1])).toEqual(["DENY", "DENY"]);
+  });
+
+  it("turning the setting off restores DENY, but a variant the merchant had at CONTINUE stays CONTINUE", async () => {
+    await env.startWorker();
+    const own = env.emulator.store.variant(at(3));
+    if (!own) throw new Error("no variant 3");
+    own.inventoryPolicy = "CONTINUE";
+    const id = await newOffer(env, { products: { variant_ids: [at(2), at(3)] } }, { enable: true });
+    await waitSynced(env, id);
+    expect(platformPolicies([2, 3])).toEqual(["CONTINUE", "CONTINUE"]);
+
+    expect((await call("PATCH", id, "/inventory", { continue_selling: { enabled: false } })).status).toBe(202);
+    await waitSynced(env, id);
+    expect(platformPolicies([2, 3])).toEqual(["DENY", "CONTINUE"]);
+
+    expect((await call("PATCH", id, "/inventory", { continue_selling: { enabled: true } })).status).toBe(202);
+    await waitSynced(env, id);
+    expect(platformPolicies([2, 3])).toEqual(["CONTINUE", "CONTINUE"]);
+    expect((await call("DELETE", id)).status).toBe(202);
+    await waitSynced(env, id);
+    expect(platformPolicies([2, 3])).toEqual(["DENY", "CONTINUE"]);
+  });
+
+  it("a variant that leaves the offer gets DENY back; a variant two offers share keeps CONTINUE until the last one lets it go", async () => {
+    await env.startWorker();
+    const first = await newOffer(env, { products: { variant_ids: [at(4), at(5), at(6)] } }, { enable: true });
+    await waitSynced(env, first);
+    const second = await newOffer(env, { products: { variant_ids: [at(6)] } }, { enable: true });
+    await waitSynced(env, second);
+    expect(platformPolicies([4, 5, 6])).toEqual(["CONTINUE", "CONTINUE", "CONTINUE"]);
+
+    expect((await call("POST", first, "/products/remove_variants", { variant_ids: [at(4)] })).status).toBe(202);
+    await waitSynced(env, first);
+    expect(platformPolicies([4, 5, 6])).toEqual(["DENY", "CONTINUE", "CONTINUE"]);
+
+    expect((await call("POST", first, "/disable")).status).toBe(202);
+    await waitSynced(env, first);
+    expect(platformPolicies([5, 6])).toEqual(["DENY", "CONTINUE"]);
+    expect((await call("POST", second, "/disable")).status).toBe(202);
+    await waitSynced(env, second);
+    expect(platformPolicies([6])).toEqual(["DENY"]);
+  });
+});
