@@ -8,6 +8,7 @@ import { preordersTasks } from "./preorders/index.ts";
 import { providerTasks } from "./providers/index.ts";
 import { preorderScheduleTasks } from "../src/preorders/offers/jobs/schedule.ts";
 import { preorderShopTasks } from "../src/preorders/notifications/jobs/tasks.ts";
+import { storefrontTasks } from "../src/storefront/jobs/shop-config.ts";
 import workerReap from "../src/runtime/jobs/worker-reap.ts";
 
 /**
@@ -25,4 +26,5 @@ export const TASKS: readonly AnyTaskDefinition[] = [
   ...preorderScheduleTasks,
   ...preorderShopTasks,
   ...providerTasks,
+  ...storefrontTasks,
 ];

@@ -2,13 +2,15 @@ import { z } from "zod";
 import type { Db } from "../core/db.ts";
 import { fallbackLocales } from "../core/locales.ts";
 import { unprocessable } from "../core/errors.ts";
+import { enqueueShopConfigSync } from "../storefront/enqueue.ts";
 
 /**
  * Storefront strings: the back-in-stock signup widget's labels and messages, per locale. Shipped
  * defaults for a few languages; a merchant's overrides are stored per locale (account_translations)
  * and win key by key. A locale without shipped strings falls back to its language, then the shop's
  * default locale, then en, the way the back-in-stock templates do. The storefront widget reads
- * GET /account/translations/{locale}.
+ * every locale's strings from the shop's storefront configuration metafield (src/storefront/,
+ * decision 0203); GET /account/translations/{locale} answers one locale's.
  */
 
 export const TRANSLATION_KEYS = [
@@ -152,6 +154,8 @@ export async function updateTranslations(db: Db, shopId: string, locale: string,
   }
   if (Object.keys(own).length === 0) await db.query("delete from account_translations where shop_id = $1 and locale = $2", [shopId, locale]);
   else await db.query("update account_translations set strings = $3, updated_at = now() where shop_id = $1 and locale = $2", [shopId, locale, JSON.stringify(own)]);
+  // The widget's labels come from the shop's storefront configuration metafield.
+  await enqueueShopConfigSync(db, shopId);
   return present(locale, await shopDefaultLocale(db, shopId), own);
 }
 
@@ -175,4 +179,17 @@ export async function listTranslationLocales(db: Db, shopId: string): Promise<{ 
     keys: [...TRANSLATION_KEYS],
     locales: locales.map((locale) => ({ locale, shipped: SHIPPED_TRANSLATIONS[locale] !== undefined, customized_count: counts.get(locale) ?? 0 })),
   };
+}
+
+/**
+ * Every locale's strings, complete (each key the merchant's text or the shipped one, as GET
+ * /account/translations/{locale} answers it): the locales with shipped texts, those the merchant
+ * customized, and `extra` (the shop's default and published locales). One read of the overrides.
+ */
+export async function loadAllTranslationStrings(db: Db, shopId: string, extra: readonly string[]): Promise<Record<string, Strings>> {
+  const shopDefault = await shopDefaultLocale(db, shopId);
+  const { rows } = await db.query<{ locale: string; strings: Partial<Strings> }>("select locale, strings from account_translations where shop_id = $1", [shopId]);
+  const own = new Map(rows.map((r) => [r.locale, r.strings]));
+  const locales = [...new Set([...Object.keys(SHIPPED_TRANSLATIONS), ...own.keys(), shopDefault, ...extra])].sort();
+  return Object.fromEntries(locales.map((locale) => [locale, present(locale, shopDefault, own.get(locale) ?? {}).strings]));
 }

@@ -49,10 +49,16 @@ export interface DocumentSpec<T extends Json, Table extends keyof DocumentTables
   label: string;
   schema: z.ZodType<T>;
   defaults: T;
+  /**
+   * Runs in the patch's transaction after it is saved, with the patch as sent: what the change
+   * sets in motion is enqueued there (the shop's storefront configuration write), so a rolled-back
+   * change queues nothing.
+   */
+  afterPatch?: (db: Db, shopId: string, patch: Json) => Promise<void>;
 }
 
 export function defineDocument<T extends Json, Table extends keyof DocumentTables>(spec: DocumentSpec<T, Table>): SettingsDocument<T> {
-  const { table, column, label, schema, defaults } = spec;
+  const { table, column, label, schema, defaults, afterPatch } = spec;
   const read = async (db: Db, shopId: string, lock: boolean): Promise<Json> => {
     const { rows } = await db.query<{ doc: unknown }>(`select ${column} as doc from ${table} where shop_id = $1 ${lock ? "for update" : ""}`, [shopId]);
     const doc = rows[0]?.doc;
@@ -79,6 +85,7 @@ export function defineDocument<T extends Json, Table extends keyof DocumentTable
       const issues = (await check?.(parsed.data, patch)) ?? [];
       if (issues.length > 0) throw unprocessable(issues);
       await db.query(`update ${table} set ${column} = $2, updated_at = now() where shop_id = $1`, [shopId, JSON.stringify(next)]);
+      await afterPatch?.(db, shopId, patch);
       return parsed.data;
     },
   };

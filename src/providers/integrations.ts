@@ -5,6 +5,7 @@ import { deepPartialStrict, mergeDeep } from "../core/deep-partial.ts";
 import { type Issue, conflict, fieldIssue, unprocessable } from "../core/errors.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import { loadBackInStockSettings, updateBackInStockSettings } from "../back_in_stock/settings/settings.ts";
+import { enqueueShopConfigSync } from "../storefront/enqueue.ts";
 import { type ConnectionRow, type Connections, isConnected, isVerified, loadConnections, openCredential, saveConnection, syncsTo } from "./connections.ts";
 import { type ProviderConfig, providerAdapter } from "./index.ts";
 import { type Audience, type EmailProvider, ProviderError } from "./types.ts";
@@ -75,6 +76,11 @@ async function loadSwitches(db: Db, shopId: string, lock = false): Promise<Switc
   const parsed = switchesSchema.safeParse(mergeDeep(DEFAULT_SWITCHES, rows[0]?.settings ?? {}, switchesSchema));
   if (!parsed.success) throw new Error(`account integrations of shop ${shopId} are invalid`);
   return parsed.data;
+}
+
+/** The ad_pixel switch, as the storefront configuration carries it (src/storefront/build.ts). */
+export async function loadAdPixel(db: Db, shopId: string): Promise<Switches["ad_pixel"]> {
+  return (await loadSwitches(db, shopId)).ad_pixel;
 }
 
 interface IntegrationTargets {
@@ -218,4 +224,6 @@ export async function patchIntegrations(deps: PatchDeps, patch: IntegrationsPatc
     if (stored.flow_triggers?.triggers) stored.flow_triggers.triggers = [...new Set(stored.flow_triggers.triggers)];
     await db.query("update account_integrations set settings = $2, updated_at = now() where shop_id = $1", [shopId, JSON.stringify(stored)]);
   }
+  // The widget reads ad_pixel from the shop's storefront configuration metafield.
+  if (patch.ad_pixel !== undefined) await enqueueShopConfigSync(db, shopId);
 }

@@ -5,6 +5,7 @@ import { withTransaction } from "../core/db.ts";
 import { createApiKey, createShop } from "../db/api-keys.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
+import { enqueueShopConfigSync } from "../storefront/enqueue.ts";
 
 /** The embedded emulator's state, under DATA_DIR. */
 const EMULATOR_STATE_FILE = "platform-emulator.json";
@@ -29,7 +30,9 @@ export async function ensureDemoShop(pool: pg.Pool, demoKey: string | undefined)
 /**
  * Connects the demo shop to the store platform: PLATFORM_URL when set, else an emulator started
  * here on PLATFORM_EMULATOR_PORT that sends its webhooks to this service and keeps its state in
- * DATA_DIR/platform-emulator.json. Answers how to stop the emulator, if one was started.
+ * DATA_DIR/platform-emulator.json, and queues the write of its storefront configuration metafield
+ * (a connection is the shop's setup; the write is skipped when the platform has it already).
+ * Answers how to stop the emulator, if one was started.
  */
 export async function connectDemoShop(
   pool: pg.Pool,
@@ -50,6 +53,7 @@ export async function connectDemoShop(
       graphqlUrl: config.PLATFORM_URL,
       accessToken: config.PLATFORM_ACCESS_TOKEN,
     });
+    await enqueueShopConfigSync(pool, shopId);
     return undefined;
   }
   // Loaded only here: production processes never load the emulator or its GraphQL engine.
@@ -63,5 +67,6 @@ export async function connectDemoShop(
   });
   log.info({ url: emulator.origin }, "store platform emulator listening");
   await platform.connect(pool, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
+  await enqueueShopConfigSync(pool, shopId);
   return () => emulator.close();
 }

@@ -3,6 +3,7 @@ import { defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
 import { conflict } from "../../core/errors.ts";
 import { locale } from "../../core/schemas.ts";
+import { enqueueShopConfigSync } from "../../storefront/enqueue.ts";
 
 const languagesOutput = z.strictObject({
   default_locale: z.string().describe("language of alerts and the signup widget"),
@@ -98,6 +99,10 @@ export const patchLanguages = defineAction({
     );
     const row = rows[0];
     if (!row) throw new Error("shop update returned no row");
+    // The widget's languages come from the shop's storefront configuration metafield.
+    if (row.multi_language_enabled !== current.multi_language_enabled || row.product_translations_enabled !== current.product_translations_enabled) {
+      await enqueueShopConfigSync(ctx.db, ctx.shopId);
+    }
     return present(row);
   },
 });

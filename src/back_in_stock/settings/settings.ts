@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { ApiError, unprocessable } from "../../core/errors.ts";
 import { defineDocument } from "../../core/settings-document.ts";
+import { enqueueShopConfigSync } from "../../storefront/enqueue.ts";
 
 /**
  * Back-in-stock settings of a shop: one settings document (bis_settings.settings) over
@@ -56,6 +57,11 @@ export const backInStockSettingsDocument = defineDocument({
   label: "back-in-stock settings",
   schema: backInStockSettingsSchema,
   defaults: DEFAULT_BACK_IN_STOCK_SETTINGS,
+  // channels and compliance.opt_in_required shape the storefront's signup form: they reach it
+  // through the shop's storefront configuration metafield.
+  afterPatch: async (db, shopId, patch) => {
+    if (patch.channels !== undefined || patch.compliance !== undefined) await enqueueShopConfigSync(db, shopId);
+  },
 });
 
 /** The shop's back-in-stock settings, complete and typed: what the merchant set over the defaults. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { deepPartialStrict } from "../../core/deep-partial.ts";
 import { defineDocument } from "../../core/settings-document.ts";
+import { enqueueShopConfigSync } from "../../storefront/enqueue.ts";
 
 /**
  * Developer settings of a shop's preorders: what the storefront script is told (JavaScript events
@@ -103,6 +104,10 @@ const developerSettingsDocument = defineDocument({
   label: "preorder developer_settings",
   schema: developerSettingsSchema,
   defaults: DEFAULT_DEVELOPER_SETTINGS,
+  // storefront.* reaches the widget through the shop's storefront configuration metafield.
+  afterPatch: async (db, shopId, patch) => {
+    if (patch.storefront !== undefined) await enqueueShopConfigSync(db, shopId);
+  },
 });
 
 export function loadDeveloperSettings(db: Db, shopId: string): Promise<DeveloperSettings> {

@@ -3,6 +3,7 @@ import { jsonInt } from "../../core/params.ts";
 import type { Db } from "../../core/db.ts";
 import { defineDocument } from "../../core/settings-document.ts";
 import { LIMITS, platformTag, requiredLabel } from "../offers/model.ts";
+import { enqueueShopConfigSync } from "../../storefront/enqueue.ts";
 
 /**
  * Shop-wide preorder settings. Each one is read by something:
@@ -10,7 +11,8 @@ import { LIMITS, platformTag, requiredLabel } from "../offers/model.ts";
  * - orders.auto_collect_enabled: the auto-collect job charges only while it is true (checked at run time);
  * - notifications.email / notifications.sms: the notification sender blocks a channel that is off;
  * - notifications.balance_due.days_before: when the balance_due message goes out;
- * - storefront.*: served to the storefront script by GET /preorders/developer_settings/storefront_config;
+ * - storefront.*: served to the storefront script by GET /preorders/developer_settings/storefront_config
+ *   and written to the shop's storefront configuration metafield (src/storefront/, decision 0203);
  * - offer_defaults.*: applied by POST /preorders/offers to what its body leaves out (offer-defaults.ts).
  */
 
@@ -80,6 +82,10 @@ export const preorderSettingsDocument = defineDocument({
   label: "preorder settings",
   schema: preorderSettingsSchema,
   defaults: DEFAULT_PREORDER_SETTINGS,
+  // storefront.* reaches the widget through the shop's storefront configuration metafield.
+  afterPatch: async (db, shopId, patch) => {
+    if (patch.storefront !== undefined) await enqueueShopConfigSync(db, shopId);
+  },
 });
 
 export function loadPreorderSettings(db: Db, shopId: string): Promise<PreorderSettings> {

@@ -15,6 +15,7 @@ import {
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, TOPIC_HEADER } from "../webhook-events.ts";
 import { webhookUrlIssue } from "../webhook-target.ts";
 import { loadPreorderSettings, preorderSettingsSchema } from "../settings.ts";
+import { shopConfigState, shopConfigStateOutput } from "../../../storefront/state.ts";
 
 const developerOutput = z.strictObject({
   storefront: developerSettingsSchema.shape.storefront,
@@ -98,6 +99,9 @@ const storefrontConfigOutput = z.strictObject({
       }),
     )
     .describe("the shop's active offers"),
+  shop_metafield: shopConfigStateOutput.describe(
+    "the shop's storefront configuration metafield ($app:preorder.shop, written on every change of these settings, the back-in-stock channels and consent rule, languages, translations and the ad pixel switch): when it was last written and the last failure",
+  ),
 });
 
 const getStorefrontConfig = defineAction({
@@ -106,7 +110,7 @@ const getStorefrontConfig = defineAction({
   path: "/preorders/developer_settings/storefront_config",
   aliases: ["read the preorder storefront script config", "what does the preorder storefront widget load"],
   description:
-    "The merged configuration the storefront script loads: JavaScript events (on or off, and their names), debug, the theme's CSS selectors (developer settings), badge and buy-button display (preorder settings storefront.*), and the active offers with their selling plans.",
+    "The merged configuration the storefront script loads: JavaScript events (on or off, and their names), debug, the theme's CSS selectors (developer settings), badge and buy-button display (preorder settings storefront.*), the active offers with their selling plans, and shop_metafield: when the shop's storefront configuration metafield (what the widget reads on the storefront) was last written, and its last failure.",
   kind: "read",
   input: z.strictObject({}),
   output: storefrontConfigOutput,
@@ -123,6 +127,7 @@ const getStorefrontConfig = defineAction({
       selectors: developer.storefront.selectors,
       display: settings.storefront,
       offers: rows,
+      shop_metafield: await shopConfigState(ctx.db, ctx.shopId),
     };
   },
 });

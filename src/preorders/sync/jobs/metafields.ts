@@ -3,6 +3,7 @@ import { type JobRunContext, defineJob } from "../../../core/job-task.ts";
 import { declareJob } from "../../../core/jobs.ts";
 import { METAFIELDS_PER_CALL, deleteMetafields } from "../../../platform/operations/metafields.ts";
 import { chunk } from "../../../platform/operations/chunk.ts";
+import { forceShopConfigSync } from "../../../storefront/enqueue.ts";
 import { enqueueOfferSync } from "../enqueue.ts";
 import { STOREFRONT_NAMESPACE, storefrontKey } from "../metafields.ts";
 
@@ -44,7 +45,9 @@ async function runBulkSync(ctx: JobRunContext<{ offer_ids?: string[] | undefined
     await enqueueOfferSync(pool, shopId, id);
     await ctx.progress(++processed, rows.length);
   }
-  return { offers_queued: rows.length };
+  // The shop-wide configuration metafield (decision 0203) is written again too, whatever offers were named.
+  await forceShopConfigSync(pool, shopId);
+  return { offers_queued: rows.length, shop_config_queued: true };
 }
 
 async function runReset(ctx: JobRunContext<{ variant_ids: string[] }>): Promise<Record<string, unknown>> {
