@@ -6,19 +6,11 @@ import { type Issue, conflict, fieldIssue, unprocessable } from "../core/errors.
 import type { SecretBox } from "../core/secrets.ts";
 import { loadBackInStockSettings, updateBackInStockSettings } from "../back_in_stock/settings/settings.ts";
 import { enqueueShopConfigSync } from "../storefront/enqueue.ts";
+import { FLOW_TRIGGERS } from "./flow/triggers.ts";
 import { type ConnectionRow, type Connections, isConnected, isVerified, loadConnections, openCredential, saveConnection, syncsTo } from "./connections.ts";
 import { type ProviderConfig, providerAdapter } from "./index.ts";
 import { type Audience, type EmailProvider, ProviderError } from "./types.ts";
 
-/** Flow trigger events the app can send to the platform's automation (flow_triggers.triggers). */
-const FLOW_TRIGGERS = [
-  "back_in_stock_signup_created",
-  "back_in_stock_alert_sent",
-  "back_in_stock_reminder_sent",
-  "back_in_stock_signup_converted",
-  "preorder_order_placed",
-  "preorder_balance_due",
-] as const;
 
 /** The plain switches, one deep-partial document per shop (account_integrations.settings). */
 const switchesSchema = z.strictObject({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
+import { enqueueFlowTriggers } from "../../providers/flow/enqueue.ts";
 import { loadBackInStockSettings } from "../settings/settings.ts";
 
 /**
@@ -58,7 +59,7 @@ export async function convertSignupsFromOrder(db: Db, shopId: string, payload: u
   const placedAt = order.created_at ? new Date(order.created_at) : new Date();
   if (Number.isNaN(placedAt.getTime())) return 0;
   const { attribution } = await loadBackInStockSettings(db, shopId);
-  const { rows } = await db.query<{ converted: number }>(
+  const { rows } = await db.query<{ converted: number; ids: string[] }>(
     `with converted as (
        update bis_signups s set status = 'converted', converted_at = $7, converted_order_id = $8, updated_at = now()
        where s.shop_id = $1 and s.status = 'notified' and s.variant_id = any($2::text[])
@@ -70,8 +71,20 @@ export async function convertSignupsFromOrder(db: Db, shopId: string, payload: u
      ), unqueued as (
        delete from bis_reminder_queue q using converted c where q.signup_id = c.id
      )
-     select count(*)::int as converted from converted`,
+     select count(*)::int as converted, coalesce(array_agg(id::text), '{}') as ids from converted`,
     [shopId, variants, emails, phones, customers, attribution.window_days, placedAt, order.admin_graphql_api_id ?? gidOf("Order", order.id)],
   );
+  const ids = rows[0]?.ids ?? [];
+  if (ids.length > 0) {
+    await enqueueFlowTriggers(
+      db,
+      ids.map((id) => ({
+        shopId,
+        trigger: "back_in_stock_signup_converted" as const,
+        key: id,
+        payload: { order_id: Number(order.id) || null, customer_id: customerId === null || customerId === undefined ? null : Number(customerId) || null, "Signup ID": id },
+      })),
+    );
+  }
   return rows[0]?.converted ?? 0;
 }

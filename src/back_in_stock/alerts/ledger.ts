@@ -1,6 +1,7 @@
 import { publicUrl } from "../../channels/public-url.ts";
 import { type Db, onCommit } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
+import { enqueueFlowTriggers, legacyId } from "../../providers/flow/enqueue.ts";
 import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings.ts";
@@ -301,4 +302,18 @@ export async function markAlertResults(db: Db, results: readonly AlertResult[]):
     text: "select bis_ledger_mark($1::jsonb, $2::uuid[])",
     values: [JSON.stringify(flat), flat.map((r) => r.id)],
   });
+  // Flow triggers of the alerts and reminders sent (nothing queued unless the shop chose them).
+  // After the mark, not in its statement: a crash between the two loses the trigger, never the mark.
+  const sent = results.filter((r) => r.outcome === "sent" && (r.row.stage === "initial" || r.row.stage === "reminder"));
+  if (sent.length > 0) {
+    await enqueueFlowTriggers(
+      db,
+      sent.map(({ row }) => ({
+        shopId: row.shop_id,
+        trigger: row.stage === "initial" ? "back_in_stock_alert_sent" : "back_in_stock_reminder_sent",
+        key: row.id,
+        payload: { "Signup ID": row.signup_id, "Variant ID": legacyId(row.variant_id), Channel: row.channel, Locale: row.locale },
+      })),
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import { withTransaction } from "../../core/db.ts";
 import { ApiError } from "../../core/errors.ts";
+import { enqueueFlowTriggers, legacyId } from "../../providers/flow/enqueue.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { addTags } from "../../platform/operations/tags.ts";
 import { claimNotifications } from "../notifications/ledger.ts";
@@ -48,12 +49,25 @@ export async function runAutoCollect(ctx: TaskContext, payload: { shop_id: strin
 /** The balance_due message: claimed only while the order still owes a balance. */
 export async function runBalanceDue(ctx: TaskContext, payload: { shop_id: string; order_id: string }): Promise<number> {
   return withTransaction(ctx.pool, async (db) => {
-    const { rows } = await db.query<{ status: string; total_outstanding: string; balance_due_at: Date | null }>(
-      "select status, total_outstanding::text, balance_due_at from preorder_orders where id = $1 and shop_id = $2",
+    const { rows } = await db.query<{ status: string; total_outstanding: string; balance_due_at: Date | null; platform_order_id: string; customer_id: string | null }>(
+      "select status, total_outstanding::text, balance_due_at, platform_order_id, customer_id from preorder_orders where id = $1 and shop_id = $2",
       [payload.order_id, payload.shop_id],
     );
     const order = rows[0];
     if (!order || order.status !== "awaiting_balance" || order.balance_due_at === null) return 0;
+    await enqueueFlowTriggers(db, [
+      {
+        shopId: payload.shop_id,
+        trigger: "preorder_balance_due",
+        key: `${payload.order_id}:${order.balance_due_at.toISOString()}`,
+        payload: {
+          order_id: legacyId(order.platform_order_id),
+          customer_id: legacyId(order.customer_id),
+          "Amount due": order.total_outstanding,
+          "Due at": order.balance_due_at.toISOString(),
+        },
+      },
+    ]);
     const claimed = await claimNotifications(
       db,
       { shopId: payload.shop_id, stage: "balance_due", eventKey: order.balance_due_at.toISOString(), context: { amount: order.total_outstanding, due_at: order.balance_due_at.toISOString() } },

@@ -1,5 +1,6 @@
 import type { Db } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
+import { enqueueFlowTriggers, legacyId } from "../../providers/flow/enqueue.ts";
 import { checkoutGroup } from "../offers/groups/checkout.ts";
 import { paymentsGroup } from "../offers/groups/plan-groups.ts";
 import { claimNotifications } from "../notifications/ledger.ts";
@@ -76,6 +77,22 @@ export async function onOrderApplied(db: Db, shopId: string, orderId: string, be
     await enqueue(db, autoCollectTask, { shop_id: shopId, order_id: order.id, trigger: "on_fulfillment" }, { jobKey: `${autoCollectTask.name}:${order.id}` });
   }
   await webhookEvents(db, shopId, order, before, offers, breaks);
+  if (before === null && live) {
+    await enqueueFlowTriggers(db, [
+      {
+        shopId,
+        trigger: "preorder_order_placed",
+        key: order.id,
+        payload: {
+          order_id: legacyId(order.platform_order_id),
+          customer_id: legacyId(order.customer_id),
+          "Order name": order.name,
+          "Offer IDs": offers.map((o) => o.id).join(","),
+          "Total outstanding": order.total_outstanding,
+        },
+      },
+    ]);
+  }
 }
 
 /** Offers' checkout.order_tags, the shop's orders.tags and the rules' tags that the order does not carry yet: stored, and pushed by a job. */

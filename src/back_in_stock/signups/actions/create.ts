@@ -10,6 +10,7 @@ import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdS
 import { loadBackInStockSettings } from "../../settings/settings.ts";
 import { thankYouTask } from "../../alerts/deps.ts";
 import { enqueue } from "../../../core/tasks.ts";
+import { enqueueFlowTriggers, legacyId } from "../../../providers/flow/enqueue.ts";
 import { enqueueSignupSync } from "../../../providers/sync/enqueue.ts";
 import { presentSignupsWithSync, signupWithSyncOutput } from "./output.ts";
 
@@ -122,6 +123,22 @@ export const createSignup = defineAction({
 
     if (row.status !== "unsubscribed") {
       await enqueueSignupSync(ctx.db, row, { providers: fresh || resumed, platformTag: fresh || resumed || customerAdded });
+    }
+    if (fresh) {
+      await enqueueFlowTriggers(ctx.db, [
+        {
+          shopId: ctx.shopId,
+          trigger: "back_in_stock_signup_created",
+          key: row.id,
+          payload: {
+            customer_id: legacyId(row.customer_id),
+            product_id: legacyId(row.product_id),
+            "Signup ID": row.id,
+            "Variant ID": legacyId(row.variant_id),
+            Channel: row.channel,
+          },
+        },
+      ]);
     }
     if ((fresh || resumed) && (await stageEnabled(ctx.db, ctx.shopId, "signup_thank_you"))) {
       await queueThankYou(ctx.db, row.id);

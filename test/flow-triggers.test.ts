@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { invoke } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
+import { emulatorOrder, emulatorPlan, insertOfferOnPlan } from "./helpers/preorder-shop.ts";
+import { runNow } from "./helpers/queue.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+// /account/integrations flow_triggers: the chosen events reach the platform's automation through
+// flowTriggerReceive (the emulator records what it received); nothing while off or not chosen.
+const env = useTestEnv({
+  smtp: true,
+  emulator: { seed: { products: 6, variantsPerProduct: 1, customers: 2 }, webhooks: true },
+  connect: "synced",
+  worker: { pollInterval: 50 },
+});
+
+const patch = (body: unknown) => invoke(env.app, "PATCH", "/account/integrations", { key: env.key, body });
+
+async function flowJobs(): Promise<{ key: string; last_error: string | null }[]> {
+  const { rows } = await env.app.pool.query<{ key: string; last_error: string | null }>(
+    "select key, last_error from graphile_worker.jobs where task_identifier = 'flow_trigger_send' order by id",
+  );
+  return rows;
+}
+
+/** Waits until no flow trigger job is queued or running. */
+async function flowSettled(): Promise<void> {
+  await waitFor("flow trigger jobs done", async () => ((await flowJobs()).length === 0 ? true : undefined));
+}
+
+async function signup(variantIndex: number, email: string): Promise<string> {
+  const variant = env.emulator.store.variants[variantIndex];
+  if (!variant) throw new Error("no variant");
+  const answer = await invoke(env.app, "POST", "/back_in_stock/signups", { key: env.key, body: { variant_id: variant.id, channel: "email", email } });
+  expect(answer.status).toBe(202);
+  return (answer.body as { id: string }).id;
+}
+
+const received = (handle: string) => env.emulator.app.flowTriggers.filter((t) => t.handle === handle);
+
+describe("flow triggers", () => {
+  it("sends nothing while the switch is off (the default), nor an event not chosen", async () => {
+    await signup(0, "off@example.com");
+    expect(await flowJobs()).toEqual([]);
+
+    expect((await patch({ flow_triggers: { enabled: true, triggers: ["preorder_order_placed"] } })).status).toBe(202);
+    await signup(0, "unchosen@example.com");
+    expect(await flowJobs()).toEqual([]);
+    expect(env.emulator.app.flowTriggers).toEqual([]);
+  });
+
+  it("a new signup, an alert sent and a new preorder order each send their trigger with ids only", async () => {
+    expect(
+      (await patch({ flow_triggers: { enabled: true, triggers: ["back_in_stock_signup_created", "back_in_stock_alert_sent", "preorder_order_placed"] } })).status,
+    ).toBe(202);
+    const variant = env.emulator.store.variants[1];
+    if (!variant) throw new Error("no variant");
+    for (const location of env.emulator.store.activeLocations()) env.emulator.store.setAvailable(env.emulator.store.variantIndex(variant), location, 0);
+
+    const signupId = await signup(1, "flow@example.com");
+    await flowSettled();
+    expect(received("back-in-stock-signup-created").map((t) => t.payload)).toEqual([
+      { customer_id: null, product_id: variant.productId, "Signup ID": signupId, "Variant ID": variant.id, Channel: "email" },
+    ]);
+    // A repeated signup is the same signup: no second trigger.
+    await signup(1, "flow@example.com");
+    await flowSettled();
+    expect(received("back-in-stock-signup-created")).toHaveLength(1);
+
+    // The restock alerts the signup: its alert_sent trigger follows the send.
+    const restock = await fetch(`${env.emulator.origin}/admin/inventory`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ variant_id: variant.id, available: 3 }) });
+    expect(restock.status).toBe(200);
+    await waitFor("the alert trigger", async () => (received("back-in-stock-alert-sent").length === 1 ? true : undefined));
+    expect(received("back-in-stock-alert-sent")[0]?.payload).toMatchObject({ "Signup ID": signupId, "Variant ID": variant.id, Channel: "email" });
+
+    const { planGid, variantId } = await emulatorPlan(env, 2);
+    const offerId = await insertOfferOnPlan(env.app.pool, env.shopId, planGid, {});
+    const { platform } = await emulatorOrder(env, { line_items: [{ variant_id: variantId, quantity: 1, selling_plan_id: planGid }], email: "buyer@example.com" });
+    await waitFor("the order trigger", async () => (received("preorder-order-placed").length === 1 ? true : undefined));
+    expect(received("preorder-order-placed")[0]?.payload).toMatchObject({ order_id: platform.id, "Offer IDs": offerId });
+    // No contact in a trigger's payload.
+    expect(JSON.stringify(env.emulator.app.flowTriggers)).not.toContain("@example.com");
+  });
+
+  it("a queued trigger is skipped when the switch is turned off before it runs", async () => {
+    expect((await patch({ flow_triggers: { enabled: true, triggers: ["back_in_stock_signup_created"] } })).status).toBe(202);
+    await env.stopWorker();
+    const before = env.emulator.app.flowTriggers.length;
+    try {
+      await signup(3, "late@example.com");
+      expect(await flowJobs()).toHaveLength(1);
+      expect((await patch({ flow_triggers: { enabled: false } })).status).toBe(202);
+    } finally {
+      await env.startWorker();
+    }
+    await flowSettled();
+    expect(env.emulator.app.flowTriggers).toHaveLength(before);
+  });
+
+  it("a passing platform failure is retried by the queue's backoff", async () => {
+    expect((await patch({ flow_triggers: { enabled: true, triggers: ["back_in_stock_signup_created"] } })).status).toBe(202);
+    await env.stopWorker();
+    try {
+      await signup(4, "retry@example.com");
+      env.emulator.setFaults({ errorRate: 1 });
+    } finally {
+      await env.startWorker();
+    }
+    await waitFor("a failed attempt", async () => ((await flowJobs())[0]?.last_error ? true : undefined));
+    env.emulator.setFaults({});
+    const [job] = await flowJobs();
+    if (job) await runNow(env.app.pool, job.key);
+    await flowSettled();
+    expect(received("back-in-stock-signup-created").some((t) => (t.payload as { "Variant ID": number })["Variant ID"] === env.emulator.store.variants[4]?.id)).toBe(true);
+  });
+});
