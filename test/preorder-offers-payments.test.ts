@@ -20,7 +20,7 @@ describe("payments: GET and PATCH", () => {
   it("reads the group with the derived mode first", async () => {
     const id = await newOffer(env);
     const payments = await read(id);
-    expect(Object.keys(payments)).toEqual(["mode", "discount", "options", "remaining_balance", "show_partial_first"]);
+    expect(Object.keys(payments)).toEqual(["mode", "discount", "options", "remaining_balance", "show_partial_first", "billing_widget_text"]);
     expect(payments.mode).toBe("full");
   });
 

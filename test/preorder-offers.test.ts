@@ -69,6 +69,7 @@ function defaultOffer(id: string, name: string): Json {
       ],
       remaining_balance: { auto_collect: false, auto_collect_on_fulfillment: false, due: { type: "days_after_checkout", days: 30, date: null } },
       show_partial_first: false,
+      billing_widget_text: null,
     },
     limits: {
       per_order: { min: 1, max: null },
@@ -452,6 +453,7 @@ const OFFER_ACTIONS = [
     "shipping/set_split_order_tag",
     "shipping/set_split_order_suffix",
     "shipping/set_split_transaction_gateway",
+    "payments/set_billing_widget_text",
     "payments/set_option_copy",
     "payments/enable_option",
     "payments/disable_option",
@@ -469,6 +471,9 @@ const OFFER_ACTIONS = [
     "countdown/set_custom_end_date",
     "advanced/set_button_text_override",
     "advanced/attach_to_platform_selling_plan",
+    "variants/{variant_id}/set_shipping_text",
+    "variants/{variant_id}/set_max_count",
+    "variants/{variant_id}/clear_overrides",
   ].map((action) => `POST /preorders/offers/{id}/${action}`),
 ];
 
@@ -492,7 +497,7 @@ describe("offers: /help", () => {
       expect(action.description.length, action.name).toBeGreaterThan(40);
       expect(action.request_schema).toMatchObject({ type: "object", additionalProperties: false });
       expect(action.cost).toBe(action.method === "GET" ? 1 : 2);
-      if (action.path.includes("{id}")) expect(action.path_params).toEqual(["id"]);
+      if (action.path.includes("{id}")) expect(action.path_params).toEqual(action.path.includes("{variant_id}") ? ["id", "variant_id"] : ["id"]);
     }
     expect(await invoke(env.app, "GET", "/preorders/offers/help", { key: env.key })).toMatchObject({ status: 200, body: answer.body });
   });
@@ -512,6 +517,6 @@ describe("offers: /help", () => {
     const shipping = schema("shipping", "PATCH");
     expect(Object.keys(shipping?.properties ?? {})).toEqual(["delivery", "display", "fulfillment"]);
     expect(shipping?.required).toBeUndefined();
-    expect(Object.keys(schema("payments", "PATCH")?.properties ?? {})).toEqual(["discount", "remaining_balance", "show_partial_first"]);
+    expect(Object.keys(schema("payments", "PATCH")?.properties ?? {})).toEqual(["discount", "remaining_balance", "show_partial_first", "billing_widget_text"]);
   });
 });

@@ -117,6 +117,7 @@ export const paymentsOutput = z
       }),
     }),
     show_partial_first: z.boolean(),
+    billing_widget_text: z.string().nullable().describe("what the storefront widget says about billing (deposit now, remaining balance later); null: nothing"),
   })
   .describe("The offer's payment settings");
 

@@ -42,6 +42,8 @@ interface AppliedOrder {
 interface OfferFacts {
   id: string;
   settings: Record<string, unknown>;
+  /** A variant of the offer has its own per-order max (the order rules then read the overrides). */
+  variant_max: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -58,7 +60,9 @@ export async function onOrderApplied(db: Db, shopId: string, orderId: string, be
   const order = rows[0];
   if (!order) return;
   const { rows: offers } = await db.query<OfferFacts>(
-    `select po.id, po.settings from preorder_offers po
+    `select po.id, po.settings,
+            exists (select 1 from preorder_offer_variant_overrides v where v.offer_id = po.id and v.max_count is not null) as variant_max
+     from preorder_offers po
      where po.id in (select l.offer_id from preorder_order_lines l where l.order_id = $1 and l.offer_id is not null)
      order by (select min(l.platform_line_id) from preorder_order_lines l where l.order_id = $1 and l.offer_id = po.id)`,
     [orderId],

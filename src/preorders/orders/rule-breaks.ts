@@ -49,6 +49,8 @@ export interface RuleOrder {
 export interface RuleOffer {
   id: string;
   settings: Record<string, unknown>;
+  /** Some variant of the offer has its own per-order maximum (set_max_count, decision 0203). */
+  variant_max?: boolean;
 }
 
 /** The tags an order with these breaks gets on the platform. */
@@ -70,11 +72,12 @@ const LIVE_UNITS = `select coalesce(sum(l.quantity), 0)::int as units
 export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, offers: readonly RuleOffer[]): Promise<RuleBreak[]> {
   const rules = offers.map((offer) => ({
     id: offer.id,
+    variantMax: offer.variant_max === true,
     limits: limitsGroup.schema.parse(offer.settings.limits ?? {}),
     mixedCartAllowed: checkoutGroup.schema.parse(offer.settings.checkout ?? {}).mixed_cart.allowed,
   }));
   // Every order goes through here: an order whose offers set no rule costs no query and no lock.
-  const perOrder = rules.some((r) => r.limits.per_order.min > 1 || r.limits.per_order.max !== null);
+  const perOrder = rules.some((r) => r.limits.per_order.min > 1 || r.limits.per_order.max !== null || r.variantMax);
   const counted = rules.filter((r) => r.limits.per_customer.max !== null || r.limits.total.max !== null);
   const mixedCartRule = rules.some((r) => !r.mixedCartAllowed);
   if (!perOrder && counted.length === 0 && !mixedCartRule) return [];
@@ -85,9 +88,12 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
   for (const id of counted.map((r) => r.id).sort()) await db.query("select pg_advisory_xact_lock(hashtext('preorder_offer_units:' || $1))", [id]);
   const lines = perOrder
     ? (
-        await db.query<{ offer_id: string; variant_id: string | null; units: number }>(
-          `select offer_id::text, variant_id, sum(quantity)::int as units from preorder_order_lines
-           where order_id = $1 and selling_plan_id is not null and offer_id is not null group by 1, 2 order by 2`,
+        await db.query<{ offer_id: string; variant_id: string | null; units: number; variant_max: number | null }>(
+          // A variant's own max count (set_max_count) stands in for the offer's per_order.max.
+          `select l.offer_id::text, l.variant_id, sum(l.quantity)::int as units, min(v.max_count) as variant_max
+           from preorder_order_lines l
+           left join preorder_offer_variant_overrides v on v.offer_id = l.offer_id and v.variant_id = l.variant_id
+           where l.order_id = $1 and l.selling_plan_id is not null and l.offer_id is not null group by 1, 2 order by 2`,
           [order.id],
         )
       ).rows
@@ -102,7 +108,8 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
   for (const { id, limits, mixedCartAllowed } of rules) {
     for (const line of lines.filter((l) => l.offer_id === id)) {
       if (line.units < limits.per_order.min) add(id, "per_order.min", { variant_id: line.variant_id, limit: limits.per_order.min, units: line.units });
-      if (limits.per_order.max !== null && line.units > limits.per_order.max) add(id, "per_order.max", { variant_id: line.variant_id, limit: limits.per_order.max, units: line.units });
+      const max = line.variant_max ?? limits.per_order.max;
+      if (max !== null && line.units > max) add(id, "per_order.max", { variant_id: line.variant_id, limit: max, units: line.units });
     }
     const customerMax = limits.per_customer.max;
     if (customerMax !== null && (order.customer_id !== null || order.email !== null)) {

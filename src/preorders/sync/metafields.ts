@@ -36,20 +36,42 @@ function digestOf(value: string): string {
 export async function syncOfferMetafields(
   pool: pg.Pool,
   client: PlatformRequester,
-  target: { shopId: string; offerId: string; config: Record<string, unknown> | null; variantIds: readonly string[]; force?: boolean },
+  target: {
+    shopId: string;
+    offerId: string;
+    config: Record<string, unknown> | null;
+    variantIds: readonly string[];
+    /** A variant's own configuration (its overrides, decision 0203) in place of `config`. */
+    variantConfigs?: ReadonlyMap<string, Record<string, unknown>>;
+    force?: boolean;
+  },
   options?: RequestOptions,
 ): Promise<MetafieldSyncResult> {
   const { shopId, offerId, config } = target;
   const value = config === null ? null : JSON.stringify(config);
-  if (value !== null && Buffer.byteLength(value, "utf8") > MAX_JSON_BYTES) {
-    throw new Error(
-      `the offer's storefront configuration is ${Buffer.byteLength(value, "utf8")} bytes, above the platform's ${MAX_JSON_BYTES} for a json metafield: shorten its translations or custom_css`,
-    );
+  // Each variant's text and its digest: the offer's, or the variant's own where it has overrides.
+  const values = new Map<string, { text: string; digest: string }>();
+  if (value !== null) {
+    const shared = { text: value, digest: digestOf(value) };
+    for (const id of target.variantIds) {
+      const own = target.variantConfigs?.get(id);
+      if (!own) values.set(id, shared);
+      else {
+        const text = JSON.stringify(own);
+        values.set(id, { text, digest: digestOf(text) });
+      }
+    }
   }
-  const digest = value === null ? null : digestOf(value);
+  for (const text of new Set([...values.values()].map((v) => v.text))) {
+    if (Buffer.byteLength(text, "utf8") > MAX_JSON_BYTES) {
+      throw new Error(
+        `the offer's storefront configuration is ${Buffer.byteLength(text, "utf8")} bytes, above the platform's ${MAX_JSON_BYTES} for a json metafield: shorten its translations or custom_css`,
+      );
+    }
+  }
   const { rows } = await pool.query<{ owner_id: string; digest: string }>("select owner_id, digest from preorder_offer_metafields where offer_id = $1", [offerId]);
   const recorded = new Map(rows.map((r) => [r.owner_id, r.digest]));
-  const wanted = value === null ? new Set<string>() : new Set(target.variantIds);
+  const wanted = new Set(values.keys());
   const key = storefrontKey(offerId);
 
   const stale = [...recorded.keys()].filter((id) => !wanted.has(id)).sort();
@@ -69,18 +91,18 @@ export async function syncOfferMetafields(
     await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = any($2::text[])", [offerId, part]);
   }
 
-  const toWrite = value === null || digest === null ? [] : [...wanted].filter((id) => target.force === true || recorded.get(id) !== digest);
+  const toWrite = [...wanted].filter((id) => target.force === true || recorded.get(id) !== values.get(id)?.digest);
   for (const part of chunk(toWrite, METAFIELDS_PER_CALL)) {
     await setMetafields(
       client,
-      part.map((ownerId) => ({ ownerId, namespace: STOREFRONT_NAMESPACE, key, type: "json", value: value ?? "" })),
+      part.map((ownerId) => ({ ownerId, namespace: STOREFRONT_NAMESPACE, key, type: "json", value: values.get(ownerId)?.text ?? "" })),
       options,
     );
     await pool.query(
       `insert into preorder_offer_metafields (offer_id, shop_id, owner_id, digest)
-       select $1, $2, unnest($3::text[]), $4
+       select $1, $2, owner_id, digest from unnest($3::text[], $4::text[]) as w(owner_id, digest)
        on conflict (offer_id, owner_id) do update set digest = excluded.digest, written_at = now()`,
-      [offerId, shopId, part, digest],
+      [offerId, shopId, part, part.map((id) => values.get(id)?.digest ?? "")],
     );
   }
   return { written: toWrite.length, deleted: stale.length };

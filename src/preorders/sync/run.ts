@@ -15,11 +15,12 @@ import type { PlatformRuntime } from "../../platform/runtime.ts";
 import { inventoryGroup } from "../offers/groups/inventory.ts";
 import { OFFER_COLUMNS, type OfferRow, OfferState } from "../offers/model.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../offers/groups/plan-groups.ts";
+import { loadVariantOverrides } from "../offers/variant-overrides.ts";
 import { relinkOfferOrderLines } from "../orders/offer-lines.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
 import { type InventoryPolicySyncResult, syncOfferInventoryPolicies } from "./inventory-policy.ts";
 import { type MetafieldSyncResult, syncOfferMetafields } from "./metafields.ts";
-import { storefrontConfig } from "./storefront-config.ts";
+import { storefrontConfig, withVariantOverride } from "./storefront-config.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 
 /**
@@ -190,7 +191,10 @@ async function syncMetafields(
   const live = row.deleted_at === null && row.status === "active";
   const variantIds = live ? (wanted ?? (await wantedVariantIds(pool, row.shop_id, row.id))) : [];
   const config = live ? storefrontConfig(new OfferState(row), row, planId) : null;
-  return syncOfferMetafields(pool, client, { shopId: row.shop_id, offerId: row.id, config, variantIds }, signal ? { signal } : {});
+  // Variants with their own shipping text or max count get their own value (decision 0203).
+  const variantConfigs = new Map<string, Record<string, unknown>>();
+  if (config !== null) for (const [id, override] of await loadVariantOverrides(pool, row.id)) variantConfigs.set(id, withVariantOverride(config, override));
+  return syncOfferMetafields(pool, client, { shopId: row.shop_id, offerId: row.id, config, variantIds, variantConfigs }, signal ? { signal } : {});
 }
 
 /**

@@ -47,6 +47,7 @@ export function storefrontConfig(offer: OfferState, row: Pick<OfferRow, "id" | "
     payments: {
       mode: enabledOptions.length > 1 ? "choice" : (enabledOptions[0]?.type ?? "full"),
       show_partial_first: payments.show_partial_first,
+      billing_widget_text: payments.billing_widget_text,
       discount: payments.discount,
       options: enabledOptions.map((o) => ({ type: o.type, deposit_percent: o.deposit_percent, title: o.title, description: o.description })),
     },
@@ -64,5 +65,20 @@ export function storefrontConfig(offer: OfferState, row: Pick<OfferRow, "id" | "
     translations: { default_locale: translations.default_locale, locales: translations.locales, translations: translations.translations },
     markets: offer.get(marketsGroup),
     custom_css: advanced.custom_css,
+  };
+}
+
+/**
+ * The configuration of one variant of the offer: its own shipping text and per-order maximum
+ * (preorder_offer_variant_overrides, decision 0203) in place of the offer's, so the widget reads
+ * them where it reads the offer's and needs no rule of its own.
+ */
+export function withVariantOverride(config: Record<string, unknown>, override: { shipping_text: string | null; max_count: number | null }): Record<string, unknown> {
+  const shipping = config.shipping as { delivery: unknown; display: Record<string, unknown> };
+  const limits = config.limits as { per_order: Record<string, unknown> } & Record<string, unknown>;
+  return {
+    ...config,
+    shipping: override.shipping_text === null ? shipping : { ...shipping, display: { ...shipping.display, shipping_text: override.shipping_text } },
+    limits: override.max_count === null ? limits : { ...limits, per_order: { ...limits.per_order, max: override.max_count } },
   };
 }

@@ -11,6 +11,7 @@ import { PAYMENTS_ACTIONS } from "./payments.ts";
 import { PRODUCTS_ACTIONS } from "./products.ts";
 import { SHIPPING_ACTIONS } from "./shipping.ts";
 import { TRANSLATIONS_ACTIONS } from "./translations.ts";
+import { VARIANT_OVERRIDE_ACTIONS } from "./variant-overrides.ts";
 import { listOfferVariants } from "./variants.ts";
 import { WIDGET_ACTIONS } from "./widget.ts";
 
@@ -30,4 +31,5 @@ export const PREORDERS_OFFERS_ACTIONS: readonly AnyAction[] = [
   ...TRANSLATIONS_ACTIONS,
   ...ADVANCED_ACTIONS,
   listOfferVariants,
+  ...VARIANT_OVERRIDE_ACTIONS,
 ];

@@ -9,12 +9,12 @@ const optionType = z.enum(PAYMENT_OPTION_TYPES);
 export const PAYMENTS_ACTIONS: readonly AnyAction[] = [
   groupGetAction(
     paymentsGroup,
-    "The offer's payment settings: mode (full, deposit, or choice when the customer picks; derived from the enabled options), discount (type no_discount, percentage or fixed_amount; value), options (type full or deposit, enabled, deposit_percent, title, description), remaining_balance (auto_collect, auto_collect_on_fulfillment, due: days_after_checkout with days, or on_date with date) and show_partial_first.",
+    "The offer's payment settings: mode (full, deposit, or choice when the customer picks; derived from the enabled options), discount (type no_discount, percentage or fixed_amount; value), options (type full or deposit, enabled, deposit_percent, title, description), remaining_balance (auto_collect, auto_collect_on_fulfillment, due: days_after_checkout with days, or on_date with date), show_partial_first and billing_widget_text (what the widget says about billing; null: nothing).",
     { aliases: ["show the preorder payment settings", "read the preorder deposit and discount"] },
   ),
   groupPatchAction(
     paymentsGroup,
-    "Changes payment settings: discount, remaining_balance (its collection and due date), show_partial_first; the rules are in the notes.",
+    "Changes payment settings: discount, remaining_balance (its collection and due date), show_partial_first, billing_widget_text; the rules are in the notes.",
     {
       aliases: ["update the preorder payment settings", "set a preorder discount", "collect the remaining preorder balance automatically"],
       notes: [
@@ -25,6 +25,14 @@ export const PAYMENTS_ACTIONS: readonly AnyAction[] = [
       ],
     },
   ),
+  groupAction(paymentsGroup, {
+    action: "set_billing_widget_text",
+    aliases: ["set the preorder billing text of the widget", "explain the deposit and remaining balance on the product page"],
+    description:
+      "Sets the text the storefront widget shows about billing: what is paid now and what later (the deposit, the remaining balance and when it is due); text up to 2000 characters, null for none (billing_widget_text). It reaches the offer's storefront metafield on each variant (payments.billing_widget_text). Answers the payments group.",
+    input: z.strictObject({ text: longText.nullable() }),
+    patch: (input) => ({ billing_widget_text: input.text }),
+  }),
   groupAction(paymentsGroup, {
     action: "set_option_copy",
     aliases: ["set the preorder payment option copy", "rename a preorder payment option"],

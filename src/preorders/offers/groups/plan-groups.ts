@@ -108,6 +108,8 @@ export const paymentsSchema = z.strictObject({
     })
     .prefault({}),
   show_partial_first: z.boolean().default(false),
+  // what the widget says about billing (the deposit now, the remaining balance later); null: nothing
+  billing_widget_text: longText.nullable().default(null),
   options: z.array(optionSchema).default(() => structuredClone(DEFAULT_OPTIONS)),
 });
 
@@ -170,7 +172,14 @@ export const paymentsGroup = defineGroup({
   },
   present(value) {
     const { options, ...rest } = value;
-    return { mode: paymentMode(options), discount: rest.discount, options, remaining_balance: rest.remaining_balance, show_partial_first: rest.show_partial_first };
+    return {
+      mode: paymentMode(options),
+      discount: rest.discount,
+      options,
+      remaining_balance: rest.remaining_balance,
+      show_partial_first: rest.show_partial_first,
+      billing_widget_text: rest.billing_widget_text,
+    };
   },
 });
 
