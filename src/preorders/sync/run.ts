@@ -20,7 +20,7 @@ import { relinkOfferOrderLines } from "../orders/offer-lines.ts";
 import { enqueueOfferSync } from "./enqueue.ts";
 import { type InventoryPolicySyncResult, syncOfferInventoryPolicies } from "./inventory-policy.ts";
 import { type MetafieldSyncResult, syncOfferMetafields } from "./metafields.ts";
-import { storefrontConfig, withVariantOverride } from "./storefront-config.ts";
+import { storefrontConfig, withVariantOverride, withoutOfferShipping } from "./storefront-config.ts";
 import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
 
 /**
@@ -190,10 +190,17 @@ async function syncMetafields(
 ): Promise<MetafieldSyncResult> {
   const live = row.deleted_at === null && row.status === "active";
   const variantIds = live ? (wanted ?? (await wantedVariantIds(pool, row.shop_id, row.id))) : [];
-  const config = live ? storefrontConfig(new OfferState(row), row, planId) : null;
+  const state = new OfferState(row);
+  const config = live ? storefrontConfig(state, row, planId) : null;
   // Variants with their own shipping text or max count get their own value (decision 0203).
   const variantConfigs = new Map<string, Record<string, unknown>>();
-  if (config !== null) for (const [id, override] of await loadVariantOverrides(pool, row.id)) variantConfigs.set(id, withVariantOverride(config, override));
+  if (config !== null) {
+    // The offer's delivery for only the products given their own shipping text: the others show no shipping details (decision 0208).
+    const base = state.get(shippingGroup).delivery.applies_to_all_products ? config : withoutOfferShipping(config);
+    const overrides = await loadVariantOverrides(pool, row.id);
+    for (const [id, override] of overrides) variantConfigs.set(id, withVariantOverride(override.shipping_text === null ? base : config, override));
+    if (base !== config) for (const id of variantIds) if (!overrides.has(id)) variantConfigs.set(id, base);
+  }
   return syncOfferMetafields(pool, client, { shopId: row.shop_id, offerId: row.id, config, variantIds, variantConfigs }, signal ? { signal } : {});
 }
 

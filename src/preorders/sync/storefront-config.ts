@@ -82,3 +82,13 @@ export function withVariantOverride(config: Record<string, unknown>, override: {
     limits: override.max_count === null ? limits : { ...limits, per_order: { ...limits.per_order, max: override.max_count } },
   };
 }
+
+/**
+ * The configuration of a variant the offer's delivery does not apply to
+ * (`shipping.delivery.applies_to_all_products: false` and no shipping text of its own, decision
+ * 0208): the widget shows it no shipping details rather than another product's.
+ */
+export function withoutOfferShipping(config: Record<string, unknown>): Record<string, unknown> {
+  const shipping = config.shipping as { delivery: unknown; display: Record<string, unknown> };
+  return { ...config, shipping: { ...shipping, display: { ...shipping.display, show_details: false, shipping_text: null } } };
+}
