@@ -53,6 +53,12 @@ describe("per-variant overrides and the billing widget text", () => {
     expect(billing.status).toBe(202);
     expect(billing.body).toMatchObject({ billing_widget_text: "Pay 20% now, the rest when it ships." });
     await waitSynced(env, id);
+    const listed = (await call("GET", id, "/variants")).body as { variants: { id: number; overrides: unknown }[] };
+    expect(listed.variants.map((v) => [v.id, v.overrides])).toEqual([
+      [a, { shipping_text: "This colour ships in June.", max_count: null }],
+      [b, { shipping_text: null, max_count: 2 }],
+      [c, { shipping_text: null, max_count: null }],
+    ]);
 
     const [ca = {}, cb = {}, cc = {}] = await configs(id, [a, b, c]);
     expect([shippingText(ca), shippingText(cb), shippingText(cc)]).toEqual(["This colour ships in June.", offerText, offerText]);

@@ -14,6 +14,8 @@ interface VariantListRow {
   product_title: string | null;
   inventory_policy: string | null;
   available: number | null;
+  override_shipping_text: string | null;
+  override_max_count: number | null;
 }
 
 const offerVariantItem = z.strictObject({
@@ -27,6 +29,9 @@ const offerVariantItem = z.strictObject({
   inventory_available: z.int().nullable().describe("sum over active locations, from the catalog mirror; null once the platform deleted the variant"),
   in_catalog: z.boolean(),
   added_at: timestampOutput,
+  overrides: z
+    .strictObject({ shipping_text: z.string().nullable(), max_count: z.int().nullable() })
+    .describe("this variant's own shipping text and max count (set_shipping_text, set_max_count); null for each: the offer's"),
 });
 
 /** GET /preorders/offers/{id}/variants: what `variants.url` of the offer points to. */
@@ -34,7 +39,7 @@ export const listOfferVariants = defineAction({
   name: "preorders.offers.variants.list",
   method: "GET",
   path: `${OFFERS_PATH}/{id}/variants`,
-  description: `The variants the offer applies to (the list its variants.url points to), by numeric id. Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at }], page, per_page, total, next_cursor }. ${PAGING_RULE}. For an all or collection source the list is what the last resolution found.`,
+  description: `The variants the offer applies to (the list its variants.url points to), by numeric id. Answers { variants: [{ id (the platform's numeric id), gid, title, sku, product_id, product_title, inventory_policy, inventory_available (sum over active locations, from the catalog mirror), in_catalog (false once the platform has deleted it), added_at, overrides: { shipping_text, max_count } (the variant's own, null: the offer's) }], page, per_page, total, next_cursor }. ${PAGING_RULE}. For an all or collection source the list is what the last resolution found.`,
   aliases: ["list the variants of a preorder offer", "which variants are in this offer"],
   notes: ["For an all or collection source the list is what the last resolution found; GET /preorders/offer_lookup matches against the mirror now."],
   output: pageOutput("variants", offerVariantItem),
@@ -54,6 +59,7 @@ export const listOfferVariants = defineAction({
          limit $3 offset $4
        )
        select page.legacy_id::text, page.variant_id, page.added_at,
+              ov.shipping_text as override_shipping_text, ov.max_count as override_max_count,
               v.title, v.sku, v.product_id, p.title as product_title, v.inventory_policy,
               case when v.id is null then null else
                 (select coalesce(sum(l.available), 0)::int
@@ -64,6 +70,7 @@ export const listOfferVariants = defineAction({
        from page
        left join variants v on v.shop_id = $2 and v.id = page.variant_id
        left join products p on p.shop_id = $2 and p.id = v.product_id
+       left join preorder_offer_variant_overrides ov on ov.offer_id = $1 and ov.variant_id = page.variant_id
        order by page.legacy_id, page.variant_id`,
       [offer.id, ctx.shopId, p.limit, p.offset, p.after?.[0] ?? null, p.after?.[1] ?? null],
     );
@@ -78,6 +85,7 @@ export const listOfferVariants = defineAction({
       inventory_available: r.available,
       in_catalog: r.title !== null,
       added_at: r.added_at.toISOString(),
+      overrides: { shipping_text: r.override_shipping_text, max_count: r.override_max_count },
     }));
   },
 });
