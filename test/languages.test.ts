@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { invoke } from "./helpers/app.ts";
+import { createShopWithKey, invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
-const env = useTestEnv();
+const env = useTestEnv({ emulator: { seed: { products: 1, variantsPerProduct: 1 } }, connect: true });
 
 describe("account languages", () => {
   it("reads the defaults", async () => {
@@ -27,14 +27,30 @@ describe("account languages", () => {
     expect(on.body).toMatchObject({ multi_language_enabled: true, published_locales: ["en"] });
   });
 
-  it("refuses product translations until read_translations is granted (409)", async () => {
+  it("refuses product translations until the platform grants read_translations (409); it asks the platform, not a stored flag", async () => {
+    // A stale local record of the grant does not count: the platform's answer does.
+    await env.app.pool.query("update shops set granted_scopes = '{read_translations}' where id = $1", [env.shopId]);
     const refused = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ errors: [expect.stringContaining("read_translations")] });
-    await env.app.pool.query("update shops set granted_scopes = '{read_translations}' where id = $1", [env.shopId]);
+
+    env.emulator.app.grant(["read_translations"]);
     const granted = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
     expect(granted.status).toBe(202);
     expect(granted.body).toMatchObject({ product_translations_enabled: true });
+
+    // Revoked on the platform: turning it on again is refused.
+    env.emulator.app.revoke(["read_translations"]);
+    const again = await invoke(env.app, "PATCH", "/account/languages", { key: env.key, body: { product_translations_enabled: true } });
+    expect(again.status).toBe(409);
+  });
+
+  it("refuses product translations for a shop not connected to the platform (409)", async () => {
+    const { apiKey, shopId } = await createShopWithKey(env.app.pool, "Unconnected");
+    await env.app.pool.query("update shops set multi_language_enabled = true where id = $1", [shopId]);
+    const refused = await invoke(env.app, "PATCH", "/account/languages", { key: apiKey, body: { product_translations_enabled: true } });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ errors: [expect.stringContaining("not connected")] });
   });
 
   it("turns product translations off with multi-language", async () => {

@@ -212,7 +212,7 @@ describe("unsubscribe link", () => {
   it("the sent e-mail carries List-Unsubscribe with the signed link and List-Unsubscribe-Post; that link takes the one-click POST", async () => {
     const id = await newSignup("headers@example.com");
     const renderer = new Renderer(
-      { id: shopA, name: "Shop A", url: `https://${DOMAIN_A}`, defaultLocale: "en", multiLanguage: false },
+      { id: shopA, name: "Shop A", url: `https://${DOMAIN_A}`, defaultLocale: "en", multiLanguage: false, productTranslations: false },
       { publicBaseUrl: env.app.origin, unsubscribeSecret: TEST_WEBHOOK_SECRET, emailFrom: "Demo <no-reply@localhost>" },
     );
     const recipient = {

@@ -8,16 +8,25 @@ export interface ShopInfo {
   defaultLocale: string;
   /** multi_language_enabled (/account/languages): false, every message is in the default locale. */
   multiLanguage: boolean;
+  /** product_translations_enabled (/account/languages, only while multiLanguage): name products by the platform's translated titles. */
+  productTranslations: boolean;
 }
 
 export async function loadShopInfo(db: Db, shopId: string): Promise<ShopInfo> {
-  const { rows } = await db.query<{ name: string; default_locale: string; platform_domain: string | null; multi_language_enabled: boolean }>(
-    "select name, default_locale, platform_domain, multi_language_enabled from shops where id = $1",
+  const { rows } = await db.query<{ name: string; default_locale: string; platform_domain: string | null; multi_language_enabled: boolean; product_translations_enabled: boolean }>(
+    "select name, default_locale, platform_domain, multi_language_enabled, product_translations_enabled from shops where id = $1",
     [shopId],
   );
   const row = rows[0];
   if (!row) throw new Error(`shop ${shopId} not found`);
-  return { id: shopId, name: row.name, url: row.platform_domain ? `https://${row.platform_domain}` : "", defaultLocale: row.default_locale, multiLanguage: row.multi_language_enabled };
+  return {
+    id: shopId,
+    name: row.name,
+    url: row.platform_domain ? `https://${row.platform_domain}` : "",
+    defaultLocale: row.default_locale,
+    multiLanguage: row.multi_language_enabled,
+    productTranslations: row.multi_language_enabled && row.product_translations_enabled,
+  };
 }
 
 /**

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { defineAction } from "../../core/action.ts";
+import { type ActionContext, defineAction } from "../../core/action.ts";
 import type { Db } from "../../core/db.ts";
 import { conflict } from "../../core/errors.ts";
 import { locale } from "../../core/schemas.ts";
+import { getAccessScopes } from "../../platform/operations/app.ts";
 import { enqueueShopConfigSync } from "../../storefront/enqueue.ts";
 
 const languagesOutput = z.strictObject({
@@ -46,6 +47,25 @@ function present(row: LanguagesRow): Record<string, unknown> {
   };
 }
 
+/**
+ * The access scopes the merchant granted the app, as the store platform says now
+ * (currentAppInstallation): read_translations can be granted or revoked there at any time.
+ */
+async function platformScopes(ctx: ActionContext): Promise<string[]> {
+  const { rows } = await ctx.db.query<{ connected: boolean }>(
+    "select platform_graphql_url is not null and platform_access_token is not null as connected from shops where id = $1",
+    [ctx.shopId],
+  );
+  if (!rows[0]?.connected) throw conflict("product_translations_enabled needs the read_translations access on the store platform, and the shop is not connected to it");
+  try {
+    const runtime = await ctx.services.platform();
+    return await getAccessScopes(await runtime.clientFor(ctx.pool, ctx.shopId));
+  } catch (error) {
+    ctx.log.warn({ err: error }, "the app's access scopes could not be read");
+    throw conflict(`the read_translations access could not be checked on the store platform (${error instanceof Error ? error.message : String(error)}); try again`);
+  }
+}
+
 export const getLanguages = defineAction({
   name: "account.languages.get",
   method: "GET",
@@ -81,14 +101,18 @@ export const patchLanguages = defineAction({
     product_translations_enabled: z.boolean().optional(),
   }),
   async handler(ctx, { input }) {
+    // Asked before the row is locked: the platform's answer may take a while.
+    const scopes = input.product_translations_enabled === true ? await platformScopes(ctx) : undefined;
     const current = await loadLanguages(ctx.db, ctx.shopId, true);
     const multi = input.multi_language_enabled ?? current.multi_language_enabled;
     let translations = input.product_translations_enabled ?? current.product_translations_enabled;
-    if (input.product_translations_enabled === true) {
+    if (scopes !== undefined) {
       if (!multi) throw conflict("product_translations_enabled needs multi_language_enabled; turn multi-language on first");
-      if (!current.granted_scopes.includes(READ_TRANSLATIONS)) {
+      if (!scopes.includes(READ_TRANSLATIONS)) {
         throw conflict("product_translations_enabled needs the read_translations access; grant it to the app on the store platform first");
       }
+      // The grant the platform confirmed, kept as the last known one.
+      await ctx.db.query("update shops set granted_scopes = $2 where id = $1", [ctx.shopId, scopes]);
     }
     if (!multi) translations = false;
     const { rows } = await ctx.db.query<LanguagesRow>(

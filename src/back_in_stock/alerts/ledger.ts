@@ -2,6 +2,7 @@ import { publicUrl } from "../../channels/public-url.ts";
 import { type Db, onCommit } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import { enqueueFlowTriggers, legacyId } from "../../providers/flow/enqueue.ts";
+import { platformTitles } from "../../messaging/product-titles.ts";
 import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
 import { type BackInStockSettings, loadBackInStockSettings } from "../settings/settings.ts";
@@ -178,7 +179,12 @@ export class SendContexts {
     const settings = await loadBackInStockSettings(db, shopId);
     const switches = await stageSwitches(db, shopId);
     const shop = await loadShopInfo(db, shopId);
-    const renderer = new Renderer(shop, { publicBaseUrl: publicUrl(config), unsubscribeSecret: platform.webhookSecret, emailFrom: config.EMAIL_FROM });
+    const renderer = new Renderer(shop, {
+      publicBaseUrl: publicUrl(config),
+      unsubscribeSecret: platform.webhookSecret,
+      emailFrom: config.EMAIL_FROM,
+      titles: platformTitles(platform, this.deps.log),
+    });
     const account = await loadAccountMessaging(db, shopId, { senders: senderPolicy(config), shopUrl: shop.url });
     return { settings, switches, renderer, account };
   }

@@ -8,6 +8,7 @@ import { exceededLimit, templateFailure } from "../../messaging/render/limits.ts
 import { type RenderField, renderFields } from "../../messaging/render/render.ts";
 import { fallbackLocales } from "../../core/locales.ts";
 import { htmlToText } from "../../messaging/render/html-to-text.ts";
+import { type TitleRequest, type TitleTranslator, type TranslatedTitles, needsTranslation, titleKey } from "../../messaging/product-titles.ts";
 
 /**
  * Messages render on the render pool the PATCH check uses (src/messaging/render: same engine,
@@ -17,6 +18,7 @@ import { htmlToText } from "../../messaging/render/html-to-text.ts";
 
 interface VariantInfo {
   id: string;
+  productId: string | null;
   title: string;
   sku: string | null;
   price: string;
@@ -75,6 +77,8 @@ interface RendererOptions {
   unsubscribeSecret: string;
   /** The configured sender (EMAIL_FROM); its address is used with the shop's name. */
   emailFrom: string;
+  /** Translated product titles, used while the shop has product_translations_enabled (else the catalog's title). */
+  titles?: TitleTranslator;
 }
 
 /**
@@ -88,6 +92,10 @@ export class Renderer {
   private readonly options: RendererOptions;
   private readonly overrides = new Map<Stage, Map<string, TemplateText>>();
   private readonly variants = new Map<string, VariantInfo>();
+  /** Translated product titles by titleKey, as the translator answered them (absent: the catalog's title). */
+  private readonly translated: TranslatedTitles = new Map();
+  /** titleKeys already asked for: a product without a translation is not asked again by this renderer. */
+  private readonly asked = new Set<string>();
   private readonly from: string;
   /**
    * Templates (by kind and source) that went beyond a limit keep their error, so later batches
@@ -118,12 +126,44 @@ export class Renderer {
     }
     const missing = [...new Set(recipients.map((r) => r.variantId))].filter((id) => !this.variants.has(id));
     if (missing.length > 0) await this.loadVariants(db, missing);
+    await this.loadTitles(db, recipients);
     this.renderAll(recipients, options.priority ?? 0);
   }
 
+  /** The platform's titles of the recipients' products in their message locales (product_translations_enabled). */
+  private async loadTitles(db: Db, recipients: readonly Recipient[]): Promise<void> {
+    const { titles } = this.options;
+    if (!titles || !this.shop.productTranslations) return;
+    const requests: TitleRequest[] = [];
+    for (const recipient of recipients) {
+      const productId = this.variants.get(recipient.variantId)?.productId;
+      const locale = messageLocale(this.shop, recipient.locale);
+      if (!productId || !needsTranslation(locale, this.shop.defaultLocale) || this.asked.has(titleKey(productId, locale))) continue;
+      this.asked.add(titleKey(productId, locale));
+      requests.push({ productId, locale });
+    }
+    if (requests.length === 0) return;
+    for (const [key, title] of await titles.titles(db, this.shop.id, requests)) this.translated.set(key, title);
+  }
+
+  private productTitle(variant: VariantInfo | undefined, recipientLocale: string): string {
+    if (!variant) return "";
+    const translated = variant.productId ? this.translated.get(titleKey(variant.productId, messageLocale(this.shop, recipientLocale))) : undefined;
+    return translated ?? variant.productTitle;
+  }
+
   private async loadVariants(db: Db, missing: string[]): Promise<void> {
-    const { rows } = await db.query<{ id: string; title: string; sku: string | null; price: string; legacy_id: string; product_title: string | null; handle: string | null }>(
-      `select v.id, v.title, v.sku, v.price::text as price, v.legacy_id::text as legacy_id, p.title as product_title, p.handle
+    const { rows } = await db.query<{
+      id: string;
+      product_id: string | null;
+      title: string;
+      sku: string | null;
+      price: string;
+      legacy_id: string;
+      product_title: string | null;
+      handle: string | null;
+    }>(
+      `select v.id, v.product_id, v.title, v.sku, v.price::text as price, v.legacy_id::text as legacy_id, p.title as product_title, p.handle
        from variants v left join products p on p.shop_id = v.shop_id and p.id = v.product_id
        where v.shop_id = $1 and v.id = any($2::text[])`,
       [this.shop.id, missing],
@@ -133,6 +173,7 @@ export class Renderer {
       const handle = row?.handle;
       this.variants.set(id, {
         id,
+        productId: row?.product_id ?? null,
         title: row?.title === "Default Title" ? "" : (row?.title ?? ""),
         sku: row?.sku ?? null,
         price: row?.price ?? "",
@@ -173,7 +214,7 @@ export class Renderer {
         email: recipient.channel === "email" ? recipient.contact : "",
         phone: recipient.channel === "sms" ? recipient.contact : "",
       },
-      product: { title: variant?.productTitle ?? "", url: variant?.productUrl ?? this.shop.url, image_url: "" },
+      product: { title: this.productTitle(variant, recipient.locale), url: variant?.productUrl ?? this.shop.url, image_url: "" },
       variant: { title: variant?.title ?? "", sku: variant?.sku ?? "", price: variant?.price ?? "" },
       unsubscribe_url: this.unsubscribeUrl(recipient.signupId),
     };

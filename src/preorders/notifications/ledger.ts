@@ -8,6 +8,9 @@ import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
 import { htmlToText } from "../../messaging/render/html-to-text.ts";
+import { type TitleTranslator, needsTranslation, platformTitles, titleKey } from "../../messaging/product-titles.ts";
+import type { Log } from "../../logger.ts";
+import type { PlatformRuntime } from "../../platform/runtime.ts";
 import { type ShopInfo, loadShopInfo, messageLocale } from "../../account/shop-info.ts";
 import { templateFailure } from "../../messaging/render/limits.ts";
 import { renderTemplate } from "../../messaging/render/render.ts";
@@ -111,6 +114,9 @@ interface NotificationRow {
   auto_collect: string | null;
   offer_name: string | null;
   offer_settings: Record<string, unknown> | null;
+  /** The product of the order's first line of the offer (or first preorder line), from the catalog mirror. */
+  product_id: string | null;
+  product_title: string | null;
 }
 
 const day = (d: Date | string | null | undefined): string => (d ? new Date(d).toISOString().slice(0, 10) : "");
@@ -144,10 +150,14 @@ interface ShopContext {
   shop: ShopInfo;
   account: AccountMessaging;
   templates: Map<NotificationStage, Promise<StoredTemplate[]>>;
+  /** The platform's translated product titles (product_translations_enabled), when the deps can read the platform. */
+  titles: TitleTranslator | undefined;
 }
 
 /** The pipeline's view of preorder_notifications (src/messaging/ledger/send.ts). */
-export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLedger<NotificationRow, BlockedReason, ShopContext> {
+export function preorderLedger(
+  deps: LedgerDeps & { config: Config; platform?: Pick<PlatformRuntime, "clientFor">; log?: Pick<Log, "warn"> },
+): MessageLedger<NotificationRow, BlockedReason, ShopContext> {
   return {
     kind: "preorder",
     table: "preorder_notifications",
@@ -161,13 +171,14 @@ export function preorderLedger(deps: LedgerDeps & { config: Config }): MessageLe
         stageSwitches(deps.pool, shopId),
         loadAccountMessaging(deps.pool, shopId, { senders: senderPolicy(deps.config), shopUrl: shop.url }),
       ]);
-      return { settings, switches, shop, account, templates: new Map() };
+      const titles = deps.platform && deps.log ? platformTitles(deps.platform, deps.log) : undefined;
+      return { settings, switches, shop, account, templates: new Map(), titles };
     },
     refusal: (row, { settings, switches }) => blockedReason(row, switches, settings.notifications[row.channel].enabled),
     async render(row, shop) {
       let templates = shop.templates.get(row.stage);
       if (!templates) shop.templates.set(row.stage, (templates = storedTemplates(deps.pool, row.shop_id, row.stage)));
-      return render(row, shop, await templates);
+      return render(row, shop, await templates, await productTitle(deps.pool, row, shop));
     },
   };
 }
@@ -198,10 +209,17 @@ async function leaseNotifications(db: Db, ids: readonly string[], holder: LeaseH
      )
      select n.id, n.shop_id, n.order_id, n.offer_id, n.stage, n.channel, n.recipient, n.locale, n.attempts, n.context,
             o.name as order_name, o.currency, o.total_price::text, o.total_outstanding::text, o.status as order_status, o.email, o.phone,
-            o.balance_due_at, o.auto_collect, po.name as offer_name, po.settings as offer_settings
+            o.balance_due_at, o.auto_collect, po.name as offer_name, po.settings as offer_settings,
+            line.product_id, p.title as product_title
      from leased n
      join preorder_orders o on o.id = n.order_id
      left join preorder_offers po on po.id = n.offer_id
+     left join lateral (
+       select l.product_id from preorder_order_lines l
+       where l.order_id = n.order_id and l.selling_plan_id is not null and l.product_id is not null
+       order by (l.offer_id is not distinct from n.offer_id) desc, l.platform_line_id limit 1
+     ) line on true
+     left join products p on p.shop_id = n.shop_id and p.id = line.product_id
      order by n.created_at, n.id`,
     [ids, holder.pid],
   );
@@ -229,7 +247,7 @@ export async function markPreorderNotifications(db: Db, results: readonly MarkRe
 }
 
 /** The variables of NOTIFICATION_VARIABLES for one row. */
-function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string, unknown>; shopUrl: string; defaultLocale: string } {
+function variables(row: NotificationRow, shop: ShopInfo, title: string): { vars: Record<string, unknown>; shopUrl: string; defaultLocale: string } {
   const context = row.context as { current?: DeliverySnapshot; previous?: DeliverySnapshot; payment_url?: string };
   const payments = row.offer_settings ? paymentsGroup.schema.parse(row.offer_settings.payments ?? {}) : undefined;
   const balance = Number(row.total_outstanding) > 0 ? row.total_outstanding : "";
@@ -241,6 +259,7 @@ function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string,
       customer: { email: row.email ?? "", phone: row.phone ?? "" },
       order: { name: row.order_name ?? "", currency: row.currency, total_price: row.total_price, status: row.order_status },
       offer: { name: row.offer_name ?? "" },
+      product: { title },
       delivery: deliveryVariables(context.current ?? (row.offer_settings ? offerDelivery(row.offer_settings) : undefined)),
       previous_delivery: deliveryVariables(context.previous),
       balance: {
@@ -258,8 +277,20 @@ function variables(row: NotificationRow, shop: ShopInfo): { vars: Record<string,
  * The row's message as the shop sends it: rendered from its template, then dressed like every
  * message of the shop (account/messaging.ts: the sender identity, the e-mail layout).
  */
-async function render(row: NotificationRow, shop: ShopContext, stored: StoredTemplate[]): Promise<OutboundMessage> {
-  const { vars, defaultLocale } = variables(row, shop.shop);
+/**
+ * The product's title in the message's locale: the platform's translation while the shop has
+ * product_translations_enabled (cached, messaging/product-titles.ts), else the catalog's.
+ */
+async function productTitle(db: Db, row: NotificationRow, shop: ShopContext): Promise<string> {
+  const title = row.product_title ?? "";
+  const locale = messageLocale(shop.shop, row.locale);
+  if (!shop.titles || !shop.shop.productTranslations || !row.product_id || !needsTranslation(locale, shop.shop.defaultLocale)) return title;
+  const found = await shop.titles.titles(db, row.shop_id, [{ productId: row.product_id, locale }]);
+  return found.get(titleKey(row.product_id, locale)) ?? title;
+}
+
+async function render(row: NotificationRow, shop: ShopContext, stored: StoredTemplate[], title: string): Promise<OutboundMessage> {
+  const { vars, defaultLocale } = variables(row, shop.shop, title);
   const template = chooseTemplate(row.stage, row.channel, messageLocale(shop.shop, row.locale), defaultLocale, stored);
   const field = (name: string) => `the ${row.stage} ${row.channel}.${name} (${template.locale})`;
   const run = async (kind: "text" | "html", source: string, name: string): Promise<string> => {

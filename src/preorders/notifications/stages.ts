@@ -23,6 +23,7 @@ const ORDER_VARIABLES: VariableSamples = {
   "order.total_price": "120.00",
   "order.status": "awaiting_balance",
   "offer.name": "Spring drop",
+  "product.title": "Linen shirt",
   "delivery.type": "on_date",
   "delivery.date": "2026-12-01",
   "delivery.days": null,
