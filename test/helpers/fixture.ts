@@ -46,6 +46,8 @@ export interface TestEnvOptions {
   dataDir?: boolean;
   /** The store platform emulator; `webhooks: true` signs and posts its webhooks to the app. */
   emulator?: Omit<EmulatorOptions, "webhooks"> & { webhooks?: boolean | { backoffMs?: number } };
+  /** The emulator's online store loads the app's widget (`/storefront/widget.js`) and proxies `/apps/preorder` to the app. */
+  storefront?: boolean;
   /** Connects the shop to the emulator; `synced`: and mirrors its catalog with a full sync. */
   connect?: boolean | "synced";
   /** Starts the worker during setup (otherwise `env.startWorker()` does, when a test wants it). */
@@ -160,9 +162,11 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     if (options.emulator) {
       const { webhooks, ...emulatorOptions } = options.emulator;
       const target = webhooks ? { url: `${asked(app, "app", "app: true").origin}/webhooks/platform`, secret: TEST_WEBHOOK_SECRET } : undefined;
+      const appOrigin = options.storefront ? asked(app, "app", "app: true").origin : undefined;
       const started = await startEmulator({
         ...emulatorOptions,
         ...(target ? { webhooks: { ...target, ...(webhooks === true ? {} : webhooks) } } : {}),
+        ...(appOrigin ? { storefront: { appEmbedUrl: `${appOrigin}/storefront/widget.js`, appProxy: { url: `${appOrigin}/storefront`, secret: TEST_WEBHOOK_SECRET } } } : {}),
       });
       emulator = started;
       cleanups.push(() => started.close());

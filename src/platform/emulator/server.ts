@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { registerAdminRoutes } from "./admin/routes.ts";
 import type { Context } from "./context.ts";
 import type { GraphqlEndpoint } from "./graphql-endpoint.ts";
+import type { StorefrontOptions } from "./storefront/options.ts";
+import { registerStorefront } from "./storefront/routes.ts";
 
 export const API_VERSION = "2026-10";
 
@@ -10,9 +12,11 @@ const BODY_LIMIT = 2 * 1024 * 1024;
 
 /**
  * The emulator's HTTP surface: the Admin GraphQL endpoint (any API version) and the admin routes.
- * `onAdminWrite` is called after each admin route that may change the state (any but GET).
+ * `onAdminWrite` is called after each admin route that may change the state (any but GET), and
+ * after an order placed through the online store's checkout. The online store (storefront/) has
+ * its pages, cart, checkout and app proxy.
  */
-export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdminWrite?: () => void): FastifyInstance {
+export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdminWrite?: () => void, storefront: StorefrontOptions = {}): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
   // The platform also takes a bare query with this content type.
   app.addContentTypeParser("application/graphql", { parseAs: "string" }, (_request, body, done) => done(null, { query: body }));
@@ -33,5 +37,7 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdmin
     }
     registerAdminRoutes(admin, context);
   });
+  // In its own scope too: its body parsers (forms, the app proxy's raw bodies) are the store's only.
+  void app.register(async (store) => registerStorefront(store, { ctx: context, options: storefront, ...(onAdminWrite ? { changed: onAdminWrite } : {}) }));
   return app;
 }

@@ -26,15 +26,20 @@ function within(offer: OfferConfig, now: number): boolean {
  * The offer the selected variant is on: among its offer metafields, those that have not ended and
  * take orders in the page's market; the lowest offer id when several overlap (stable across pages).
  */
+function offersOf(variant: VariantData): OfferConfig[] {
+  // A version this widget does not know is left alone rather than misread.
+  return Object.values(variant.offers ?? {}).filter((o): o is OfferConfig => typeof o === "object" && o !== null && o.version === 1);
+}
+
 export function offerFor(variant: VariantData, embed: EmbedData, now: number): OfferConfig | undefined {
-  const offers = Object.values(variant.offers ?? {}).filter((o): o is OfferConfig => o !== undefined && o !== null && o.version === 1);
+  const offers = offersOf(variant);
   const eligible = offers.filter((o) => within(o, now) && inMarket(o, embed.market_id));
   return eligible.sort((a, b) => a.offer_id.localeCompare(b.offer_id))[0];
 }
 
 /** Offers of the variant shut out by the page's market (for the debug log). */
 export function offersOutsideMarket(variant: VariantData, embed: EmbedData): OfferConfig[] {
-  return Object.values(variant.offers ?? {}).filter((o): o is OfferConfig => o !== undefined && o !== null && !inMarket(o, embed.market_id));
+  return offersOf(variant).filter((o) => !inMarket(o, embed.market_id));
 }
 
 export type ButtonState = "before_launch" | "after_launch" | "out_of_stock";

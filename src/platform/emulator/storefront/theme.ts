@@ -1,0 +1,124 @@
+import { Liquid } from "liquidjs";
+
+/**
+ * The emulator's theme: Liquid templates rendered with liquidjs, as a store's theme renders its
+ * pages. The product page has what themes have and the widget works with: the price, the variant
+ * selector in the add-to-cart form (`id`), a hidden `selling_plan` input, the quantity, the add to
+ * cart and buy-now buttons. The app embed block renders the app's metafields as JSON script tags
+ * and loads the app's script. `Shopify.analytics.publish` records what is published, so a test
+ * can read the customer events (`window.Shopify.analytics.published`).
+ */
+const engine = new Liquid({ strictFilters: true });
+// JSON inside a script tag: `<` escaped so a value holding `</script>` cannot end it.
+engine.registerFilter("json_script", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
+engine.registerFilter("money", (cents: number) => `$${(Number(cents) / 100).toFixed(2)}`);
+
+const LAYOUT_HEAD = `<!doctype html>
+<html lang="{{ locale | escape }}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ title | escape }} – {{ shop.name | escape }}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 0; color: #1a1a1a; }
+header { display: flex; justify-content: space-between; padding: 16px 32px; border-bottom: 1px solid #ddd; }
+header a { color: inherit; text-decoration: none; font-weight: 600; }
+main { max-width: 720px; margin: 32px auto; padding: 0 32px; }
+.price { font-size: 1.4em; margin: 8px 0 16px; }
+form#product-form { display: grid; gap: 12px; max-width: 420px; }
+form#product-form button, .bis-widget button, .preorder-widget button { padding: 12px; font-size: 1em; cursor: pointer; border: 1px solid #1a1a1a; background: #1a1a1a; color: #fff; }
+button:disabled { opacity: 0.5; cursor: not-allowed; }
+.shopify-payment-button button { background: #5a31f4; border-color: #5a31f4; }
+.preorder-widget, .bis-widget { display: grid; gap: 10px; max-width: 420px; margin-top: 12px; }
+.preorder-message[data-kind="error"], .bis-message[data-kind="error"], .errors { color: #b00020; }
+.cards { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
+.cards article { border: 1px solid #ddd; padding: 12px; }
+table { border-collapse: collapse; width: 100%; } td, th { border-bottom: 1px solid #eee; padding: 8px; text-align: left; }
+</style>
+<script>
+window.Shopify = window.Shopify || {};
+window.Shopify.analytics = { published: [], publish: function (name, data) { this.published.push({ name: name, data: data }); } };
+</script>
+</head>
+<body>
+<header><a href="/">{{ shop.name | escape }}</a><a href="/cart" data-cart-link>Cart</a></header>
+`;
+
+const APP_EMBED = `<script type="application/json" id="preorder-app-embed">{{ embed | json_script }}</script>
+{% if app_embed_url %}<script src="{{ app_embed_url | escape }}" defer></script>{% endif %}
+</body>
+</html>`;
+
+const PRODUCT = `${LAYOUT_HEAD}<main class="product" data-product-id="{{ product.id }}">
+<h1>{{ product.title | escape }}</h1>
+<p class="price" data-product-price>{{ variant.price | money }}</p>
+<form method="post" action="/cart/add" id="product-form">
+  <label>Variant
+  <select name="id" data-variant-selector>
+  {% for v in product_data.variants %}<option value="{{ v.id }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
+  {% endfor %}</select></label>
+  <input type="hidden" name="selling_plan" value="">
+  <label>Quantity <input type="number" name="quantity" value="1" min="1"></label>
+  <button type="submit" name="add"{% unless variant.available %} disabled{% endunless %}>{% if variant.available %}Add to cart{% else %}Sold out{% endif %}</button>
+  <div class="shopify-payment-button" data-dynamic-checkout><button type="button">Buy it now</button></div>
+</form>
+</main>
+<script type="application/json" data-preorder-product>{{ product_data | json_script }}</script>
+<script>
+(function () {
+  var product = JSON.parse(document.querySelector("script[data-preorder-product]").textContent);
+  var select = document.querySelector("[data-variant-selector]");
+  select.addEventListener("change", function () {
+    var v = product.variants.find(function (x) { return String(x.id) === select.value; });
+    if (!v) return;
+    document.querySelector("[data-product-price]").textContent = "$" + (v.price / 100).toFixed(2);
+    var add = document.querySelector("button[name=add]");
+    add.disabled = !v.available;
+    add.textContent = v.available ? "Add to cart" : "Sold out";
+    var url = new URL(location.href); url.searchParams.set("variant", v.id); history.replaceState(null, "", url);
+  });
+})();
+</script>
+${APP_EMBED}`;
+
+const COLLECTION = `${LAYOUT_HEAD}<main class="collection">
+<h1>{{ collection.title | escape }}</h1>
+<div class="cards">
+{% for card in cards %}<article data-product-card>
+  <h3 data-card-title><a href="{{ card.url }}">{{ card.title | escape }}</a></h3>
+  <p class="price">{{ card.price | money }}</p>
+  <script type="application/json" data-preorder-product>{{ card.data | json_script }}</script>
+</article>
+{% endfor %}</div>
+</main>
+${APP_EMBED}`;
+
+const CART = `${LAYOUT_HEAD}<main class="cart">
+<h1>Your cart</h1>
+{% if errors.size > 0 %}<ul class="errors" data-checkout-errors>{% for e in errors %}<li>{{ e.localizedMessage | escape }}</li>{% endfor %}</ul>{% endif %}
+{% if cart.items.size == 0 %}<p>Your cart is empty.</p>{% else %}
+<table data-cart-lines><tr><th>Item</th><th>Plan</th><th>Quantity</th><th>Price</th></tr>
+{% for item in cart.items %}<tr data-line-variant="{{ item.variant_id }}"><td>{{ item.title | escape }}</td><td>{% if item.selling_plan_allocation %}{{ item.selling_plan_allocation.selling_plan.name | escape }}{% endif %}</td><td>{{ item.quantity }}</td><td>{{ item.line_price | money }}</td></tr>
+{% endfor %}</table>
+<form method="post" action="/checkout" id="checkout-form">
+  <label>E-mail <input type="email" name="email" value="shopper@example.com"></label>
+  <button type="submit">Check out</button>
+</form>{% endif %}
+</main>
+${APP_EMBED}`;
+
+const THANK_YOU = `${LAYOUT_HEAD}<main class="thank-you"><h1>Thank you!</h1><p>Your order <strong data-order-name>{{ order.name | escape }}</strong> is confirmed.</p></main>
+${APP_EMBED}`;
+
+const templates = {
+  product: engine.parse(PRODUCT),
+  collection: engine.parse(COLLECTION),
+  cart: engine.parse(CART),
+  thank_you: engine.parse(THANK_YOU),
+};
+
+export type TemplateName = keyof typeof templates;
+
+export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
+  return (await engine.render(templates[name], scope)) as string;
+}

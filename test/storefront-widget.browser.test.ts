@@ -1,0 +1,329 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestBrowser, browserUnavailable, launchBrowser } from "./helpers/browser.ts";
+import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
+import { mirrorVariants, waitSynced } from "./helpers/offer-sync.ts";
+import { handleOf, setShopConfig, setStock } from "./helpers/storefront.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+/**
+ * The storefront widget in a real headless Chromium: the emulator's online store renders a product
+ * page as a theme would (the offer's variant metafield and the shop metafield as JSON, the widget
+ * loaded from the service as an app embed), and the widget shows the offer's settings, adds to the
+ * cart with the selling plan, blocks on the terms and the limits, and posts the back-in-stock form
+ * through the app proxy; the checkout runs the app's validation. Skipped without a Chromium.
+ */
+const unavailable = browserUnavailable();
+if (unavailable) console.warn(`test/storefront-widget.browser.test.ts skipped: ${unavailable}`);
+
+describe.skipIf(unavailable !== undefined)("the storefront widget in a headless Chromium", () => {
+  const env = useTestEnv({
+    emulator: { seed: { products: 8, variantsPerProduct: 2, locations: 1, markets: 2, collections: 2 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: true },
+    connect: "synced",
+    storefront: true,
+  });
+  let browser: TestBrowser;
+  let page: Page;
+  let legacy: number[];
+  let offerId: string;
+  let planId: string;
+  /** Uncaught errors of the pages' scripts: none is expected. */
+  const pageErrors: string[] = [];
+
+  const call = async (method: string, id: string, suffix: string, body?: unknown) => {
+    const answer = await offerCall(env.app, env.key, method, id, suffix, body);
+    expect(answer.status, `${method} ${suffix}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+    return answer.body as Json;
+  };
+  /** A computed style of the first match (run in the page: this file has no DOM types). */
+  const css = (selector: string, property: string) => page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)}))[${JSON.stringify(property)}]`);
+  /** Records the details of the page's `name` events, for heard(). */
+  const listen = (name: string) => page.evaluate(`window.heard = []; document.addEventListener(${JSON.stringify(name)}, (event) => window.heard.push(event.detail))`);
+  const heard = () => page.evaluate<unknown[]>("window.heard");
+  const productUrl = (variant: number, query = "") => `${env.emulator.origin}/products/${handleOf(env.emulator, variant)}?variant=${variant}${query}`;
+  const cart = () => page.evaluate(async () => ((await (await fetch("/cart.js")).json()) as { items: { variant_id: number; quantity: number; selling_plan_allocation: { selling_plan: { id: number } } | null }[] }).items);
+  const clearCart = () => page.evaluate(async () => {
+    const items = ((await (await fetch("/cart.js")).json()) as { items: unknown[] }).items;
+    for (let n = items.length; n > 0; n--) await fetch("/cart/change.js", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ line: 1, quantity: 0 }) });
+  });
+
+  beforeAll(async () => {
+    await env.startWorker();
+    legacy = (await mirrorVariants(env)).map((v) => v.legacy_id);
+    for (const v of legacy) setStock(env.emulator, v, 50);
+    const [first] = legacy;
+    if (first === undefined) throw new Error("no variants");
+    offerId = await newOffer(env, { products: { variant_ids: [first] } }, { enable: true });
+    await call("PATCH", offerId, "/widget", {
+      button: { text: "Reserve yours", colors: { enabled: true, text_color: "#ffffff", background_color: "#123456" } },
+      badge: { enabled: true, text: "Coming soon", text_color: "#111111", background_color: "#ffcc00" },
+      disclaimer: { enabled: true, text: "Preorders ship in spring.", text_color: "#222222", background_color: "#eeeeee", border_radius: "6px" },
+    });
+    await call("PATCH", offerId, "/checkout", { terms: { enabled: true, text: "I accept that it ships later.", disable_button_until_acknowledged: true }, mixed_cart: { allowed: false, error_message: "Check out preorders on their own." } });
+    await call("PATCH", offerId, "/shipping", { display: { show_details: true, shipping_text: "Ships in March." } });
+    await call("POST", offerId, "/payments/enable_option", { type: "deposit", deposit_percent: 25 });
+    await call("PATCH", offerId, "/payments", { show_partial_first: true });
+    await call("PATCH", offerId, "/limits", { per_order: { min: 1, max: 2 }, total: { max: 10 }, display: { show_remaining: true, quantity_limit_text: "Only {{ remaining }} left to preorder" } });
+    await call("PATCH", offerId, "/countdown", { enabled: true, mode: "to_custom_date", custom_end_date: new Date(Date.now() + 3 * 86_400_000).toISOString(), text: "Preorder ends in", style: { type: "banner" } });
+    await call("PATCH", offerId, "/advanced", { custom_css: ".preorder-button { letter-spacing: 3px; }" });
+    await call("PATCH", offerId, "/translations", { locales: ["fr"], fields: ["widget.button.text"], translations: { fr: { "widget.button.text": "Précommander" } } });
+    planId = String((await waitSynced(env, offerId)).platform_selling_plan_id);
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows each setting of the offer on the product page", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    const button = page.locator("[data-preorder-button]");
+    await button.waitFor();
+    expect((await button.innerText()).trim()).toBe("Reserve yours");
+    expect([await css("[data-preorder-button]", "color"), await css("[data-preorder-button]", "backgroundColor"), await css("[data-preorder-button]", "letterSpacing")]).toEqual([
+      "rgb(255, 255, 255)",
+      "rgb(18, 52, 86)",
+      "3px",
+    ]);
+    const badge = page.locator("[data-preorder-badge]");
+    expect((await badge.innerText()).trim()).toBe("Coming soon");
+    expect(await css("[data-preorder-badge]", "backgroundColor")).toBe("rgb(255, 204, 0)");
+    expect((await page.locator(".preorder-disclaimer").innerText()).trim()).toBe("Preorders ship in spring.");
+    expect(await css(".preorder-disclaimer", "borderRadius")).toBe("6px");
+    expect((await page.locator(".preorder-terms").innerText()).trim()).toBe("I accept that it ships later.");
+    expect((await page.locator(".preorder-shipping").innerText()).trim()).toBe("Ships in March.");
+    // show_partial_first: the deposit first, and chosen.
+    const options: string[] = [];
+    for (const label of await page.locator("[data-payment-option]").all()) options.push(String(await label.getAttribute("data-payment-option")));
+    expect(options).toEqual(["deposit", "full"]);
+    expect(await page.locator("[data-payment-option='deposit'] input").isChecked()).toBe(true);
+    expect((await page.locator(".preorder-countdown__text").innerText()).trim()).toBe("Preorder ends in");
+    expect((await page.locator(".preorder-countdown__time").innerText()).trim()).toMatch(/^0[23]:\d{2}:\d{2}:\d{2}$/);
+    expect(await page.locator("[data-preorder-countdown]").getAttribute("class")).toContain("preorder-countdown--banner");
+    expect(await page.locator("input[name=quantity]").getAttribute("max")).toBe("2");
+    await page.locator(".preorder-remaining:not([hidden])").waitFor();
+    expect((await page.locator(".preorder-remaining").innerText()).trim()).toBe("Only 10 left to preorder");
+    // The theme's add to cart and buy-now buttons give way (hide_dynamic_checkout_buttons, default on).
+    expect(await page.locator("button[name=add]").isVisible()).toBe(false);
+    expect(await page.locator("[data-dynamic-checkout]").isVisible()).toBe(false);
+    expect(await page.locator("input[name=selling_plan]").inputValue()).toBe(planId.split("/").pop());
+  });
+
+  it("the terms checkbox blocks the button until ticked", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    const button = page.locator("[data-preorder-button]");
+    await button.waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    await page.locator(".preorder-terms input").check();
+    expect(await button.isDisabled()).toBe(false);
+    await page.locator(".preorder-terms input").uncheck();
+    expect(await button.isDisabled()).toBe(true);
+  });
+
+  it("a click on the button puts the variant in the cart with its selling plan, and tells the page (events_enabled)", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    await clearCart();
+    await listen("preorder:added");
+    await page.locator(".preorder-terms input").check();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    const items = await cart();
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ variant_id: legacy[0], quantity: 1, selling_plan_allocation: { selling_plan: { id: Number(planId.split("/").pop()) } } });
+    expect(await heard()).toEqual([{ variant_id: legacy[0], quantity: 1, offer_id: offerId, selling_plan: Number(planId.split("/").pop()) }]);
+  });
+
+  it("the per-order limit blocks: 3 against a max of 2, and 1 more than the cart leaves", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    await clearCart();
+    await page.locator(".preorder-terms input").check();
+    await page.locator("input[name=quantity]").fill("3");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect(await page.locator(".preorder-message").innerText()).toContain("at most 2");
+    expect(await cart()).toEqual([]);
+    await page.locator("input[name=quantity]").fill("2");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    await page.locator("input[name=quantity]").fill("1");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect(await page.locator(".preorder-message").innerText()).toContain("2 already in your cart");
+    expect((await cart()).map((i) => i.quantity)).toEqual([2]);
+  });
+
+  it("mixed_cart.allowed false: the widget refuses to add beside an in-stock item, with the offer's message", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    await clearCart();
+    await page.evaluate(async (id) => {
+      await fetch("/cart/add.js", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, quantity: 1 }) });
+    }, legacy[2]);
+    await page.locator(".preorder-terms input").check();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect((await page.locator(".preorder-message").innerText()).trim()).toBe("Check out preorders on their own.");
+    expect((await cart()).map((i) => i.variant_id)).toEqual([legacy[2]]);
+  });
+
+  it("the checkout refuses a limit break and a mixed cart with the app's messages, then takes the order with its selling plan", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    await clearCart();
+    const checkout = () =>
+      page.evaluate(async () => {
+        const response = await fetch("/checkout", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "buyer@example.com" }) });
+        return { status: response.status, body: (await response.json()) as { errors?: { localizedMessage: string }[]; order?: { id: string; name: string } } };
+      });
+    const add = (id: number | undefined, quantity: number, plan?: string) =>
+      page.evaluate(
+        async ([variant, count, sellingPlan]) => {
+          const response = await fetch("/cart/add.js", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: variant, quantity: count, ...(sellingPlan ? { selling_plan: Number(sellingPlan) } : {}) }) });
+          return response.status;
+        },
+        [id, quantity, plan?.split("/").pop()] as const,
+      );
+    // Past the widget (straight to the cart API): 3 on the plan against per_order.max 2.
+    expect(await add(legacy[0], 3, planId)).toBe(200);
+    let answer = await checkout();
+    expect(answer.status).toBe(422);
+    expect(answer.body.errors?.map((e) => e.localizedMessage)).toEqual([expect.stringContaining("at most 2")]);
+    await clearCart();
+    expect(await add(legacy[0], 1, planId)).toBe(200);
+    expect(await add(legacy[2], 1)).toBe(200);
+    answer = await checkout();
+    expect(answer.status).toBe(422);
+    expect(answer.body.errors?.map((e) => e.localizedMessage)).toEqual(["Check out preorders on their own."]);
+    // Nothing reached the platform's orders.
+    const ordersBefore = env.emulator.store.orders.length;
+    await clearCart();
+    expect(await add(legacy[0], 2, planId)).toBe(200);
+    answer = await checkout();
+    expect(answer.status).toBe(201);
+    const order = env.emulator.store.orders.at(-1);
+    expect(env.emulator.store.orders.length).toBe(ordersBefore + 1);
+    expect(order?.lineItems.map((l) => [l.variantId, l.quantity, l.sellingPlanId])).toEqual([[legacy[0], 2, Number(planId.split("/").pop())]]);
+    // orders/create reached the service, which took it as a preorder order of the offer.
+    const row = await waitFor("the preorder order", async () => {
+      const { rows } = await env.app.pool.query<{ name: string }>("select name from preorder_orders where shop_id = $1 and platform_order_id = $2", [env.shopId, answer.body.order?.id]);
+      return rows[0];
+    });
+    expect(row.name).toBe(answer.body.order?.name);
+    expect(await cart()).toEqual([]);
+  });
+
+  it("translates the offer's texts to the page's locale when the shop shows several languages", async () => {
+    setShopConfig(env.emulator, { languages: { multi_language_enabled: true } });
+    await page.goto(`${env.emulator.origin}/fr/products/${handleOf(env.emulator, legacy[0] ?? 0)}`);
+    await page.locator("[data-preorder-button]").waitFor();
+    expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Précommander");
+    // Off: the shop's default language everywhere.
+    setShopConfig(env.emulator, { languages: { multi_language_enabled: false } });
+    await page.goto(`${env.emulator.origin}/products/${handleOf(env.emulator, legacy[0] ?? 0)}?locale=fr`);
+    await page.locator("[data-preorder-button]").waitFor();
+    expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Reserve yours");
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
+  it("a sold-out variant without an offer gets the notify me form in the shop's strings; its signup is stored once, and published to the pixels", async () => {
+    const soldOut = legacy[4] ?? 0;
+    setStock(env.emulator, soldOut, 0);
+    setShopConfig(env.emulator, {
+      developer: { events_enabled: true },
+      back_in_stock: { channels: ["email", "sms"], opt_in_required: true },
+      languages: { strings: { en: { "widget.button_text": "Tell me when it is back", "widget.submit_button": "Sign me up" } } },
+      ad_pixel: { enabled: true },
+    });
+    await page.goto(productUrl(soldOut));
+    await listen("preorder:signup");
+    const open = page.locator("[data-bis-open]");
+    await open.waitFor();
+    expect((await open.innerText()).trim()).toBe("Tell me when it is back");
+    expect(await page.locator("[data-preorder-button]").count()).toBe(0);
+    await open.click();
+    expect(await page.locator(".bis-channels input").count()).toBe(2);
+    expect((await page.locator(".bis-consent").innerText()).trim()).toBe("I agree to receive a message when this item is back in stock.");
+    await page.fill(".bis-form input[name=email]", "not-an-address");
+    await page.locator(".bis-submit").click();
+    expect((await page.locator(".bis-message").innerText()).trim()).toBe("Please enter a valid e-mail address.");
+    await page.fill(".bis-form input[name=email]", "Waiting@Example.com");
+    await page.locator(".bis-consent input").check();
+    expect((await page.locator(".bis-submit").innerText()).trim()).toBe("Sign me up");
+    await page.locator(".bis-submit").click();
+    await page.locator(".bis-message[data-kind='success']").waitFor();
+    expect((await page.locator(".bis-message").innerText()).trim()).toBe("Thank you! We will notify you when this item is back in stock.");
+    const signups = async () =>
+      (await env.app.pool.query<{ contact: string; consent: boolean; variant_id: string }>("select contact, consent, variant_id from bis_signups where shop_id = $1", [env.shopId])).rows;
+    expect(await signups()).toEqual([{ contact: "waiting@example.com", consent: true, variant_id: `gid://platform/ProductVariant/${soldOut}` }]);
+    expect(await heard()).toEqual([{ variant_id: soldOut, channel: "email" }]);
+    expect(await page.evaluate("window.Shopify.analytics.published")).toEqual([{ name: "back_in_stock_signup", data: { variant_id: soldOut, channel: "email" } }]);
+    // The same shopper again: answered, stored once.
+    await page.locator(".bis-submit").click();
+    await page.locator(".bis-message[data-kind='success']").waitFor();
+    expect(await signups()).toHaveLength(1);
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
+  it("the French page shows the form in the shop's French strings", async () => {
+    const soldOut = legacy[4] ?? 0;
+    setShopConfig(env.emulator, { languages: { multi_language_enabled: true, strings: { fr: { "widget.button_text": "Me prévenir" } } } });
+    await page.goto(`${env.emulator.origin}/fr/products/${handleOf(env.emulator, soldOut)}?variant=${soldOut}`);
+    await page.locator("[data-bis-open]").waitFor();
+    expect((await page.locator("[data-bis-open]").innerText()).trim()).toBe("Me prévenir");
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
+  it("markets: no preorder button in a market the offer leaves out, and the checkout refuses it there", async () => {
+    const variant = legacy[6] ?? 0;
+    const { rows } = await env.app.pool.query<{ id: string; countries: string[] }>("select id, countries from markets where shop_id = $1 order by is_primary desc", [env.shopId]);
+    const [primary, other] = rows;
+    if (!primary || !other) throw new Error("two markets expected");
+    const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("PATCH", id, "/markets", { enabled: true, applies_to_all_markets: false, market_ids: [other.id] });
+    const plan = String((await waitSynced(env, id)).platform_selling_plan_id).split("/").pop();
+    await page.goto(productUrl(variant, `&country=${primary.countries[0]}`));
+    await page.locator("button[name=add]").waitFor();
+    expect(await page.locator("[data-preorder-button]").count()).toBe(0);
+    await page.goto(productUrl(variant, `&country=${other.countries[0]}`));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect(await page.locator("button[name=add]").isVisible()).toBe(false);
+    // Back in the primary market, a cart holding the plan is refused at checkout.
+    await page.goto(productUrl(variant, `&country=${primary.countries[0]}`));
+    await clearCart();
+    const status = await page.evaluate(`(async () => {
+      await fetch("/cart/add.js", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: ${variant}, quantity: 1, selling_plan: ${plan} }) });
+      const response = await fetch("/checkout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      return [response.status, (await response.json()).errors.map((e) => e.localizedMessage)];
+    })()`);
+    expect(status).toEqual([422, [expect.stringContaining("cannot be preordered in your market")]]);
+    await clearCart();
+  });
+
+  it("a button text override for the display state replaces the button text (after_launch: in stock, no date ahead)", async () => {
+    const variant = legacy[7] ?? 0;
+    const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("POST", id, "/advanced/set_button_text_override", { state: "after_launch", text: "Preorder, ships soon" });
+    await waitSynced(env, id);
+    await page.goto(productUrl(variant));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Preorder, ships soon");
+    expect(await page.locator(".preorder-widget").getAttribute("data-preorder-state")).toBe("after_launch");
+  });
+
+  it("the collection page shows the offer's badge on its product's card, unless the shop turns collection badges off", async () => {
+    const product = env.emulator.store.productOf(env.emulator.store.variant(legacy[0] ?? 0) ?? env.emulator.store.variants[0]!);
+    const collection = env.emulator.store.collections.find((c) => product.collectionIds.includes(c.id));
+    if (!collection) throw new Error("the product is in no collection");
+    await page.goto(`${env.emulator.origin}/collections/${collection.handle}`);
+    const badge = page.locator(`[data-product-card]:has(a[href="/products/${product.handle}"]) [data-preorder-badge]`);
+    await badge.waitFor();
+    expect((await badge.innerText()).trim()).toBe("Coming soon");
+    setShopConfig(env.emulator, { storefront: { show_badge_on_collection_pages: false } });
+    await page.goto(`${env.emulator.origin}/collections/${collection.handle}`);
+    await page.locator("[data-product-card]").first().waitFor();
+    expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+});
