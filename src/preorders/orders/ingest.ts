@@ -43,6 +43,8 @@ const orderSchema = z.object({
   total_outstanding: money.nullish(),
   tags: z.union([z.string(), z.array(z.string())]).nullish(),
   customer: z.object({ id: id.nullish(), email: z.string().nullish(), phone: z.string().nullish() }).nullish(),
+  shipping_address: z.object({ country_code: z.string().nullish() }).nullish(),
+  billing_address: z.object({ country_code: z.string().nullish() }).nullish(),
   line_items: z.array(lineSchema).default([]),
 });
 
@@ -90,8 +92,11 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   const { rows } = await db.query<{ id: string }>(
     `insert into preorder_orders (shop_id, platform_order_id, name, email, customer_id, currency, total_price, total_outstanding,
        balance_amount, financial_status, fulfillment_status, tags, platform_cancelled_at, platform_created_at, platform_updated_at,
-       phone, locale)
-     values ($1, $2, $3, lower($4), $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       phone, locale, market_id)
+     values ($1, $2, $3, lower($4), $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+       -- The order's market: the platform assigns one by the buyer's country (the shipping
+       -- address's, else the billing address's); the payload names none (decision 0205).
+       (select m.id from markets m where m.shop_id = $1 and m.active and upper($17::text) = any(m.countries) order by m.is_primary desc, m.id limit 1))
      on conflict (shop_id, platform_order_id) do update set
        name = excluded.name, email = excluded.email, customer_id = excluded.customer_id, currency = excluded.currency,
        total_price = excluded.total_price, total_outstanding = excluded.total_outstanding,
@@ -99,7 +104,8 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
        financial_status = excluded.financial_status, fulfillment_status = excluded.fulfillment_status,
        tags = excluded.tags || array(select t from unnest(preorder_orders.app_tags) t where t <> all(excluded.tags)),
        platform_cancelled_at = excluded.platform_cancelled_at, platform_updated_at = excluded.platform_updated_at,
-       phone = coalesce(excluded.phone, preorder_orders.phone), locale = coalesce(excluded.locale, preorder_orders.locale), updated_at = now()
+       phone = coalesce(excluded.phone, preorder_orders.phone), locale = coalesce(excluded.locale, preorder_orders.locale),
+       market_id = coalesce(preorder_orders.market_id, excluded.market_id), updated_at = now()
      where preorder_orders.platform_updated_at <= excluded.platform_updated_at
      returning id`,
     [
@@ -119,6 +125,7 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
       order.updated_at,
       order.phone ?? order.customer?.phone ?? null,
       localeOf(order.customer_locale),
+      order.shipping_address?.country_code ?? order.billing_address?.country_code ?? null,
     ],
   );
   const applied = rows[0];

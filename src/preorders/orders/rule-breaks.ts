@@ -1,18 +1,19 @@
 import type { Db } from "../../core/db.ts";
 import { checkoutGroup } from "../offers/groups/checkout.ts";
 import { limitsGroup } from "../offers/groups/limits.ts";
+import { marketsGroup } from "../offers/groups/markets.ts";
 
 /**
  * The offers' order rules, checked when a preorder order arrives: quantity limits (per order, per
- * customer, in total) and whether preorder and in-stock items may share an order. (The markets an
- * offer is limited to are not among them: an order's payload names no market, so ingest has none
- * to compare; decision 0197.) The storefront and the checkout keep a shopper within them; an order that
+ * customer, in total), whether preorder and in-stock items may share an order, and the markets an
+ * offer is limited to (the order's market is resolved at ingest from the buyer's country, as the
+ * platform assigns markets; decision 0205). The storefront and the checkout keep a shopper within them; an order that
  * still breaks one (placed by hand, through another channel, or racing another buyer for the last
  * units) is never counted silently: it is tagged on the platform with the rule's tag and recorded,
  * and the shop's developer webhook is told (preorder_order.rules_broken). Decision 0197.
  */
 
-export const ORDER_RULES = ["per_order.min", "per_order.max", "per_customer.max", "total.max", "mixed_cart"] as const;
+export const ORDER_RULES = ["per_order.min", "per_order.max", "per_customer.max", "total.max", "mixed_cart", "markets"] as const;
 export type OrderRule = (typeof ORDER_RULES)[number];
 
 /** Given to every order that breaks a quantity limit, beside the limit's own tag. */
@@ -25,6 +26,7 @@ export const RULE_TAGS: Readonly<Record<OrderRule, string>> = {
   "per_customer.max": "preorder-limit-per-customer",
   "total.max": "preorder-limit-total",
   mixed_cart: "preorder-mixed-cart",
+  markets: "preorder-market-excluded",
 };
 
 const LIMIT_RULES: ReadonlySet<OrderRule> = new Set(["per_order.min", "per_order.max", "per_customer.max", "total.max"]);
@@ -75,12 +77,14 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
     variantMax: offer.variant_max === true,
     limits: limitsGroup.schema.parse(offer.settings.limits ?? {}),
     mixedCartAllowed: checkoutGroup.schema.parse(offer.settings.checkout ?? {}).mixed_cart.allowed,
+    markets: marketsGroup.schema.parse(offer.settings.markets ?? {}),
   }));
   // Every order goes through here: an order whose offers set no rule costs no query and no lock.
   const perOrder = rules.some((r) => r.limits.per_order.min > 1 || r.limits.per_order.max !== null || r.variantMax);
   const counted = rules.filter((r) => r.limits.per_customer.max !== null || r.limits.total.max !== null);
   const mixedCartRule = rules.some((r) => !r.mixedCartAllowed);
-  if (!perOrder && counted.length === 0 && !mixedCartRule) return [];
+  const marketRule = rules.some((r) => r.markets.enabled && !r.markets.applies_to_all_markets);
+  if (!perOrder && counted.length === 0 && !mixedCartRule && !marketRule) return [];
 
   // Orders of one offer with a counted limit are judged one after the other: two orders racing
   // for its last units would each count the units without the other's (uncommitted) lines and
@@ -101,11 +105,16 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
   const hasRegularLines =
     mixedCartRule &&
     ((await db.query<{ any: boolean }>("select exists (select 1 from preorder_order_lines where order_id = $1 and selling_plan_id is null) as any", [order.id])).rows[0]?.any ?? false);
+  // The order's market, as ingest resolved it from the buyer's country (null: no address, or a
+  // country in none of the shop's markets: nothing to compare, decision 0205).
+  const orderMarket = marketRule
+    ? ((await db.query<{ market_id: string | null }>("select market_id from preorder_orders where id = $1", [order.id])).rows[0]?.market_id ?? null)
+    : null;
   const breaks: RuleBreak[] = [];
   const add = (offerId: string, rule: OrderRule, fields: Partial<Omit<RuleBreak, "offer_id" | "rule">> = {}) =>
     breaks.push({ offer_id: offerId, rule, variant_id: null, limit: null, units: null, ...fields });
 
-  for (const { id, limits, mixedCartAllowed } of rules) {
+  for (const { id, limits, mixedCartAllowed, markets } of rules) {
     for (const line of lines.filter((l) => l.offer_id === id)) {
       if (line.units < limits.per_order.min) add(id, "per_order.min", { variant_id: line.variant_id, limit: limits.per_order.min, units: line.units });
       const max = line.variant_max ?? limits.per_order.max;
@@ -124,6 +133,7 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
       if (units > totalMax) add(id, "total.max", { limit: totalMax, units });
     }
     if (hasRegularLines && !mixedCartAllowed) add(id, "mixed_cart");
+    if (orderMarket !== null && markets.enabled && !markets.applies_to_all_markets && !markets.market_ids.includes(orderMarket)) add(id, "markets");
   }
   return breaks;
 }

@@ -20,7 +20,7 @@ const orderLineOutput = z.strictObject({
 
 const ruleBreakOutput = z.strictObject({
   offer_id: z.string(),
-  rule: z.enum(ORDER_RULES).describe("the offer's rule: a limit (per_order.min, per_order.max, per_customer.max, total.max) or mixed_cart"),
+  rule: z.enum(ORDER_RULES).describe("the offer's rule: a limit (per_order.min, per_order.max, per_customer.max, total.max), mixed_cart, or markets (the order's market, from the buyer's country, is not one of the offer's)"),
   variant_id: z.string().nullable().describe("per_order rules: the variant whose quantity broke it"),
   limit: z.int().nullable().describe("the limit broken; null for mixed_cart"),
   units: z.int().nullable().describe("the units that broke it: the variant's in this order, the customer's, or the offer's in total"),
