@@ -1,5 +1,8 @@
-import type { Page } from "playwright-core";
+import type { ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHOP_ID } from "../src/platform/emulator/ids.ts";
+import type { ShopStorefrontConfig } from "../src/storefront/shop-config.ts";
+import { invoke } from "./helpers/app.ts";
 import { type TestBrowser, browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -325,5 +328,51 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator("[data-product-card]").first().waitFor();
     expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
     setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
+  it("a variant's own shipping text and max count (decision 0203) and the billing text reach the page", async () => {
+    const variant = legacy[5] ?? 0;
+    const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("POST", id, `/variants/${variant}/set_shipping_text`, { text: "Ships from our second warehouse." });
+    await call("POST", id, `/variants/${variant}/set_max_count`, { max_count: 4 });
+    await call("POST", id, "/payments/set_billing_widget_text", { text: "Nothing is charged until it ships." });
+    await waitSynced(env, id);
+    await page.goto(productUrl(variant));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect((await page.locator(".preorder-shipping").innerText()).trim()).toBe("Ships from our second warehouse.");
+    expect(await page.locator("input[name=quantity]").getAttribute("max")).toBe("4");
+    expect((await page.locator(".preorder-billing-text").innerText()).trim()).toBe("Nothing is charged until it ships.");
+  });
+
+  it("the shop's settings changed through the API reach the page through the shop metafield the service writes", async () => {
+    const soldOut = legacy[3] ?? 0;
+    setStock(env.emulator, soldOut, 0);
+    const patch = async (path: string, body: unknown) => {
+      const answer = await invoke(env.app, "PATCH", path, { key: env.key, body });
+      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+    };
+    await patch("/preorders/developer_settings", { storefront: { events_enabled: true, debug: true } });
+    await patch("/account/translations/en", { strings: { "widget.button_text": "Email me when it returns" } });
+    await patch("/account/integrations", { ad_pixel: { enabled: true } });
+    const written = await waitFor("the shop metafield", async () => {
+      const metafield = env.emulator.store.metafield("SHOP", SHOP_ID, `app--${env.emulator.appId}--preorder`, "shop");
+      const value = metafield ? (JSON.parse(metafield.value) as ShopStorefrontConfig) : undefined;
+      return value?.ad_pixel.enabled && value.developer.debug && value.languages.strings.en?.["widget.button_text"] === "Email me when it returns" ? value : undefined;
+    });
+    expect(written.developer.events_enabled).toBe(true);
+    const logged: string[] = [];
+    const onConsole = (message: ConsoleMessage) => logged.push(message.text());
+    page.on("console", onConsole);
+    await page.goto(productUrl(soldOut));
+    await page.locator("[data-bis-open]").waitFor();
+    page.off("console", onConsole);
+    expect((await page.locator("[data-bis-open]").innerText()).trim()).toBe("Email me when it returns");
+    // debug: the widget says what it decided on the console.
+    expect(logged.some((line) => line.startsWith("[preorder] sold out without an offer"))).toBe(true);
+    await page.locator("[data-bis-open]").click();
+    await page.fill(".bis-form input[name=email]", "api-settings@example.com");
+    await page.locator(".bis-submit").click();
+    await page.locator(".bis-message[data-kind='success']").waitFor();
+    expect(await page.evaluate("window.Shopify.analytics.published")).toEqual([{ name: "back_in_stock_signup", data: { variant_id: soldOut, channel: "email" } }]);
   });
 });

@@ -102,18 +102,12 @@ function preorderTexts(page: Page, variant: VariantData, offer: OfferConfig) {
     button: override !== null ? t(`advanced.button_text_overrides.${state}`, override) : t("widget.button.text", offer.widget.button.text),
     badge: t("widget.badge.text", offer.widget.badge.text),
     disclaimer: t("widget.disclaimer.text", offer.widget.disclaimer.text),
-    shipping: offer.variant_overrides?.shipping_text ?? t("shipping.display.shipping_text", offer.shipping.display.shipping_text),
+    shipping: offer.shipping.display.shipping_text === null ? null : t("shipping.display.shipping_text", offer.shipping.display.shipping_text),
     terms: t("checkout.terms.text", offer.checkout.terms.text),
     mixedCart: t("checkout.mixed_cart.error_message", offer.checkout.mixed_cart.error_message),
     limit: t("limits.display.quantity_limit_text", offer.limits.display.quantity_limit_text),
     countdown: t("countdown.text", offer.countdown.text),
   };
-}
-
-/** The largest quantity one order may hold: the offer's per-order max, lowered by a per-variant max count. */
-function maxPerOrder(offer: OfferConfig): number | null {
-  const limits = [offer.limits.per_order.max, offer.variant_overrides?.max_count ?? null].filter((n): n is number => n !== null);
-  return limits.length === 0 ? null : Math.min(...limits);
 }
 
 function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cleanup {
@@ -151,7 +145,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
 
   const quantityInput = (page.form ?? document).querySelector<HTMLInputElement>('input[name="quantity"]');
   const min = offer.limits.per_order.min;
-  const max = maxPerOrder(offer);
+  // The variant's own max count, when it has one, is already its per_order.max (decision 0203).
+  const max = offer.limits.per_order.max;
   if (quantityInput) {
     const before = { min: quantityInput.min, max: quantityInput.max, value: quantityInput.value };
     quantityInput.min = String(Math.max(1, min));
@@ -169,7 +164,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   const countdown = countdownElement(offer, texts.countdown, page.now);
   if (countdown) root.append(countdown);
 
-  if (offer.shipping.display.show_details) root.append(el("p", { class: "preorder-shipping" }, [shippingText(offer, texts.shipping, page.locale)]));
+  const shipping = texts.shipping === null ? null : shippingText(offer, texts.shipping, page.locale);
+  if (offer.shipping.display.show_details && shipping !== null) root.append(el("p", { class: "preorder-shipping" }, [shipping]));
 
   if (offer.limits.display.show_remaining) {
     const remaining = el("p", { class: "preorder-remaining", hidden: "" });
@@ -250,7 +246,7 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       }
       if (!offer.checkout.mixed_cart.allowed && cart.some((line) => !line.selling_plan_allocation)) return refuse(texts.mixedCart);
       const properties: Record<string, string> = {};
-      if (offer.shipping.display.shipping_line_item_property_enabled) properties.Shipping = shippingText(offer, texts.shipping, page.locale);
+      if (offer.shipping.display.shipping_line_item_property_enabled && shipping !== null) properties.Shipping = shipping;
       if (options.length > 1 && chosenOption) properties["Payment option"] = chosenOption.title;
       if (termsBox?.checked) properties._preorder_terms_accepted = "yes";
       button.disabled = true;

@@ -63,17 +63,19 @@ export interface OfferConfig {
   };
   shipping: {
     delivery: { type: string; days: number | null; date: string | null };
-    display: { show_details: boolean; shipping_text: Text; shipping_line_item_property_enabled: boolean };
+    /** shipping_text is a variant's own when it has one (decision 0203); null on a variant the offer's delivery leaves out (0208). */
+    display: { show_details: boolean; shipping_text: Text | null; shipping_line_item_property_enabled: boolean };
   };
   payments: {
     mode: string;
     show_partial_first: boolean;
     discount: { type: string | null; value: number | null };
     options: { type: string; deposit_percent: number | null; title: Text; description: Text }[];
-    /** The billing widget's text (set_billing_widget_text), when the service writes it. */
+    /** The billing widget's text (set_billing_widget_text, decision 0203). */
     billing_widget_text?: Text | null;
   };
   limits: {
+    /** max is a variant's own max count when it has one (decision 0203). */
     per_order: { min: number; max: number | null };
     per_customer: { max: number | null };
     total: { max: number | null };
@@ -94,6 +96,4 @@ export interface OfferConfig {
   translations: { default_locale: string; locales: string[]; translations: Record<string, Record<string, Text>> };
   markets: { enabled: boolean; applies_to_all_markets: boolean; market_ids: string[] };
   custom_css: string;
-  /** Per-variant overrides, when the service writes them into the variant's copy. */
-  variant_overrides?: { shipping_text?: Text | null; max_count?: number | null } | null;
 }

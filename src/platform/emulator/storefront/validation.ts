@@ -8,7 +8,8 @@ import type { Cart } from "./cart.ts";
  * Checkout Validation Function: its input is the cart (lines with their selling plan, the buyer,
  * the market) and the app's metafields on the lines' variants (the offer configuration the service
  * wrote, decision 0196); its output is errors the checkout shows and that stop it. The rules need
- * nothing but the cart: per-order min and max (lowered by a per-variant max count), the mixed-cart
+ * nothing but the cart: per-order min and max (a variant's own max count is its per_order.max in
+ * its metafield, decision 0203), the mixed-cart
  * rule, the offer's markets and its B2B switch. Limits that count other orders (per customer,
  * total) are beyond a function's input: the service flags those at order ingest (decision 0197).
  */
@@ -33,7 +34,6 @@ interface OfferRules {
   checkout?: { mixed_cart?: { allowed?: boolean; error_message?: string } };
   markets?: { enabled?: boolean; applies_to_all_markets?: boolean; market_ids?: string[] };
   integrations?: { b2b?: { enabled?: boolean } };
-  variant_overrides?: { max_count?: number | null } | null;
 }
 
 function offerOfLine(ctx: Context, variantId: number, sellingPlanId: number): OfferRules | undefined {
@@ -84,8 +84,7 @@ export function validateCart(ctx: Context, cart: Cart, buyer: CheckoutBuyer): Va
   });
   for (const { offer, variantId, quantity, line } of units.values()) {
     const min = offer.limits?.per_order?.min ?? 1;
-    const maxima = [offer.limits?.per_order?.max ?? null, offer.variant_overrides?.max_count ?? null].filter((n): n is number => typeof n === "number");
-    const max = maxima.length === 0 ? null : Math.min(...maxima);
+    const max = offer.limits?.per_order?.max ?? null;
     if (max !== null && quantity > max) {
       errors.push({ localizedMessage: `You can preorder at most ${max} of ${title(variantId)} in one order.`, target: `$.cart.lines[${line}].quantity` });
     }
