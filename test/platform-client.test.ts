@@ -17,6 +17,7 @@ import * as inventory from "../src/platform/operations/inventory.ts";
 import * as metafields from "../src/platform/operations/metafields.ts";
 import { deleteMetafields, getOwnerMetafields, getShopMetafield, setMetafields } from "../src/platform/operations/metafields.ts";
 import { getInventoryLevels } from "../src/platform/operations/inventory.ts";
+import * as orderSplits from "../src/platform/operations/order-splits.ts";
 import * as orders from "../src/platform/operations/orders.ts";
 import { getOrder, listOrders } from "../src/platform/operations/orders.ts";
 import * as sellingPlans from "../src/platform/operations/selling-plans.ts";
@@ -180,7 +181,7 @@ const QUERY = "query Ping { shop { id } }";
 describe("operation documents", () => {
   // Every document the operations send, checked against the contract the emulator also serves.
   const schema = buildSchema(readFileSync(new URL("../src/platform/admin-schema.graphql", import.meta.url), "utf8"));
-  const documents = [appOperations, customers, fulfillmentOrders, inventory, metafields, orders, sellingPlans, tags, variantPolicies].flatMap((module) =>
+  const documents = [appOperations, customers, fulfillmentOrders, inventory, metafields, orderSplits, orders, sellingPlans, tags, variantPolicies].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^(query|mutation) /.test(entry[1])),
   );
 

@@ -75,6 +75,11 @@ export async function loadAdPixel(db: Db, shopId: string): Promise<Switches["ad_
   return (await loadSwitches(db, shopId)).ad_pixel;
 }
 
+/** Whether the split-order app splits this shop's preorder orders (the service then only asks it to, decision 0204). */
+export async function splitOrderAppEnabled(db: Db, shopId: string): Promise<boolean> {
+  return (await loadSwitches(db, shopId)).split_order_app.enabled;
+}
+
 interface IntegrationTargets {
   connections: Connections;
   /** commerce_platform: tagging on (the back-in-stock settings' tagging group). */

@@ -8,13 +8,22 @@ export interface ShopInfo {
   readonly currencyCode: string;
 }
 
-export type OrderTopic = "orders/create" | "orders/paid" | "orders/cancelled" | "orders/fulfilled";
+export type OrderTopic = "orders/create" | "orders/paid" | "orders/cancelled" | "orders/fulfilled" | "orders/updated";
+
+/** An order edit as the orders/edited webhook tells it: the line items whose quantity went down, by how much. */
+export interface OrderEditEvent {
+  readonly id: number;
+  readonly orderId: number;
+  readonly createdAt: number;
+  readonly removals: readonly { lineItemId: number; delta: number }[];
+}
 
 /** What a change tells the outside world: webhooks, when configured. Each answers the webhook id, or null. */
 export interface Events {
   productUpdated(product: Product): string | null;
   inventoryLevelUpdated(level: InventoryLevelView): string | null;
   orderEvent(topic: OrderTopic, order: Order): string | null;
+  orderEdited(edit: OrderEditEvent): string | null;
 }
 
 /** What every resolver and admin route works on. */

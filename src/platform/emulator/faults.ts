@@ -7,6 +7,8 @@ export interface FaultSettings {
   errorRate?: number;
   /** Delay before every answer. */
   latencyMs?: number;
+  /** Root fields (e.g. `orderEditBegin`) whose requests are answered HTTP 503: one operation failing while the rest works. */
+  failFields?: readonly string[];
 }
 
 /**
@@ -46,6 +48,12 @@ export class Faults {
   serverError(): 502 | 503 | undefined {
     if (!this.#hit(this.#settings.errorRate)) return undefined;
     return this.#prng.next() < 0.5 ? 502 : 503;
+  }
+
+  /** 503 when the operation selects a root field set to fail, else undefined. */
+  fieldFailure(rootFields: readonly string[]): 503 | undefined {
+    const failing = this.#settings.failFields ?? [];
+    return rootFields.some((f) => failing.includes(f)) ? 503 : undefined;
   }
 
   throttle(): boolean {

@@ -114,6 +114,11 @@ export class GraphqlEndpoint {
       const message = request.operationName ? `No operation named "${request.operationName}"` : "An operation name is required when the document has several operations";
       return this.#errors([{ message, extensions: { code: "OPERATION_NOT_FOUND" } }]);
     }
+    const rootFields = operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : []));
+    if (faults.fieldFailure(rootFields)) {
+      stats.serverErrors++;
+      return { status: 503, body: "503 Service Unavailable" };
+    }
     const coerced = getVariableValues(schema.schema, operation.variableDefinitions ?? [], request.variables);
     if (coerced.errors) return this.#errors(coerced.errors.map((e) => errorJson(e, "INVALID_VARIABLE")));
 

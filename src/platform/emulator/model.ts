@@ -91,6 +91,14 @@ export interface LineItem {
   readonly quantity: number;
   readonly priceCents: number;
   readonly sellingPlanId: number | null;
+  /** quantity less what order edits removed; absent (state saved before order edits): quantity. */
+  currentQuantity?: number;
+}
+
+/** A custom attribute (a draft order's, and so the order's: the REST payload's note_attributes). */
+export interface Attribute {
+  readonly key: string;
+  readonly value: string | null;
 }
 
 export interface Order {
@@ -111,6 +119,10 @@ export interface Order {
   readonly lineItems: LineItem[];
   /** One per order at creation, holding all its line items; a hold on some of its items splits it. In creation order. */
   readonly fulfillmentOrders: FulfillmentOrder[];
+  /** Set when a draft order is completed into this order (absent otherwise, and in older states). */
+  customAttributes?: Attribute[];
+  poNumber?: string | null;
+  paymentGatewayNames?: string[];
 }
 
 /** The platform's FulfillmentOrderStatus; the emulator reaches OPEN, ON_HOLD, CLOSED and CANCELLED. */

@@ -12,8 +12,10 @@ import { gid } from "./ids.ts";
 import { iso } from "./money.ts";
 import { appResolvers } from "./resolvers/app.ts";
 import { catalogResolvers } from "./resolvers/catalog.ts";
+import { draftOrderResolvers } from "./resolvers/draft-orders.ts";
 import { fulfillmentOrderResolvers } from "./resolvers/fulfillment-orders.ts";
 import { metafieldResolvers } from "./resolvers/metafields.ts";
+import { orderEditResolvers } from "./resolvers/order-edits.ts";
 import { orderResolvers } from "./resolvers/orders.ts";
 import { queryResolvers } from "./resolvers/query.ts";
 import { sellingPlanMutations } from "./resolvers/selling-plan-mutations.ts";
@@ -33,7 +35,7 @@ function merge(...maps: Resolvers[]): Resolvers {
   return merged;
 }
 
-const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers, fulfillmentOrderResolvers, variantMutations, appResolvers);
+const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers, fulfillmentOrderResolvers, variantMutations, appResolvers, orderEditResolvers, draftOrderResolvers);
 
 /** A resolver for a field the schema does not have is a typo or a renamed field: refuse to start. */
 function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): void {

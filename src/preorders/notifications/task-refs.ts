@@ -35,6 +35,13 @@ export const orderTagsTask = declareTask({ name: "preorders_order_tags", payload
  */
 export const fulfillmentHoldsTask = declareTask({ name: "preorders_fulfillment_holds", payload: z.object({ shop_id: z.uuid(), order_id: z.uuid() }) });
 
+/**
+ * The split of an order's preorder items for its offers' shipping.fulfillment.split (job key
+ * `preorders_order_split:<order id>`): into their own fulfillment orders, or moved to new orders
+ * (src/preorders/orders/splits.ts).
+ */
+export const orderSplitTask = declareTask({ name: "preorders_order_split", payload: z.object({ shop_id: z.uuid(), order_id: z.uuid() }) });
+
 /** One developer webhook event delivered to the shop's endpoint (job key `preorders_developer_webhook:<event id>`). */
 export const developerWebhookTask = declareTask({ name: "preorders_developer_webhook", payload: z.object({ event_id: z.uuid() }) });
 

@@ -47,10 +47,15 @@ export interface FulfillmentHoldRecord {
   released_at: string | null;
 }
 
-/** Whether the offer's settings hold fulfillment, and the notes they give. */
+/**
+ * Whether the offer's settings hold fulfillment, and the notes they give: `fulfillment.hold`, or a
+ * split into fulfillments with `split.hold_fulfillments` (the split job queues this job once the
+ * preorder items have their own fulfillment orders, decision 0204).
+ */
 export function offerHold(settings: Record<string, unknown>): { hold: boolean; reason: string } {
   const { fulfillment } = shippingGroup.schema.parse(settings.shipping ?? {});
-  return { hold: fulfillment.hold, reason: fulfillment.hold_reason };
+  const splitHold = fulfillment.split.type === "fulfillments" && fulfillment.split.hold_fulfillments;
+  return { hold: fulfillment.hold || splitHold, reason: fulfillment.hold_reason };
 }
 
 /** Queues the order's hold job (keyed per order: queued twice, it runs once with the latest facts). */
@@ -161,6 +166,8 @@ async function releaseHolds(client: PlatformRequester, fulfillmentOrders: readon
 
 interface HoldOrder {
   platform_order_id: string;
+  /** The new orders of a split into orders (decision 0204): their holds are released with the order's. */
+  split_order_ids: string[];
   status: string;
   released_at: Date | null;
   fulfillment_holds: FulfillmentHoldRecord[];
@@ -176,7 +183,9 @@ export async function runFulfillmentHolds(ctx: TaskContext, payload: { shop_id: 
       // One run per order at a time: a release queued while a hold runs waits for it, then sees its holds.
       await db.query("select pg_advisory_xact_lock(hashtext('preorders_fulfillment_holds:' || $1))", [payload.order_id]);
       const { rows } = await db.query<HoldOrder>(
-        "select platform_order_id, status, released_at, fulfillment_holds from preorder_orders where id = $1 and shop_id = $2",
+        `select platform_order_id, status, released_at, fulfillment_holds,
+           array(select g->>'platform_order_id' from jsonb_array_elements(coalesce(order_split->'orders', '[]'::jsonb)) g where g->>'platform_order_id' is not null) as split_order_ids
+         from preorder_orders where id = $1 and shop_id = $2`,
         [payload.order_id, payload.shop_id],
       );
       const order = rows[0];
@@ -192,6 +201,7 @@ export async function runFulfillmentHolds(ctx: TaskContext, payload: { shop_id: 
       const options = ctx.signal ? { signal: ctx.signal } : undefined;
       const fulfillmentOrders = await getFulfillmentOrders(client, order.platform_order_id, options);
       if (fulfillmentOrders === null) throw new PermanentJobFailure(`the platform has no order ${order.platform_order_id}`);
+      if (releasing) for (const id of order.split_order_ids) fulfillmentOrders.push(...((await getFulfillmentOrders(client, id, options)) ?? []));
       const count = releasing ? await releaseHolds(client, fulfillmentOrders, records, options) : await placeHolds(client, fulfillmentOrders, lines, records, options);
       await db.query("update preorder_orders set fulfillment_holds = $2, fulfillment_hold_error = null, updated_at = now() where id = $1", [payload.order_id, JSON.stringify(records)]);
       return `${releasing ? "released" : "held"} ${count} fulfillment order(s)`;

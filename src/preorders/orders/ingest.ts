@@ -4,6 +4,7 @@ import { platformGid } from "../../core/params.ts";
 import { refreshVariantCounts } from "./counts.ts";
 import { onOrderApplied } from "./lifecycle.ts";
 import type { OrderStatus } from "./model.ts";
+import { SPLIT_OF_ATTRIBUTE } from "./split-record.ts";
 
 /**
  * Builds the preorder order model from the platform's order webhooks (orders/create, paid,
@@ -58,6 +59,12 @@ function hasSellingPlanLine(payload: unknown): boolean {
   });
 }
 
+/** Whether the payload is an order made by the preorder split: it carries the original order's id as a note attribute. */
+function isSplitOff(payload: unknown): boolean {
+  const attributes = (payload as { note_attributes?: unknown } | null)?.note_attributes;
+  return Array.isArray(attributes) && attributes.some((a) => (a as { name?: unknown } | null)?.name === SPLIT_OF_ATTRIBUTE);
+}
+
 function splitTags(tags: string | string[] | null | undefined): string[] {
   if (!tags) return [];
   const list = Array.isArray(tags) ? tags : tags.split(",");
@@ -77,6 +84,9 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
     return typeof p?.id === "number" || typeof p?.id === "string" ? platformGid("Order", p.id) : undefined;
   })();
   if (platformOrderId === undefined) return;
+  // An order the split made of a preorder order's items (decision 0204): those items stay on the
+  // original's record, which names this order; a record of its own would count them twice.
+  if (isSplitOff(payload)) return;
   if (!hasSellingPlanLine(payload)) {
     const { rowCount } = await db.query("select 1 from preorder_orders where shop_id = $1 and platform_order_id = $2", [shopId, platformOrderId]);
     if ((rowCount ?? 0) === 0) return; // not a preorder order

@@ -10,6 +10,8 @@ import type { WebhookTopic } from "../settings/developer.ts";
 import { recordWebhookEvent } from "../settings/webhook-events.ts";
 import { offerHold, queueFulfillmentHolds } from "./fulfillment-holds.ts";
 import type { OrderStatus } from "./model.ts";
+import { offerSplit } from "./split-record.ts";
+import { requestOrderSplit } from "./splits.ts";
 import { type RuleBreak, findRuleBreaks, ruleBreakTags } from "./rule-breaks.ts";
 
 /**
@@ -73,8 +75,11 @@ export async function onOrderApplied(db: Db, shopId: string, orderId: string, be
   // Rules are checked once, when the order first arrives: a later change of the offer's limits does not re-judge it.
   const breaks = before === null && live ? await findRuleBreaks(db, shopId, order, offers) : [];
   if (breaks.length > 0) await db.query("update preorder_orders set rule_breaks = $2 where id = $1", [order.id, JSON.stringify(breaks)]);
-  await applyOrderTags(db, shopId, order, offers, [...settings.orders.tags, ...ruleBreakTags(breaks)]);
-  if (before === null && live && offers.some((offer) => offerHold(offer.settings).hold)) await queueFulfillmentHolds(db, shopId, order.id);
+  // A split offer's items are split once, when the order first arrives (by the split job, or by the split-order app asked by a tag).
+  const splitTags = before === null && live ? await requestOrderSplit(db, shopId, order.id, offers) : [];
+  await applyOrderTags(db, shopId, order, offers, [...settings.orders.tags, ...ruleBreakTags(breaks), ...splitTags]);
+  // A split offer's hold_fulfillments is held by the hold job once the split job has split (decision 0204).
+  if (before === null && live && offers.some((offer) => offerHold(offer.settings).hold && offerSplit(offer.settings) === null)) await queueFulfillmentHolds(db, shopId, order.id);
   if (before === null && live) await claimNotifications(db, { shopId, stage: "confirmation", eventKey: "" }, [order.id], offers[0]?.id ?? null);
   if (live) await scheduleBalance(db, shopId, order, offers, settings.notifications.balance_due.days_before);
   if (order.status === "fulfilled" && before !== "fulfilled" && order.auto_collect === "on_fulfillment" && Number(order.total_outstanding) > 0) {

@@ -2,6 +2,7 @@ import type { Db } from "../../core/db.ts";
 import { notFound } from "../../core/errors.ts";
 import { isUuid } from "../../core/params.ts";
 import type { FulfillmentHoldRecord } from "./fulfillment-holds.ts";
+import type { OrderSplitRecord } from "./split-record.ts";
 import type { RuleBreak } from "./rule-breaks.ts";
 
 /** The statuses the database derives (sql/030, the `status` generated column), in lifecycle order. */
@@ -49,6 +50,9 @@ export interface OrderRow {
   /** The platform fulfillment holds the app placed for its offers' shipping.fulfillment.hold, and the hold job's last failure (sql/108). */
   fulfillment_holds: FulfillmentHoldRecord[];
   fulfillment_hold_error: string | null;
+  /** The split of the preorder items for the offers' shipping.fulfillment.split, and the split job's last failure (sql/111). */
+  order_split: OrderSplitRecord | null;
+  order_split_error: string | null;
   created_at: Date;
   updated_at: Date;
   status: OrderStatus;
@@ -96,6 +100,8 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     rule_breaks: order.rule_breaks,
     fulfillment_holds: order.fulfillment_holds,
     fulfillment_hold_error: order.fulfillment_hold_error,
+    order_split: order.order_split,
+    order_split_error: order.order_split_error,
     market_id: order.market_id,
     offer_ids: offerIds,
     line_items: lines.map((l) => ({ ...l, preorder: l.selling_plan_id !== null })),

@@ -1,6 +1,6 @@
 import type { Context } from "../context.ts";
 import { legacyIdOf } from "../ids.ts";
-import type { Customer, LineItem, Order } from "../model.ts";
+import type { Attribute, Customer, LineItem, Order } from "../model.ts";
 import { splitTags } from "../tags.ts";
 import type { OrderBody } from "./bodies.ts";
 import { AdminError } from "./errors.ts";
@@ -34,8 +34,15 @@ function customerFor(ctx: Context, body: OrderBody): Customer | undefined {
   return ctx.store.customerByEmail(body.email) ?? ctx.store.addCustomer({ email: body.email, phone: null, firstName: null });
 }
 
-/** Creates an order as checkout would; sends orders/create, and orders/paid when it is paid. */
-export function createOrder(ctx: Context, body: OrderBody): { order: Order; webhookIds: string[] } {
+/** What a completed draft order carries to its order beside the checkout fields. */
+export interface OrderExtras {
+  customAttributes?: Attribute[];
+  poNumber?: string | null;
+  paymentGatewayNames?: string[];
+}
+
+/** Creates an order as checkout (or a completed draft order) would; sends orders/create, and orders/paid when it is paid. */
+export function createOrder(ctx: Context, body: OrderBody, extras: OrderExtras = {}): { order: Order; webhookIds: string[] } {
   const { store } = ctx;
   const lineItems: LineItem[] = body.line_items.map((line, i) => {
     const variantId = legacyIdOf("ProductVariant", line.variant_id);
@@ -79,6 +86,7 @@ export function createOrder(ctx: Context, body: OrderBody): { order: Order; webh
     // Line item ids are taken only once the order is valid, so a refused order uses none.
     lineItems: lineItems.map((l) => ({ ...l, id: store.nextLineItemId() })),
     fulfillmentOrders: [],
+    ...extras,
   };
   // As the platform: the new order's items in one fulfillment order, open, all of each line remaining.
   store.addFulfillmentOrder(order, order.lineItems.map((l) => ({ lineItemId: l.id, quantity: l.quantity })), "OPEN", at);

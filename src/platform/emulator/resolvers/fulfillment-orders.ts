@@ -171,8 +171,60 @@ function fulfillmentOrderReleaseHold(ctx: Context, args: { id: string; holdIds?:
   return { fulfillmentOrder, userErrors: [] };
 }
 
+interface SplitInput {
+  fulfillmentOrderId: string;
+  fulfillmentOrderLineItems: { id: string; quantity: number }[];
+}
+
+/**
+ * `fulfillmentOrderSplit`: each named fulfillment order keeps what was not named, and the named
+ * quantities move to a new OPEN one (`remainingFulfillmentOrder`). All inputs are checked first:
+ * one bad input refuses them all. Only an OPEN one is split here (the platform would make a
+ * replacement for one it cannot split; the emulator refuses instead).
+ */
+function fulfillmentOrderSplit(ctx: Context, args: { fulfillmentOrderSplits: SplitInput[] }) {
+  const errors = new FulfillmentErrors();
+  const plans: { fulfillmentOrder: FulfillmentOrder; moved: Map<number, number> }[] = [];
+  args.fulfillmentOrderSplits.forEach((split, i) => {
+    const field = ["fulfillmentOrderSplits", String(i)];
+    const fulfillmentOrder = findFulfillmentOrder(ctx, split.fulfillmentOrderId);
+    if (!fulfillmentOrder) return errors.add([...field, "fulfillmentOrderId"], "The fulfillment order could not be found.", "FULFILLMENT_ORDER_NOT_FOUND");
+    if (split.fulfillmentOrderLineItems.length === 0) return errors.add([...field, "fulfillmentOrderLineItems"], "The fulfillment order must have at least one line item input to split.", "NO_LINE_ITEMS_PROVIDED_TO_SPLIT");
+    if (fulfillmentOrder.status !== "OPEN") return errors.add([...field, "fulfillmentOrderId"], `The fulfillment order's status is ${fulfillmentOrder.status}: only an open fulfillment order can be split.`, null);
+    const moved = new Map<number, number>();
+    split.fulfillmentOrderLineItems.forEach((item, j) => {
+      const itemField = [...field, "fulfillmentOrderLineItems", String(j), "quantity"];
+      const parsed = parseGid(item.id);
+      const line = parsed?.type === "FulfillmentOrderLineItem" ? fulfillmentOrder.lineItems.find((l) => l.id === parsed.id) : undefined;
+      if (item.quantity <= 0) errors.add(itemField, "The fulfillment order line item quantity must be greater than 0.", "GREATER_THAN");
+      else if (!line || moved.has(line.id) || item.quantity > line.remainingQuantity) errors.add(itemField, "The fulfillment order line item quantity is invalid.", "INVALID_LINE_ITEM_QUANTITY");
+      else moved.set(line.id, item.quantity);
+    });
+    const left = fulfillmentOrder.lineItems.reduce((sum, l) => sum + l.remainingQuantity - (moved.get(l.id) ?? 0), 0);
+    if (moved.size > 0 && left === 0) errors.add([...field, "fulfillmentOrderLineItems"], "The fulfillment order line item quantity is invalid.", "INVALID_LINE_ITEM_QUANTITY");
+    plans.push({ fulfillmentOrder, moved });
+  });
+  if (errors.any) return { fulfillmentOrderSplits: null, userErrors: errors.list };
+  const at = ctx.store.now();
+  const results = plans.map(({ fulfillmentOrder, moved }) => {
+    const order = ctx.store.order(fulfillmentOrder.orderId);
+    const kept = new Map<number, number>();
+    for (const line of fulfillmentOrder.lineItems) {
+      const rest = line.remainingQuantity - (moved.get(line.id) ?? 0);
+      if (rest > 0) kept.set(line.id, rest);
+    }
+    // splitOff keeps the given quantities and moves the rest: keep what was not named.
+    const remainingFulfillmentOrder = order ? splitOff(ctx, order, fulfillmentOrder, kept, at) : undefined;
+    fulfillmentOrder.updatedAt = at;
+    if (order) order.updatedAt = at;
+    return { fulfillmentOrder, remainingFulfillmentOrder: remainingFulfillmentOrder ?? null, replacementFulfillmentOrder: null };
+  });
+  return { fulfillmentOrderSplits: results, userErrors: [] };
+}
+
 export const fulfillmentOrderResolvers: Resolvers = {
   Mutation: {
+    fulfillmentOrderSplit: (_: unknown, args: { fulfillmentOrderSplits: SplitInput[] }, ctx: Context) => fulfillmentOrderSplit(ctx, args),
     fulfillmentOrderHold: (_: unknown, args: { id: string; fulfillmentHold: HoldInput }, ctx: Context) => fulfillmentOrderHold(ctx, args),
     fulfillmentOrderReleaseHold: (_: unknown, args: { id: string; holdIds?: string[] | null }, ctx: Context) => fulfillmentOrderReleaseHold(ctx, args),
   },

@@ -1,4 +1,5 @@
 import { gid, inventoryLevelGid } from "../ids.ts";
+import type { OrderEditEvent } from "../context.ts";
 import type { Customer, InventoryLevelView, Order, Product } from "../model.ts";
 import { formatCents, iso } from "../money.ts";
 import type { Store } from "../store.ts";
@@ -36,15 +37,34 @@ export function orderPayload(store: Store, order: Order) {
     total_price: formatCents(order.totalCents),
     total_outstanding: formatCents(order.outstandingCents),
     tags: order.tags.join(", "),
+    note_attributes: (order.customAttributes ?? []).map((a) => ({ name: a.key, value: a.value })),
+    po_number: order.poNumber ?? null,
+    payment_gateway_names: order.paymentGatewayNames ?? [],
     customer: customerPayload(order.customerId === null ? undefined : store.customer(order.customerId)),
     line_items: order.lineItems.map((line) => ({
       id: line.id,
       variant_id: line.variantId,
       product_id: line.productId,
       quantity: line.quantity,
+      // What order edits left of it (quantity stays what was ordered, as on the platform).
+      current_quantity: line.currentQuantity ?? line.quantity,
       price: formatCents(line.priceCents),
       selling_plan_allocation: line.sellingPlanId === null ? null : { selling_plan_id: line.sellingPlanId },
     })),
+  };
+}
+
+/** The orders/edited body: the edit, with the line items it removed and by how much. */
+export function orderEditPayload(edit: OrderEditEvent) {
+  return {
+    order_edit: {
+      id: edit.id,
+      order_id: edit.orderId,
+      created_at: iso(edit.createdAt),
+      committed_at: iso(edit.createdAt),
+      notify_customer: false,
+      line_items: { additions: [], removals: edit.removals.map((r) => ({ id: r.lineItemId, delta: r.delta })) },
+    },
   };
 }
 

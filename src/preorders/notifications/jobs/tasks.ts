@@ -8,11 +8,13 @@ import {
   fulfillmentHoldsTask,
   notificationRecoverTask,
   notificationSendTask,
+  orderSplitTask,
   orderTagsTask,
   shippingDateChangeTask,
 } from "../task-refs.ts";
 import { runAutoCollect, runBalanceDue, runOrderTags } from "../../orders/balance-jobs.ts";
 import { runFulfillmentHolds } from "../../orders/fulfillment-holds.ts";
+import { runOrderSplit } from "../../orders/splits.ts";
 import { deliverWebhookEvent } from "../../settings/webhook-events.ts";
 import { type AnyTaskDefinition, defineTask } from "../../../core/tasks.ts";
 
@@ -24,6 +26,7 @@ export const preorderShopTasks: readonly AnyTaskDefinition[] = [
   defineTask({ ...autoCollectTask, run: (ctx, p) => runAutoCollect(ctx, p) }),
   defineTask({ ...orderTagsTask, run: (ctx, p) => runOrderTags(ctx, p) }),
   defineTask({ ...fulfillmentHoldsTask, run: (ctx, p) => runFulfillmentHolds(ctx, p) }),
+  defineTask({ ...orderSplitTask, run: (ctx, p) => runOrderSplit(ctx, p) }),
   defineTask({ ...developerWebhookTask, run: (ctx, p) => deliverWebhookEvent(ctx, p.event_id) }),
   defineTask({
     ...notificationRecoverTask,

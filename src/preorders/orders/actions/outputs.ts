@@ -36,6 +36,29 @@ const fulfillmentHoldOutput = z.strictObject({
   released_at: timestampOutput.nullable().describe("when the order's release released it; null while it holds"),
 });
 
+const orderSplitOutput = z.strictObject({
+  type: z.enum(["fulfillments", "orders", "app"]).describe("fulfillments: the preorder items in their own fulfillment orders; orders: moved to new orders; app: handed to the split-order app"),
+  state: z.enum(["pending", "done", "handed_off"]),
+  offer_ids: z.array(z.string()),
+  fulfillment_orders: z.array(z.string()).describe("fulfillments: the platform fulfillment orders holding the preorder items"),
+  orders: z
+    .array(
+      z.strictObject({
+        key: z.string(),
+        name: z.string().describe("the split name (original name, order_suffix, and a number with sequential_number), the new order's PO number"),
+        line_item_ids: z.array(z.string()).describe("the original order's line items moved (their quantity there is now 0)"),
+        variant_ids: z.array(z.string()),
+        draft_order_id: z.string().nullable(),
+        platform_order_id: z.string().nullable().describe("the new platform order holding the moved items; null until it is made"),
+        platform_name: z.string().nullable(),
+      }),
+    )
+    .describe("orders: one new order per offer, or per variant with per_variant"),
+  edited: z.boolean().describe("orders: the moved items' quantities are 0 on the original order"),
+  requested_at: timestampOutput,
+  done_at: timestampOutput.nullable(),
+});
+
 export const orderOutput = z
   .strictObject({
     id: z.uuid(),
@@ -69,6 +92,12 @@ export const orderOutput = z
       .string()
       .nullable()
       .describe("the last failure of placing or releasing the fulfillment holds (retried); null when the last run succeeded or none ran"),
+    order_split: orderSplitOutput
+      .nullable()
+      .describe(
+        "the split of the preorder items for the offers' shipping.fulfillment.split (null: no split offer): into their own fulfillment orders, into new orders (their platform ids and names; the preorder record stays on the original order), or handed to the split-order app",
+      ),
+    order_split_error: z.string().nullable().describe("the last failure of the split (retried); null when the last run succeeded or none ran"),
     market_id: z.string().nullable(),
     offer_ids: z.array(z.string()),
     line_items: z.array(orderLineOutput),

@@ -1,0 +1,166 @@
+import { createOrder } from "../admin/orders.ts";
+import { AdminError } from "../admin/errors.ts";
+import type { Context } from "../context.ts";
+import { gid, parseGid } from "../ids.ts";
+import type { Attribute } from "../model.ts";
+import { formatCents } from "../money.ts";
+import type { Store } from "../store.ts";
+import type { Resolvers } from "./types.ts";
+
+/**
+ * Draft orders as the platform's Admin API has them, for moving preorder items to an order of
+ * their own: `draftOrderCreate` makes an OPEN draft (`#D1`, `#D2`...) of variants and quantities
+ * with tags, custom attributes and a PO number; `draftOrderComplete` turns it into an order the
+ * way checkout does (createOrder: one OPEN fulfillment order, orders/create and, when paid,
+ * orders/paid), paid through the named payment gateway or pending. The order keeps the draft's
+ * tags, custom attributes (the webhook's note_attributes) and PO number; the draft is COMPLETED
+ * and names its order. Completing a completed draft is refused.
+ *
+ * Drafts live in memory beside the store (not in the state file).
+ */
+
+/** The store's payment gateways (the platform's PaymentGateway ids), by id. */
+export const PAYMENT_GATEWAYS: ReadonlyMap<number, string> = new Map([
+  [1, "manual"],
+  [2, "bogus"],
+]);
+
+interface DraftLine {
+  readonly variantId: number;
+  readonly quantity: number;
+}
+
+export interface DraftOrder {
+  readonly kind: "DraftOrder";
+  readonly id: number;
+  readonly name: string;
+  status: "OPEN" | "COMPLETED";
+  readonly email: string | null;
+  readonly customerId: number | null;
+  readonly lines: readonly DraftLine[];
+  readonly tags: string[];
+  readonly poNumber: string | null;
+  readonly customAttributes: Attribute[];
+  orderId: number | null;
+}
+
+interface DraftState {
+  nextId: number;
+  readonly drafts: Map<number, DraftOrder>;
+}
+
+const states = new WeakMap<Store, DraftState>();
+
+function stateOf(store: Store): DraftState {
+  let state = states.get(store);
+  if (!state) {
+    state = { nextId: 1, drafts: new Map() };
+    states.set(store, state);
+  }
+  return state;
+}
+
+interface DraftOrderInput {
+  email?: string | null;
+  customerId?: string | null;
+  lineItems?: { variantId?: string | null; quantity: number; customAttributes?: { key: string; value: string }[] | null }[] | null;
+  tags?: string[] | null;
+  note?: string | null;
+  poNumber?: string | null;
+  customAttributes?: { key: string; value: string }[] | null;
+}
+
+const error = (field: string[], message: string) => ({ field, message });
+
+function draftOrderCreate(ctx: Context, args: { input: DraftOrderInput }) {
+  const input = args.input;
+  const lines: DraftLine[] = [];
+  const errors: { field: string[]; message: string }[] = [];
+  (input.lineItems ?? []).forEach((item, i) => {
+    const parsed = item.variantId ? parseGid(item.variantId) : undefined;
+    const variant = parsed?.type === "ProductVariant" ? ctx.store.variant(parsed.id) : undefined;
+    if (!variant) errors.push(error(["lineItems", String(i), "variantId"], "Product variant does not exist."));
+    else if (item.quantity <= 0) errors.push(error(["lineItems", String(i), "quantity"], "Quantity must be greater than 0."));
+    else lines.push({ variantId: variant.id, quantity: item.quantity });
+  });
+  if (errors.length === 0 && lines.length === 0) errors.push(error(["lineItems"], "Add at least 1 product."));
+  const customer = input.customerId ? parseGid(input.customerId) : undefined;
+  if (input.customerId && (customer?.type !== "Customer" || !ctx.store.customer(customer.id))) errors.push(error(["customerId"], "Customer does not exist."));
+  if (errors.length > 0) return { draftOrder: null, userErrors: errors };
+  const state = stateOf(ctx.store);
+  const id = state.nextId++;
+  const draft: DraftOrder = {
+    kind: "DraftOrder",
+    id,
+    name: `#D${id}`,
+    status: "OPEN",
+    email: input.email ?? null,
+    customerId: customer?.id ?? null,
+    lines,
+    tags: [...new Set((input.tags ?? []).map((t) => t.trim()).filter((t) => t.length > 0))],
+    poNumber: input.poNumber ?? null,
+    customAttributes: (input.customAttributes ?? []).map((a) => ({ key: a.key, value: a.value })),
+    orderId: null,
+  };
+  state.drafts.set(id, draft);
+  return { draftOrder: draft, userErrors: [] };
+}
+
+function findDraft(ctx: Context, id: string): DraftOrder | undefined {
+  const parsed = parseGid(id);
+  return parsed?.type === "DraftOrder" ? stateOf(ctx.store).drafts.get(parsed.id) : undefined;
+}
+
+function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?: string | null; paymentPending?: boolean | null }) {
+  const draft = findDraft(ctx, args.id);
+  if (!draft) return { draftOrder: null, userErrors: [error(["id"], "Draft order does not exist.")] };
+  if (draft.status === "COMPLETED") return { draftOrder: null, userErrors: [error(["id"], "This order has already been completed.")] };
+  let gateway = "manual";
+  if (args.paymentGatewayId) {
+    const parsed = parseGid(args.paymentGatewayId);
+    const named = parsed?.type === "PaymentGateway" ? PAYMENT_GATEWAYS.get(parsed.id) : undefined;
+    if (!named) return { draftOrder: null, userErrors: [error(["paymentGatewayId"], "Payment gateway is invalid.")] };
+    gateway = named;
+  }
+  try {
+    const { order } = createOrder(
+      ctx,
+      {
+        line_items: draft.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity })),
+        ...(draft.customerId === null ? {} : { customer_id: draft.customerId }),
+        ...(draft.email === null ? {} : { email: draft.email }),
+        financial_status: args.paymentPending ? "pending" : "paid",
+        tags: draft.tags,
+      },
+      { customAttributes: draft.customAttributes, poNumber: draft.poNumber, paymentGatewayNames: [gateway] },
+    );
+    draft.status = "COMPLETED";
+    draft.orderId = order.id;
+  } catch (e) {
+    if (e instanceof AdminError) return { draftOrder: null, userErrors: [error(["id"], e.message)] };
+    throw e;
+  }
+  return { draftOrder: draft, userErrors: [] };
+}
+
+export const draftOrderResolvers: Resolvers = {
+  Query: {
+    draftOrder: (_: unknown, args: { id: string }, ctx: Context) => findDraft(ctx, args.id) ?? null,
+  },
+  Mutation: {
+    draftOrderCreate: (_: unknown, args: { input: DraftOrderInput }, ctx: Context) => draftOrderCreate(ctx, args),
+    draftOrderComplete: (_: unknown, args: { id: string; paymentGatewayId?: string | null; paymentPending?: boolean | null }, ctx: Context) => draftOrderComplete(ctx, args),
+  },
+  DraftOrder: {
+    order: (draft: DraftOrder, _: unknown, ctx: Context) => (draft.orderId === null ? null : (ctx.store.order(draft.orderId) ?? null)),
+    totalPrice: (draft: DraftOrder, _: unknown, ctx: Context) => formatCents(draft.lines.reduce((sum, l) => sum + l.quantity * (ctx.store.variant(l.variantId)?.priceCents ?? 0), 0)),
+  },
+  Order: {
+    customAttributes: (o: { customAttributes?: Attribute[] }) => o.customAttributes ?? [],
+    poNumber: (o: { poNumber?: string | null }) => o.poNumber ?? null,
+    paymentGatewayNames: (o: { paymentGatewayNames?: string[] }) => o.paymentGatewayNames ?? [],
+  },
+};
+
+/** The gid of a gateway of the emulator's store, for tests and docs. */
+export const paymentGatewayGid = (id: number) => gid("PaymentGateway", id);

@@ -1,0 +1,321 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { getFulfillmentOrders } from "../src/platform/operations/fulfillment-orders.ts";
+import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
+import type { Order as EmulatorOrder } from "../src/platform/emulator/model.ts";
+import { invoke } from "./helpers/app.ts";
+import { useTestEnv } from "./helpers/fixture.ts";
+import { emulatorOrder, insertOfferOnPlan, orderPayload, runNow, useDomain, workerJob } from "./helpers/preorder-shop.ts";
+import { waitFor } from "./helpers/wait.ts";
+import { deliverWebhook, webhooksProcessed } from "./helpers/webhook-delivery.ts";
+
+const env = useTestEnv({
+  shop: "Splits Shop",
+  emulator: { seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: { backoffMs: 20 } },
+  connect: true,
+  worker: true,
+});
+
+interface SplitBody {
+  type: string;
+  state: string;
+  offer_ids: string[];
+  fulfillment_orders: string[];
+  orders: { key: string; name: string; line_item_ids: string[]; variant_ids: string[]; draft_order_id: string | null; platform_order_id: string | null; platform_name: string | null }[];
+  edited: boolean;
+  done_at: string | null;
+}
+
+interface OrderBody {
+  platform_order_id: string;
+  status: string;
+  tags: string[];
+  line_items: { id: string; quantity: number }[];
+  fulfillment_holds: { fulfillment_order_id: string; released_at: string | null }[];
+  order_split: SplitBody | null;
+  order_split_error: string | null;
+}
+
+const variant = (index: number) => env.emulator.store.variants[index]?.id ?? 0;
+const variantGid = (index: number) => `gid://platform/ProductVariant/${variant(index)}`;
+let planCount = 0;
+
+/** A selling plan group on the emulator for these seeded variants; answers the plan's gid. */
+async function plan(indexes: number[]): Promise<string> {
+  const client = await env.platform.clientFor(env.app.pool, env.shopId);
+  const n = planCount++;
+  const group = await createSellingPlanGroup(
+    client,
+    {
+      name: `Split ${n}`,
+      merchantCode: `split-test-${n}`,
+      options: ["Preorder"],
+      sellingPlansToCreate: [{ name: "Preorder", options: ["Preorder"], category: "PRE_ORDER", billingPolicy: { fixed: { checkoutCharge: { type: "PERCENTAGE", value: { percentage: 100 } }, remainingBalanceChargeTrigger: "NO_REMAINING_BALANCE" } }, deliveryPolicy: { fixed: { fulfillmentTrigger: "ASAP" } } }],
+    } as never,
+    indexes.map(variantGid),
+  );
+  const planGid = group.sellingPlans.nodes[0]?.id;
+  if (!planGid) throw new Error("no plan");
+  return planGid;
+}
+
+const splitSettings = (split: Record<string, unknown>) => ({ shipping: { fulfillment: { split: { enabled: true, ...split } } } });
+
+async function platformFulfillmentOrders(platformOrderId: string) {
+  const client = await env.platform.clientFor(env.app.pool, env.shopId);
+  return (await getFulfillmentOrders(client, platformOrderId)) ?? [];
+}
+
+async function order(id: string): Promise<OrderBody> {
+  const answer = await invoke(env.app, "GET", `/preorders/orders/${id}`, { key: env.key });
+  expect(answer.status).toBe(200);
+  return answer.body as OrderBody;
+}
+
+async function splitDone(id: string): Promise<OrderBody> {
+  return waitFor("the order's split done", async () => {
+    const body = await order(id);
+    return body.order_split?.state === "done" ? body : undefined;
+  });
+}
+
+const emulated = (id: number): EmulatorOrder => {
+  const found = env.emulator.store.order(id);
+  if (!found) throw new Error(`no emulator order ${id}`);
+  return found;
+};
+const splitOffs = (platformOrderGid: string) => env.emulator.store.orders.filter((o) => o.customAttributes?.some((a) => a.key === "_preorder_split_of" && a.value === platformOrderGid));
+const current = (o: EmulatorOrder) => o.lineItems.map((l) => [l.variantId, l.currentQuantity ?? l.quantity]);
+
+let fulfillmentsPlan: string;
+let fulfillmentsOffer: string;
+let ordersPlan: string;
+let ordersOffer: string;
+let perVariantPlan: string;
+let holdOrdersPlan: string;
+let plainPlan: string;
+
+beforeAll(async () => {
+  fulfillmentsPlan = await plan([0]);
+  fulfillmentsOffer = await insertOfferOnPlan(env.app.pool, env.shopId, fulfillmentsPlan, splitSettings({ type: "fulfillments" }));
+  ordersPlan = await plan([1]);
+  ordersOffer = await insertOfferOnPlan(
+    env.app.pool,
+    env.shopId,
+    ordersPlan,
+    splitSettings({ type: "orders", order_suffix: "-PRE", sequential_number: true, order_tag: "preorder-moved", transaction_gateway: "gid://platform/PaymentGateway/2" }),
+  );
+  perVariantPlan = await plan([2, 3]);
+  await insertOfferOnPlan(env.app.pool, env.shopId, perVariantPlan, splitSettings({ type: "orders", per_variant: true, sequential_number: true }));
+  holdOrdersPlan = await plan([4]);
+  await insertOfferOnPlan(env.app.pool, env.shopId, holdOrdersPlan, splitSettings({ type: "orders", hold_fulfillments: true, order_suffix: "-H" }));
+  plainPlan = await plan([5]);
+  await insertOfferOnPlan(env.app.pool, env.shopId, plainPlan, {});
+});
+
+describe("shipping.fulfillment.split", () => {
+  it("type fulfillments: the preorder items get a fulfillment order of their own, the other items stay in theirs", async () => {
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [
+        { variant_id: variant(0), quantity: 2, selling_plan_id: fulfillmentsPlan },
+        { variant_id: variant(7), quantity: 1 },
+      ],
+      email: "split-fo@example.com",
+    });
+    const done = await splitDone(orderId);
+    expect(done.order_split_error).toBeNull();
+    expect(done.order_split).toMatchObject({ type: "fulfillments", offer_ids: [fulfillmentsOffer], orders: [] });
+    const fulfillmentOrders = await platformFulfillmentOrders(platform.admin_graphql_api_id);
+    expect(fulfillmentOrders.map((f) => [f.status, f.lineItems.map((l) => l.remainingQuantity)])).toEqual([
+      ["OPEN", [1]],
+      ["OPEN", [2]],
+    ]);
+    const preorderLine = done.line_items.find((l) => l.quantity === 2)?.id;
+    expect(fulfillmentOrders[1]?.lineItems[0]?.lineItem.id).toBe(preorderLine);
+    expect(done.order_split?.fulfillment_orders).toEqual([fulfillmentOrders[1]?.id]);
+    // Still one order on the platform: nothing moved to a new one.
+    expect(splitOffs(platform.admin_graphql_api_id)).toEqual([]);
+  });
+
+  it("type fulfillments with hold_fulfillments: the preorder items' own fulfillment order is held, the rest stays open", async () => {
+    const heldPlan = await plan([6]);
+    await insertOfferOnPlan(env.app.pool, env.shopId, heldPlan, splitSettings({ type: "fulfillments", hold_fulfillments: true }));
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [
+        { variant_id: variant(6), quantity: 1, selling_plan_id: heldPlan },
+        { variant_id: variant(7), quantity: 1 },
+      ],
+      email: "split-hold@example.com",
+    });
+    await splitDone(orderId);
+    const held = await waitFor("the split fulfillment order held", async () => {
+      const body = await order(orderId);
+      return body.fulfillment_holds.length > 0 ? body : undefined;
+    });
+    const fulfillmentOrders = await platformFulfillmentOrders(platform.admin_graphql_api_id);
+    expect(fulfillmentOrders.map((f) => f.status)).toEqual(["OPEN", "ON_HOLD"]);
+    expect(held.fulfillment_holds.map((h) => h.fulfillment_order_id)).toEqual([fulfillmentOrders[1]?.id]);
+  });
+
+  it("type orders: the offer's items move to a new order named with order_suffix and its number, tagged order_tag, paid through transaction_gateway", async () => {
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [
+        { variant_id: variant(1), quantity: 2, selling_plan_id: ordersPlan },
+        { variant_id: variant(7), quantity: 1 },
+      ],
+      email: "split-order@example.com",
+    });
+    const original = emulated(platform.id);
+    const done = await splitDone(orderId);
+    expect(done.order_split_error).toBeNull();
+    const moved = splitOffs(platform.admin_graphql_api_id);
+    expect(moved).toHaveLength(1);
+    const created = moved[0];
+    if (!created) throw new Error("no new order");
+    expect(created.tags).toEqual(["preorder-moved"]);
+    expect(created.poNumber).toBe(`${original.name}-PRE1`);
+    expect(created.paymentGatewayNames).toEqual(["bogus"]);
+    expect(created.financialStatus).toBe("paid");
+    expect(created.email).toBe("split-order@example.com");
+    expect(current(created)).toEqual([[variant(1), 2]]);
+    // The original keeps the other item; the moved one is at 0 there and out of its fulfillment order.
+    expect(current(original)).toEqual([
+      [variant(1), 0],
+      [variant(7), 1],
+    ]);
+    expect((await platformFulfillmentOrders(platform.admin_graphql_api_id)).flatMap((f) => f.lineItems.filter((l) => l.remainingQuantity > 0).map((l) => l.remainingQuantity))).toEqual([1]);
+    // The preorder record stays the original's and names the new order; the new order is no preorder record of its own.
+    expect(done.platform_order_id).toBe(platform.admin_graphql_api_id);
+    expect(done.order_split).toMatchObject({
+      type: "orders",
+      offer_ids: [ordersOffer],
+      edited: true,
+      orders: [{ key: ordersOffer, name: `${original.name}-PRE1`, variant_ids: [variantGid(1)], platform_order_id: `gid://platform/Order/${created.id}`, platform_name: created.name }],
+    });
+    await env.emulator.webhooksSettled();
+    await webhooksProcessed(env.app.pool);
+    const { rows } = await env.app.pool.query("select 1 from preorder_orders where platform_order_id = $1", [`gid://platform/Order/${created.id}`]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it("type orders with per_variant: one new order per variant, numbered in turn", async () => {
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [
+        { variant_id: variant(2), quantity: 1, selling_plan_id: perVariantPlan },
+        { variant_id: variant(3), quantity: 3, selling_plan_id: perVariantPlan },
+      ],
+      email: "split-variants@example.com",
+    });
+    const done = await splitDone(orderId);
+    const name = emulated(platform.id).name;
+    const moved = splitOffs(platform.admin_graphql_api_id);
+    expect(moved.map((o) => [o.poNumber, o.tags, current(o)])).toEqual([
+      [`${name}-P1`, ["preorder-split"], [[variant(2), 1]]],
+      [`${name}-P2`, ["preorder-split"], [[variant(3), 3]]],
+    ]);
+    expect(done.order_split?.orders.map((o) => o.variant_ids)).toEqual([[variantGid(2)], [variantGid(3)]]);
+    expect(current(emulated(platform.id))).toEqual([
+      [variant(2), 0],
+      [variant(3), 0],
+    ]);
+  });
+
+  it("type orders with hold_fulfillments: the new order's fulfillment order is held, and release releases it", async () => {
+    const { orderId, platform } = await emulatorOrder(env, { line_items: [{ variant_id: variant(4), quantity: 1, selling_plan_id: holdOrdersPlan }], email: "split-order-hold@example.com" });
+    const done = await splitDone(orderId);
+    const created = done.order_split?.orders[0]?.platform_order_id;
+    if (!created) throw new Error("no new order");
+    expect((await platformFulfillmentOrders(created)).map((f) => f.status)).toEqual(["ON_HOLD"]);
+    expect(done.fulfillment_holds).toHaveLength(1);
+    // The original has nothing left to fulfil.
+    expect((await platformFulfillmentOrders(platform.admin_graphql_api_id)).map((f) => f.status)).toEqual(["CLOSED"]);
+    const released = await invoke(env.app, "POST", `/preorders/orders/${orderId}/release`, { key: env.key, body: {} });
+    expect(released.status).toBe(202);
+    await waitFor("the new order's fulfillment order open again", async () => ((await platformFulfillmentOrders(created)).every((f) => f.status === "OPEN") ? true : undefined));
+  });
+
+  it("a retry after a platform failure makes no second new order", { timeout: 40_000 }, async () => {
+    env.emulator.setFaults({ failFields: ["orderEditBegin"] });
+    try {
+      const { orderId, platform } = await emulatorOrder(env, {
+        line_items: [
+          { variant_id: variant(1), quantity: 1, selling_plan_id: ordersPlan },
+          { variant_id: variant(7), quantity: 1 },
+        ],
+        email: "split-retry@example.com",
+      });
+      const key = `preorders_order_split:${orderId}`;
+      const failed = await waitFor("a failed attempt of the split", async () => {
+        const body = await order(orderId);
+        return body.order_split_error ? body : undefined;
+      }, 30_000);
+      // The new order was made before the edit failed, and is recorded.
+      expect(failed.order_split?.orders[0]?.platform_order_id).toBeTruthy();
+      expect(failed.order_split?.edited).toBe(false);
+      expect(splitOffs(platform.admin_graphql_api_id)).toHaveLength(1);
+      env.emulator.setFaults({});
+      await runNow(env.app.pool, key);
+      const done = await splitDone(orderId);
+      expect(done.order_split_error).toBeNull();
+      expect(splitOffs(platform.admin_graphql_api_id)).toHaveLength(1);
+      expect(current(emulated(platform.id))).toEqual([
+        [variant(1), 0],
+        [variant(7), 1],
+      ]);
+    } finally {
+      env.emulator.setFaults({});
+    }
+  });
+
+  it("leaves an order with no preorder item of a split offer untouched: no split job, one open fulfillment order", async () => {
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [
+        { variant_id: variant(5), quantity: 1, selling_plan_id: plainPlan },
+        { variant_id: variant(7), quantity: 1 },
+      ],
+      email: "no-split@example.com",
+    });
+    expect(await workerJob(env.app.pool, `preorders_order_split:${orderId}`)).toBeUndefined();
+    expect((await order(orderId)).order_split).toBeNull();
+    expect((await platformFulfillmentOrders(platform.admin_graphql_api_id)).map((f) => f.status)).toEqual(["OPEN"]);
+    expect(splitOffs(platform.admin_graphql_api_id)).toEqual([]);
+  });
+
+  it("does not take an order the split made for a second preorder order, even with preorder lines", async () => {
+    const domain = "splits-guard.example.com";
+    await useDomain(env.app.pool, env.shopId, domain);
+    const payload = orderPayload({ plan: Number(ordersPlan.split("/").pop()) });
+    await deliverWebhook(env.app.origin, "orders/create", { ...payload, note_attributes: [{ name: "_preorder_split_of", value: "gid://platform/Order/1" }] }, domain);
+    await webhooksProcessed(env.app.pool);
+    const { rows } = await env.app.pool.query("select 1 from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe("split_order_app", () => {
+  it("on: the service splits nothing; it tags the order for the split-order app and records the hand-off", async () => {
+    const on = await invoke(env.app, "PATCH", "/account/integrations", { key: env.key, body: { split_order_app: { enabled: true } } });
+    expect(on).toMatchObject({ status: 202, body: { split_order_app: { enabled: true } } });
+    try {
+      const { orderId, platform } = await emulatorOrder(env, {
+        line_items: [
+          { variant_id: variant(1), quantity: 1, selling_plan_id: ordersPlan },
+          { variant_id: variant(7), quantity: 1 },
+        ],
+        email: "split-app@example.com",
+      });
+      const body = await order(orderId);
+      expect(body.order_split).toMatchObject({ type: "app", state: "handed_off", offer_ids: [ordersOffer], orders: [] });
+      expect(body.tags).toContain("preorder-split-requested");
+      expect(await workerJob(env.app.pool, `preorders_order_split:${orderId}`)).toBeUndefined();
+      await waitFor("the platform order tagged for the split-order app", async () => (emulated(platform.id).tags.includes("preorder-split-requested") ? true : undefined));
+      expect(splitOffs(platform.admin_graphql_api_id)).toEqual([]);
+      expect(current(emulated(platform.id))).toEqual([
+        [variant(1), 1],
+        [variant(7), 1],
+      ]);
+      expect((await platformFulfillmentOrders(platform.admin_graphql_api_id)).map((f) => f.status)).toEqual(["OPEN"]);
+    } finally {
+      await invoke(env.app, "PATCH", "/account/integrations", { key: env.key, body: { split_order_app: { enabled: false } } });
+    }
+  });
+});
