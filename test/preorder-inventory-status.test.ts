@@ -102,6 +102,17 @@ describe("GET /preorders/products/inventory_status", () => {
     expect(codes(inStock)).toEqual(["in_stock"]);
   });
 
+  it("inventory.provider app: the preorder button shows for a variant in stock on the platform (a note says why); platform: in_stock holds it back", async () => {
+    const app = await newOffer(env, { name: "App stock", products: { variant_ids: [b.legacy] }, inventory: { provider: "app" } }, { enable: true });
+    const platform = await newOffer(env, { name: "Platform stock", products: { variant_ids: [b.legacy] }, inventory: { provider: "platform" } }, { enable: true });
+    for (const id of [app, platform]) await waitSynced(env, id);
+    const answer = await status(`variant_ids=${b.legacy}`);
+    const byApp = diagnosis(answer, b.legacy, app);
+    expect(byApp).toMatchObject({ preorder_button: true, reasons: [] });
+    expect(byApp.notes.map((n) => n.code)).toEqual(["app_inventory"]);
+    expect(codes(diagnosis(answer, b.legacy, platform))).toEqual(["in_stock"]);
+  });
+
   it("explains a draft or disabled offer, continue selling off, the total limit, and an offer not yet on the platform", async () => {
     const draft = await newOffer(env, { products: { variant_ids: [a.legacy] } });
     const disabled = await newOffer(env, { products: { variant_ids: [a.legacy] } }, { enable: true });

@@ -53,6 +53,7 @@ describe("the offer's storefront configuration in variant metafields", () => {
       widget: { button: { text: "Preorder" }, badge: { enabled: false } },
       payments: { mode: "full", options: [{ type: "full", deposit_percent: null }] },
       checkout: { terms: { enabled: false }, mixed_cart: { allowed: true } },
+      inventory: { provider: "platform" },
     });
     expect((await configs(id, legacy.slice(0, 3))).every((c) => c !== null)).toBe(true);
 
@@ -60,6 +61,7 @@ describe("the offer's storefront configuration in variant metafields", () => {
     expect((await call("PATCH", id, "/checkout", { terms: { enabled: true, text: "Ships in March." } })).status).toBe(202);
     expect((await call("PATCH", id, "/limits", { per_order: { max: 2 } })).status).toBe(202);
     expect((await call("PATCH", id, "/advanced", { custom_css: ".preorder { color: red }" })).status).toBe(202);
+    expect((await call("PATCH", id, "/inventory", { provider: "app" })).status).toBe(202);
     expect((await call("PATCH", id, "/translations", { locales: ["fr"], fields: ["widget.button.text"], translations: { fr: { "widget.button.text": "Précommander" } } })).status).toBe(202);
     await waitSynced(env, id);
     for (const config of await configs(id, legacy.slice(0, 3))) {
@@ -68,6 +70,7 @@ describe("the offer's storefront configuration in variant metafields", () => {
         checkout: { terms: { enabled: true, text: "Ships in March." } },
         limits: { per_order: { max: 2 } },
         custom_css: ".preorder { color: red }",
+        inventory: { provider: "app" },
         translations: { locales: ["fr"], translations: { fr: { "widget.button.text": "Précommander" } } },
       });
     }

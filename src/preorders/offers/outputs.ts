@@ -154,7 +154,9 @@ export const checkoutOutput = z
 
 export const inventoryOutput = z
   .strictObject({
-    provider: z.enum(["platform", "app"]).describe("platform: the store platform's inventory; app: this service counts against limits.total"),
+    provider: z
+      .enum(["platform", "app"])
+      .describe("platform: the preorder button waits for the platform's stock to sell out; app: this service's count against limits.total is the offer's stock, and the button shows whatever the platform holds"),
     reservation: z.strictObject({
       timing: z.enum(["on_sale", "on_fulfillment"]).describe("on_sale: held at order time; on_fulfillment: taken when the order is fulfilled"),
     }),

@@ -1,6 +1,7 @@
 import { checkoutGroup } from "../offers/groups/checkout.ts";
 import { countdownGroup } from "../offers/groups/countdown.ts";
 import { integrationsGroup } from "../offers/groups/integrations.ts";
+import { inventoryGroup } from "../offers/groups/inventory.ts";
 import { limitsGroup } from "../offers/groups/limits.ts";
 import { marketsGroup } from "../offers/groups/markets.ts";
 import { advancedGroup, paymentsGroup, shippingGroup } from "../offers/groups/plan-groups.ts";
@@ -16,7 +17,7 @@ import type { OfferRow, OfferState } from "../offers/model.ts";
  *
  * Left out on purpose: what changes without a change to the offer (limits.total.current_count
  * moves with every order, which does not sync the offer), what only the service or the platform
- * acts on (inventory, order tags, fulfillment and split, remaining balance collection), and
+ * acts on (inventory but its provider, order tags, fulfillment and split, remaining balance collection), and
  * internal_name.
  */
 export const STOREFRONT_CONFIG_VERSION = 1;
@@ -63,6 +64,8 @@ export function storefrontConfig(offer: OfferState, row: Pick<OfferRow, "id" | "
     },
     integrations: offer.get(integrationsGroup),
     translations: { default_locale: translations.default_locale, locales: translations.locales, translations: translations.translations },
+    // platform: the preorder button waits for the platform's stock to sell out; app: it shows whatever the stock (decision 0205)
+    inventory: { provider: offer.get(inventoryGroup).provider },
     markets: offer.get(marketsGroup),
     custom_css: advanced.custom_css,
   };

@@ -157,8 +157,16 @@ function diagnose(
     }
   }
 
+  // inventory.provider app: the service's count (limits.total) is the offer's stock, so the
+  // preorder button shows whatever the platform holds; platform: it waits for the platform's
+  // stock to sell out (decision 0205).
+  const appCounts = state.get(inventoryGroup).provider === "app";
   if (!stock) {
     reasons.push({ code: "variant_not_found", message: "neither the platform nor the catalog mirror knows this variant" });
+  } else if (appCounts) {
+    if (stock.tracked && stock.available > 0) {
+      notes.push({ code: "app_inventory", message: `inventory.provider is app: the preorder button shows although ${stock.available} are available on the platform; limits.total is the offer's stock` });
+    }
   } else if (!stock.tracked) {
     reasons.push({ code: "in_stock", message: "the variant's inventory is not tracked: it is always sellable, and the regular add-to-cart button shows" });
   } else if (stock.available > 0) {
@@ -224,7 +232,7 @@ export const inventoryStatus = defineAction({
   name: "preorders.products.inventory_status",
   method: "GET",
   path: "/preorders/products/inventory_status",
-  description: `Live inventory of variants and whether each offer's preorder button may show for them. Query: variant_ids (required; numeric ids or gids, comma-separated or repeated, at most ${INVENTORY_STATUS_MAX_VARIANTS}), market_id (optional: check the offers' markets for that market), offer_id (optional: also diagnose that offer when it does not apply to a variant). Makes a live platform call and may be slow; without a platform connection, or when the call fails, quantities come from the catalog mirror (inventory_source mirror, with a warning). Answers { inventory_source, warnings, variants: [{ variant_id, gid, title, product_title, found, tracked, inventory_policy, available (sum over active locations), locations: [{ location_id, name, available, active }], offers: [{ offer_id, name, status, preorder_button, reasons: [{ code, message }], notes: [{ code, message }] }] }] }. The offers listed for a variant are those containing it, every all or collection offer, and offer_id. Reason codes: offer_draft, offer_disabled, variant_not_in_offer, market_excluded, in_stock (the regular add-to-cart button shows while stock remains), variant_not_found, continue_selling_off, total_limit_reached, selling_plan_not_synced; preorder_button is true when there is none. Notes do not block: markets_restricted, inventory_policy_deny, sync_pending, sync_failed.`,
+  description: `Live inventory of variants and whether each offer's preorder button may show for them. Query: variant_ids (required; numeric ids or gids, comma-separated or repeated, at most ${INVENTORY_STATUS_MAX_VARIANTS}), market_id (optional: check the offers' markets for that market), offer_id (optional: also diagnose that offer when it does not apply to a variant). Makes a live platform call and may be slow; without a platform connection, or when the call fails, quantities come from the catalog mirror (inventory_source mirror, with a warning). Answers { inventory_source, warnings, variants: [{ variant_id, gid, title, product_title, found, tracked, inventory_policy, available (sum over active locations), locations: [{ location_id, name, available, active }], offers: [{ offer_id, name, status, preorder_button, reasons: [{ code, message }], notes: [{ code, message }] }] }] }. The offers listed for a variant are those containing it, every all or collection offer, and offer_id. Reason codes: offer_draft, offer_disabled, variant_not_in_offer, market_excluded, in_stock (the regular add-to-cart button shows while stock remains; never with inventory.provider app), variant_not_found, continue_selling_off, total_limit_reached, selling_plan_not_synced; preorder_button is true when there is none. Notes do not block: markets_restricted, inventory_policy_deny, app_inventory (inventory.provider app: the platform's stock does not hold the button back), sync_pending, sync_failed.`,
   aliases: ["why is the preorder button not showing", "check live inventory of variants", "diagnose preorder button visibility"],
   notes: [
     "Makes a live platform call and may be slow; without one it answers from the catalog mirror with a warning.",
