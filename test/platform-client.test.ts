@@ -18,6 +18,7 @@ import * as metafields from "../src/platform/operations/metafields.ts";
 import { deleteMetafields, getOwnerMetafields, getShopMetafield, setMetafields } from "../src/platform/operations/metafields.ts";
 import { getInventoryLevels } from "../src/platform/operations/inventory.ts";
 import * as orderSplits from "../src/platform/operations/order-splits.ts";
+import { completeDraftOrder, createDraftOrder, editOrderQuantities, getDraftOrder, getOrderLineQuantities, splitFulfillmentOrder } from "../src/platform/operations/order-splits.ts";
 import * as orders from "../src/platform/operations/orders.ts";
 import { getOrder, listOrders } from "../src/platform/operations/orders.ts";
 import * as sellingPlans from "../src/platform/operations/selling-plans.ts";
@@ -751,6 +752,48 @@ describe("against the platform emulator", () => {
     expect(await releaseFulfillmentOrderHolds(c, open?.id ?? "", [held.fulfillmentHold.id])).toEqual({ id: open?.id, status: "ON_HOLD" });
     expect(await releaseFulfillmentOrderHolds(c, open?.id ?? "", [merchant.fulfillmentHold.id])).toEqual({ id: open?.id, status: "OPEN" });
     expect(await getFulfillmentOrders(c, "gid://platform/Order/1")).toBeNull();
+  });
+
+  it("splits a fulfillment order, edits an order's quantities down and completes a draft order into an order, with their user errors", async () => {
+    const variantIds = (await allVariantIds(client(), 250)).slice(0, 2);
+    const created = await fetch(`${emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: variantIds.map((variant_id) => ({ variant_id, quantity: 2 })), email: "split@example.com" }),
+    });
+    const { order } = (await created.json()) as { order: { admin_graphql_api_id: string } };
+    const c = client();
+    const [open] = (await getFulfillmentOrders(c, order.admin_graphql_api_id)) ?? [];
+    const [first, second] = open?.lineItems ?? [];
+    if (!open || !first || !second) throw new Error("no fulfillment order");
+
+    const tooMany = await rejection(splitFulfillmentOrder(c, open.id, [{ id: first.id, quantity: 3 }]));
+    expect(tooMany.message).toBe("fulfillmentOrderSplit: The fulfillment order line item quantity is invalid. (fulfillmentOrderSplits.0.fulfillmentOrderLineItems.0.quantity)");
+    expect((await rejection(splitFulfillmentOrder(c, open.id, [{ id: first.id, quantity: 0 }]))).kind).toBe("user_errors");
+    const moved = await splitFulfillmentOrder(c, open.id, [{ id: first.id, quantity: 2 }]);
+    expect(moved.status).toBe("OPEN");
+    expect(((await getFulfillmentOrders(c, order.admin_graphql_api_id)) ?? []).map((f) => [f.id === open.id, f.lineItems.map((l) => l.lineItem.id)])).toEqual([
+      [true, [second.lineItem.id]],
+      [false, [first.lineItem.id]],
+    ]);
+
+    await editOrderQuantities(c, order.admin_graphql_api_id, [{ lineItemId: first.lineItem.id, quantity: 0 }], "moved");
+    const lines = await getOrderLineQuantities(c, order.admin_graphql_api_id);
+    expect(lines?.lines.map((l) => [l.quantity, l.currentQuantity])).toEqual([
+      [2, 0],
+      [2, 2],
+    ]);
+    const raise = await rejection(editOrderQuantities(c, order.admin_graphql_api_id, [{ lineItemId: second.lineItem.id, quantity: 5 }], "up"));
+    expect(raise.kind).toBe("user_errors");
+
+    const draftId = await createDraftOrder(c, { lineItems: [{ variantId: variantIds[0] ?? "", quantity: 2 }], tags: ["preorder-split"], poNumber: "#1001-P", customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
+    expect((await rejection(completeDraftOrder(c, draftId, "gid://platform/PaymentGateway/99"))).message).toBe("draftOrderComplete: Payment gateway is invalid. (paymentGatewayId)");
+    const completed = await completeDraftOrder(c, draftId, "gid://platform/PaymentGateway/2");
+    expect(await getDraftOrder(c, draftId)).toEqual({ id: draftId, status: "COMPLETED", order: completed });
+    const made = emulator.store.order(Number(completed.id.split("/").pop()));
+    expect(made).toMatchObject({ tags: ["preorder-split"], poNumber: "#1001-P", paymentGatewayNames: ["bogus"], customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
+    expect((await rejection(completeDraftOrder(c, draftId, null))).message).toBe("draftOrderComplete: This order has already been completed. (id)");
+    expect((await rejection(createDraftOrder(c, { lineItems: [] }))).kind).toBe("user_errors");
   });
 
   it("reads orders one by one and incrementally by update time", async () => {
