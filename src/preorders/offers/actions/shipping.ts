@@ -27,6 +27,7 @@ export const SHIPPING_ACTIONS: readonly AnyAction[] = [
         "fulfillment.split.enabled is a legacy toggle: true needs a type too, false clears both.",
         "fulfillment.split.hold_fulfillments holds the split order's fulfillments; sequential_number gives split orders a sequential name; per_variant makes one split order per variant instead of one per offer.",
         "fulfillment.split.type orders turns advanced.use_platform_selling_plan off, and with it the deposit option.",
+        "A split acts when a new order arrives: fulfillments gives the preorder items their own platform fulfillment order; orders moves them to a new platform order (order_tag, the split name as PO number, transaction_gateway) and sets them to 0 on the original. The order's order_split shows it; with the account's split_order_app on, the order is only tagged preorder-split-requested for that app.",
         "delivery.type on_date needs delivery.date; switching the delivery type clears the other type's field.",
       ],
     },
@@ -87,7 +88,7 @@ export const SHIPPING_ACTIONS: readonly AnyAction[] = [
     action: "set_split_transaction_gateway",
     aliases: ["set the split preorder order gateway", "choose the payment gateway of split preorder orders"],
     description:
-      "Sets the payment gateway recorded on the transactions of split-off orders (fulfillment.split.transaction_gateway; null for the original order's). Answers the shipping group.",
+      "Sets the payment gateway through which orders split off for preorder items are completed (fulfillment.split.transaction_gateway: the platform's payment gateway id; null for the store's default). Answers the shipping group.",
     input: z.strictObject({ gateway: requiredLabel.nullable() }),
     patch: (input) => ({ fulfillment: { split: { transaction_gateway: input.gateway } } }),
   }),
