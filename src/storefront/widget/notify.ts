@@ -20,6 +20,7 @@ export function notifyForm(embed: EmbedData, variant: VariantData, signals: Sign
 
   const open = el("button", { type: "button", class: "bis-open", "data-bis-open": "" }, [text("button_text")]);
   const form = el("form", { class: "bis-form", "data-bis-form": "", hidden: "", novalidate: "" });
+  form.style.gap = "8px";
   form.append(el("h3", { class: "bis-title" }, [text("form_title")]), el("p", { class: "bis-description" }, [text("form_description")]));
 
   let channel = channels[0] ?? "email";
@@ -56,6 +57,7 @@ export function notifyForm(embed: EmbedData, variant: VariantData, signals: Sign
 
   open.addEventListener("click", () => {
     form.hidden = false;
+    form.style.display = "grid";
     open.hidden = true;
   });
 

@@ -71,7 +71,8 @@ function renderVariant(page: Page, variant: VariantData): Cleanup {
   if (!variant.available) {
     page.signals.debug("sold out without an offer: notify me form", { variant: variant.id });
     const root = notifyForm(page.embed, variant, page.signals);
-    insertAfter(page.addButton ?? page.form, root);
+    // After the product form, not in it: a form inside a form is not HTML.
+    insertAfter(page.form ?? page.addButton, root);
     return () => root.remove();
   }
   page.signals.debug("in stock without an offer: nothing to show", { variant: variant.id });
@@ -125,7 +126,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   // The badge beside the price.
   if (offer.widget.badge.enabled && (storefront?.show_badge_on_product_pages ?? true)) {
     const badge = badgeElement(offer, texts.badge);
-    insertAfter(page.price, badge);
+    if (page.price) page.price.append(badge);
+    else insertAfter(page.form, badge);
     cleanups.push(() => badge.remove());
   }
 
@@ -183,15 +185,9 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       radio.addEventListener("change", () => {
         if (radio.checked) chosenOption = option;
       });
-      list.append(
-        el("label", { class: "preorder-payment-option", "data-payment-option": option.type }, [
-          radio,
-          " ",
-          el("strong", {}, [option.title]),
-          " ",
-          el("span", {}, [option.description]),
-        ]),
-      );
+      const label = el("label", { class: "preorder-payment-option", "data-payment-option": option.type }, [radio, " ", el("strong", {}, [option.title]), " ", el("span", {}, [option.description])]);
+      label.style.display = "block";
+      list.append(label);
     });
     if (offer.payments.billing_widget_text) list.append(el("p", { class: "preorder-billing-text" }, [offer.payments.billing_widget_text]));
     root.append(list);
