@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appProxySignature } from "../src/http/storefront.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { SHOP_ID } from "../src/platform/emulator/ids.ts";
+import { emulatorOptionsFromEnv } from "../src/platform/emulator/main-config.ts";
 import type { SellingPlan, SellingPlanGroup, Variant } from "../src/platform/emulator/model.ts";
 
 /**
@@ -208,5 +209,18 @@ describe("the emulator's online store", () => {
     expect(query.get("signature")).toBe(appProxySignature(SECRET, query));
     expect(last?.headers["x-forwarded-for"]).toBe("127.0.0.1");
     expect(last?.headers.cookie).toBeUndefined();
+  });
+
+  it("npm run emulator takes the app embed and the app proxy from the environment (the proxy needs the secret)", () => {
+    expect(
+      emulatorOptionsFromEnv({
+        EMULATOR_APP_EMBED_URL: "http://127.0.0.1:3000/storefront/widget.js",
+        EMULATOR_APP_PROXY_URL: "http://127.0.0.1:3000/storefront",
+        EMULATOR_APP_PROXY_SUBPATH: "notify",
+        PLATFORM_API_SECRET: "s3cret",
+      }).options.storefront,
+    ).toEqual({ appEmbedUrl: "http://127.0.0.1:3000/storefront/widget.js", appProxy: { url: "http://127.0.0.1:3000/storefront", secret: "s3cret", subpath: "notify" } });
+    expect(() => emulatorOptionsFromEnv({ EMULATOR_APP_PROXY_URL: "http://127.0.0.1:3000/storefront" })).toThrow("EMULATOR_APP_PROXY_URL needs PLATFORM_API_SECRET");
+    expect(emulatorOptionsFromEnv({}).options.storefront).toEqual({});
   });
 });

@@ -64,6 +64,8 @@ export async function connectDemoShop(
     stateFile: path.join(config.dataDir, EMULATOR_STATE_FILE),
     log: log.child({ component: "platform-emulator" }),
     ...(serviceUrl ? { webhooks: { url: `${serviceUrl}/webhooks/platform`, secret: platform.webhookSecret } } : {}),
+    // Its online store (/products/<handle>) loads the service's widget and proxies /apps/preorder to the service.
+    ...(serviceUrl ? { storefront: { appEmbedUrl: `${serviceUrl}/storefront/widget.js`, appProxy: { url: `${serviceUrl}/storefront`, secret: platform.webhookSecret } } } : {}),
   });
   log.info({ url: emulator.origin }, "store platform emulator listening");
   await platform.connect(pool, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });

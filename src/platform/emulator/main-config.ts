@@ -21,6 +21,11 @@ const envSchema = z.object({
   EMULATOR_STATE_FILE: z.string().min(1).optional(),
   /** The app's secret: signs webhooks, as the service's PLATFORM_API_SECRET verifies them. */
   PLATFORM_API_SECRET: z.string().min(1).optional(),
+  /** The online store's app embed: the script its pages load (the service's /storefront/widget.js). */
+  EMULATOR_APP_EMBED_URL: z.url().optional(),
+  /** The app proxy: /apps/<subpath>/* forwarded to this URL (the service's /storefront), signed with PLATFORM_API_SECRET. */
+  EMULATOR_APP_PROXY_URL: z.url().optional(),
+  EMULATOR_APP_PROXY_SUBPATH: z.string().regex(/^[a-z0-9_-]+$/).optional(),
   EMULATOR_THROTTLE_MAX: positive.optional(),
   EMULATOR_THROTTLE_RESTORE_RATE: positive.optional(),
   EMULATOR_MAX_QUERY_COST: positive.optional(),
@@ -41,6 +46,7 @@ export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): { options: Emula
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n"));
   const e = parsed.data;
   if (e.EMULATOR_WEBHOOK_URL && !e.PLATFORM_API_SECRET) throw new Error("EMULATOR_WEBHOOK_URL needs PLATFORM_API_SECRET to sign the webhooks");
+  if (e.EMULATOR_APP_PROXY_URL && !e.PLATFORM_API_SECRET) throw new Error("EMULATOR_APP_PROXY_URL needs PLATFORM_API_SECRET to sign the proxied requests");
   const options: EmulatorOptions = {
     port: e.PLATFORM_EMULATOR_PORT,
     host: e.EMULATOR_HOST,
@@ -56,6 +62,12 @@ export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): { options: Emula
     throttle: defined({ maximumAvailable: e.EMULATOR_THROTTLE_MAX, restoreRate: e.EMULATOR_THROTTLE_RESTORE_RATE, maxQueryCost: e.EMULATOR_MAX_QUERY_COST }),
     faults: defined({ throttleRate: e.EMULATOR_FAULT_THROTTLE_RATE, errorRate: e.EMULATOR_FAULT_ERROR_RATE, latencyMs: e.EMULATOR_FAULT_LATENCY_MS }),
     ...(e.EMULATOR_WEBHOOK_URL && e.PLATFORM_API_SECRET ? { webhooks: { url: e.EMULATOR_WEBHOOK_URL, secret: e.PLATFORM_API_SECRET } } : {}),
+    storefront: {
+      ...defined({ appEmbedUrl: e.EMULATOR_APP_EMBED_URL }),
+      ...(e.EMULATOR_APP_PROXY_URL && e.PLATFORM_API_SECRET
+        ? { appProxy: { url: e.EMULATOR_APP_PROXY_URL, secret: e.PLATFORM_API_SECRET, ...defined({ subpath: e.EMULATOR_APP_PROXY_SUBPATH }) } }
+        : {}),
+    },
   };
   return { options, logLevel: e.LOG_LEVEL };
 }
