@@ -1,7 +1,7 @@
 import { publicUrl } from "../../channels/public-url.ts";
 import { type Db, onCommit } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
-import { enqueueFlowTriggers, legacyId } from "../../providers/flow/enqueue.ts";
+import { FlowSwitches, enqueueFlowTriggers, legacyId } from "../../providers/flow/enqueue.ts";
 import { platformTitles } from "../../messaging/product-titles.ts";
 import { countSend } from "../../metrics/registry.ts";
 import type { Channel, Stage } from "../templates/default-templates.ts";
@@ -213,13 +213,15 @@ type AlertResult = MarkResult<AlertRow, SendBlockedReason>;
 
 /** The pipeline's view of bis_ledger; `contexts` is shared by the calls of one batch. */
 export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new SendContexts(deps)): MessageLedger<AlertRow, SendBlockedReason, ShopContext> {
+  // The shops' flow_triggers switches, read once for this sender's marks.
+  const flowSwitches = new FlowSwitches();
   return {
     kind: "back_in_stock",
     table: "bis_ledger",
     quotaReason: "plan_limit",
     lease: leaseAlerts,
     queueSend: (db, id) => queueSend(db, id, { maxAttempts: sendAttemptsFor(deps.config.SEND_RETRY_HOURS) }),
-    mark: markAlertResults,
+    mark: (db, results) => markAlertResults(db, results, flowSwitches),
     loadShop: (shopId) => contexts.get(shopId),
     refusal: (row, { settings, switches }) =>
       blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, settings, switches),
@@ -288,7 +290,7 @@ export async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: 
  * last error), the notifications log for final outcomes, the reminder queue for `initial`
  * messages sent, and the quota reservations of final outcomes (a retry keeps its own).
  */
-export async function markAlertResults(db: Db, results: readonly AlertResult[]): Promise<void> {
+export async function markAlertResults(db: Db, results: readonly AlertResult[], flowSwitches?: FlowSwitches): Promise<void> {
   if (results.length === 0) return;
   const flat = results.map(({ row, ...result }) => ({
     ...result,
@@ -320,6 +322,7 @@ export async function markAlertResults(db: Db, results: readonly AlertResult[]):
         key: row.id,
         payload: { "Signup ID": row.signup_id, "Variant ID": legacyId(row.variant_id), Channel: row.channel, Locale: row.locale },
       })),
+      flowSwitches,
     );
   }
 }

@@ -44,15 +44,36 @@ export async function shopsSending(db: Db, shopIds: readonly string[], trigger: 
 }
 
 /**
- * Queues the events whose shop sends their trigger, on `db` (the event's own transaction where it
- * has one: a rolled-back event sends nothing). Answers how many were queued.
+ * The switches as one sender (a run of alert sends) found them, read once per shop and trigger:
+ * the alert marks of a burst ask for them at every write. Kept only for the sender's run; a
+ * switch turned off meanwhile is caught by the job, which checks again.
  */
-export async function enqueueFlowTriggers(db: Db, events: readonly FlowEvent[]): Promise<number> {
+export class FlowSwitches {
+  readonly #known = new Map<string, boolean>();
+
+  async sending(db: Db, shopIds: readonly string[], trigger: FlowTrigger): Promise<Set<string>> {
+    const key = (shopId: string) => `${shopId}\t${trigger}`;
+    const unknown = [...new Set(shopIds)].filter((id) => !this.#known.has(key(id)));
+    if (unknown.length > 0) {
+      const found = await shopsSending(db, unknown, trigger);
+      for (const id of unknown) this.#known.set(key(id), found.has(id));
+    }
+    return new Set(shopIds.filter((id) => this.#known.get(key(id)) === true));
+  }
+}
+
+/**
+ * Queues the events whose shop sends their trigger, on `db` (the event's own transaction where it
+ * has one: a rolled-back event sends nothing). `switches`: a sender's cache of the switches.
+ * Answers how many were queued.
+ */
+export async function enqueueFlowTriggers(db: Db, events: readonly FlowEvent[], switches?: FlowSwitches): Promise<number> {
   let queued = 0;
   const byTrigger = new Map<FlowTrigger, FlowEvent[]>();
   for (const event of events) byTrigger.set(event.trigger, [...(byTrigger.get(event.trigger) ?? []), event]);
   for (const [trigger, list] of byTrigger) {
-    const sending = await shopsSending(db, list.map((e) => e.shopId), trigger);
+    const shopIds = list.map((e) => e.shopId);
+    const sending = switches ? await switches.sending(db, shopIds, trigger) : await shopsSending(db, shopIds, trigger);
     for (const event of list) {
       if (!sending.has(event.shopId)) continue;
       await enqueue(
