@@ -87,4 +87,13 @@ describe("POST /storefront/back_in_stock/signups (the platform's app proxy)", ()
     const other = await post(proxyQuery(shop.domain), body(99), { "x-forwarded-for": "198.51.100.10" });
     expect(other.status).toBe(202);
   });
+
+  it("counts the address the proxy appended, not the client's own X-Forwarded-For entries in front of it", async () => {
+    const body = (n: number) => ({ variant_id: 7001, channel: "email", email: `spoof-${n}@example.com` });
+    // 41 requests: even if the minute turns over during the burst, one window holds 21 of them.
+    const statuses: number[] = [];
+    for (let n = 0; n < 41; n++) statuses.push((await post(proxyQuery(shop.domain), body(n), { "x-forwarded-for": `10.9.${n}.1, 198.51.100.30` })).status);
+    expect(statuses.filter((s) => s !== 202 && s !== 429)).toEqual([]);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  });
 });

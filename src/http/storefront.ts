@@ -73,14 +73,19 @@ function verifiedQuery(secret: string, rawQuery: string, nowMs: number): { shop:
 }
 
 /**
- * Whom a shopper's request is counted against: the address the app proxy forwards it for (the
- * first of X-Forwarded-For; the request is signed, so it did come through the proxy), else the
- * connection's.
+ * Whom a shopper's request is counted against: the address the platform's app proxy forwards it
+ * for. The proxy appends that address to X-Forwarded-For (or sets the header to it), so it is the
+ * entry just left of the hops this service trusts (TRUST_PROXY, which fastify has already walked:
+ * `request.ips` ends with the first untrusted hop, the platform's proxy). Entries further left came
+ * from the client and are not believed: a client rotating them would otherwise escape the limit.
  */
 function shopperAddress(request: FastifyRequest): string {
-  const forwarded = request.headers["x-forwarded-for"];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-  return loginClient(first || request.ip);
+  const header = request.headers["x-forwarded-for"];
+  const forwarded = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((a) => a.trim()).filter(Boolean);
+  // [socket, nearest forwarded, ..., first untrusted]: the forwarded entries our own proxies added.
+  const hops = request.ips ?? [request.ip];
+  const shopper = forwarded[forwarded.length - hops.length];
+  return loginClient(shopper ?? request.ip);
 }
 
 async function shopIdOf(pool: pg.Pool, domain: string): Promise<string | undefined> {
