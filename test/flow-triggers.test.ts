@@ -3,6 +3,7 @@ import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { emulatorOrder, emulatorPlan, insertOfferOnPlan } from "./helpers/preorder-shop.ts";
 import { runNow } from "./helpers/queue.ts";
+import { webhooksProcessed } from "./helpers/webhook-delivery.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 // /account/integrations flow_triggers: the chosen events reach the platform's automation through
@@ -36,6 +37,20 @@ async function signup(variantIndex: number, email: string): Promise<string> {
   return (answer.body as { id: string }).id;
 }
 
+/** Sold out at every active location as the platform announces it: the mirror must see zero for the next stock to be a restock. */
+async function soldOut(variantId: number): Promise<void> {
+  for (const location of env.emulator.store.activeLocations()) {
+    const zero = await fetch(`${env.emulator.origin}/admin/inventory`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ variant_id: variantId, location_id: location.id, available: 0 }),
+    });
+    expect(zero.status).toBe(200);
+  }
+  await env.emulator.webhooksSettled();
+  await webhooksProcessed(env.app.pool);
+}
+
 const received = (handle: string) => env.emulator.app.flowTriggers.filter((t) => t.handle === handle);
 
 describe("flow triggers", () => {
@@ -55,7 +70,7 @@ describe("flow triggers", () => {
     ).toBe(202);
     const variant = env.emulator.store.variants[1];
     if (!variant) throw new Error("no variant");
-    for (const location of env.emulator.store.activeLocations()) env.emulator.store.setAvailable(env.emulator.store.variantIndex(variant), location, 0);
+    await soldOut(variant.id);
 
     const signupId = await signup(1, "flow@example.com");
     await flowSettled();
@@ -73,6 +88,21 @@ describe("flow triggers", () => {
     await waitFor("the alert trigger", async () => (received("back-in-stock-alert-sent").length === 1 ? true : undefined));
     expect(received("back-in-stock-alert-sent")[0]?.payload).toMatchObject({ "Signup ID": signupId, "Variant ID": variant.id, Channel: "email" });
 
+    // The signup's customer buys the variant: the conversion is not chosen, so nothing is sent for it.
+    const bought = await fetch(`${env.emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: [{ variant_id: variant.id, quantity: 1 }], email: "flow@example.com" }),
+    });
+    expect(bought.status).toBe(201);
+    await env.emulator.webhooksSettled();
+    await waitFor("the signup converted", async () => {
+      const { rows } = await env.app.pool.query<{ status: string }>("select status from bis_signups where id = $1", [signupId]);
+      return rows[0]?.status === "converted" ? true : undefined;
+    });
+    expect(await flowJobs()).toEqual([]);
+    expect(received("back-in-stock-signup-converted")).toEqual([]);
+
     const { planGid, variantId } = await emulatorPlan(env, 2);
     const offerId = await insertOfferOnPlan(env.app.pool, env.shopId, planGid, {});
     const { platform } = await emulatorOrder(env, { line_items: [{ variant_id: variantId, quantity: 1, selling_plan_id: planGid }], email: "buyer@example.com" });
@@ -80,6 +110,26 @@ describe("flow triggers", () => {
     expect(received("preorder-order-placed")[0]?.payload).toMatchObject({ order_id: platform.id, "Offer IDs": offerId });
     // No contact in a trigger's payload.
     expect(JSON.stringify(env.emulator.app.flowTriggers)).not.toContain("@example.com");
+  });
+
+  it("a signup converted by an order sends back_in_stock_signup_converted with the order's id", async () => {
+    expect((await patch({ flow_triggers: { enabled: true, triggers: ["back_in_stock_alert_sent", "back_in_stock_signup_converted"] } })).status).toBe(202);
+    const variant = env.emulator.store.variants[5];
+    if (!variant) throw new Error("no variant");
+    await soldOut(variant.id);
+    const signupId = await signup(5, "convert@example.com");
+    const restock = await fetch(`${env.emulator.origin}/admin/inventory`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ variant_id: variant.id, available: 2 }) });
+    expect(restock.status).toBe(200);
+    await waitFor("the alert trigger", async () => (received("back-in-stock-alert-sent").some((t) => (t.payload as { "Signup ID": string })["Signup ID"] === signupId) ? true : undefined));
+    const bought = await fetch(`${env.emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: [{ variant_id: variant.id, quantity: 1 }], email: "convert@example.com" }),
+    });
+    expect(bought.status).toBe(201);
+    const { order } = (await bought.json()) as { order: { id: number } };
+    await waitFor("the conversion trigger", async () => (received("back-in-stock-signup-converted").length === 1 ? true : undefined));
+    expect(received("back-in-stock-signup-converted")[0]?.payload).toMatchObject({ order_id: order.id, "Signup ID": signupId });
   });
 
   it("a queued trigger is skipped when the switch is turned off before it runs", async () => {
