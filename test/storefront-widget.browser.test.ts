@@ -330,6 +330,49 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     setShopConfig(env.emulator, { developer: { events_enabled: true } });
   });
 
+  it("the shop's storefront switches and the developer selectors decide what the widget touches; the shipping line item property reaches the cart", async () => {
+    const variant = legacy[0] ?? 0;
+    await call("PATCH", offerId, "/shipping", { display: { shipping_line_item_property_enabled: true } });
+    await waitSynced(env, offerId);
+    // Off: no badge on the product page, the buy-now buttons stay.
+    setShopConfig(env.emulator, { storefront: { show_badge_on_product_pages: false, hide_dynamic_checkout_buttons: false } });
+    await page.goto(productUrl(variant));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
+    expect(await page.locator("[data-dynamic-checkout]").isVisible()).toBe(true);
+    // Selectors: the badge goes into what `price` names, and the button the widget replaces is what `add_to_cart_button` names.
+    setShopConfig(env.emulator, {
+      storefront: { hide_dynamic_checkout_buttons: false },
+      developer: { events_enabled: true, selectors: { price: "main h1", add_to_cart_button: "[data-dynamic-checkout] button" } },
+    });
+    await page.goto(productUrl(variant));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect(await page.locator("main h1 [data-preorder-badge]").count()).toBe(1);
+    expect(await page.locator("[data-dynamic-checkout] button:not([data-preorder-button])").first().isVisible()).toBe(false);
+    expect(await page.locator("button[name=add]").isVisible()).toBe(true);
+    expect(await page.locator("[data-dynamic-checkout] button + .preorder-widget").count()).toBe(1);
+    // The shipping text goes with the line as a property, and the ticked terms too.
+    await clearCart();
+    await page.locator(".preorder-terms input").check();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    const [line] = await page.evaluate<{ properties: Record<string, string> }[]>("fetch('/cart.js').then((r) => r.json()).then((c) => c.items)");
+    expect(line?.properties).toEqual({ Shipping: "Ships in March.", "Payment option": "Pay a deposit", _preorder_terms_accepted: "yes" });
+    await clearCart();
+    // The collection card selector: a card it does not match gets no badge.
+    const product = env.emulator.store.productOf(env.emulator.store.variant(variant) ?? (env.emulator.store.variants[0] as NonNullable<ReturnType<typeof env.emulator.store.variant>>));
+    const collection = env.emulator.store.collections.find((c) => product.collectionIds.includes(c.id));
+    if (collection) {
+      setShopConfig(env.emulator, { developer: { selectors: { collection_product_card: `[data-product-card]:not(:has(a[href="/products/${product.handle}"]))` } } });
+      await page.goto(`${env.emulator.origin}/collections/${collection.handle}`);
+      await page.locator("[data-product-card]").first().waitFor();
+      expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
+    }
+    await call("PATCH", offerId, "/shipping", { display: { shipping_line_item_property_enabled: false } });
+    await waitSynced(env, offerId);
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
   it("a variant's own shipping text and max count (decision 0203) and the billing text reach the page", async () => {
     const variant = legacy[5] ?? 0;
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
