@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { PlatformRequester } from "../src/platform/client.ts";
+import { syncOfferInventoryPolicies } from "../src/preorders/sync/inventory-policy.ts";
 import { invoke } from "./helpers/app.ts";
 import { variantGid } from "./helpers/bis-seed.ts";
 import { newOffer, offerCall } from "./helpers/offers.ts";
@@ -92,5 +94,30 @@ describe("continue_selling sets the variants' inventory policy on the platform",
     expect((await call("POST", second, "/disable")).status).toBe(202);
     await waitSynced(env, second);
     expect(platformPolicies([6])).toEqual(["DENY"]);
+  });
+
+  it("a sync that fails part way records what the platform took: its retry and the release keep the variants' own DENY", async () => {
+    // Two DENY variants of different products: one productVariantsBulkUpdate call each.
+    const rest = legacy.slice(10);
+    const first = rest[0] ?? 0;
+    const second = rest.find((id) => env.emulator.store.variant(id)?.productId !== env.emulator.store.variant(first)?.productId) ?? 0;
+    const variantIds = [first, second].map(variantGid);
+    // A draft offer: the worker's sync leaves its variants alone, the test drives this part by hand.
+    const offerId = await newOffer(env, { products: { variant_ids: [first, second] } });
+    const real = await env.platform.clientFor(env.app.pool, env.shopId);
+    let writes = 0;
+    const flaky: PlatformRequester = {
+      request: (query, variables, options) => {
+        if (query.includes("productVariantsBulkUpdate(") && ++writes === 2) return Promise.reject(new Error("the platform failed the second write"));
+        return real.request(query, variables, options);
+      },
+    };
+    const target = { shopId: env.shopId, offerId, variantIds };
+    await expect(syncOfferInventoryPolicies(env.app.pool, flaky, target)).rejects.toThrow("second write");
+    expect([first, second].map((id) => env.emulator.store.variant(id)?.inventoryPolicy)).toEqual(["CONTINUE", "DENY"]);
+    await syncOfferInventoryPolicies(env.app.pool, real, target);
+    expect([first, second].map((id) => env.emulator.store.variant(id)?.inventoryPolicy)).toEqual(["CONTINUE", "CONTINUE"]);
+    await syncOfferInventoryPolicies(env.app.pool, real, { ...target, variantIds: [] });
+    expect([first, second].map((id) => env.emulator.store.variant(id)?.inventoryPolicy)).toEqual(["DENY", "DENY"]);
   });
 });

@@ -36,13 +36,18 @@ async function productsOf(pool: pg.Pool, shopId: string, variantIds: readonly st
   return new Map(rows.map((r) => [r.id, r.product_id]));
 }
 
-/** Writes the policy of these variants, one call per product, and mirrors what the platform answered. */
+/**
+ * Writes the policy of these variants, one call per product, and mirrors what the platform
+ * answered; `taken` runs after each product's call with the variants the platform took, so what
+ * is done is recorded before the next call can fail.
+ */
 async function writePolicies(
   pool: pg.Pool,
   client: PlatformRequester,
   shopId: string,
   changes: readonly { id: string; inventoryPolicy: InventoryPolicy }[],
   options: RequestOptions,
+  taken: (variantIds: string[]) => Promise<void> = async () => undefined,
 ): Promise<number> {
   if (changes.length === 0) return 0;
   const products = await productsOf(pool, shopId, changes.map((c) => c.id));
@@ -62,6 +67,7 @@ async function writePolicies(
        where v.shop_id = $1 and v.id = s.id`,
       [shopId, set.map((s) => s.id), set.map((s) => s.inventoryPolicy)],
     );
+    await taken(variants.map((v) => v.id));
     written += set.length;
   }
   return written;
@@ -111,14 +117,21 @@ export async function syncOfferInventoryPolicies(
     for (const [id, policy] of live) original.set(id, policy);
     // A variant the platform no longer has is not claimed.
     const present = claiming.filter((id) => original.has(id));
-    const toContinue = present.filter((id) => !recorded.some((r) => r.variant_id === id) && live.get(id) !== "CONTINUE").map((id) => ({ id, inventoryPolicy: "CONTINUE" as const }));
-    written += await writePolicies(pool, client, shopId, toContinue, options);
-    await pool.query(
-      `insert into preorder_offer_inventory_policies (offer_id, shop_id, variant_id, original_policy)
-       select $1, $2, unnest($3::text[]), unnest($4::text[])
-       on conflict (offer_id, variant_id) do nothing`,
-      [offerId, shopId, present, present.map((id) => original.get(id))],
-    );
+    const record = async (ids: readonly string[]) => {
+      if (ids.length === 0) return;
+      await pool.query(
+        `insert into preorder_offer_inventory_policies (offer_id, shop_id, variant_id, original_policy)
+         select $1, $2, unnest($3::text[]), unnest($4::text[])
+         on conflict (offer_id, variant_id) do nothing`,
+        [offerId, shopId, ids, ids.map((id) => original.get(id))],
+      );
+    };
+    // Already CONTINUE (another offer's, or the merchant's own): recorded at once. The others are
+    // recorded product by product once the platform took CONTINUE: a retry after a failure part
+    // way must not read the CONTINUE this sync wrote as the variant's own policy.
+    const needsWrite = new Set(present.filter((id) => !recorded.some((r) => r.variant_id === id) && live.get(id) !== "CONTINUE"));
+    await record(present.filter((id) => !needsWrite.has(id)));
+    written += await writePolicies(pool, client, shopId, [...needsWrite].map((id) => ({ id, inventoryPolicy: "CONTINUE" as const })), options, record);
     return { claimed: present.length, released: releasing.length, written };
   }
   return { claimed: 0, released: releasing.length, written };
