@@ -132,6 +132,23 @@ describe("flow triggers", () => {
     expect(received("back-in-stock-signup-converted")[0]?.payload).toMatchObject({ order_id: order.id, "Signup ID": signupId });
   });
 
+  it("a preorder order still owing its balance sends preorder_balance_due when its reminder time comes", async () => {
+    expect((await patch({ flow_triggers: { enabled: true, triggers: ["preorder_balance_due"] } })).status).toBe(202);
+    const { planGid, variantId } = await emulatorPlan(env, 3);
+    await insertOfferOnPlan(env.app.pool, env.shopId, planGid, { payments: { remaining_balance: { due: { type: "days_after_checkout", days: 5, date: null } } } });
+    const { orderId, platform } = await emulatorOrder(env, {
+      line_items: [{ variant_id: variantId, quantity: 1, price: "80.00" }],
+      selling_plan_id: planGid,
+      email: "owing@example.com",
+      financial_status: "partially_paid",
+    });
+    expect(await flowJobs()).toEqual([]);
+    // The reminder's time, now.
+    expect(await runNow(env.app.pool, `preorders_balance_due:${orderId}`)).toBe(1);
+    await waitFor("the balance trigger", async () => (received("preorder-balance-due").length === 1 ? true : undefined));
+    expect(received("preorder-balance-due")[0]?.payload).toMatchObject({ order_id: platform.id, "Amount due": expect.any(String) as string });
+  });
+
   it("a queued trigger is skipped when the switch is turned off before it runs", async () => {
     expect((await patch({ flow_triggers: { enabled: true, triggers: ["back_in_stock_signup_created"] } })).status).toBe(202);
     await env.stopWorker();
