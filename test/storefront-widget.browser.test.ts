@@ -22,7 +22,7 @@ if (unavailable) console.warn(`test/storefront-widget.browser.test.ts skipped: $
 
 describe.skipIf(unavailable !== undefined)("the storefront widget in a headless Chromium", () => {
   const env = useTestEnv({
-    emulator: { seed: { products: 8, variantsPerProduct: 2, locations: 1, markets: 2, collections: 2 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: true },
+    emulator: { seed: { products: 12, variantsPerProduct: 2, locations: 1, markets: 2, collections: 2 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: true },
     connect: "synced",
     storefront: true,
   });
@@ -68,7 +68,13 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", offerId, "/payments/enable_option", { type: "deposit", deposit_percent: 25 });
     await call("PATCH", offerId, "/payments", { show_partial_first: true });
     await call("PATCH", offerId, "/limits", { per_order: { min: 1, max: 2 }, total: { max: 10 }, display: { show_remaining: true, quantity_limit_text: "Only {{ remaining }} left to preorder" } });
-    await call("PATCH", offerId, "/countdown", { enabled: true, mode: "to_custom_date", custom_end_date: new Date(Date.now() + 3 * 86_400_000).toISOString(), text: "Preorder ends in", style: { type: "banner" } });
+    await call("PATCH", offerId, "/countdown", {
+      enabled: true,
+      mode: "to_custom_date",
+      custom_end_date: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+      text: "Preorder ends in",
+      style: { type: "banner", text_color: "#aa0000", background_color: "#fff5e0", border_radius: "9px" },
+    });
     await call("PATCH", offerId, "/advanced", { custom_css: ".preorder-button { letter-spacing: 3px; }" });
     await call("PATCH", offerId, "/translations", { locales: ["fr"], fields: ["widget.button.text"], translations: { fr: { "widget.button.text": "Précommander" } } });
     planId = String((await waitSynced(env, offerId)).platform_selling_plan_id);
@@ -107,6 +113,11 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect((await page.locator(".preorder-countdown__text").innerText()).trim()).toBe("Preorder ends in");
     expect((await page.locator(".preorder-countdown__time").innerText()).trim()).toMatch(/^0[23]:\d{2}:\d{2}:\d{2}$/);
     expect(await page.locator("[data-preorder-countdown]").getAttribute("class")).toContain("preorder-countdown--banner");
+    expect([await css("[data-preorder-countdown]", "color"), await css("[data-preorder-countdown]", "backgroundColor"), await css("[data-preorder-countdown]", "borderRadius")]).toEqual([
+      "rgb(170, 0, 0)",
+      "rgb(255, 245, 224)",
+      "9px",
+    ]);
     expect(await page.locator("input[name=quantity]").getAttribute("max")).toBe("2");
     await page.locator(".preorder-remaining:not([hidden])").waitFor();
     expect((await page.locator(".preorder-remaining").innerText()).trim()).toBe("Only 10 left to preorder");
@@ -313,6 +324,40 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Preorder, ships soon");
     expect(await page.locator(".preorder-widget").getAttribute("data-preorder-state")).toBe("after_launch");
+  });
+
+  it("the other display states: before_launch while the delivery date is ahead, out_of_stock once launched with the variant sold out", async () => {
+    const [ahead, soldOut] = [legacy[8], legacy[9]] as [number, number];
+    setStock(env.emulator, soldOut, 0);
+    const launching = await newOffer(env, { products: { variant_ids: [ahead] } }, { enable: true });
+    await call("PATCH", launching, "/shipping", { delivery: { type: "on_date", date: new Date(Date.now() + 30 * 86_400_000).toISOString() } });
+    await call("POST", launching, "/advanced/set_button_text_override", { state: "before_launch", text: "Reserve before launch" });
+    const restocking = await newOffer(env, { products: { variant_ids: [soldOut] } }, { enable: true });
+    await call("POST", restocking, "/advanced/set_button_text_override", { state: "out_of_stock", text: "Preorder the next batch" });
+    await waitSynced(env, launching);
+    await waitSynced(env, restocking);
+    await page.goto(productUrl(ahead));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect([await page.locator(".preorder-widget").getAttribute("data-preorder-state"), (await page.locator("[data-preorder-button]").innerText()).trim()]).toEqual(["before_launch", "Reserve before launch"]);
+    await page.goto(productUrl(soldOut));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect([await page.locator(".preorder-widget").getAttribute("data-preorder-state"), (await page.locator("[data-preorder-button]").innerText()).trim()]).toEqual(["out_of_stock", "Preorder the next batch"]);
+  });
+
+  it("the offer's default_locale: a page in it shows the offer's own texts, another locale its translation", async () => {
+    const variant = legacy[10] ?? 0;
+    const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("POST", id, "/widget/set_button_text", { text: "Vorbestellen" });
+    await call("PATCH", id, "/translations", { default_locale: "de", locales: ["en"], fields: ["widget.button.text"], translations: { en: { "widget.button.text": "Preorder (English)" } } });
+    await waitSynced(env, id);
+    setShopConfig(env.emulator, { developer: { events_enabled: true }, languages: { multi_language_enabled: true } });
+    await page.goto(`${env.emulator.origin}/de/products/${handleOf(env.emulator, variant)}?variant=${variant}`);
+    await page.locator("[data-preorder-button]").waitFor();
+    expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Vorbestellen");
+    await page.goto(`${env.emulator.origin}/en/products/${handleOf(env.emulator, variant)}?variant=${variant}`);
+    await page.locator("[data-preorder-button]").waitFor();
+    expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Preorder (English)");
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
   });
 
   it("the collection page shows the offer's badge on its product's card, unless the shop turns collection badges off", async () => {
