@@ -127,6 +127,26 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.locator("input[name=selling_plan]").inputValue()).toBe(planId.split("/").pop());
   });
 
+  it("follows the variant selector: another variant without an offer and sold out gets the notify me form, and back the preorder button", async () => {
+    const [onOffer, other] = [legacy[0], legacy[1]] as [number, number];
+    setStock(env.emulator, other, 0);
+    await page.goto(productUrl(onOffer));
+    await page.locator("[data-preorder-button]").waitFor();
+    await page.selectOption("select[name=id]", String(other));
+    await page.locator("[data-bis-open]").waitFor();
+    expect(await page.locator("[data-preorder-button]").count()).toBe(0);
+    expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
+    expect(await page.locator("input[name=selling_plan]").inputValue()).toBe("");
+    // The theme's own button is back (sold out, as the theme shows it).
+    expect(await page.locator("button[name=add]").isVisible()).toBe(true);
+    await page.selectOption("select[name=id]", String(onOffer));
+    await page.locator("[data-preorder-button]").waitFor();
+    expect(await page.locator("[data-bis-open]").count()).toBe(0);
+    expect(await page.locator("[data-preorder-widget], .preorder-widget").count()).toBe(1);
+    expect(await page.locator("button[name=add]").isVisible()).toBe(false);
+    setStock(env.emulator, other, 50);
+  });
+
   it("the terms checkbox blocks the button until ticked", async () => {
     await page.goto(productUrl(legacy[0] ?? 0));
     const button = page.locator("[data-preorder-button]");

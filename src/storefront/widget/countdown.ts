@@ -48,7 +48,11 @@ export function countdownElement(offer: OfferConfig, text: string, now: () => nu
     }
     time.textContent = formatRemaining(countdown.format, left);
   };
-  const timer = window.setInterval(tick, 1000);
+  const timer = window.setInterval(() => {
+    // Taken off the page (another variant chosen): stop ticking.
+    if (!root.isConnected) return window.clearInterval(timer);
+    tick();
+  }, 1000);
   tick();
   return root;
 }
