@@ -209,6 +209,17 @@ describe("the emulator's online store", () => {
     expect(query.get("signature")).toBe(appProxySignature(SECRET, query));
     expect(last?.headers["x-forwarded-for"]).toBe("127.0.0.1");
     expect(last?.headers.cookie).toBeUndefined();
+    // Signed in: the customer is the proxy's logged_in_customer_id, and the checkout's order is theirs.
+    const customer = emulator.store.customers[0];
+    expect((await go("GET", `/account/login?customer_id=${customer?.id}`)).status).toBe(303);
+    await go("GET", "/apps/preorder/preorders/offers/x/remaining");
+    const signedIn = new URLSearchParams(forwarded.at(-1)?.url.split("?")[1]);
+    expect(forwarded.at(-1)?.method).toBe("GET");
+    expect(signedIn.get("logged_in_customer_id")).toBe(String(customer?.id));
+    expect(signedIn.get("signature")).toBe(appProxySignature(SECRET, signedIn));
+    await go("POST", "/cart/add.js", { id: variants[3]?.id, quantity: 1 });
+    expect((await go("POST", "/checkout", {})).status).toBe(201);
+    expect(emulator.store.orders.at(-1)?.customerId).toBe(customer?.id);
   });
 
   it("npm run emulator takes the app embed and the app proxy from the environment (the proxy needs the secret)", () => {

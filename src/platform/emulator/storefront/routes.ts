@@ -3,7 +3,7 @@ import querystring from "node:querystring";
 import { createOrder } from "../admin/orders.ts";
 import { AdminError } from "../admin/errors.ts";
 import type { Context } from "../context.ts";
-import { gid } from "../ids.ts";
+import { gid, legacyIdOf } from "../ids.ts";
 import type { Market, Product } from "../model.ts";
 import { shopAppConfig, variantAppMetafields, variantAvailable, variantOffers } from "./app-data.ts";
 import { type Cart, CartError, Carts, addItem, cartJson, changeLine } from "./cart.ts";
@@ -204,11 +204,13 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     const errors = validateCart(ctx, cart, { marketId: market?.id ?? null, purchasingCompany: typeof body.company === "string" && body.company.trim() !== "" });
     if (errors.length > 0) return refuse(422, errors);
     const email = typeof body.email === "string" && body.email !== "" ? body.email : undefined;
+    const customerId = legacyIdOf("Customer", cookies(request).customer_id);
     try {
       const { order } = createOrder(ctx, {
         line_items: cart.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity, ...(l.sellingPlanId === null ? {} : { selling_plan_id: l.sellingPlanId }) })),
         financial_status: "paid",
         ...(email ? { email } : {}),
+        ...(customerId !== undefined && ctx.store.customer(customerId) ? { customer_id: customerId } : {}),
       });
       carts.clear(cart);
       deps.changed?.();
@@ -219,6 +221,20 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
       if (error instanceof AdminError) return refuse(422, [{ localizedMessage: error.message, target: "$.cart" }]);
       throw error;
     }
+  });
+
+  // A shopper's customer account, as far as the app proxy and the checkout need it: the signed-in
+  // customer (a `customer_id` cookie) is the proxy's logged_in_customer_id and the order's customer.
+  app.get("/account/login", async (request, reply) => {
+    const wanted = legacyIdOf("Customer", (request.query as Record<string, string | undefined>).customer_id);
+    const customer = wanted === undefined ? undefined : ctx.store.customer(wanted);
+    if (!customer) return reply.code(404).type("text/html").send("<h1>No such customer</h1>");
+    setCookie(reply, "customer_id", String(customer.id));
+    return reply.redirect("/cart", 303);
+  });
+  app.get("/account/logout", async (_request, reply) => {
+    void reply.header("set-cookie", "customer_id=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
+    return reply.redirect("/cart", 303);
   });
 
   if (options.appProxy) void app.register(registerAppProxy, { ctx, proxy: { ...options.appProxy, path: proxyPath } });
