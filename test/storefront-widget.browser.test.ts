@@ -203,6 +203,24 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect((await cart()).map((i) => i.variant_id)).toEqual([legacy[2]]);
   });
 
+  it("mixed_cart.allowed false, the other way: an in-stock item's page refuses to join the preorder in the cart, with the offer's message", async () => {
+    await page.goto(productUrl(legacy[0] ?? 0));
+    await clearCart();
+    await page.locator(".preorder-terms input").check();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    await page.goto(productUrl(legacy[2] ?? 0));
+    await page.locator("button[name=add]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect((await page.locator(".preorder-message").innerText()).trim()).toBe("Check out preorders on their own.");
+    expect((await cart()).map((i) => i.variant_id)).toEqual([legacy[0]]);
+    // Without the preorder the theme's form goes through as before.
+    await clearCart();
+    await Promise.all([page.waitForURL((url) => url.pathname === "/cart"), page.locator("button[name=add]").click()]);
+    expect((await cart()).map((i) => i.variant_id)).toEqual([legacy[2]]);
+    await clearCart();
+  });
+
   it("the checkout refuses a limit break and a mixed cart with the app's messages, then takes the order with its selling plan", async () => {
     await page.goto(productUrl(legacy[0] ?? 0));
     await clearCart();
@@ -422,7 +440,12 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator("[data-preorder-button]").click();
     await page.locator(".preorder-message[data-kind='added']").waitFor();
     const [line] = await page.evaluate<{ properties: Record<string, string> }[]>("fetch('/cart.js').then((r) => r.json()).then((c) => c.items)");
-    expect(line?.properties).toEqual({ Shipping: "Ships in March.", "Payment option": "Pay a deposit", _preorder_terms_accepted: "yes" });
+    expect(line?.properties).toEqual({
+      Shipping: "Ships in March.",
+      "Payment option": "Pay a deposit",
+      _preorder_terms_accepted: "yes",
+      _preorder_mixed_cart: "Check out preorders on their own.",
+    });
     await clearCart();
     // The collection card selector: a card it does not match gets no badge.
     const product = env.emulator.store.productOf(env.emulator.store.variant(variant) ?? (env.emulator.store.variants[0] as NonNullable<ReturnType<typeof env.emulator.store.variant>>));

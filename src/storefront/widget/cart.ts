@@ -4,6 +4,7 @@ export interface CartLine {
   variant_id: number;
   quantity: number;
   selling_plan_allocation?: { selling_plan: { id: number } } | null;
+  properties?: Record<string, string> | null;
 }
 
 export async function readCart(): Promise<CartLine[]> {

@@ -75,8 +75,35 @@ function renderVariant(page: Page, variant: VariantData): Cleanup {
     insertAfter(page.form ?? page.addButton, root);
     return () => root.remove();
   }
-  page.signals.debug("in stock without an offer: nothing to show", { variant: variant.id });
-  return () => undefined;
+  page.signals.debug("in stock without an offer: the theme's add to cart, kept apart from preorders that want no mixed cart", { variant: variant.id });
+  return guardMixedCart(page);
+}
+
+/**
+ * An in-stock item added by the theme's own form, while the cart holds a preorder whose offer wants
+ * no mixed cart: refused with that offer's message. The preorder line carries the message (the
+ * hidden property `_preorder_mixed_cart`), since this page has no metafield of that offer.
+ */
+function guardMixedCart(page: Page): Cleanup {
+  const form = page.form;
+  if (!form) return () => undefined;
+  let message: HTMLElement | undefined;
+  const onSubmit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void (async () => {
+      const blocking = (await readCart()).find((line) => line.properties?._preorder_mixed_cart);
+      if (!blocking) return form.submit();
+      message?.remove();
+      message = el("p", { class: "preorder-message", "data-kind": "error", role: "alert" }, [blocking.properties?._preorder_mixed_cart ?? ""]);
+      insertAfter(page.addButton ?? form, message);
+      page.signals.emit("preorder:refused", { variant_id: blocking.variant_id, reason: message.textContent });
+    })();
+  };
+  form.addEventListener("submit", onSubmit);
+  return () => {
+    form.removeEventListener("submit", onSubmit);
+    message?.remove();
+  };
 }
 
 function insertAfter(anchor: Element | null, node: HTMLElement): void {
@@ -245,6 +272,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       if (offer.shipping.display.shipping_line_item_property_enabled && shipping !== null) properties.Shipping = shipping;
       if (options.length > 1 && chosenOption) properties["Payment option"] = chosenOption.title;
       if (termsBox?.checked) properties._preorder_terms_accepted = "yes";
+      // What an in-stock item's page needs to refuse joining this line (guardMixedCart).
+      if (!offer.checkout.mixed_cart.allowed) properties._preorder_mixed_cart = texts.mixedCart;
       button.disabled = true;
       const added = await addToCart({ id: variant.id, quantity, ...(sellingPlan === undefined ? {} : { selling_plan: sellingPlan }), properties });
       button.disabled = blockUntilTicked && !termsBox?.checked;
