@@ -1,6 +1,6 @@
+import { badgeElement } from "./badge.ts";
 import { pickAll, readJson } from "./dom.ts";
 import { displayLocale, offerFor, translate } from "./offer.ts";
-import { badgeElement } from "./product.ts";
 import type { Signals } from "./signals.ts";
 import type { EmbedData, ProductData } from "./types.ts";
 

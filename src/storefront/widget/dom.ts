@@ -50,3 +50,9 @@ export function pickAll(root: ParentNode, custom: string | null | undefined, fal
 export function fill(text: string, values: Record<string, string | number>): string {
   return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
+
+/** Puts the node right after the anchor; at the end of the page without one. */
+export function insertAfter(anchor: Element | null, node: HTMLElement): void {
+  if (anchor?.parentNode) anchor.parentNode.insertBefore(node, anchor.nextSibling);
+  else document.body.append(node);
+}

@@ -1,6 +1,8 @@
 import { addToCart, readCart } from "./cart.ts";
 import { countdownElement } from "./countdown.ts";
-import { el, fill, pick } from "./dom.ts";
+import { badgeElement } from "./badge.ts";
+import { el, fill, insertAfter, pick } from "./dom.ts";
+import { guardMixedCart } from "./mixed-cart.ts";
 import { notifyForm } from "./notify.ts";
 import { buttonState, displayLocale, legacyId, offerFor, offersOutsideMarket, translate } from "./offer.ts";
 import type { Signals } from "./signals.ts";
@@ -76,39 +78,7 @@ function renderVariant(page: Page, variant: VariantData): Cleanup {
     return () => root.remove();
   }
   page.signals.debug("in stock without an offer: the theme's add to cart, kept apart from preorders that want no mixed cart", { variant: variant.id });
-  return guardMixedCart(page);
-}
-
-/**
- * An in-stock item added by the theme's own form, while the cart holds a preorder whose offer wants
- * no mixed cart: refused with that offer's message. The preorder line carries the message (the
- * hidden property `_preorder_mixed_cart`), since this page has no metafield of that offer.
- */
-function guardMixedCart(page: Page): Cleanup {
-  const form = page.form;
-  if (!form) return () => undefined;
-  let message: HTMLElement | undefined;
-  const onSubmit = (event: SubmitEvent) => {
-    event.preventDefault();
-    void (async () => {
-      const blocking = (await readCart()).find((line) => line.properties?._preorder_mixed_cart);
-      if (!blocking) return form.submit();
-      message?.remove();
-      message = el("p", { class: "preorder-message", "data-kind": "error", role: "alert" }, [blocking.properties?._preorder_mixed_cart ?? ""]);
-      insertAfter(page.addButton ?? form, message);
-      page.signals.emit("preorder:refused", { variant_id: blocking.variant_id, reason: message.textContent });
-    })();
-  };
-  form.addEventListener("submit", onSubmit);
-  return () => {
-    form.removeEventListener("submit", onSubmit);
-    message?.remove();
-  };
-}
-
-function insertAfter(anchor: Element | null, node: HTMLElement): void {
-  if (anchor?.parentNode) anchor.parentNode.insertBefore(node, anchor.nextSibling);
-  else document.body.append(node);
+  return guardMixedCart(page.form, page.addButton, page.signals);
 }
 
 /** Hides an element until the cleanup shows it again. */
@@ -290,17 +260,6 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   return () => {
     for (const cleanup of cleanups.reverse()) cleanup();
   };
-}
-
-export function badgeElement(offer: OfferConfig, text: string): HTMLElement {
-  const badge = el("span", { class: "preorder-badge", "data-preorder-badge": offer.offer_id }, [text]);
-  badge.style.color = offer.widget.badge.text_color;
-  badge.style.backgroundColor = offer.widget.badge.background_color;
-  badge.style.padding = "2px 8px";
-  badge.style.marginLeft = "8px";
-  badge.style.borderRadius = "999px";
-  badge.style.fontSize = "0.8em";
-  return badge;
 }
 
 /** The shipping text with `{{ date }}` (the delivery date in the page's language) and `{{ days }}` filled in. */

@@ -20,7 +20,12 @@ function cookies(request: FastifyRequest): Record<string, string> {
   const found: Record<string, string> = {};
   for (const part of (request.headers.cookie ?? "").split(";")) {
     const [name, ...rest] = part.trim().split("=");
-    if (name) found[name] = decodeURIComponent(rest.join("="));
+    if (!name) continue;
+    try {
+      found[name] = decodeURIComponent(rest.join("="));
+    } catch {
+      // a malformed cookie is no cookie
+    }
   }
   return found;
 }
