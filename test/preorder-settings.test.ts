@@ -148,7 +148,7 @@ describe("developer settings", () => {
     const answer = await invoke(env.app, "GET", "/preorders/developer_settings/storefront_config", { key: env.key });
     expect(answer.status).toBe(200);
     const body = answer.body as { events: { enabled: boolean; names: string[] }; debug: boolean; selectors: Record<string, unknown>; display: Record<string, unknown>; offers: { id: string }[] };
-    expect(body.events).toEqual({ enabled: true, names: ["preorder:loaded", "preorder:variant_changed", "preorder:button_shown", "preorder:added_to_cart"] });
+    expect(body.events).toEqual({ enabled: true, names: ["preorder:loaded", "preorder:variant_changed", "preorder:button_shown", "preorder:added_to_cart", "preorder:refused", "preorder:signup"] });
     expect(body.debug).toBe(true);
     expect(body.selectors).toMatchObject({ add_to_cart_button: "form[action='/cart/add'] button" });
     expect(body.display).toMatchObject({ show_badge_on_collection_pages: false, show_badge_on_product_pages: true });

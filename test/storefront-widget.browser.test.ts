@@ -1,6 +1,7 @@
 import type { ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHOP_ID } from "../src/platform/emulator/ids.ts";
+import { STOREFRONT_EVENTS } from "../src/preorders/settings/developer.ts";
 import type { ShopStorefrontConfig } from "../src/storefront/shop-config.ts";
 import { invoke } from "./helpers/app.ts";
 import { type TestBrowser, browserUnavailable, launchBrowser } from "./helpers/browser.ts";
@@ -82,6 +83,9 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     browser = await launchBrowser();
     page = await browser.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
+    // Every preorder:* event a page dispatches, from its first script on (for the events the widget sends while loading).
+    await page.addInitScript(`window.preorderEvents = [];
+      for (const name of ${JSON.stringify(STOREFRONT_EVENTS)}) document.addEventListener(name, (event) => window.preorderEvents.push([name, event.detail]));`);
   });
   afterAll(async () => {
     await browser?.close();
@@ -125,6 +129,11 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.locator("button[name=add]").isVisible()).toBe(false);
     expect(await page.locator("[data-dynamic-checkout]").isVisible()).toBe(false);
     expect(await page.locator("input[name=selling_plan]").inputValue()).toBe(planId.split("/").pop());
+    // events_enabled: the page heard the widget load and show its button.
+    expect(await page.evaluate<[string, unknown][]>("window.preorderEvents")).toEqual([
+      ["preorder:button_shown", { variant_id: legacy[0], offer_id: offerId, state: "after_launch" }],
+      ["preorder:loaded", { template: "product", locale: "en" }],
+    ]);
   });
 
   it("follows the variant selector: another variant without an offer and sold out gets the notify me form, and back the preorder button", async () => {
@@ -132,6 +141,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     setStock(env.emulator, other, 0);
     await page.goto(productUrl(onOffer));
     await page.locator("[data-preorder-button]").waitFor();
+    await listen("preorder:variant_changed");
     await page.selectOption("select[name=id]", String(other));
     await page.locator("[data-bis-open]").waitFor();
     expect(await page.locator("[data-preorder-button]").count()).toBe(0);
@@ -144,6 +154,11 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.locator("[data-bis-open]").count()).toBe(0);
     expect(await page.locator("[data-preorder-widget], .preorder-widget").count()).toBe(1);
     expect(await page.locator("button[name=add]").isVisible()).toBe(false);
+    const productId = env.emulator.store.variant(onOffer)?.productId;
+    expect(await heard()).toEqual([
+      { product_id: productId, variant_id: other },
+      { product_id: productId, variant_id: onOffer },
+    ]);
     setStock(env.emulator, other, 50);
   });
 
@@ -161,7 +176,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
   it("a click on the button puts the variant in the cart with its selling plan, and tells the page (events_enabled)", async () => {
     await page.goto(productUrl(legacy[0] ?? 0));
     await clearCart();
-    await listen("preorder:added");
+    await listen("preorder:added_to_cart");
     await page.locator(".preorder-terms input").check();
     await page.locator("[data-preorder-button]").click();
     await page.locator(".preorder-message[data-kind='added']").waitFor();

@@ -20,8 +20,15 @@ export const WEBHOOK_TOPICS = [
 ] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 
-/** Storefront JavaScript events the script dispatches on `document` while events_enabled. */
-export const STOREFRONT_EVENTS = ["preorder:loaded", "preorder:variant_changed", "preorder:button_shown", "preorder:added_to_cart"] as const;
+/** Storefront JavaScript events the script (src/storefront/widget/) dispatches on `document` while events_enabled. */
+export const STOREFRONT_EVENTS = [
+  "preorder:loaded",
+  "preorder:variant_changed",
+  "preorder:button_shown",
+  "preorder:added_to_cart",
+  "preorder:refused",
+  "preorder:signup",
+] as const;
 
 const selector = z
   .string()

@@ -15,11 +15,14 @@ function start(): void {
   if (!embed) return;
   const signals = new Signals(embed.shop);
   const now = () => Date.now();
-  if (embed.template === "collection") return mountCollectionPage(embed, signals, now());
-  const script = [...document.querySelectorAll("script[data-preorder-product]")].find((node) => !node.closest("[data-product-card]"));
-  const product = readJson<ProductData>(script ?? null);
-  if (!product) return signals.debug("no product data on this page");
-  mountProductPage(embed, product, signals, now);
+  if (embed.template === "collection") mountCollectionPage(embed, signals, now());
+  else {
+    const script = [...document.querySelectorAll("script[data-preorder-product]")].find((node) => !node.closest("[data-product-card]"));
+    const product = readJson<ProductData>(script ?? null);
+    if (product) mountProductPage(embed, product, signals, now);
+    else signals.debug("no product data on this page");
+  }
+  signals.emit("preorder:loaded", { template: embed.template, locale: embed.locale });
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -51,7 +51,9 @@ export function mountProductPage(embed: EmbedData, product: ProductData, signals
     cleanup = variant ? renderVariant(page, variant) : () => undefined;
   };
   form?.addEventListener("change", (event) => {
-    if ((event.target as HTMLElement | null)?.getAttribute("name") === "id") render();
+    if ((event.target as HTMLElement | null)?.getAttribute("name") !== "id") return;
+    render();
+    signals.emit("preorder:variant_changed", { product_id: product.id, variant_id: selectedVariant(page)?.id ?? null });
   });
   render();
 }
@@ -250,13 +252,13 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       if (!added.ok) return refuse(added.message);
       message.textContent = "Added to your cart.";
       message.dataset.kind = "added";
-      page.signals.emit("preorder:added", { variant_id: variant.id, quantity, offer_id: offer.offer_id, selling_plan: sellingPlan ?? null });
+      page.signals.emit("preorder:added_to_cart", { variant_id: variant.id, quantity, offer_id: offer.offer_id, selling_plan: sellingPlan ?? null });
     })();
   });
 
   insertAfter(page.addButton ?? page.form, root);
   cleanups.push(() => root.remove());
-  page.signals.emit("preorder:rendered", { variant_id: variant.id, offer_id: offer.offer_id, state: texts.state });
+  page.signals.emit("preorder:button_shown", { variant_id: variant.id, offer_id: offer.offer_id, state: texts.state });
   return () => {
     for (const cleanup of cleanups.reverse()) cleanup();
   };

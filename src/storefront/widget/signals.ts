@@ -12,8 +12,8 @@ declare global {
 }
 
 /**
- * What the widget tells the page: DOM CustomEvents (`preorder:*`) when the developer settings turn
- * events on, console diagnostics when they turn debug on, and customer events for the shop's
+ * What the widget tells the page: DOM CustomEvents (`preorder:*`, the names the service lists as
+ * STOREFRONT_EVENTS in src/preorders/settings/developer.ts) when the developer settings turn events on, console diagnostics when they turn debug on, and customer events for the shop's
  * pixels (the platform's `Shopify.analytics.publish`) when the ad pixel integration is on.
  */
 export class Signals {
