@@ -97,6 +97,8 @@ async function main(): Promise<void> {
     const row = rows[0];
     return row?.sync_status === "synced" && row.synced_revision === row.revision ? row : undefined;
   });
+  // Sold out on the platform, selling past zero: on preorder (inventory.provider platform, decision 0205).
+  setStock(emulator, preorder.id, 0, "CONTINUE");
   await until("the shop metafield", () => {
     const metafield = emulator.store.metafield("SHOP", SHOP_ID, `app--${emulator.appId}--preorder`, "shop");
     return metafield && (JSON.parse(metafield.value) as { back_in_stock: { opt_in_required: boolean } }).back_in_stock.opt_in_required ? metafield : undefined;

@@ -79,6 +79,8 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("PATCH", offerId, "/advanced", { custom_css: ".preorder-button { letter-spacing: 3px; }" });
     await call("PATCH", offerId, "/translations", { locales: ["fr"], fields: ["widget.button.text"], translations: { fr: { "widget.button.text": "Précommander" } } });
     planId = String((await waitSynced(env, offerId)).platform_selling_plan_id);
+    // Sold out on the platform, selling past zero: on preorder (inventory.provider platform, decision 0205).
+    setStock(env.emulator, first, 0, "CONTINUE");
     setShopConfig(env.emulator, { developer: { events_enabled: true } });
     browser = await launchBrowser();
     page = await browser.newPage();
@@ -131,7 +133,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.locator("input[name=selling_plan]").inputValue()).toBe(planId.split("/").pop());
     // events_enabled: the page heard the widget load and show its button.
     expect(await page.evaluate<[string, unknown][]>("window.preorderEvents")).toEqual([
-      ["preorder:button_shown", { variant_id: legacy[0], offer_id: offerId, state: "after_launch" }],
+      ["preorder:button_shown", { variant_id: legacy[0], offer_id: offerId, state: "out_of_stock" }],
       ["preorder:loaded", { template: "product", locale: "en" }],
     ]);
   });
@@ -350,6 +352,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("PATCH", id, "/markets", { enabled: true, applies_to_all_markets: false, market_ids: [other.id] });
     const plan = String((await waitSynced(env, id)).platform_selling_plan_id).split("/").pop();
+    setStock(env.emulator, variant, 0, "CONTINUE");
     await page.goto(productUrl(variant, `&country=${primary.countries[0]}`));
     await page.locator("button[name=add]").waitFor();
     expect(await page.locator("[data-preorder-button]").count()).toBe(0);
@@ -368,10 +371,16 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await clearCart();
   });
 
-  it("a button text override for the display state replaces the button text (after_launch: in stock, no date ahead)", async () => {
+  it("inventory.provider: platform keeps the theme's add to cart while the platform has stock; app shows the preorder (after_launch, with its override)", async () => {
     const variant = legacy[7] ?? 0;
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("POST", id, "/advanced/set_button_text_override", { state: "after_launch", text: "Preorder, ships soon" });
+    await waitSynced(env, id);
+    setStock(env.emulator, variant, 50, "CONTINUE");
+    await page.goto(productUrl(variant));
+    await page.locator("button[name=add]").waitFor();
+    expect(await page.locator("[data-preorder-button]").count()).toBe(0);
+    await call("PATCH", id, "/inventory", { provider: "app" });
     await waitSynced(env, id);
     await page.goto(productUrl(variant));
     await page.locator("[data-preorder-button]").waitFor();
@@ -389,6 +398,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", restocking, "/advanced/set_button_text_override", { state: "out_of_stock", text: "Preorder the next batch" });
     await waitSynced(env, launching);
     await waitSynced(env, restocking);
+    setStock(env.emulator, ahead, 0, "CONTINUE");
     await page.goto(productUrl(ahead));
     await page.locator("[data-preorder-button]").waitFor();
     expect([await page.locator(".preorder-widget").getAttribute("data-preorder-state"), (await page.locator("[data-preorder-button]").innerText()).trim()]).toEqual(["before_launch", "Reserve before launch"]);
@@ -403,6 +413,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", id, "/widget/set_button_text", { text: "Vorbestellen" });
     await call("PATCH", id, "/translations", { default_locale: "de", locales: ["en"], fields: ["widget.button.text"], translations: { en: { "widget.button.text": "Preorder (English)" } } });
     await waitSynced(env, id);
+    setStock(env.emulator, variant, 0, "CONTINUE");
     setShopConfig(env.emulator, { developer: { events_enabled: true }, languages: { multi_language_enabled: true } });
     await page.goto(`${env.emulator.origin}/de/products/${handleOf(env.emulator, variant)}?variant=${variant}`);
     await page.locator("[data-preorder-button]").waitFor();
@@ -483,6 +494,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", id, `/variants/${variant}/set_max_count`, { max_count: 4 });
     await call("POST", id, "/payments/set_billing_widget_text", { text: "Nothing is charged until it ships." });
     await waitSynced(env, id);
+    setStock(env.emulator, variant, 0, "CONTINUE");
     await page.goto(productUrl(variant));
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator(".preorder-shipping").innerText()).trim()).toBe("Ships from our second warehouse.");

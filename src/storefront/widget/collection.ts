@@ -1,6 +1,6 @@
 import { badgeElement } from "./badge.ts";
 import { pickAll, readJson } from "./dom.ts";
-import { displayLocale, offerFor, translate } from "./offer.ts";
+import { displayLocale, offerFor, onPreorder, translate } from "./offer.ts";
 import type { Signals } from "./signals.ts";
 import type { EmbedData, ProductData } from "./types.ts";
 
@@ -19,7 +19,12 @@ export function mountCollectionPage(embed: EmbedData, signals: Signals, now: num
   for (const card of cards) {
     const product = readJson<ProductData>(card.querySelector("script[data-preorder-product]"));
     if (!product) continue;
-    const offer = product.variants.map((v) => offerFor(v, embed, now)).find((o) => o?.widget.badge.enabled);
+    const offer = product.variants
+      .map((v) => {
+        const found = offerFor(v, embed, now);
+        return found && onPreorder(found, v) ? found : undefined;
+      })
+      .find((o) => o?.widget.badge.enabled);
     if (!offer) continue;
     const badge = badgeElement(offer, translate(offer, locale, "widget.badge.text", offer.widget.badge.text));
     (card.querySelector("[data-card-title], h2, h3") ?? card).append(badge);

@@ -42,6 +42,15 @@ export function offersOutsideMarket(variant: VariantData, embed: EmbedData): Off
   return offersOf(variant).filter((o) => !inMarket(o, embed.market_id));
 }
 
+/**
+ * Whether the variant is on preorder now (decision 0205): with the platform as the inventory
+ * provider (the default), once the platform's stock is gone, the regular add to cart selling what
+ * remains; with the app, whatever the platform holds (the offer's stock is its total limit).
+ */
+export function onPreorder(offer: OfferConfig, variant: VariantData): boolean {
+  return offer.inventory?.provider === "app" || variant.inventory_quantity <= 0;
+}
+
 export type ButtonState = "before_launch" | "after_launch" | "out_of_stock";
 
 /**

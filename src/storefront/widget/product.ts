@@ -4,7 +4,7 @@ import { badgeElement } from "./badge.ts";
 import { el, fill, insertAfter, pick } from "./dom.ts";
 import { guardMixedCart } from "./mixed-cart.ts";
 import { notifyForm } from "./notify.ts";
-import { buttonState, displayLocale, legacyId, offerFor, offersOutsideMarket, translate } from "./offer.ts";
+import { buttonState, displayLocale, legacyId, offerFor, offersOutsideMarket, onPreorder, translate } from "./offer.ts";
 import type { Signals } from "./signals.ts";
 import type { EmbedData, OfferConfig, ProductData, VariantData } from "./types.ts";
 
@@ -68,9 +68,13 @@ function renderVariant(page: Page, variant: VariantData): Cleanup {
   const offer = offerFor(variant, page.embed, page.now());
   const shut = offersOutsideMarket(variant, page.embed);
   if (shut.length > 0) page.signals.debug("offers not taking orders in this market", { market: page.embed.market_id, offers: shut.map((o) => o.offer_id) });
-  if (offer) {
+  if (offer && onPreorder(offer, variant)) {
     page.signals.debug("preorder", { variant: variant.id, offer: offer.offer_id });
     return mountPreorder(page, variant, offer);
+  }
+  if (offer) {
+    page.signals.debug("in stock on the platform: the preorder waits for its stock to sell out (inventory.provider platform)", { variant: variant.id, offer: offer.offer_id });
+    return guardMixedCart(page.form, page.addButton, page.signals);
   }
   if (!variant.available) {
     page.signals.debug("sold out without an offer: notify me form", { variant: variant.id });

@@ -96,4 +96,6 @@ export interface OfferConfig {
   translations: { default_locale: string; locales: string[]; translations: Record<string, Record<string, Text>> };
   markets: { enabled: boolean; applies_to_all_markets: boolean; market_ids: string[] };
   custom_css: string;
+  /** What holds the button back (decision 0205): platform, its stock; app, the service's count against limits.total. */
+  inventory?: { provider: string };
 }
