@@ -386,6 +386,15 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Preorder, ships soon");
     expect(await page.locator(".preorder-widget").getAttribute("data-preorder-state")).toBe("after_launch");
+    expect(await page.locator("[data-preorder-button]").isDisabled()).toBe(false);
+    // With the app as the provider the offer's stock is its total limit: none left, no preorder.
+    await call("PATCH", id, "/limits", { total: { max: 0 } });
+    await call("POST", id, "/advanced/set_button_text_override", { state: "out_of_stock", text: "All preorders taken" });
+    await waitSynced(env, id);
+    await page.goto(productUrl(variant));
+    await page.locator("[data-preorder-button][data-sold-out]").waitFor({ state: "attached" });
+    expect(await page.locator("[data-preorder-button]").isDisabled()).toBe(true);
+    expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("All preorders taken");
   });
 
   it("the other display states: before_launch while the delivery date is ahead, out_of_stock once launched with the variant sold out", async () => {

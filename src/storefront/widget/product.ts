@@ -172,10 +172,18 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   const shipping = texts.shipping === null ? null : shippingText(offer, texts.shipping, page.locale);
   if (offer.shipping.display.show_details && shipping !== null) root.append(el("p", { class: "preorder-shipping" }, [shipping]));
 
+  // The live count (it moves with each order, so it is not in the metafield): read once, for the
+  // "Only N left" line and, with the app as the inventory provider, for the offer's own stock.
+  const appStock = offer.inventory?.provider === "app" && offer.limits.total.max !== null;
+  const remainingCount = offer.limits.display.show_remaining || appStock ? readRemaining(page, offer) : Promise.resolve(null);
   if (offer.limits.display.show_remaining) {
     const remaining = el("p", { class: "preorder-remaining", hidden: "" });
     root.append(remaining);
-    void showRemaining(page, offer, texts.limit, remaining);
+    void remainingCount.then((count) => {
+      if (count === null) return;
+      remaining.textContent = fill(texts.limit, { remaining: count });
+      remaining.hidden = false;
+    });
   }
 
   const options = paymentOptions(offer);
@@ -208,11 +216,20 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
     button.style.backgroundColor = offer.widget.button.colors.background_color;
   }
   const blockUntilTicked = offer.checkout.terms.enabled && offer.checkout.terms.disable_button_until_acknowledged;
-  if (blockUntilTicked && termsBox) {
-    const box = termsBox;
-    button.disabled = true;
-    box.addEventListener("change", () => {
-      button.disabled = !box.checked;
+  // inventory.provider app: the offer's stock is its total limit; none left, no preorder.
+  let soldOut = false;
+  const settle = () => {
+    button.disabled = soldOut || (blockUntilTicked && !termsBox?.checked);
+  };
+  if (blockUntilTicked && termsBox) termsBox.addEventListener("change", settle);
+  settle();
+  if (appStock) {
+    void remainingCount.then((count) => {
+      if (count !== 0) return;
+      soldOut = true;
+      button.dataset.soldOut = "";
+      if (offer.widget.button_text_overrides.out_of_stock !== null) button.textContent = translate(offer, page.locale, "advanced.button_text_overrides.out_of_stock", offer.widget.button_text_overrides.out_of_stock);
+      settle();
     });
   }
   root.append(button);
@@ -229,7 +246,7 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
 
   button.addEventListener("click", () => {
     void (async () => {
-      if (blockUntilTicked && !termsBox?.checked) return;
+      if (soldOut || (blockUntilTicked && !termsBox?.checked)) return;
       message.dataset.kind = "";
       const quantity = Math.floor(Number(quantityInput?.value ?? "1")) || 1;
       const refuse = (text: string) => {
@@ -252,7 +269,7 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       if (!offer.checkout.mixed_cart.allowed) properties._preorder_mixed_cart = texts.mixedCart;
       button.disabled = true;
       const added = await addToCart({ id: variant.id, quantity, ...(sellingPlan === undefined ? {} : { selling_plan: sellingPlan }), properties });
-      button.disabled = blockUntilTicked && !termsBox?.checked;
+      settle();
       if (!added.ok) return refuse(added.message);
       message.textContent = "Added to your cart.";
       message.dataset.kind = "added";
@@ -289,16 +306,17 @@ function paymentOptions(offer: OfferConfig): OfferConfig["payments"]["options"] 
   return options;
 }
 
-/** "Only {{ remaining }} left to preorder": the count is live (it moves with each order), read through the app proxy. */
-async function showRemaining(page: Page, offer: OfferConfig, text: string, target: HTMLElement): Promise<void> {
+/** The offer's units left to preorder (total.max less the units preordered), read live through the app proxy; null: no limit or unknown. */
+async function readRemaining(page: Page, offer: OfferConfig): Promise<number | null> {
   try {
     const response = await fetch(`${page.embed.proxy_path}/preorders/offers/${encodeURIComponent(offer.offer_id)}/remaining`, { headers: { accept: "application/json" } });
-    if (!response.ok) return page.signals.debug("remaining count unavailable", { status: response.status });
-    const { remaining } = (await response.json()) as { remaining: number | null };
-    if (remaining === null) return;
-    target.textContent = fill(text, { remaining });
-    target.hidden = false;
+    if (!response.ok) {
+      page.signals.debug("remaining count unavailable", { status: response.status });
+      return null;
+    }
+    return ((await response.json()) as { remaining: number | null }).remaining;
   } catch (error) {
     page.signals.debug("remaining count unavailable", error);
+    return null;
   }
 }
