@@ -176,6 +176,15 @@ describe("shipped templates and layout with nothing set", () => {
     expect(dressed).toContain(">Bye</td>");
   });
 
+  it("the default layout paints the e-mail with the layout's colors: page background, body background, text and accent", async () => {
+    const colors = { background: "#101820", body_background: "#fefae0", text: "#283618", accent: "#bc6c25" };
+    const html = await wrapped("<p>Body</p>", { ...DEFAULT_EMAIL_LAYOUT, colors }, "");
+    expect(html).toContain('<body style="margin:0;padding:0;background:#101820">');
+    expect(html).toContain("max-width:600px;background:#fefae0;color:#283618;");
+    expect(html).toContain("border-bottom:3px solid #bc6c25");
+    for (const old of Object.values(DEFAULT_EMAIL_LAYOUT.colors)) if (!Object.values(colors).includes(old)) expect(html).not.toContain(old);
+  });
+
   it("a layout copied from the older default (`{% if layout.logo_url %}`) no longer sends an empty image", async () => {
     const older = DEFAULT_EMAIL_LAYOUT.html.replaceAll(" != blank %}", " %}");
     expect(older).toContain("{% if layout.logo_url %}");
