@@ -1,3 +1,4 @@
+import { SHIPPED_TRANSLATIONS } from "../../account/shipped-translations.ts";
 import type { EmbedData, OfferConfig, ShopStorefrontConfig, VariantData } from "./types.ts";
 
 /** The last segment of a gid (`gid://platform/Market/7` → `7`), or the value itself. */
@@ -91,17 +92,4 @@ export function shopStrings(shop: ShopStorefrontConfig | null, locale: string): 
 }
 
 /** Used only when the page carries no shop metafield: the shipped English strings. */
-const DEFAULT_STRINGS: Record<string, string> = {
-  "widget.button_text": "Notify me when available",
-  "widget.form_title": "Get notified",
-  "widget.form_description": "We will let you know as soon as this item is back in stock.",
-  "widget.email_placeholder": "Your e-mail address",
-  "widget.phone_placeholder": "Your phone number",
-  "widget.submit_button": "Notify me",
-  "widget.consent_label": "I agree to receive a message when this item is back in stock.",
-  "widget.success_message": "Thank you! We will notify you when this item is back in stock.",
-  "widget.already_subscribed_message": "You are already on the list for this item.",
-  "widget.error_message": "Something went wrong. Please try again.",
-  "widget.invalid_email_message": "Please enter a valid e-mail address.",
-  "widget.invalid_phone_message": "Please enter a valid phone number.",
-};
+const DEFAULT_STRINGS: Record<string, string> = SHIPPED_TRANSLATIONS.en ?? {};
