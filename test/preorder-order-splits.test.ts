@@ -233,6 +233,30 @@ describe("shipping.fulfillment.split", () => {
     await waitFor("the new order's fulfillment order open again", async () => ((await platformFulfillmentOrders(created)).every((f) => f.status === "OPEN") ? true : undefined));
   });
 
+  it("type orders with hold_fulfillments: an order released while its split waits for a retry gets no hold on its new order", { timeout: 40_000 }, async () => {
+    env.emulator.setFaults({ failFields: ["orderEditBegin"] });
+    try {
+      const { orderId } = await emulatorOrder(env, { line_items: [{ variant_id: variant(4), quantity: 1, selling_plan_id: holdOrdersPlan }], email: "split-released@example.com" });
+      const failed = await waitFor("a failed attempt of the split", async () => {
+        const body = await order(orderId);
+        return body.order_split_error ? body : undefined;
+      }, 30_000);
+      const created = failed.order_split?.orders[0]?.platform_order_id;
+      if (!created) throw new Error("no new order");
+      const released = await invoke(env.app, "POST", `/preorders/orders/${orderId}/release`, { key: env.key, body: {} });
+      expect(released.status).toBe(202);
+      env.emulator.setFaults({});
+      await runNow(env.app.pool, `preorders_order_split:${orderId}`);
+      const done = await splitDone(orderId);
+      expect(done.order_split_error).toBeNull();
+      // Nothing would ever release a hold placed now: the order was released before it.
+      expect((await platformFulfillmentOrders(created)).map((f) => f.status)).toEqual(["OPEN"]);
+      expect(done.fulfillment_holds).toEqual([]);
+    } finally {
+      env.emulator.setFaults({});
+    }
+  });
+
   it("a retry after a platform failure makes no second new order", { timeout: 40_000 }, async () => {
     env.emulator.setFaults({ failFields: ["orderEditBegin"] });
     try {
@@ -280,15 +304,26 @@ describe("shipping.fulfillment.split", () => {
     expect(splitOffs(platform.admin_graphql_api_id)).toEqual([]);
   });
 
-  it("does not take an order the split made for a second preorder order, even with preorder lines", async () => {
+  it("records a shopper's order that only claims to be a split-off (the attribute without the split's order and PO number)", async () => {
     // The shop's own domain (the emulator's): the other tests' webhooks keep finding the shop.
     const { rows: shops } = await env.app.pool.query<{ platform_domain: string }>("select platform_domain from shops where id = $1", [env.shopId]);
     const domain = shops[0]?.platform_domain ?? "";
-    const payload = orderPayload({ plan: Number(ordersPlan.split("/").pop()) });
-    await deliverWebhook(env.app.origin, "orders/create", { ...payload, note_attributes: [{ name: "_preorder_split_of", value: "gid://platform/Order/1" }] }, domain);
+    // A cart attribute becomes a note attribute: a shopper can write it, naming any order.
+    const forged = orderPayload({ plan: Number(ordersPlan.split("/").pop()) });
+    await deliverWebhook(env.app.origin, "orders/create", { ...forged, note_attributes: [{ name: "_preorder_split_of", value: "gid://platform/Order/1" }] }, domain);
+    const { rows: splitOriginals } = await env.app.pool.query<{ platform_order_id: string; name: string }>(
+      "select platform_order_id, g->>'name' as name from preorder_orders, jsonb_array_elements(order_split->'orders') g where shop_id = $1 and order_split->>'type' = 'orders' limit 1",
+      [env.shopId],
+    );
+    const real = splitOriginals[0];
+    if (!real) throw new Error("no split original in this file's shop");
+    const named = orderPayload({ plan: Number(ordersPlan.split("/").pop()) });
+    await deliverWebhook(env.app.origin, "orders/create", { ...named, note_attributes: [{ name: "_preorder_split_of", value: real.platform_order_id }] }, domain);
     await webhooksProcessed(env.app.pool);
-    const { rows } = await env.app.pool.query("select 1 from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
-    expect(rows).toHaveLength(0);
+    for (const payload of [forged, named]) {
+      const { rows } = await env.app.pool.query("select 1 from preorder_orders where platform_order_id = $1", [payload.admin_graphql_api_id]);
+      expect(rows, payload.admin_graphql_api_id).toHaveLength(1);
+    }
   });
 });
 

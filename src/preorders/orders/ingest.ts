@@ -59,10 +59,24 @@ function hasSellingPlanLine(payload: unknown): boolean {
   });
 }
 
-/** Whether the payload is an order made by the preorder split: it carries the original order's id as a note attribute. */
-function isSplitOff(payload: unknown): boolean {
-  const attributes = (payload as { note_attributes?: unknown } | null)?.note_attributes;
-  return Array.isArray(attributes) && attributes.some((a) => (a as { name?: unknown } | null)?.name === SPLIT_OF_ATTRIBUTE);
+/**
+ * Whether the payload is an order the preorder split made of this shop's order (decision 0204).
+ * The note attribute alone proves nothing: a shopper can set cart attributes, and an order
+ * skipped here gets no record, no limits and no balance collection. So the attribute must name an
+ * order of this shop split into orders, and the payload must carry the PO number the split gave
+ * the new order (a shopper's checkout cannot set one).
+ */
+async function isSplitOff(db: Db, shopId: string, payload: unknown): Promise<boolean> {
+  const p = payload as { note_attributes?: unknown; po_number?: unknown } | null;
+  const attributes = Array.isArray(p?.note_attributes) ? (p.note_attributes as unknown[]) : [];
+  const original = attributes.map((a) => a as { name?: unknown; value?: unknown } | null).find((a) => a?.name === SPLIT_OF_ATTRIBUTE)?.value;
+  if (typeof original !== "string" || typeof p?.po_number !== "string") return false;
+  const { rowCount } = await db.query(
+    `select 1 from preorder_orders where shop_id = $1 and platform_order_id = $2 and order_split->>'type' = 'orders'
+       and exists (select 1 from jsonb_array_elements(order_split->'orders') g where g->>'name' = $3)`,
+    [shopId, original, p.po_number],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 function splitTags(tags: string | string[] | null | undefined): string[] {
@@ -86,7 +100,7 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   if (platformOrderId === undefined) return;
   // An order the split made of a preorder order's items (decision 0204): those items stay on the
   // original's record, which names this order; a record of its own would count them twice.
-  if (isSplitOff(payload)) return;
+  if (await isSplitOff(db, shopId, payload)) return;
   if (!hasSellingPlanLine(payload)) {
     const { rowCount } = await db.query("select 1 from preorder_orders where shop_id = $1 and platform_order_id = $2", [shopId, platformOrderId]);
     if ((rowCount ?? 0) === 0) return; // not a preorder order

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Db } from "../../core/db.ts";
+import { type Db, withTransaction } from "../../core/db.ts";
 import { PermanentJobFailure, type TaskContext, enqueue } from "../../core/tasks.ts";
 import type { PlatformRequester, RequestOptions } from "../../platform/client.ts";
 import { PlatformError } from "../../platform/errors.ts";
@@ -196,29 +196,48 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
   }
 }
 
-/** orders with hold_fulfillments: the new orders' fulfillment orders held as 0198 holds, recorded on the original's preorder record. */
-async function holdNewOrders(ctx: TaskContext, client: PlatformRequester, orderId: string, order: SplitOrder, split: OrderSplitRecord, lines: readonly SplitLine[], options: RequestOptions | undefined): Promise<void> {
-  const holds = [...order.fulfillment_holds];
-  for (const group of split.orders) {
-    const member = lines.find((l) => group.line_item_ids.includes(l.platform_line_id));
-    if (!member?.split.hold_fulfillments || group.platform_order_id === null) continue;
-    const fulfillmentOrders = (await getFulfillmentOrders(client, group.platform_order_id, options)) ?? [];
-    for (const fulfillmentOrder of fulfillmentOrders) {
-      if (fulfillmentOrder.status !== "OPEN") continue;
-      if (fulfillmentOrder.fulfillmentHolds.some((h) => h.heldByRequestingApp && h.handle === HOLD_HANDLE)) continue;
-      const result = await holdFulfillmentOrder(client, fulfillmentOrder.id, { reason: HOLD_REASON, reasonNotes: member.holdReason, handle: HOLD_HANDLE, notifyMerchant: false }, options);
-      holds.push({
-        fulfillment_order_id: result.fulfillmentOrder.id,
-        hold_id: result.fulfillmentHold.id,
-        offer_ids: [member.offer_id],
-        reason: result.fulfillmentHold.reason,
-        reason_notes: result.fulfillmentHold.reasonNotes,
-        held_at: new Date().toISOString(),
-        released_at: null,
-      });
-      await record(ctx.pool, orderId, split, holds);
+/**
+ * orders with hold_fulfillments: the new orders' fulfillment orders held as 0198 holds, recorded
+ * on the original's preorder record. Under the hold job's lock, and only while the order is not
+ * released: a release that came first holds nothing, one that comes after finds these holds on the
+ * record (read afresh, so the hold job's own marks are kept).
+ */
+async function holdNewOrders(ctx: TaskContext, client: PlatformRequester, orderId: string, split: OrderSplitRecord, lines: readonly SplitLine[], options: RequestOptions | undefined): Promise<void> {
+  const wanted = split.orders.filter((g) => g.platform_order_id !== null && lines.find((l) => g.line_item_ids.includes(l.platform_line_id))?.split.hold_fulfillments);
+  if (wanted.length === 0) return;
+  await withTransaction(ctx.pool, async (db) => {
+    await db.query("select pg_advisory_xact_lock(hashtext('preorders_fulfillment_holds:' || $1))", [orderId]);
+    const { rows } = await db.query<{ released_at: Date | null; fulfillment_holds: FulfillmentHoldRecord[] }>("select released_at, fulfillment_holds from preorder_orders where id = $1", [orderId]);
+    const current = rows[0];
+    if (!current || current.released_at !== null) return;
+    const holds = [...current.fulfillment_holds];
+    try {
+      for (const group of wanted) {
+        const member = lines.find((l) => group.line_item_ids.includes(l.platform_line_id));
+        if (!member || group.platform_order_id === null) continue;
+        const fulfillmentOrders = (await getFulfillmentOrders(client, group.platform_order_id, options)) ?? [];
+        for (const fulfillmentOrder of fulfillmentOrders) {
+          if (fulfillmentOrder.status !== "OPEN") continue;
+          if (fulfillmentOrder.fulfillmentHolds.some((h) => h.heldByRequestingApp && h.handle === HOLD_HANDLE)) continue;
+          const result = await holdFulfillmentOrder(client, fulfillmentOrder.id, { reason: HOLD_REASON, reasonNotes: member.holdReason, handle: HOLD_HANDLE, notifyMerchant: false }, options);
+          holds.push({
+            fulfillment_order_id: result.fulfillmentOrder.id,
+            hold_id: result.fulfillmentHold.id,
+            offer_ids: [member.offer_id],
+            reason: result.fulfillmentHold.reason,
+            reason_notes: result.fulfillmentHold.reasonNotes,
+            held_at: new Date().toISOString(),
+            released_at: null,
+          });
+        }
+      }
+    } catch (error) {
+      // What the platform holds now, recorded beside the failure (this transaction rolls back).
+      await ctx.pool.query("update preorder_orders set fulfillment_holds = $2, updated_at = now() where id = $1", [orderId, JSON.stringify(holds)]);
+      throw error;
     }
-  }
+    await db.query("update preorder_orders set fulfillment_holds = $2, updated_at = now() where id = $1", [orderId, JSON.stringify(holds)]);
+  });
 }
 
 /** The split job's run: answers what it did; a failure is recorded on the order and thrown. */
@@ -241,7 +260,7 @@ export async function runOrderSplit(ctx: TaskContext, payload: { shop_id: string
     if (byType("fulfillments").length > 0) await splitFulfillments(ctx, client, payload.order_id, order, split, byType("fulfillments"), options);
     if (byType("orders").length > 0) {
       await splitOrders(ctx, client, payload.order_id, order, split, byType("orders"), options);
-      await holdNewOrders(ctx, client, payload.order_id, order, split, byType("orders"), options);
+      await holdNewOrders(ctx, client, payload.order_id, split, byType("orders"), options);
     }
     split.state = "done";
     split.done_at = new Date().toISOString();
