@@ -257,6 +257,40 @@ describe("shipping.fulfillment.split", () => {
     }
   });
 
+  it("a completion or split whose answer was lost (the client's retry is refused as done) still finishes the split", { timeout: 40_000 }, async () => {
+    env.emulator.setFaults({ loseAnswerFields: ["draftOrderComplete", "fulfillmentOrderSplit"] });
+    try {
+      const moved = await emulatorOrder(env, {
+        line_items: [
+          { variant_id: variant(1), quantity: 1, selling_plan_id: ordersPlan },
+          { variant_id: variant(7), quantity: 1 },
+        ],
+        email: "split-lost-answer@example.com",
+      });
+      const done = await splitDone(moved.orderId);
+      expect(done.order_split_error).toBeNull();
+      expect(done.order_split).toMatchObject({ state: "done", edited: true });
+      expect(splitOffs(moved.platform.admin_graphql_api_id)).toHaveLength(1);
+      expect(current(emulated(moved.platform.id))).toEqual([
+        [variant(1), 0],
+        [variant(7), 1],
+      ]);
+
+      const apart = await emulatorOrder(env, {
+        line_items: [
+          { variant_id: variant(0), quantity: 1, selling_plan_id: fulfillmentsPlan },
+          { variant_id: variant(7), quantity: 1 },
+        ],
+        email: "split-lost-fo@example.com",
+      });
+      const split = await splitDone(apart.orderId);
+      expect(split.order_split_error).toBeNull();
+      expect(split.order_split?.fulfillment_orders).toHaveLength(1);
+    } finally {
+      env.emulator.setFaults({});
+    }
+  });
+
   it("a retry after a platform failure makes no second new order", { timeout: 40_000 }, async () => {
     env.emulator.setFaults({ failFields: ["orderEditBegin"] });
     try {

@@ -9,6 +9,11 @@ export interface FaultSettings {
   latencyMs?: number;
   /** Root fields (e.g. `orderEditBegin`) whose requests are answered HTTP 503: one operation failing while the rest works. */
   failFields?: readonly string[];
+  /**
+   * Root fields whose next request is carried out and then answered HTTP 503, once each: the
+   * change happened but the caller never heard (a lost answer), so its retry meets the change.
+   */
+  loseAnswerFields?: readonly string[];
 }
 
 /**
@@ -54,6 +59,15 @@ export class Faults {
   fieldFailure(rootFields: readonly string[]): 503 | undefined {
     const failing = this.#settings.failFields ?? [];
     return rootFields.some((f) => failing.includes(f)) ? 503 : undefined;
+  }
+
+  /** 503 when the operation's answer is to be lost (once per listed field), else undefined; call after carrying it out. */
+  lostAnswer(rootFields: readonly string[]): 503 | undefined {
+    const losing = this.#settings.loseAnswerFields ?? [];
+    const hit = rootFields.find((f) => losing.includes(f));
+    if (hit === undefined) return undefined;
+    this.#settings = { ...this.#settings, loseAnswerFields: losing.filter((f) => f !== hit) };
+    return 503;
   }
 
   throttle(): boolean {

@@ -156,6 +156,10 @@ export class GraphqlEndpoint {
       typeResolver: schema.typeResolver,
     });
     if (operation.operation === OperationTypeNode.MUTATION) this.#deps.onMutation?.();
+    if (faults.lostAnswer(rootFields)) {
+      stats.serverErrors++;
+      return { status: 503, body: "503 Service Unavailable" };
+    }
     const actual = actualCost(costInput, result.data, requested);
     throttle.refund(accessToken, requested - actual);
     stats.costSpent += actual;

@@ -118,8 +118,21 @@ async function splitFulfillments(ctx: TaskContext, client: PlatformRequester, or
       continue;
     }
     if (fulfillmentOrder.status !== "OPEN") continue;
-    const created = await splitFulfillmentOrder(client, fulfillmentOrder.id, preorder.map((l) => ({ id: l.id, quantity: l.remainingQuantity })), options);
-    split.fulfillment_orders.push(created.id);
+    let createdId: string;
+    try {
+      createdId = (await splitFulfillmentOrder(client, fulfillmentOrder.id, preorder.map((l) => ({ id: l.id, quantity: l.remainingQuantity })), options)).id;
+    } catch (error) {
+      if (!(error instanceof PlatformError && error.kind === "user_errors")) throw error;
+      // Refused because it is done: a split whose answer was lost (the client retried it) left the preorder items apart.
+      const again = (await getFulfillmentOrders(client, order.platform_order_id, options)) ?? [];
+      const apart = again.find((f) => {
+        const open = f.lineItems.filter((l) => l.remainingQuantity > 0);
+        return f.id !== fulfillmentOrder.id && open.length > 0 && open.every((l) => ids.has(l.lineItem.id));
+      });
+      if (!apart) throw error;
+      createdId = apart.id;
+    }
+    split.fulfillment_orders.push(createdId);
     await record(ctx.pool, orderId, split);
   }
 }
@@ -176,7 +189,16 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
       );
       await record(ctx.pool, orderId, split);
     }
-    const created = await completeDraftOrder(client, group.draft_order_id, settings.transaction_gateway, options);
+    let created: { id: string; name: string };
+    try {
+      created = await completeDraftOrder(client, group.draft_order_id, settings.transaction_gateway, options);
+    } catch (error) {
+      if (!(error instanceof PlatformError && error.kind === "user_errors")) throw error;
+      // Refused as already completed: a completion whose answer was lost (the client retried it).
+      const draft = await getDraftOrder(client, group.draft_order_id, options);
+      if (!draft?.order) throw error;
+      created = draft.order;
+    }
     group.platform_order_id = created.id;
     group.platform_name = created.name;
     await record(ctx.pool, orderId, split);
