@@ -120,4 +120,28 @@ describe("continue_selling sets the variants' inventory policy on the platform",
     await syncOfferInventoryPolicies(env.app.pool, real, { ...target, variantIds: [] });
     expect([first, second].map((id) => env.emulator.store.variant(id)?.inventoryPolicy)).toEqual(["DENY", "DENY"]);
   });
+
+  it("two offers of one variant syncing at once: the one letting go does not restore DENY under the one claiming it", async () => {
+    const variant = legacy[legacy.length - 1] ?? 0;
+    const variantIds = [variantGid(variant)];
+    const letting = await newOffer(env, { products: { variant_ids: [variant] } });
+    const claiming = await newOffer(env, { products: { variant_ids: [variant] } });
+    const real = await env.platform.clientFor(env.app.pool, env.shopId);
+    await syncOfferInventoryPolicies(env.app.pool, real, { shopId: env.shopId, offerId: letting, variantIds });
+    expect(env.emulator.store.variant(variant)?.inventoryPolicy).toBe("CONTINUE");
+    // The restore of DENY is slow to reach the platform; the other offer's claim starts meanwhile.
+    const slow: PlatformRequester = {
+      request: async (query, variables, options) => {
+        if (query.includes("productVariantsBulkUpdate(")) await new Promise((resolve) => setTimeout(resolve, 400));
+        return real.request(query, variables, options);
+      },
+    };
+    const release = syncOfferInventoryPolicies(env.app.pool, slow, { shopId: env.shopId, offerId: letting, variantIds: [] });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const claim = syncOfferInventoryPolicies(env.app.pool, real, { shopId: env.shopId, offerId: claiming, variantIds });
+    await Promise.all([release, claim]);
+    expect(env.emulator.store.variant(variant)?.inventoryPolicy).toBe("CONTINUE");
+    const { rows } = await env.app.pool.query<{ offer_id: string; original_policy: string }>("select offer_id, original_policy from preorder_offer_inventory_policies where shop_id = $1 and variant_id = $2", [env.shopId, variantIds[0]]);
+    expect(rows).toEqual([{ offer_id: claiming, original_policy: "DENY" }]);
+  });
 });

@@ -84,6 +84,31 @@ export async function syncOfferInventoryPolicies(
   target: { shopId: string; offerId: string; variantIds: readonly string[] },
   options: RequestOptions = {},
 ): Promise<InventoryPolicySyncResult> {
+  // One offer of the shop at a time: an offer letting a variant go must not restore DENY while
+  // another records its claim on the same variant from the first one's row (offer syncs of
+  // different offers run at once). A session lock on a connection of its own, held across the
+  // platform calls; a crash drops the connection and with it the lock.
+  const lock = await pool.connect();
+  let broken = false;
+  try {
+    await lock.query("select pg_advisory_lock(hashtext($1))", [`preorders_inventory_policy:${target.shopId}`]);
+    return await syncLocked(pool, client, target, options);
+  } finally {
+    try {
+      await lock.query("select pg_advisory_unlock(hashtext($1))", [`preorders_inventory_policy:${target.shopId}`]);
+    } catch {
+      broken = true;
+    }
+    lock.release(broken);
+  }
+}
+
+async function syncLocked(
+  pool: pg.Pool,
+  client: PlatformRequester,
+  target: { shopId: string; offerId: string; variantIds: readonly string[] },
+  options: RequestOptions,
+): Promise<InventoryPolicySyncResult> {
   const { shopId, offerId } = target;
   const { rows } = await pool.query<Claim>("select variant_id, original_policy from preorder_offer_inventory_policies where offer_id = $1", [offerId]);
   const claims = new Map(rows.map((r) => [r.variant_id, r.original_policy]));
