@@ -152,6 +152,29 @@ describe("the shop's storefront configuration metafield", () => {
     expect((shown.body as { shop_metafield: unknown }).shop_metafield).toMatchObject({ last_error: null, written_at: expect.any(String) as unknown });
   });
 
+  it("a failure of a value the merchant then reverted is cleared once the platform is found current", async () => {
+    await env.startWorker();
+    await settled();
+    const before = await metafield();
+    const was = before?.value.storefront.show_badge_on_collection_pages ?? false;
+    env.emulator.setFaults({ errorRate: 1 });
+    try {
+      await call("PATCH", "/preorders/settings", { storefront: { show_badge_on_collection_pages: !was } });
+      await waitFor("a failed attempt", async () => {
+        const [job] = await queued();
+        return job && job.attempts >= 1 && job.last_error !== null ? true : undefined;
+      });
+    } finally {
+      env.emulator.setFaults({});
+    }
+    // Back to what the platform holds: nothing to write, and nothing wrong any more.
+    await call("PATCH", "/preorders/settings", { storefront: { show_badge_on_collection_pages: was } });
+    await settled();
+    const shown = await call("GET", "/preorders/developer_settings/storefront_config");
+    expect((shown.body as { shop_metafield: unknown }).shop_metafield).toMatchObject({ last_error: null });
+    expect((await metafield())?.value.storefront.show_badge_on_collection_pages).toBe(was);
+  });
+
   it("bulk_sync_metafields writes it again after it was deleted on the platform behind the service's back", async () => {
     await env.startWorker();
     await settled();

@@ -37,7 +37,12 @@ export async function writeShopStorefrontConfig(deps: { pool: pg.Pool; platform:
     [shopId],
   );
   const row = rows[0];
-  if (!row || row.digest === digest) return { outcome: "unchanged" };
+  if (!row) return { outcome: "unchanged" };
+  if (row.digest === digest) {
+    // What the platform holds is current: an error of a later value that was then reverted is stale.
+    await pool.query("update storefront_shop_metafields set last_error = null, last_error_at = null, updated_at = now() where shop_id = $1 and last_error is not null", [shopId]);
+    return { outcome: "unchanged" };
+  }
   if (!row.connected) {
     // Not a passing fault: retrying cannot help until the shop is connected, which queues a write.
     await recordFailure(pool, shopId, "the shop is not connected to the store platform");
