@@ -164,9 +164,12 @@ describe("the offer's storefront configuration in variant metafields", () => {
     const long = Object.fromEntries(locales.map((l) => [l, Object.fromEntries(fields.map((f) => [f, "x".repeat(2000)]))]));
     expect((await call("PATCH", id, "/translations", { locales, fields, translations: long })).status).toBe(202);
     expect((await call("PATCH", id, "/advanced", { custom_css: "y".repeat(20_000) })).status).toBe(202);
-    const failed = await waitFor("the sync to fail", async () => {
+    // Each PATCH queues a sync: the first may fail before the second's, with a smaller size.
+    const failed = await waitFor("the sync of both changes to fail", async () => {
       const row = await offerSyncRow(env, id);
-      return row.sync_status === "failed" ? row : undefined;
+      // 154,000 characters of translations and 20,000 of custom_css: only the later sync is that large.
+      const bytes = Number(/is (\d+) bytes/.exec(row.sync_last_error ?? "")?.[1] ?? 0);
+      return row.sync_status === "failed" && bytes >= 174_000 ? row : undefined;
     });
     expect(failed.sync_last_error).toMatch(/^the offer's storefront configuration is \d+ bytes, above the platform's 131072 for a json metafield/);
 
