@@ -851,7 +851,7 @@ describe("admin routes and webhooks", () => {
     expect(created.status).toBe(201);
     expect(created.body.webhook_ids).toHaveLength(2);
     expect(created.body.order.line_items).toEqual([
-      { id: expect.any(Number) as number, variant_id: variant?.id, product_id: variant?.productId, quantity: 2, current_quantity: 2, price: expect.any(String) as string, selling_plan_allocation: null },
+      { id: expect.any(Number) as number, variant_id: variant?.id, product_id: variant?.productId, quantity: 2, current_quantity: 2, price: expect.any(String) as string, selling_plan_allocation: null, properties: [] },
     ]);
     const topics = await waitFor("order webhooks", async () => {
       const seen = hook.received.filter((r) => created.body.webhook_ids.includes(String(r.headers["x-platform-webhook-id"])));

@@ -542,4 +542,30 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator(".bis-message[data-kind='success']").waitFor();
     expect(await page.evaluate("window.Shopify.analytics.published")).toEqual([{ name: "back_in_stock_signup", data: { variant_id: soldOut, channel: "email" } }]);
   });
+
+  it("an offer split into orders sells without a platform selling plan: the widget's line names the offer, and the order arrives as its preorder order and is split", async () => {
+    const variant = legacy[11] ?? 0;
+    const split = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("PATCH", split, "/shipping", { fulfillment: { split: { enabled: true, type: "orders", order_suffix: "-PRE" } } });
+    expect((await waitSynced(env, split)).platform_selling_plan_id).toBeNull();
+    setStock(env.emulator, variant, 0, "CONTINUE");
+    await page.goto(productUrl(variant));
+    await clearCart();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    const answer = await page.evaluate(async () => {
+      const response = await fetch("/checkout", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "split-buyer@example.com" }) });
+      return { status: response.status, body: (await response.json()) as { order?: { id: string } } };
+    });
+    expect(answer.status).toBe(201);
+    expect(env.emulator.store.orders.at(-1)?.lineItems[0]?.properties).toContainEqual({ name: "_preorder_offer", value: split });
+    const row = await waitFor("the preorder order, split", async () => {
+      const { rows } = await env.app.pool.query<{ order_split: { type: string; state: string } | null }>("select order_split from preorder_orders where shop_id = $1 and platform_order_id = $2", [
+        env.shopId,
+        answer.body.order?.id,
+      ]);
+      return rows[0]?.order_split?.state === "done" ? rows[0].order_split : undefined;
+    }, 30_000);
+    expect(row.type).toBe("orders");
+  });
 });

@@ -91,6 +91,8 @@ export interface LineItem {
   readonly quantity: number;
   readonly priceCents: number;
   readonly sellingPlanId: number | null;
+  /** The line item properties the cart gave it (the REST payload's `properties`); absent in older saved state: none. */
+  readonly properties?: readonly { name: string; value: string }[];
   /** quantity less what order edits removed; absent (state saved before order edits): quantity. */
   currentQuantity?: number;
 }

@@ -5,6 +5,7 @@ import { refreshVariantCounts } from "./counts.ts";
 import { onOrderApplied } from "./lifecycle.ts";
 import type { OrderStatus } from "./model.ts";
 import { SPLIT_OF_ATTRIBUTE } from "./split-record.ts";
+import { PREORDER_OFFER_PROPERTY } from "../../storefront/line-properties.ts";
 
 /**
  * Builds the preorder order model from the platform's order webhooks (orders/create, paid,
@@ -25,6 +26,7 @@ const lineSchema = z.object({
   quantity: z.number().int(),
   price: money,
   selling_plan_allocation: z.object({ selling_plan_id: id }).nullish(),
+  properties: z.array(z.object({ name: z.string(), value: z.unknown() })).nullish(),
 });
 
 const orderSchema = z.object({
@@ -49,14 +51,47 @@ const orderSchema = z.object({
   line_items: z.array(lineSchema).default([]),
 });
 
-/** Whether any line item of an (unparsed) payload is on a selling plan. */
-function hasSellingPlanLine(payload: unknown): boolean {
+/** Whether any line item of an (unparsed) payload is on a selling plan, or names a preorder offer in its properties. */
+function hasPreorderLine(payload: unknown): boolean {
   const lines = (payload as { line_items?: unknown } | null)?.line_items;
   if (!Array.isArray(lines)) return false;
   return lines.some((line) => {
-    const allocation = (line as { selling_plan_allocation?: { selling_plan_id?: unknown } | null } | null)?.selling_plan_allocation;
-    return allocation?.selling_plan_id !== undefined && allocation.selling_plan_id !== null;
+    const { selling_plan_allocation: allocation, properties } = (line ?? {}) as { selling_plan_allocation?: { selling_plan_id?: unknown } | null; properties?: unknown };
+    if (allocation?.selling_plan_id !== undefined && allocation.selling_plan_id !== null) return true;
+    return Array.isArray(properties) && properties.some((p) => (p as { name?: unknown } | null)?.name === PREORDER_OFFER_PROPERTY);
   });
+}
+
+/** The offer a line names in its properties (PREORDER_OFFER_PROPERTY), if it is a uuid. */
+function namedOffer(line: z.output<typeof lineSchema>): string | undefined {
+  const value = line.properties?.find((p) => p.name === PREORDER_OFFER_PROPERTY)?.value;
+  return typeof value === "string" && UUID.test(value) ? value.toLowerCase() : undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The mark a line sold without a platform selling plan carries in selling_plan_id: which offer it is a preorder line of. */
+const offerMark = (offerId: string) => `offer:${offerId}`;
+
+/**
+ * The lines without a selling plan that name an offer the shop sells off the platform selling
+ * plan, holding the line's variant: their offer id. Any other named offer is ignored (a shopper
+ * can write any property).
+ */
+async function offersOffPlan(db: Db, shopId: string, lines: readonly z.output<typeof lineSchema>[]): Promise<Map<string, string>> {
+  const named = lines.flatMap((line) => {
+    const offer = line.selling_plan_allocation ? undefined : namedOffer(line);
+    return offer && line.variant_id ? [{ line: line.id, offer, variant: platformGid("ProductVariant", line.variant_id) }] : [];
+  });
+  if (named.length === 0) return new Map();
+  const { rows } = await db.query<{ offer_id: string; variant_id: string }>(
+    `select v.offer_id, v.variant_id from preorder_offer_variants v join preorder_offers po on po.id = v.offer_id
+     where v.shop_id = $1 and po.shop_id = $1 and po.status = 'active' and po.deleted_at is null and po.platform_selling_plan_id is null
+       and (v.offer_id, v.variant_id) in (select * from unnest($2::uuid[], $3::text[]))`,
+    [shopId, named.map((n) => n.offer), named.map((n) => n.variant)],
+  );
+  const valid = new Set(rows.map((r) => `${r.offer_id} ${r.variant_id}`));
+  return new Map(named.filter((n) => valid.has(`${n.offer} ${n.variant}`)).map((n) => [n.line, n.offer]));
 }
 
 /**
@@ -101,11 +136,17 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   // An order the split made of a preorder order's items (decision 0204): those items stay on the
   // original's record, which names this order; a record of its own would count them twice.
   if (await isSplitOff(db, shopId, payload)) return;
-  if (!hasSellingPlanLine(payload)) {
+  if (!hasPreorderLine(payload)) {
     const { rowCount } = await db.query("select 1 from preorder_orders where shop_id = $1 and platform_order_id = $2", [shopId, platformOrderId]);
     if ((rowCount ?? 0) === 0) return; // not a preorder order
   }
   const order = orderSchema.parse(payload);
+  const offPlan = await offersOffPlan(db, shopId, order.line_items);
+  if (offPlan.size === 0 && !order.line_items.some((l) => l.selling_plan_allocation)) {
+    // Only lines naming offers that do not take them: not a preorder order, unless already one.
+    const { rowCount } = await db.query("select 1 from preorder_orders where shop_id = $1 and platform_order_id = $2", [shopId, platformOrderId]);
+    if ((rowCount ?? 0) === 0) return;
+  }
   const outstanding = order.total_outstanding ?? "0.00";
   const { rows: previous } = await db.query<{ status: OrderStatus }>(
     "select status from preorder_orders where shop_id = $1 and platform_order_id = $2",
@@ -163,14 +204,18 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
     return;
   }
 
-  const lines = order.line_items.map((line) => ({
-    id: platformGid("LineItem", line.id),
-    variant_id: line.variant_id ? platformGid("ProductVariant", line.variant_id) : null,
-    product_id: line.product_id ? platformGid("Product", line.product_id) : null,
-    quantity: line.quantity,
-    price: line.price,
-    selling_plan_id: line.selling_plan_allocation ? platformGid("SellingPlan", line.selling_plan_allocation.selling_plan_id) : null,
-  }));
+  const lines = order.line_items.map((line) => {
+    const offer = offPlan.get(line.id);
+    return {
+      id: platformGid("LineItem", line.id),
+      variant_id: line.variant_id ? platformGid("ProductVariant", line.variant_id) : null,
+      product_id: line.product_id ? platformGid("Product", line.product_id) : null,
+      quantity: line.quantity,
+      price: line.price,
+      selling_plan_id: line.selling_plan_allocation ? platformGid("SellingPlan", line.selling_plan_allocation.selling_plan_id) : offer ? offerMark(offer) : null,
+      offer_id: line.selling_plan_allocation ? null : (offer ?? null),
+    };
+  });
   const { rows: before } = await db.query<{ variant_id: string }>(
     "select variant_id from preorder_order_lines where order_id = $1 and selling_plan_id is not null and variant_id is not null",
     [applied.id],
@@ -178,8 +223,8 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   await db.query("delete from preorder_order_lines where order_id = $1 and not (platform_line_id = any($2::text[]))", [applied.id, lines.map((l) => l.id)]);
   await db.query(
     `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
-     select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, link.offer_id
-     from jsonb_to_recordset($3::jsonb) as r(id text, variant_id text, product_id text, quantity integer, price numeric, selling_plan_id text)
+     select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, coalesce(r.offer_id, link.offer_id)
+     from jsonb_to_recordset($3::jsonb) as r(id text, variant_id text, product_id text, quantity integer, price numeric, selling_plan_id text, offer_id uuid)
      left join lateral (
        select po.id as offer_id from preorder_offers po
        where po.shop_id = $2 and po.platform_selling_plan_id = r.selling_plan_id

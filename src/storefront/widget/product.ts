@@ -1,3 +1,4 @@
+import { PREORDER_OFFER_PROPERTY } from "../line-properties.ts";
 import { addToCart, readCart } from "./cart.ts";
 import { countdownElement } from "./countdown.ts";
 import { badgeElement } from "./badge.ts";
@@ -265,6 +266,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       if (offer.shipping.display.shipping_line_item_property_enabled && shipping !== null) properties.Shipping = shipping;
       if (options.length > 1 && chosenOption) properties["Payment option"] = chosenOption.title;
       if (termsBox?.checked) properties._preorder_terms_accepted = "yes";
+      // Sold without a platform selling plan: the line names its offer, which is how the order is known as a preorder.
+      if (sellingPlan === undefined) properties[PREORDER_OFFER_PROPERTY] = offer.offer_id;
       // What an in-stock item's page needs to refuse joining this line (guardMixedCart).
       if (!offer.checkout.mixed_cart.allowed) properties._preorder_mixed_cart = texts.mixedCart;
       button.disabled = true;

@@ -20,6 +20,8 @@ export const orderBody = z.object({
         quantity: z.number().int().positive(),
         price: money.optional(),
         selling_plan_id: anyId.optional(),
+        // Line item properties, as the cart sends them (`properties[name]=value`).
+        properties: z.record(z.string().max(255), z.string().max(2000)).optional(),
       }),
     )
     .min(1),

@@ -56,6 +56,7 @@ export function createOrder(ctx: Context, body: OrderBody, extras: OrderExtras =
       quantity: line.quantity,
       priceCents: line.price === undefined ? variant.priceCents : cents(line.price),
       sellingPlanId: sellingPlanFor(ctx, line.selling_plan_id ?? body.selling_plan_id, variant.id, i),
+      properties: Object.entries(line.properties ?? {}).map(([name, value]) => ({ name, value })),
     };
   });
   const customer = customerFor(ctx, body);

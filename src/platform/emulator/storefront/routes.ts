@@ -212,7 +212,7 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     const customerId = legacyIdOf("Customer", cookies(request).customer_id);
     try {
       const { order } = createOrder(ctx, {
-        line_items: cart.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity, ...(l.sellingPlanId === null ? {} : { selling_plan_id: l.sellingPlanId }) })),
+        line_items: cart.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity, properties: l.properties, ...(l.sellingPlanId === null ? {} : { selling_plan_id: l.sellingPlanId }) })),
         financial_status: "paid",
         ...(email ? { email } : {}),
         ...(customerId !== undefined && ctx.store.customer(customerId) ? { customer_id: customerId } : {}),

@@ -50,6 +50,7 @@ export function orderPayload(store: Store, order: Order) {
       current_quantity: line.currentQuantity ?? line.quantity,
       price: formatCents(line.priceCents),
       selling_plan_allocation: line.sellingPlanId === null ? null : { selling_plan_id: line.sellingPlanId },
+      properties: line.properties ?? [],
     })),
   };
 }
