@@ -13,7 +13,7 @@ const orderLineOutput = z.strictObject({
   product_id: z.string().nullable(),
   quantity: z.int(),
   price: money,
-  selling_plan_id: z.string().nullable().describe("the selling plan of a preorder line; null on a regular line"),
+  selling_plan_id: z.string().nullable().describe("the selling plan of a preorder line (offer:<offer id> for a line of an offer sold without a platform selling plan, decision 0209); null on a regular line"),
   offer_id: z.string().nullable().describe("the offer whose selling plan this is; null until known"),
   preorder: z.boolean(),
 });
