@@ -5,6 +5,7 @@ import { invoke } from "./helpers/app.ts";
 import { variantGid } from "./helpers/bis-seed.ts";
 import { newOffer, offerCall } from "./helpers/offers.ts";
 import { mirrorVariants, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 // inventory.continue_selling.enabled on the platform: CONTINUE while the offer is active with it on,
 // the variant's own policy back when the offer ends, the variant leaves it, or the setting goes off.
@@ -129,16 +130,31 @@ describe("continue_selling sets the variants' inventory policy on the platform",
     const real = await env.platform.clientFor(env.app.pool, env.shopId);
     await syncOfferInventoryPolicies(env.app.pool, real, { shopId: env.shopId, offerId: letting, variantIds });
     expect(env.emulator.store.variant(variant)?.inventoryPolicy).toBe("CONTINUE");
-    // The restore of DENY is slow to reach the platform; the other offer's claim starts meanwhile.
-    const slow: PlatformRequester = {
+    // The restore of DENY is held at the platform's door until the other offer's claim has either
+    // finished or is waiting for the shop's lock: the two syncs overlap however fast either runs.
+    let restoring!: () => void;
+    const atPlatform = new Promise<void>((resolve) => (restoring = resolve));
+    let proceed!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    const held: PlatformRequester = {
       request: async (query, variables, options) => {
-        if (query.includes("productVariantsBulkUpdate(")) await new Promise((resolve) => setTimeout(resolve, 400));
+        if (query.includes("productVariantsBulkUpdate(")) {
+          restoring();
+          await gate;
+        }
         return real.request(query, variables, options);
       },
     };
-    const release = syncOfferInventoryPolicies(env.app.pool, slow, { shopId: env.shopId, offerId: letting, variantIds: [] });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const claim = syncOfferInventoryPolicies(env.app.pool, real, { shopId: env.shopId, offerId: claiming, variantIds });
+    const release = syncOfferInventoryPolicies(env.app.pool, held, { shopId: env.shopId, offerId: letting, variantIds: [] });
+    await atPlatform;
+    let claimed = false;
+    const claim = syncOfferInventoryPolicies(env.app.pool, real, { shopId: env.shopId, offerId: claiming, variantIds }).finally(() => (claimed = true));
+    await waitFor("the claim done or waiting for the shop's lock", async () => {
+      if (claimed) return true;
+      const { rows } = await env.app.pool.query<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())");
+      return (rows[0]?.n ?? 0) > 0 ? true : undefined;
+    });
+    proceed();
     await Promise.all([release, claim]);
     expect(env.emulator.store.variant(variant)?.inventoryPolicy).toBe("CONTINUE");
     const { rows } = await env.app.pool.query<{ offer_id: string; original_policy: string }>("select offer_id, original_policy from preorder_offer_inventory_policies where shop_id = $1 and variant_id = $2", [env.shopId, variantIds[0]]);

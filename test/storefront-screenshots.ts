@@ -23,19 +23,10 @@ import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { setStock } from "./helpers/storefront.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "docs"));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function main(): Promise<void> {
   const unavailable = browserUnavailable();
@@ -92,17 +83,17 @@ async function main(): Promise<void> {
   await call("PATCH", `${base}/countdown`, { enabled: true, mode: "to_custom_date", custom_end_date: new Date(Date.now() + 9 * 86_400_000 + 5 * 3_600_000).toISOString(), style: { type: "boxed", background_color: "#f3f1ea" } });
   await call("POST", `${base}/enable`);
   await call("PATCH", "/back_in_stock/settings", { compliance: { opt_in_required: true } });
-  await until("the offer's sync", async () => {
+  await waitFor("the offer's sync", async () => {
     const { rows } = await pool.query<{ sync_status: string; revision: string; synced_revision: string | null }>("select sync_status, revision, synced_revision from preorder_offers where id = $1", [offer.id]);
     const row = rows[0];
     return row?.sync_status === "synced" && row.synced_revision === row.revision ? row : undefined;
-  });
+  }, 60_000);
   // Sold out on the platform, selling past zero: on preorder (inventory.provider platform, decision 0205).
   setStock(emulator, preorder.id, 0, "CONTINUE");
-  await until("the shop metafield", () => {
+  await waitFor("the shop metafield", async () => {
     const metafield = emulator.store.metafield("SHOP", SHOP_ID, `app--${emulator.appId}--preorder`, "shop");
     return metafield && (JSON.parse(metafield.value) as { back_in_stock: { opt_in_required: boolean } }).back_in_stock.opt_in_required ? metafield : undefined;
-  });
+  }, 60_000);
 
   const browser = await launchBrowser({ viewport: { width: 1000, height: 900 } });
   onCleanup(() => browser.close());
