@@ -20,14 +20,13 @@ interface LanguagesRow {
   multi_language_enabled: boolean;
   product_translations_enabled: boolean;
   published_locales: string[];
-  granted_scopes: string[];
 }
 
 const READ_TRANSLATIONS = "read_translations";
 
 async function loadLanguages(db: Db, shopId: string, lock = false): Promise<LanguagesRow> {
   const { rows } = await db.query<LanguagesRow>(
-    `select default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales, granted_scopes
+    `select default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales
      from shops where id = $1 ${lock ? "for update" : ""}`,
     [shopId],
   );
@@ -111,14 +110,12 @@ export const patchLanguages = defineAction({
       if (!scopes.includes(READ_TRANSLATIONS)) {
         throw conflict("product_translations_enabled needs the read_translations access; grant it to the app on the store platform first");
       }
-      // The grant the platform confirmed, kept as the last known one.
-      await ctx.db.query("update shops set granted_scopes = $2 where id = $1", [ctx.shopId, scopes]);
     }
     if (!multi) translations = false;
     const { rows } = await ctx.db.query<LanguagesRow>(
       `update shops set app_locale = $2, multi_language_enabled = $3, product_translations_enabled = $4, updated_at = now()
        where id = $1
-       returning default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales, granted_scopes`,
+       returning default_locale, app_locale, multi_language_enabled, product_translations_enabled, published_locales`,
       [ctx.shopId, input.app_locale ?? current.app_locale, multi, translations],
     );
     const row = rows[0];
