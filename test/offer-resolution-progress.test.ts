@@ -56,7 +56,7 @@ describe("set_source_to_all reports its true progress", () => {
 });
 
 describe("a draft offer stays off the platform until it is enabled", () => {
-  it("creates no selling plan group for a draft (nor for its edits); enable creates it; disable keeps it", async () => {
+  it("creates no selling plan group for a draft (nor for its edits); enable creates it; disable keeps it without its variants; enable adds them back", async () => {
     const name = "Draft not pushed";
     const id = await newOffer(env, { name, products: { variant_ids: [mirror[0]?.legacy_id, mirror[1]?.legacy_id] } });
     // The sync ran (the revision is handled) without touching the platform.
@@ -78,10 +78,50 @@ describe("a draft offer stays off the platform until it is enabled", () => {
     for await (const page of sellingPlanGroupVariantIds(client, active.platform_selling_plan_group_id ?? "")) members.push(...page);
     expect(members.sort()).toEqual([mirror[0]?.id, mirror[1]?.id].sort());
 
-    // Disabling keeps the group (orders already placed on its plan keep matching the offer).
+    // Disabling keeps the group and its plan (orders already placed on it keep matching the offer)
+    // but takes the variants out of it: nothing more can be bought on the plan (decision 0210).
     expect((await call("POST", id, "/disable")).status).toBe(202);
     const disabled = await waitSynced(env, id);
     expect(disabled.platform_selling_plan_group_id).toBe(active.platform_selling_plan_group_id);
-    expect(await getSellingPlanGroup(client, active.platform_selling_plan_group_id ?? "")).not.toBeNull();
+    expect(disabled.platform_selling_plan_id).toBe(active.platform_selling_plan_id);
+    const kept = await getSellingPlanGroup(client, active.platform_selling_plan_group_id ?? "");
+    expect(kept?.productVariantsCount).toBe(0);
+    const order = await fetch(`${env.emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: [{ variant_id: Number(mirror[0]?.legacy_id), quantity: 1, selling_plan_id: active.platform_selling_plan_id }] }),
+    });
+    expect(order.status).toBe(422);
+
+    // Enabling again puts them back in the same group.
+    expect((await call("POST", id, "/enable")).status).toBe(202);
+    const again = await waitSynced(env, id);
+    expect(again.platform_selling_plan_group_id).toBe(active.platform_selling_plan_group_id);
+    const back: string[] = [];
+    for await (const page of sellingPlanGroupVariantIds(client, active.platform_selling_plan_group_id ?? "")) back.push(...page);
+    expect(back.sort()).toEqual([mirror[0]?.id, mirror[1]?.id].sort());
+  });
+});
+
+describe("a disabled offer whose group the platform lost", () => {
+  it("is not put back on the platform until it is enabled", async () => {
+    const name = "Disabled and lost";
+    const id = await newOffer(env, { name, products: { variant_ids: [mirror[2]?.legacy_id] } }, { enable: true });
+    const active = await waitSynced(env, id);
+    expect(platformGroupNames()).toContain(name);
+    expect((await call("POST", id, "/disable")).status).toBe(202);
+    await waitSynced(env, id);
+    // The merchant (or a store reset) deletes the group on the platform; the offer then changes.
+    for (const [groupId, group] of env.emulator.store.sellingPlanGroups) if ((group as { name: string }).name === name) env.emulator.store.sellingPlanGroups.delete(groupId);
+    expect((await call("PATCH", id, "", { internal_name: "edited while disabled" })).status).toBe(202);
+    const disabled = await waitSynced(env, id);
+    expect(platformGroupNames()).not.toContain(name);
+    // Its plan id stays: orders placed on it still match the offer.
+    expect(disabled.platform_selling_plan_id).toBe(active.platform_selling_plan_id);
+
+    expect((await call("POST", id, "/enable")).status).toBe(202);
+    const enabled = await waitSynced(env, id);
+    expect(platformGroupNames()).toContain(name);
+    expect(enabled.platform_selling_plan_group_id).not.toBe(active.platform_selling_plan_group_id);
   });
 });

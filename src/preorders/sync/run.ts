@@ -57,7 +57,7 @@ type OfferSyncOutcome =
       revision: number;
       current: boolean;
     }
-  | { outcome: "detached"; group_id: string | null; metafields: MetafieldSyncResult; inventory_policies: InventoryPolicySyncResult; revision: number; current: boolean }
+  | { outcome: "detached" | "disabled"; group_id: string | null; metafields: MetafieldSyncResult; inventory_policies: InventoryPolicySyncResult; revision: number; current: boolean }
   | { outcome: "draft"; revision: number; current: boolean };
 
 interface SyncRow extends OfferRow {
@@ -258,7 +258,17 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
       return { outcome: "detached", group_id: existing?.id ?? null, metafields, inventory_policies: policies, revision: Number(row.revision), current };
     }
 
-    const wanted = await wantedVariantIds(pool, shopId, offerId);
+    // A disabled offer keeps its group (orders placed on its plan still match it) but holds no
+    // variants there, so no new purchase can be made on its plan (decision 0210).
+    const disabled = row.status !== "active";
+    const wanted = disabled ? [] : await wantedVariantIds(pool, shopId, offerId);
+    if (!existing && disabled) {
+      // Nothing to take off the platform: a disabled offer needs no group of its own.
+      const metafields = await syncMetafields(pool, client, row, null, [], signal);
+      const policies = await syncPolicies(pool, client, row, [], signal);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, row.platform_selling_plan_id);
+      return { outcome: "disabled", group_id: null, metafields, inventory_policies: policies, revision: Number(row.revision), current };
+    }
     if (!existing) {
       // None yet, or the platform answers not-found for the stored one (deleted there, or a store
       // or emulator that lost it): create it with its variants, and say so when it was lost.
