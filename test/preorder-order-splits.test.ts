@@ -197,6 +197,48 @@ describe("shipping.fulfillment.split", () => {
     expect(rows).toHaveLength(0);
   });
 
+  it("type orders: a preorder line without a variant (deleted on the platform) stays on the original order, neither moved nor set to 0", async () => {
+    // The platform's order, with two items; its webhook arrives as the platform sends one whose
+    // second preorder line lost its variant (deleted between checkout and delivery).
+    const created = await fetch(`${env.emulator.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: [{ variant_id: variant(1), quantity: 2 }, { variant_id: variant(6), quantity: 1 }] }),
+    });
+    expect(created.status).toBe(201);
+    const { order: platform } = (await created.json()) as { order: { id: number; admin_graphql_api_id: string } };
+    await env.emulator.webhooksSettled();
+    await webhooksProcessed(env.app.pool);
+    const original = emulated(platform.id);
+    const [withVariant, withoutVariant] = original.lineItems;
+    if (!withVariant || !withoutVariant) throw new Error("two lines expected");
+    const planId = Number(ordersPlan.split("/").pop());
+    const payload = {
+      ...orderPayload({ id: platform.id, plan: planId, email: "no-variant@example.com" }),
+      name: original.name,
+      line_items: [
+        { id: withVariant.id, variant_id: variant(1), product_id: 1, quantity: 2, price: "10.00", selling_plan_allocation: { selling_plan_id: planId } },
+        { id: withoutVariant.id, variant_id: null, product_id: null, quantity: 1, price: "10.00", selling_plan_allocation: { selling_plan_id: planId } },
+      ],
+    };
+    const { rows: shops } = await env.app.pool.query<{ platform_domain: string }>("select platform_domain from shops where id = $1", [env.shopId]);
+    await deliverWebhook(env.app.origin, "orders/create", payload, shops[0]?.platform_domain ?? "");
+    await webhooksProcessed(env.app.pool);
+    const { rows } = await env.app.pool.query<{ id: string }>("select id from preorder_orders where platform_order_id = $1", [platform.admin_graphql_api_id]);
+    const orderId = rows[0]?.id;
+    if (!orderId) throw new Error("not recorded");
+    const done = await splitDone(orderId);
+    expect(done.order_split_error).toBeNull();
+    const moved = splitOffs(platform.admin_graphql_api_id);
+    expect(moved.map(current)).toEqual([[[variant(1), 2]]]);
+    // The line without a variant is in no new order, so it keeps its quantity on the original.
+    expect(current(original)).toEqual([
+      [variant(1), 0],
+      [variant(6), 1],
+    ]);
+    expect(done.order_split?.orders[0]?.line_item_ids).toEqual([`gid://platform/LineItem/${withVariant.id}`]);
+  });
+
   it("type orders with per_variant: one new order per variant, numbered in turn", async () => {
     const { orderId, platform } = await emulatorOrder(env, {
       line_items: [

@@ -141,7 +141,10 @@ async function splitFulfillments(ctx: TaskContext, client: PlatformRequester, or
 function orderGroups(order: SplitOrder, lines: readonly SplitLine[]): { group: SplitOrderRecord; settings: SplitLine["split"]; lines: SplitLine[] }[] {
   const groups = new Map<string, SplitLine[]>();
   for (const line of lines) {
-    const key = line.split.per_variant ? `${line.offer_id}:${line.variant_id ?? line.platform_line_id}` : line.offer_id;
+    // A line whose variant the platform deleted cannot be put in a new order: it stays where it is
+    // (the edit takes off only what a new order holds).
+    if (line.variant_id === null) continue;
+    const key = line.split.per_variant ? `${line.offer_id}:${line.variant_id}` : line.offer_id;
     groups.set(key, [...(groups.get(key) ?? []), line]);
   }
   return [...groups].map(([key, members], i) => {
@@ -149,7 +152,7 @@ function orderGroups(order: SplitOrder, lines: readonly SplitLine[]): { group: S
     if (!settings) throw new Error("a split group without lines");
     const name = `${order.name ?? ""}${settings.order_suffix}${settings.sequential_number ? String(i + 1) : ""}`;
     return {
-      group: { key, name, line_item_ids: members.map((l) => l.platform_line_id), variant_ids: [...new Set(members.flatMap((l) => (l.variant_id ? [l.variant_id] : [])))], draft_order_id: null, platform_order_id: null, platform_name: null },
+      group: { key, name, line_item_ids: members.map((l) => l.platform_line_id), variant_ids: [...new Set(members.flatMap((l) => (l.variant_id === null ? [] : [l.variant_id])))], draft_order_id: null, platform_order_id: null, platform_name: null },
       settings,
       lines: members,
     };
@@ -180,7 +183,7 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
         {
           email: order.email,
           customerId: order.customer_id,
-          lineItems: members.flatMap((l) => (l.variant_id ? [{ variantId: l.variant_id, quantity: l.quantity }] : [])),
+          lineItems: members.flatMap((l) => (l.variant_id === null ? [] : [{ variantId: l.variant_id, quantity: l.quantity }])),
           tags: [settings.order_tag],
           poNumber: group.name,
           customAttributes: [{ key: SPLIT_OF_ATTRIBUTE, value: order.platform_order_id }],
