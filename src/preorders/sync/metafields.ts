@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { PlatformRequester, RequestOptions } from "../../platform/client.ts";
 import { METAFIELDS_PER_CALL, deleteMetafields, setMetafields } from "../../platform/operations/metafields.ts";
 import { chunk } from "../../platform/operations/chunk.ts";
+import { PlatformError } from "../../platform/errors.ts";
 
 /**
  * The offer's storefront configuration on the platform (decision 0196): one app-owned json
@@ -75,21 +76,28 @@ export async function syncOfferMetafields(
   const key = storefrontKey(offerId);
 
   const stale = [...recorded.keys()].filter((id) => !wanted.has(id)).sort();
-  // A variant the platform deleted took its metafields with it (the catalog mirror no longer has
-  // it): only its record goes; the platform is asked to delete on the variants it still has.
+  // Variants the catalog mirror no longer has: deleted on the platform (their metafields went with
+  // them), or only missed by the mirror (theirs are still there). The delete is asked for both, on
+  // its own: the platform answers null for what it does not have, and should it refuse these
+  // owners, they are forgotten without it (what is known to be on the platform is never skipped).
   const { rows: present } = await pool.query<{ id: string }>("select id from variants where shop_id = $1 and id = any($2::text[])", [shopId, stale]);
-  const onPlatform = new Set(present.map((r) => r.id));
-  const gone = stale.filter((id) => !onPlatform.has(id));
-  if (gone.length > 0) await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = any($2::text[])", [offerId, gone]);
-  const toDelete = stale.filter((id) => onPlatform.has(id));
-  for (const part of chunk(toDelete, METAFIELDS_PER_CALL)) {
-    await deleteMetafields(
-      client,
-      part.map((ownerId) => ({ ownerId, namespace: STOREFRONT_NAMESPACE, key })),
-      options,
-    );
-    await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = any($2::text[])", [offerId, part]);
-  }
+  const inMirror = new Set(present.map((r) => r.id));
+  const deleteStale = async (ids: readonly string[], refusalForgets: boolean) => {
+    for (const part of chunk(ids, METAFIELDS_PER_CALL)) {
+      try {
+        await deleteMetafields(
+          client,
+          part.map((ownerId) => ({ ownerId, namespace: STOREFRONT_NAMESPACE, key })),
+          options,
+        );
+      } catch (error) {
+        if (!(refusalForgets && error instanceof PlatformError && error.kind === "user_errors")) throw error;
+      }
+      await pool.query("delete from preorder_offer_metafields where offer_id = $1 and owner_id = any($2::text[])", [offerId, part]);
+    }
+  };
+  await deleteStale(stale.filter((id) => !inMirror.has(id)), true);
+  await deleteStale(stale.filter((id) => inMirror.has(id)), false);
 
   const toWrite = [...wanted].filter((id) => target.force === true || recorded.get(id) !== values.get(id)?.digest);
   for (const part of chunk(toWrite, METAFIELDS_PER_CALL)) {
