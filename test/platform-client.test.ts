@@ -794,6 +794,10 @@ describe("against the platform emulator", () => {
     expect(made).toMatchObject({ tags: ["preorder-split"], poNumber: "#1001-P", paymentGatewayNames: ["bogus"], customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
     expect((await rejection(completeDraftOrder(c, draftId, null))).message).toBe("draftOrderComplete: This order has already been completed. (id)");
     expect((await rejection(createDraftOrder(c, { lineItems: [] }))).kind).toBe("user_errors");
+    // A priceOverride replaces the catalog price; in another currency than the draft's it is refused (the emulator has no rates).
+    const priced = await completeDraftOrder(c, await createDraftOrder(c, { lineItems: [{ variantId: variantIds[0] ?? "", quantity: 1, priceOverride: { amount: "3.50", currencyCode: "USD" } }] }), null);
+    expect(emulator.store.order(Number(priced.id.split("/").pop()))?.lineItems.map((l) => l.priceCents)).toEqual([350]);
+    expect((await rejection(createDraftOrder(c, { lineItems: [{ variantId: variantIds[0] ?? "", quantity: 1, priceOverride: { amount: "3.50", currencyCode: "EUR" } }] }))).message).toContain("priceOverride");
   });
 
   it("reads orders one by one and incrementally by update time", async () => {

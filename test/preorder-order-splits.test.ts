@@ -156,10 +156,12 @@ describe("shipping.fulfillment.split", () => {
     expect(held.fulfillment_holds.map((h) => h.fulfillment_order_id)).toEqual([fulfillmentOrders[1]?.id]);
   });
 
-  it("type orders: the offer's items move to a new order named with order_suffix and its number, tagged order_tag, paid through transaction_gateway", async () => {
+  it("type orders: the offer's items move to a new order named with order_suffix and its number, tagged order_tag, paid through transaction_gateway, at the price the shopper paid", async () => {
+    const catalogCents = env.emulator.store.variants[1]?.priceCents;
+    expect(catalogCents).not.toBe(1234);
     const { orderId, platform } = await emulatorOrder(env, {
       line_items: [
-        { variant_id: variant(1), quantity: 2, selling_plan_id: ordersPlan },
+        { variant_id: variant(1), quantity: 2, selling_plan_id: ordersPlan, price: "12.34" },
         { variant_id: variant(7), quantity: 1 },
       ],
       email: "split-order@example.com",
@@ -177,6 +179,8 @@ describe("shipping.fulfillment.split", () => {
     expect(created.financialStatus).toBe("paid");
     expect(created.email).toBe("split-order@example.com");
     expect(current(created)).toEqual([[variant(1), 2]]);
+    // The price of the original order's line, not the catalog's.
+    expect(created.lineItems.map((l) => l.priceCents)).toEqual([1234]);
     // The original keeps the other item; the moved one is at 0 there and out of its fulfillment order.
     expect(current(original)).toEqual([
       [variant(1), 0],

@@ -128,7 +128,8 @@ export async function editOrderQuantities(client: PlatformRequester, orderId: st
 export interface DraftOrderInput {
   email?: string | null;
   customerId?: string | null;
-  lineItems: { variantId: string; quantity: number }[];
+  /** priceOverride: the unit price in place of the variant's catalog price. */
+  lineItems: { variantId: string; quantity: number; priceOverride?: { amount: string; currencyCode: string } }[];
   tags?: string[];
   poNumber?: string | null;
   customAttributes?: { key: string; value: string }[];

@@ -66,6 +66,8 @@ interface SplitLine {
   platform_line_id: string;
   variant_id: string | null;
   quantity: number;
+  /** The unit price the shopper was charged on the original order (numeric, as text). */
+  price: string;
   offer_id: string;
   split: SplitSettings & { type: "fulfillments" | "orders" };
   holdReason: string;
@@ -76,6 +78,7 @@ interface SplitOrder {
   name: string | null;
   email: string | null;
   customer_id: string | null;
+  currency: string;
   status: string;
   order_split: OrderSplitRecord | null;
   fulfillment_holds: FulfillmentHoldRecord[];
@@ -83,8 +86,8 @@ interface SplitOrder {
 
 /** The order's preorder lines whose offer splits, with the offer's split settings. */
 async function splitLines(db: Db, orderId: string): Promise<SplitLine[]> {
-  const { rows } = await db.query<{ platform_line_id: string; variant_id: string | null; quantity: number; offer_id: string; settings: Record<string, unknown> }>(
-    `select l.platform_line_id, l.variant_id, l.quantity, l.offer_id, po.settings from preorder_order_lines l join preorder_offers po on po.id = l.offer_id
+  const { rows } = await db.query<{ platform_line_id: string; variant_id: string | null; quantity: number; price: string; offer_id: string; settings: Record<string, unknown> }>(
+    `select l.platform_line_id, l.variant_id, l.quantity, l.price::text, l.offer_id, po.settings from preorder_order_lines l join preorder_offers po on po.id = l.offer_id
      where l.order_id = $1 and l.quantity > 0 order by l.platform_line_id`,
     [orderId],
   );
@@ -183,7 +186,8 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
         {
           email: order.email,
           customerId: order.customer_id,
-          lineItems: members.flatMap((l) => (l.variant_id === null ? [] : [{ variantId: l.variant_id, quantity: l.quantity }])),
+          // At the price the shopper was charged, not the catalog's price of the day of the split.
+          lineItems: members.flatMap((l) => (l.variant_id === null ? [] : [{ variantId: l.variant_id, quantity: l.quantity, priceOverride: { amount: l.price, currencyCode: order.currency } }])),
           tags: [settings.order_tag],
           poNumber: group.name,
           customAttributes: [{ key: SPLIT_OF_ATTRIBUTE, value: order.platform_order_id }],
@@ -269,7 +273,7 @@ async function holdNewOrders(ctx: TaskContext, client: PlatformRequester, orderI
 export async function runOrderSplit(ctx: TaskContext, payload: { shop_id: string; order_id: string }): Promise<string> {
   try {
     const { rows } = await ctx.pool.query<SplitOrder>(
-      "select platform_order_id, name, email, customer_id, status, order_split, fulfillment_holds from preorder_orders where id = $1 and shop_id = $2",
+      "select platform_order_id, name, email, customer_id, currency, status, order_split, fulfillment_holds from preorder_orders where id = $1 and shop_id = $2",
       [payload.order_id, payload.shop_id],
     );
     const order = rows[0];
@@ -289,8 +293,8 @@ export async function runOrderSplit(ctx: TaskContext, payload: { shop_id: string
     }
     split.state = "done";
     split.done_at = new Date().toISOString();
-    await record(ctx.pool, payload.order_id, split);
-    await ctx.pool.query("update preorder_orders set order_split_error = null where id = $1", [payload.order_id]);
+    // Done and the last attempt's error cleared in one write: a reader never sees a done split with an error.
+    await ctx.pool.query("update preorder_orders set order_split = $2, order_split_error = null, updated_at = now() where id = $1", [payload.order_id, JSON.stringify(split)]);
     // fulfillments with hold_fulfillments: the preorder items' own fulfillment orders are held by the hold job (0198).
     if (byType("fulfillments").some((l) => l.split.hold_fulfillments)) await queueFulfillmentHolds(ctx.pool, payload.shop_id, payload.order_id);
     const outcome = `split: ${split.fulfillment_orders.length} fulfillment order(s), ${split.orders.length} new order(s)`;

@@ -10,6 +10,7 @@ import type { Resolvers } from "./types.ts";
 /**
  * Draft orders as the platform's Admin API has them, for moving preorder items to an order of
  * their own: `draftOrderCreate` makes an OPEN draft (`#D1`, `#D2`...) of variants and quantities
+ * (each at its priceOverride when given, else its catalog price)
  * with tags, custom attributes and a PO number; `draftOrderComplete` turns it into an order the
  * way checkout does (createOrder: one OPEN fulfillment order, orders/create and, when paid,
  * orders/paid), paid through the named payment gateway or pending. The order keeps the draft's
@@ -28,6 +29,8 @@ export const PAYMENT_GATEWAYS: ReadonlyMap<number, string> = new Map([
 interface DraftLine {
   readonly variantId: number;
   readonly quantity: number;
+  /** The line's priceOverride (cents): used in place of the variant's catalog price. */
+  readonly priceCents: number | null;
 }
 
 export interface DraftOrder {
@@ -63,7 +66,7 @@ function stateOf(store: Store): DraftState {
 interface DraftOrderInput {
   email?: string | null;
   customerId?: string | null;
-  lineItems?: { variantId?: string | null; quantity: number; customAttributes?: { key: string; value: string }[] | null }[] | null;
+  lineItems?: { variantId?: string | null; quantity: number; customAttributes?: { key: string; value: string }[] | null; priceOverride?: { amount: string; currencyCode: string } | null }[] | null;
   tags?: string[] | null;
   note?: string | null;
   poNumber?: string | null;
@@ -81,7 +84,11 @@ function draftOrderCreate(ctx: Context, args: { input: DraftOrderInput }) {
     const variant = parsed?.type === "ProductVariant" ? ctx.store.variant(parsed.id) : undefined;
     if (!variant) errors.push(error(["lineItems", String(i), "variantId"], "Product variant does not exist."));
     else if (item.quantity <= 0) errors.push(error(["lineItems", String(i), "quantity"], "Quantity must be greater than 0."));
-    else lines.push({ variantId: variant.id, quantity: item.quantity });
+    else if (item.priceOverride && !/^\d+(\.\d{1,2})?$/.test(item.priceOverride.amount)) errors.push(error(["lineItems", String(i), "priceOverride", "amount"], "Amount is invalid."));
+    else if (item.priceOverride && item.priceOverride.currencyCode !== ctx.shop.currencyCode) {
+      // The platform would convert it at its rates; the emulator has none.
+      errors.push(error(["lineItems", String(i), "priceOverride", "currencyCode"], `Currency must be the draft order's currency (${ctx.shop.currencyCode}).`));
+    } else lines.push({ variantId: variant.id, quantity: item.quantity, priceCents: item.priceOverride ? Math.round(Number(item.priceOverride.amount) * 100) : null });
   });
   if (errors.length === 0 && lines.length === 0) errors.push(error(["lineItems"], "Add at least 1 product."));
   const customer = input.customerId ? parseGid(input.customerId) : undefined;
@@ -126,7 +133,7 @@ function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?:
     const { order } = createOrder(
       ctx,
       {
-        line_items: draft.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity })),
+        line_items: draft.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity, ...(l.priceCents === null ? {} : { price: formatCents(l.priceCents) }) })),
         ...(draft.customerId === null ? {} : { customer_id: draft.customerId }),
         ...(draft.email === null ? {} : { email: draft.email }),
         financial_status: args.paymentPending ? "pending" : "paid",
