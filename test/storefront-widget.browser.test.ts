@@ -1,5 +1,6 @@
 import type { ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHIPPED_TRANSLATIONS } from "../src/account/translations.ts";
 import { SHOP_ID } from "../src/platform/emulator/ids.ts";
 import { STOREFRONT_EVENTS } from "../src/preorders/settings/developer.ts";
 import type { ShopStorefrontConfig } from "../src/storefront/shop-config.ts";
@@ -335,6 +336,44 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     setShopConfig(env.emulator, { developer: { events_enabled: true } });
   });
 
+  it("a signed-in customer's repeat of their own signup shows the shop's already_subscribed_message in the page's language; signed out, the same repeat reads as a new signup (decision 0214)", async () => {
+    const soldOut = legacy[12] ?? 0;
+    setStock(env.emulator, soldOut, 0);
+    const shopper = env.emulator.store.addCustomer({ email: "Signed.In@Example.com", phone: null, firstName: "Lin" });
+    const already = "Vous suivez déjà cet article : nous vous écrirons.";
+    setShopConfig(env.emulator, {
+      developer: { events_enabled: true },
+      languages: { multi_language_enabled: true, strings: { fr: { ...SHIPPED_TRANSLATIONS.fr, "widget.already_subscribed_message": already } } },
+    });
+    const success = SHIPPED_TRANSLATIONS.fr?.["widget.success_message"] ?? "";
+    expect(success).not.toBe("");
+    const signUp = async (expected: string) => {
+      await page.goto(`${env.emulator.origin}/fr/products/${handleOf(env.emulator, soldOut)}?variant=${soldOut}`);
+      await page.locator("[data-bis-open]").click();
+      await page.fill(".bis-form input[name=email]", "signed.in@example.com");
+      await page.locator(".bis-submit").click();
+      await page.locator(".bis-message", { hasText: expected }).waitFor();
+      return (await page.locator(".bis-message").innerText()).trim();
+    };
+    await page.goto(`${env.emulator.origin}/account/login?customer_id=${shopper.id}`);
+    expect(await signUp(success)).toBe(success);
+    // The same customer again, with their own address: told they are already on the list, in French.
+    expect(await signUp(already)).toBe(already);
+    // The same again on the same form.
+    await page.locator(".bis-submit").click();
+    await page.locator(".bis-message", { hasText: already }).waitFor();
+    // Signed out, the same address's repeat is anyone's: answered as a new signup.
+    await page.goto(`${env.emulator.origin}/account/logout`);
+    expect(await signUp(success)).toBe(success);
+    const { rows } = await env.app.pool.query<{ contact: string; customer_id: string | null }>("select contact, customer_id from bis_signups where shop_id = $1 and variant_id = $2", [
+      env.shopId,
+      `gid://platform/ProductVariant/${soldOut}`,
+    ]);
+    expect(rows).toEqual([{ contact: "signed.in@example.com", customer_id: `gid://platform/Customer/${shopper.id}` }]);
+    setStock(env.emulator, soldOut, 50);
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
   it("the French page shows the form in the shop's French strings", async () => {
     const soldOut = legacy[4] ?? 0;
     setShopConfig(env.emulator, { languages: { multi_language_enabled: true, strings: { fr: { "widget.button_text": "Me prévenir" } } } });
@@ -493,6 +532,53 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     }
     await call("PATCH", offerId, "/shipping", { display: { shipping_line_item_property_enabled: false } });
     await waitSynced(env, offerId);
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+  });
+
+  it("storefront.selectors.product_form: on a theme whose product form the default does not find (product.ajax posts to /cart/add.js), the widget follows the form the shop names: its variant, quantity and selling plan, with the line properties", async () => {
+    const { store } = env.emulator;
+    const [shown, onOffer] = store.variantsOf(store.productOf(store.variant(legacy[14] ?? 0) ?? (store.variants[0] as NonNullable<ReturnType<typeof store.variant>>))).map((v) => v.id) as [number, number];
+    expect(shown).not.toBe(onOffer);
+    const id = await newOffer(env, { products: { variant_ids: [onOffer] } }, { enable: true });
+    await call("PATCH", id, "/shipping", { display: { show_details: true, shipping_text: "Ships in June.", shipping_line_item_property_enabled: true } });
+    await call("PATCH", id, "/limits", { per_order: { min: 1, max: 5 } });
+    const plan = String((await waitSynced(env, id)).platform_selling_plan_id).split("/").pop();
+    setStock(env.emulator, onOffer, 0, "CONTINUE");
+    // The theme's alternate template, chosen as the platform chooses one: ?view=<suffix>. It opens on the in-stock variant.
+    const url = `${env.emulator.origin}/products/${handleOf(env.emulator, onOffer)}?view=ajax`;
+    const form = "[data-ajax-product-form]";
+    const loaded = () => page.waitForFunction("window.preorderEvents.some((event) => event[0] === 'preorder:loaded')");
+
+    // The default selector finds no product form here: the shopper's choice of the preorder variant changes nothing.
+    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    await page.goto(url);
+    await loaded();
+    await page.selectOption(`${form} select[name=id]`, String(onOffer));
+    // The theme heard the change (its script moved the URL to the variant); the widget did not (it renders in the same change event).
+    expect(new URL(page.url()).searchParams.get("variant")).toBe(String(onOffer));
+    expect(await page.locator("[data-preorder-button]").count()).toBe(0);
+    expect(await page.locator(`${form} input[name=selling_plan]`).inputValue()).toBe("");
+    expect(await page.locator(`${form} button[name=add]`).isVisible()).toBe(true);
+
+    // The shop names the theme's form: the widget reads its variant input and quantity and puts the plan in it.
+    setShopConfig(env.emulator, { developer: { events_enabled: true, selectors: { product_form: form } } });
+    await page.goto(url);
+    await loaded();
+    expect(await page.locator("[data-preorder-button]").count()).toBe(0);
+    await page.selectOption(`${form} select[name=id]`, String(onOffer));
+    await page.locator(`${form} [data-preorder-button]`).waitFor();
+    expect(await page.locator(`${form} button[name=add]`).isVisible()).toBe(false);
+    expect(await page.locator(`${form} input[name=selling_plan]`).inputValue()).toBe(plan);
+    expect(await page.locator(`${form} input[name=quantity]`).getAttribute("max")).toBe("5");
+    await clearCart();
+    await page.fill(`${form} input[name=quantity]`, "3");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    const items = await page.evaluate<{ variant_id: number; quantity: number; selling_plan_allocation: { selling_plan: { id: number } } | null; properties: Record<string, string> }[]>(
+      "fetch('/cart.js').then((r) => r.json()).then((c) => c.items)",
+    );
+    expect(items.map((i) => [i.variant_id, i.quantity, i.selling_plan_allocation?.selling_plan.id, i.properties.Shipping])).toEqual([[onOffer, 3, Number(plan), "Ships in June."]]);
+    await clearCart();
     setShopConfig(env.emulator, { developer: { events_enabled: true } });
   });
 

@@ -5,6 +5,7 @@ import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import type { Log } from "../logger.ts";
+import type { PlatformRuntime } from "../platform/runtime.ts";
 import { publicDocuments } from "../docs/documents.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../config.ts";
 import { loginClient } from "../ops/login-limit.ts";
@@ -27,6 +28,8 @@ interface HttpDeps {
   actions?: readonly AnyAction[];
   /** Platform webhooks: verified with `secret`, recorded through `pool`. */
   webhooks?: WebhookRouteOptions;
+  /** The platform runtime (on first use): the storefront's signup endpoint reads the signed-in customer with it (decision 0214). */
+  platform?: () => Promise<PlatformRuntime>;
   /** Text-message status callbacks (POST /webhooks/twilio/status), when Twilio is configured. */
   twilioStatus?: TwilioStatusOptions;
   log: Log;
@@ -172,7 +175,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   // Signed back-in-stock unsubscribe links (no API key): signed with the same platform secret.
   if (deps.webhooks) void app.register(unsubscribeRoutes, deps.webhooks);
   // The storefront's endpoints behind the platform's app proxy (no API key): signed with the same secret.
-  if (deps.webhooks) void app.register(storefrontRoutes, { pool: deps.webhooks.pool, secret: deps.webhooks.secret, dispatcher: deps.dispatcher });
+  if (deps.webhooks) void app.register(storefrontRoutes, { pool: deps.webhooks.pool, secret: deps.webhooks.secret, dispatcher: deps.dispatcher, ...(deps.platform ? { platform: deps.platform } : {}) });
   // The storefront widget's script (public: a theme's script tag carries no key nor signature).
   void app.register(widgetRoutes, {});
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);

@@ -4,6 +4,8 @@ import type pg from "pg";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { loginClient } from "../ops/login-limit.ts";
+import { ownSignup } from "../back_in_stock/signups/own-signup.ts";
+import type { PlatformRuntime } from "../platform/runtime.ts";
 import { ClientWindowCounter } from "./client-window.ts";
 
 /**
@@ -17,7 +19,11 @@ import { ClientWindowCounter } from "./client-window.ts";
  * is the signup action's (variant_id, channel, email or phone, locale, consent, first_name); the
  * customer is the signed `logged_in_customer_id`, never the body's. It runs the same action as
  * `POST /back_in_stock/signups` (its rules, its 422s, no duplicate for a repeat) and answers only
- * the signup's status: the shopper does not see the shop's data.
+ * what a new signup answers (`{"status":"waiting"}`), whatever the list held: the shopper learns
+ * neither the shop's data nor whether the address was already on the list. The one exception
+ * (decision 0214): the signed-in customer signing up with their own account's contact (or none:
+ * the account's is used) gets the signup's own status, and `already_subscribed: true` when they
+ * already had a live signup (waiting or pending) for the variant.
  *
  * `GET /storefront/preorders/offers/{id}/remaining`: what the widget's "Only {{ remaining }} left to
  * preorder" shows (limits.display.show_remaining): the offer's total.max less the units preordered
@@ -29,6 +35,9 @@ export const STOREFRONT_PREFIX = "/storefront";
 
 /** How far a signed request's timestamp may be from now, either way (the platform's libraries allow 90 s). */
 export const APP_PROXY_MAX_AGE_SECONDS = 90;
+
+/** What every accepted signup answers, but the signed-in customer's own (decision 0214): a new signup's status. */
+export const NEW_SIGNUP_ANSWER = { status: "waiting" } as const;
 
 /** Signups one client address may post per minute. */
 export const STOREFRONT_SIGNUPS_PER_MINUTE = 20;
@@ -44,6 +53,8 @@ export interface StorefrontRouteOptions {
   now?: () => number;
   /** Per client address (default STOREFRONT_SIGNUPS_PER_MINUTE a minute). */
   limiter?: ClientWindowCounter;
+  /** The platform, to read the signed-in customer's contact (decision 0214); absent: every signup is answered as anyone's. */
+  platform?: () => Promise<Pick<PlatformRuntime, "clientFor">>;
 }
 
 /**
@@ -135,10 +146,17 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
     } catch {
       return reply.code(400).send({ errors: [MESSAGES.invalidJson] });
     }
+    let own = false;
+    let live = false;
     if (body !== null && typeof body === "object" && !Array.isArray(body)) {
       // The customer is the platform's signed id, never what the page sent.
       const { customer_id: _ignored, ...rest } = body as Record<string, unknown>;
       body = verified.customerId ? { ...rest, customer_id: verified.customerId } : rest;
+      if (verified.customerId && options.platform) {
+        const mine = await ownSignup({ pool: options.pool, platform: options.platform, log: request.log }, shopId, verified.customerId, rest);
+        ({ own, live } = mine);
+        body = { ...mine.body, customer_id: verified.customerId };
+      }
     }
     const result = await options.dispatcher.dispatch({
       method: "POST",
@@ -150,7 +168,9 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
       requestId: request.id,
     });
     if (result.status !== 202) return reply.code(result.status).send(result.body);
+    // Anyone but the signed-in owner of the contact gets a new signup's answer, repeat or not (decision 0214).
+    if (!own) return reply.code(202).send(NEW_SIGNUP_ANSWER);
     const signup = result.body as { status?: unknown };
-    return reply.code(202).send({ status: signup.status });
+    return reply.code(202).send({ status: signup.status, ...(live ? { already_subscribed: true } : {}) });
   });
 }

@@ -121,6 +121,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         dispatcher,
         actions: registry.actions,
         webhooks: { pool, secret: platform.webhookSecret, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
+        platform: () => services.platform(),
         twilioStatus: config.TWILIO_AUTH_TOKEN ? { pool, authToken: config.TWILIO_AUTH_TOKEN, publicUrl: publicUrl(config) } : undefined,
         log,
         bodyLimit: config.BODY_LIMIT_BYTES,

@@ -63,6 +63,7 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
     dispatcher,
     actions: registry.actions,
     webhooks: { pool, secret: TEST_WEBHOOK_SECRET, maxAgeSeconds: config.WEBHOOK_MAX_AGE_SECONDS },
+    platform: () => services.platform(),
     log,
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,

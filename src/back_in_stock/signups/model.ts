@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { type Issue, notFound } from "../../core/errors.ts";
 import { isUuid, platformId } from "../../core/params.ts";
@@ -62,6 +63,16 @@ export function presentSignup(row: SignupRow): Record<string, unknown> {
     updated_at: row.updated_at.toISOString(),
   };
 }
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+
+/** A signup's e-mail address as it is stored (the contact of channel email): trimmed, lower-cased. */
+export const signupEmail = z.string().trim().toLowerCase().max(254).pipe(z.email());
+/** A signup's phone number as it is stored (the contact of channel sms). Separators people type are dropped before the E.164 check: "+1 (555) 010-9999" is +15550109999. */
+export const signupPhone = z
+  .string()
+  .transform((v) => v.replace(/[\s().-]/g, ""))
+  .pipe(z.string().regex(E164, "must be an E.164 phone number such as +15550109999"));
 
 export const variantIdSchema = platformId("ProductVariant");
 export const productIdSchema = platformId("Product");

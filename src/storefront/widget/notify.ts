@@ -9,7 +9,9 @@ const PHONE = /^\+?[0-9][0-9 ().-]{5,}$/;
 /**
  * The back-in-stock "notify me" form of a sold-out variant, labelled with the shop's storefront
  * strings in the page's locale, offering the channels the shop has on, with the consent checkbox
- * when the shop requires opt-in. It posts through the app proxy (decision 0200).
+ * when the shop requires opt-in. It posts through the app proxy (decision 0200). The signed-in
+ * customer's repeat of their own live signup is answered `already_subscribed` (decision 0214): the
+ * form then says `widget.already_subscribed_message`; anyone else's repeat reads as a new signup.
  */
 export function notifyForm(embed: EmbedData, variant: VariantData, signals: Signals): HTMLElement {
   const locale = displayLocale(embed);
@@ -75,6 +77,8 @@ export function notifyForm(embed: EmbedData, variant: VariantData, signals: Sign
       if (consent && !consent.checked) return say("consent_label", "error");
       const body = { variant_id: variant.id, channel, locale, ...(channel === "sms" ? { phone: contact } : { email: contact }), ...(consent ? { consent: true } : {}) };
       submit.disabled = true;
+      message.textContent = "";
+      delete message.dataset.kind;
       try {
         const response = await fetch(`${embed.proxy_path}/back_in_stock/signups`, {
           method: "POST",
@@ -82,6 +86,14 @@ export function notifyForm(embed: EmbedData, variant: VariantData, signals: Sign
           body: JSON.stringify(body),
         });
         if (response.status === 202) {
+          const accepted = (await response.json().catch(() => ({}))) as { already_subscribed?: unknown };
+          if (accepted.already_subscribed === true) {
+            // Nothing new was signed up: no signup event nor pixel.
+            signals.debug("already subscribed", { variant_id: variant.id, channel });
+            say("already_subscribed_message", "success");
+            form.dataset.done = "";
+            return;
+          }
           say("success_message", "success");
           form.dataset.done = "";
           const detail = { variant_id: variant.id, channel };

@@ -6,22 +6,13 @@ import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../../templates/default-templates.ts";
-import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, variantIdSchema } from "../model.ts";
+import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, signupEmail as email, signupPhone as phone, variantIdSchema } from "../model.ts";
 import { loadBackInStockSettings } from "../../settings/settings.ts";
 import { thankYouTask } from "../../alerts/deps.ts";
 import { enqueue } from "../../../core/tasks.ts";
 import { enqueueFlowTriggers, legacyId } from "../../../providers/flow/enqueue.ts";
 import { enqueueSignupSync } from "../../../providers/sync/enqueue.ts";
 import { presentSignupsWithSync, signupWithSyncOutput } from "./output.ts";
-
-const E164 = /^\+[1-9]\d{1,14}$/;
-
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
-// Separators people type are dropped before the E.164 check: "+1 (555) 010-9999" is +15550109999.
-const phone = z
-  .string()
-  .transform((v) => v.replace(/[\s().-]/g, ""))
-  .pipe(z.string().regex(E164, "must be an E.164 phone number such as +15550109999"));
 
 const input = z.strictObject({
   variant_id: variantIdSchema,

@@ -9,7 +9,7 @@ import { shopAppConfig, variantAppMetafields, variantAvailable, variantOffers } 
 import { type Cart, CartError, Carts, addItem, cartJson, changeLine } from "./cart.ts";
 import { DEFAULT_PROXY_SUBPATH, type StorefrontOptions } from "./options.ts";
 import { registerAppProxy } from "./proxy.ts";
-import { renderPage } from "./theme.ts";
+import { productTemplate, renderPage } from "./theme.ts";
 import { validateCart } from "./validation.ts";
 
 /** A locale path prefix: `/fr/products/...`, `/fr-CA/products/...`. */
@@ -116,10 +116,11 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     if (!product || (request.params.locale !== undefined && !LOCALE.test(request.params.locale))) return reply.code(404).type("text/html").send("<h1>Not found</h1>");
     const data = productData(ctx, product);
     const variants = data.variants as { id: number; price: number; available: boolean }[];
-    const wanted = (request.query as Record<string, string | undefined>).variant;
-    const variant = variants.find((v) => String(v.id) === wanted) ?? variants[0];
+    const query = request.query as Record<string, string | undefined>;
+    const variant = variants.find((v) => String(v.id) === query.variant) ?? variants[0];
     const locale = pageLocale(request, request.params.locale);
-    const html = await renderPage("product", page({ title: product.title, locale, product: { id: product.id, title: product.title }, variant, product_data: data, embed: embed(request, reply, locale, "product") }));
+    // `?view=<suffix>`: the theme's alternate template product.<suffix>, when it has one.
+    const html = await renderPage(productTemplate(query.view), page({ title: product.title, locale, product: { id: product.id, title: product.title }, variant, product_data: data, embed: embed(request, reply, locale, "product") }));
     return reply.type("text/html; charset=utf-8").send(html);
   };
   app.get("/products/:handle", productPage);

@@ -7,6 +7,12 @@ import { Liquid } from "liquidjs";
  * cart and buy-now buttons. The app embed block renders the app's metafields as JSON script tags
  * and loads the app's script. `Shopify.analytics.publish` records what is published, so a test
  * can read the customer events (`window.Shopify.analytics.published`).
+ *
+ * A product page can also be rendered with an alternate template, as the platform renders
+ * `product.<suffix>` for `?view=<suffix>` (or a product assigned to it): `product.ajax` is a theme
+ * that adds to the cart with its own script through the Ajax API, so its product form posts to
+ * `/cart/add.js` and the usual selector (`form[action$="/cart/add"]`) does not find it: the shop's
+ * `storefront.selectors.product_form` has to name it.
  */
 const engine = new Liquid({ strictFilters: true });
 // JSON inside a script tag: `<` escaped so a value holding `</script>` cannot end it.
@@ -81,6 +87,39 @@ const PRODUCT = `${LAYOUT_HEAD}<main class="product" data-product-id="{{ product
 </script>
 ${APP_EMBED}`;
 
+const PRODUCT_AJAX = `${LAYOUT_HEAD}<main class="product product--ajax" data-product-id="{{ product.id }}">
+<h1>{{ product.title | escape }}</h1>
+<p class="price" data-product-price>{{ variant.price | money }}</p>
+<form method="post" action="/cart/add.js" class="ajax-product-form" data-ajax-product-form>
+  <label>Style
+  <select name="id">
+  {% for v in product_data.variants %}<option value="{{ v.id }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
+  {% endfor %}</select></label>
+  <input type="hidden" name="selling_plan" value="">
+  <label>Qty <input type="number" name="quantity" value="1" min="1"></label>
+  <button type="submit" name="add">Add to bag</button>
+</form>
+</main>
+<script type="application/json" data-preorder-product>{{ product_data | json_script }}</script>
+<script>
+(function () {
+  var product = JSON.parse(document.querySelector("script[data-preorder-product]").textContent);
+  var form = document.querySelector("[data-ajax-product-form]");
+  var select = form.querySelector("select[name=id]");
+  select.addEventListener("change", function () {
+    var v = product.variants.find(function (x) { return String(x.id) === select.value; });
+    if (!v) return;
+    document.querySelector("[data-product-price]").textContent = "$" + (v.price / 100).toFixed(2);
+    var url = new URL(location.href); url.searchParams.set("variant", v.id); history.replaceState(null, "", url);
+  });
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)) }).then(function () { location.href = "/cart"; });
+  });
+})();
+</script>
+${APP_EMBED}`;
+
 const COLLECTION = `${LAYOUT_HEAD}<main class="collection">
 <h1>{{ collection.title | escape }}</h1>
 <div class="cards">
@@ -112,12 +151,19 @@ ${APP_EMBED}`;
 
 const templates = {
   product: engine.parse(PRODUCT),
+  "product.ajax": engine.parse(PRODUCT_AJAX),
   collection: engine.parse(COLLECTION),
   cart: engine.parse(CART),
   thank_you: engine.parse(THANK_YOU),
 };
 
 export type TemplateName = keyof typeof templates;
+
+/** The product template of a `?view=` suffix: `product.<view>` when the theme has it, else `product` (as the platform falls back). */
+export function productTemplate(view: unknown): TemplateName {
+  const name = `product.${String(view)}`;
+  return typeof view === "string" && name in templates ? (name as TemplateName) : "product";
+}
 
 export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
   return (await engine.render(templates[name], scope)) as string;
