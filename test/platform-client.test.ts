@@ -260,6 +260,16 @@ describe("retries (fake platform)", () => {
     expect(client.stats).toMatchObject({ requests: 2, serverErrors: 1, retries: 1 });
   });
 
+  it("a request that must not run twice (idempotent: false) is retried when throttled, never after a lost answer", async () => {
+    const fake = await FakePlatform.start((_, i) => (i === 0 ? { throttled: true } : i === 1 ? { status: 503 } : { data: { ok: 1 } }));
+    const client = fake.client();
+    const lost = await client.request(QUERY, {}, { idempotent: false }).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(PlatformError);
+    expect((lost as PlatformError).kind).toBe("http");
+    // Throttled: not run, so sent again; the 503 may have run it, so not sent a third time.
+    expect(client.stats).toMatchObject({ requests: 2, throttled: 1, serverErrors: 1, retries: 1 });
+  });
+
   it("honours Retry-After on a 429", async () => {
     const fake = await FakePlatform.start((_, i) => (i === 0 ? { status: 429, headers: { "retry-after": "0.3" } } : { data: { ok: 1 } }));
     const log = captureLog();

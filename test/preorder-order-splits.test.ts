@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getFulfillmentOrders } from "../src/platform/operations/fulfillment-orders.ts";
 import { createSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
 import type { Order as EmulatorOrder } from "../src/platform/emulator/model.ts";
+import { draftOrdersOf } from "../src/platform/emulator/resolvers/draft-orders.ts";
 import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { emulatorOrder, insertOfferOnPlan, orderPayload, runNow, workerJob } from "./helpers/preorder-shop.ts";
@@ -20,7 +21,7 @@ interface SplitBody {
   state: string;
   offer_ids: string[];
   fulfillment_orders: string[];
-  orders: { key: string; name: string; line_item_ids: string[]; variant_ids: string[]; draft_order_id: string | null; platform_order_id: string | null; platform_name: string | null }[];
+  orders: { key: string; name: string; line_item_ids: string[]; variant_ids: string[]; draft_order_id: string | null; draft_requested_at?: string | null; platform_order_id: string | null; platform_name: string | null }[];
   edited: boolean;
   done_at: string | null;
 }
@@ -298,6 +299,37 @@ describe("shipping.fulfillment.split", () => {
       // Nothing would ever release a hold placed now: the order was released before it.
       expect((await platformFulfillmentOrders(created)).map((f) => f.status)).toEqual(["OPEN"]);
       expect(done.fulfillment_holds).toEqual([]);
+    } finally {
+      env.emulator.setFaults({});
+    }
+  });
+
+  it("a draft whose creation answer was lost is found again, completed, and no second draft is left open", { timeout: 40_000 }, async () => {
+    const before = draftOrdersOf(env.emulator.store).length;
+    env.emulator.setFaults({ loseAnswerFields: ["draftOrderCreate"] });
+    try {
+      const { orderId, platform } = await emulatorOrder(env, {
+        line_items: [
+          { variant_id: variant(1), quantity: 1, selling_plan_id: ordersPlan },
+          { variant_id: variant(7), quantity: 1 },
+        ],
+        email: "split-lost-draft@example.com",
+      });
+      // The platform made the draft but its answer was lost: the attempt fails, having asked for it.
+      const failed = await waitFor("the attempt that lost the draft's answer", async () => {
+        const body = await order(orderId);
+        return body.order_split_error ? body : undefined;
+      }, 30_000);
+      expect(failed.order_split?.orders[0]).toMatchObject({ draft_order_id: null, platform_order_id: null });
+      expect(failed.order_split?.orders[0]?.draft_requested_at).toBeTruthy();
+      await runNow(env.app.pool, `preorders_order_split:${orderId}`);
+      const done = await splitDone(orderId);
+      expect(done.order_split_error).toBeNull();
+      expect(splitOffs(platform.admin_graphql_api_id)).toHaveLength(1);
+      // One draft was made for this split, and it is the one completed: nothing left open.
+      const drafts = draftOrdersOf(env.emulator.store).slice(before);
+      expect(drafts.map((d) => d.status)).toEqual(["COMPLETED"]);
+      expect(`gid://platform/DraftOrder/${drafts[0]?.id}`).toBe(done.order_split?.orders[0]?.draft_order_id);
     } finally {
       env.emulator.setFaults({});
     }

@@ -30,6 +30,12 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Points to have available before sending; defaults to the cost last reported for this query. */
   estimatedCost?: number;
+  /**
+   * false: a mutation that must not run twice (it makes something new). It is retried only when the
+   * platform surely did not run it (throttled); an answer lost to a timeout, a network error or a
+   * 5xx is thrown at once, for the caller to look for what it made before asking again.
+   */
+  idempotent?: boolean;
 }
 
 /** Anything that can send a query: the client, or a stand-in in tests. */
@@ -139,7 +145,7 @@ export class PlatformClient implements PlatformRequester {
       const outcome = await this.#attempt(query, body, reservation, options.signal);
       if (outcome.ok) return outcome.data as T;
       last = outcome;
-      if (!outcome.retry) {
+      if (!outcome.retry || (options.idempotent === false && outcome.kind !== "throttled")) {
         throw new PlatformError(`Platform ${operation} failed: ${outcome.reason}`, {
           kind: outcome.kind,
           status: outcome.status,

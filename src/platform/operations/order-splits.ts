@@ -51,6 +51,10 @@ export const DRAFT_ORDER_COMPLETE = `mutation DraftOrderComplete($id: ID!, $paym
   }
 }`;
 
+export const OPEN_DRAFT_ORDERS = `query OpenDraftOrders($first: Int!, $after: String, $query: String) {
+  draftOrders(first: $first, after: $after, query: $query) { nodes { id poNumber customAttributes { key value } } pageInfo { hasNextPage endCursor } }
+}`;
+
 export const DRAFT_ORDER = `query DraftOrder($id: ID!) {
   draftOrder(id: $id) { id status order { id name } }
 }`;
@@ -140,9 +144,12 @@ const draftState = z.object({ id: z.string(), status: z.string(), order: z.objec
 const completeAnswer = z.object({ draftOrderComplete: z.object({ draftOrder: draftState.nullable(), userErrors: userErrorsSchema }) });
 const draftAnswer = z.object({ draftOrder: draftState.nullable() });
 
-/** Creates an open draft order; answers its id. */
+/**
+ * Creates an open draft order; answers its id. Not retried on a lost answer (the platform may have
+ * made it): the caller looks for it (findOpenDraftOrder) before asking again.
+ */
 export async function createDraftOrder(client: PlatformRequester, input: DraftOrderInput, options?: RequestOptions): Promise<string> {
-  const data = await client.request<unknown>(DRAFT_ORDER_CREATE, { input }, options);
+  const data = await client.request<unknown>(DRAFT_ORDER_CREATE, { input }, { ...options, idempotent: false });
   const payload = expectNoUserErrors(parseAnswer(createAnswer, data, "draftOrderCreate").draftOrderCreate, "draftOrderCreate");
   if (!payload.draftOrder) throw new PlatformError("draftOrderCreate: answered no draft order and no user error", { kind: "graphql", attempts: 0 });
   return payload.draftOrder.id;
@@ -160,4 +167,32 @@ export async function completeDraftOrder(client: PlatformRequester, id: string, 
   const order = payload.draftOrder?.order;
   if (!order) throw new PlatformError("draftOrderComplete: answered no order and no user error", { kind: "graphql", attempts: 0 });
   return order;
+}
+
+const openDraftsAnswer = z.object({
+  draftOrders: z.object({
+    nodes: z.array(z.object({ id: z.string(), poNumber: z.string().nullable(), customAttributes: z.array(z.object({ key: z.string(), value: z.string().nullable() })) })),
+    pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+  }),
+});
+
+/**
+ * The open draft order with this PO number and custom attribute, if any (`tag`: narrows the search
+ * to drafts with that tag). How a draft whose creation was never heard of is found again.
+ */
+export async function findOpenDraftOrder(
+  client: PlatformRequester,
+  match: { poNumber: string; attribute: { key: string; value: string }; tag?: string | null },
+  options?: RequestOptions,
+): Promise<string | null> {
+  const query = `status:open${match.tag ? ` tag:'${match.tag.replaceAll("'", "")}'` : ""}`;
+  let after: string | null = null;
+  for (;;) {
+    const data: unknown = await client.request<unknown>(OPEN_DRAFT_ORDERS, { first: 50, after, query }, options);
+    const { nodes, pageInfo } = parseAnswer(openDraftsAnswer, data, "draftOrders").draftOrders;
+    const found = nodes.find((d) => d.poNumber === match.poNumber && d.customAttributes.some((a) => a.key === match.attribute.key && a.value === match.attribute.value));
+    if (found) return found.id;
+    if (!pageInfo.hasNextPage || pageInfo.endCursor === null) return null;
+    after = pageInfo.endCursor;
+  }
 }

@@ -16,6 +16,11 @@ export interface SplitOrderRecord {
   line_item_ids: string[];
   variant_ids: string[];
   draft_order_id: string | null;
+  /**
+   * When an attempt asked the platform for the draft (before it heard its id). Set with no
+   * draft_order_id, the next attempt looks for that draft before asking for another.
+   */
+  draft_requested_at?: string | null;
   platform_order_id: string | null;
   platform_name: string | null;
 }

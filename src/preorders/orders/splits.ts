@@ -4,7 +4,7 @@ import { PermanentJobFailure, type TaskContext, enqueue } from "../../core/tasks
 import type { PlatformRequester, RequestOptions } from "../../platform/client.ts";
 import { PlatformError } from "../../platform/errors.ts";
 import { getFulfillmentOrders, holdFulfillmentOrder } from "../../platform/operations/fulfillment-orders.ts";
-import { completeDraftOrder, createDraftOrder, editOrderQuantities, getDraftOrder, getOrderLineQuantities, splitFulfillmentOrder } from "../../platform/operations/order-splits.ts";
+import { completeDraftOrder, createDraftOrder, findOpenDraftOrder, editOrderQuantities, getDraftOrder, getOrderLineQuantities, splitFulfillmentOrder } from "../../platform/operations/order-splits.ts";
 import { orderSplitTask } from "../notifications/task-refs.ts";
 import { HOLD_HANDLE, HOLD_REASON, type FulfillmentHoldRecord, queueFulfillmentHolds } from "./fulfillment-holds.ts";
 import { splitOrderAppEnabled } from "../../providers/integrations.ts";
@@ -24,7 +24,9 @@ import { type OrderSplitRecord, SPLIT_OF_ATTRIBUTE, SPLIT_REQUEST_TAG, type Spli
  *   order (one order edit); with hold_fulfillments the new orders' fulfillment orders are held.
  * Progress is written to the order after each platform write (order_split), so a retry after a
  * failure or a crash neither splits twice nor makes a second new order; a draft whose completion
- * was not recorded is read back (draftOrder) before it is completed. Failures go to
+ * was not recorded is read back (draftOrder) before it is completed, and one whose creation was
+ * asked for but never heard of is looked for (open drafts with its PO number and attribute) before
+ * another is asked for, so none is left open on the store. Failures go to
  * order_split_error and are retried by graphile-worker; a platform refusal ends the job at once.
  */
 
@@ -181,7 +183,16 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
         continue;
       }
     } else {
-      group.draft_order_id = await createDraftOrder(
+      // An earlier attempt asked for the draft and never heard its id (a lost answer, a crash):
+      // the platform may hold it, open; it is that draft or none.
+      const made = group.draft_requested_at
+        ? await findOpenDraftOrder(client, { poNumber: group.name, attribute: { key: SPLIT_OF_ATTRIBUTE, value: order.platform_order_id }, tag: settings.order_tag || null }, options)
+        : null;
+      if (made === null) {
+        group.draft_requested_at = new Date().toISOString();
+        await record(ctx.pool, orderId, split);
+      }
+      group.draft_order_id = made ?? await createDraftOrder(
         client,
         {
           email: order.email,

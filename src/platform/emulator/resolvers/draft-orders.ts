@@ -5,7 +5,9 @@ import { gid, parseGid } from "../ids.ts";
 import type { Attribute } from "../model.ts";
 import { formatCents } from "../money.ts";
 import type { Store } from "../store.ts";
-import type { Resolvers } from "./types.ts";
+import { byId, paginate } from "../connection.ts";
+import { type FieldFilter, compileSearch } from "../search.ts";
+import type { Resolvers, SearchArgs } from "./types.ts";
 
 /**
  * Draft orders as the platform's Admin API has them, for moving preorder items to an order of
@@ -17,7 +19,8 @@ import type { Resolvers } from "./types.ts";
  * tags, custom attributes (the webhook's note_attributes) and PO number; the draft is COMPLETED
  * and names its order. Completing a completed draft is refused.
  *
- * Drafts live in memory beside the store (not in the state file).
+ * `draftOrders` lists them, filtered by `status:` and `tag:`. Drafts live in memory beside the
+ * store (not in the state file).
  */
 
 /** The store's payment gateways (the platform's PaymentGateway ids), by id. */
@@ -74,6 +77,17 @@ interface DraftOrderInput {
 }
 
 const error = (field: string[], message: string) => ({ field, message });
+
+/** The draftOrders search fields the emulator knows (the platform's: status, tag, among others). */
+const draftFields: Record<string, FieldFilter<DraftOrder>> = {
+  status: { kind: "text", get: (d) => d.status },
+  tag: { kind: "tags", get: (d) => d.tags },
+};
+
+/** The store's draft orders, oldest first (tests look at what a split left behind). */
+export function draftOrdersOf(store: Store): DraftOrder[] {
+  return [...stateOf(store).drafts.values()];
+}
 
 function draftOrderCreate(ctx: Context, args: { input: DraftOrderInput }) {
   const input = args.input;
@@ -153,6 +167,8 @@ function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?:
 export const draftOrderResolvers: Resolvers = {
   Query: {
     draftOrder: (_: unknown, args: { id: string }, ctx: Context) => findDraft(ctx, args.id) ?? null,
+    draftOrders: (_: unknown, args: SearchArgs, ctx: Context) =>
+      paginate(byId([...stateOf(ctx.store).drafts.values()]), args, compileSearch(args.query, draftFields)),
   },
   Mutation: {
     draftOrderCreate: (_: unknown, args: { input: DraftOrderInput }, ctx: Context) => draftOrderCreate(ctx, args),
@@ -160,7 +176,7 @@ export const draftOrderResolvers: Resolvers = {
   },
   DraftOrder: {
     order: (draft: DraftOrder, _: unknown, ctx: Context) => (draft.orderId === null ? null : (ctx.store.order(draft.orderId) ?? null)),
-    totalPrice: (draft: DraftOrder, _: unknown, ctx: Context) => formatCents(draft.lines.reduce((sum, l) => sum + l.quantity * (ctx.store.variant(l.variantId)?.priceCents ?? 0), 0)),
+    totalPrice: (draft: DraftOrder, _: unknown, ctx: Context) => formatCents(draft.lines.reduce((sum, l) => sum + l.quantity * (l.priceCents ?? ctx.store.variant(l.variantId)?.priceCents ?? 0), 0)),
   },
   Order: {
     customAttributes: (o: { customAttributes?: Attribute[] }) => o.customAttributes ?? [],

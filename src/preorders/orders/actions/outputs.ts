@@ -49,6 +49,11 @@ const orderSplitOutput = z.strictObject({
         line_item_ids: z.array(z.string()).describe("the original order's line items moved (their quantity there is now 0)"),
         variant_ids: z.array(z.string()),
         draft_order_id: z.string().nullable(),
+        draft_requested_at: z
+          .string()
+          .nullable()
+          .optional()
+          .describe("when the split asked the platform for the draft order; with no draft_order_id, the next attempt looks for that draft before asking again"),
         platform_order_id: z.string().nullable().describe("the new platform order holding the moved items; null until it is made"),
         platform_name: z.string().nullable(),
       }),
