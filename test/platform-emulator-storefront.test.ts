@@ -195,6 +195,41 @@ describe("the emulator's online store", () => {
     expect((await go("GET", "/cart.js")).json).toMatchObject({ item_count: 0 });
   });
 
+  it("the checkout's validation reads the app's limit counters: the offer's remaining units on the shop, the signed-in customer's units on the customer (a guest: the cart alone)", async () => {
+    const variant = variants[4] as Variant;
+    const plan = planFor(variant);
+    const namespace = `app--${emulator.appId}--preorder`;
+    putOffer(variant, { version: 1, offer_id: "7", selling_plan_id: `gid://platform/SellingPlan/${plan}`, limits: { per_customer: { max: 2 }, total: { max: 10 } } });
+    emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace, key: "remaining", type: "json", value: JSON.stringify({ "7": 1 }) });
+    const customer = emulator.store.customers[1];
+    if (!customer) throw new Error("no customer");
+    emulator.store.putMetafield({ ownerType: "CUSTOMER", ownerId: customer.id, namespace, key: "units", type: "json", value: JSON.stringify({ "7": 1 }) });
+    const title = `${emulator.store.productOf(variant).title} - ${variant.title}`;
+
+    const go = shopper();
+    expect((await go("GET", `/account/login?customer_id=${customer.id}`)).status).toBe(303);
+    await go("POST", "/cart/add.js", { id: variant.id, quantity: 2, selling_plan: plan });
+    const refused = await go("POST", "/checkout", {});
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual([
+      { localizedMessage: `Only 1 unit of ${title} can still be preordered.`, target: "$.cart.lines[0].quantity" },
+      { localizedMessage: `You can preorder at most 2 of ${title} per customer; you have preordered 1 already.`, target: "$.cart.lines[0].quantity" },
+    ]);
+    // One unit is within both.
+    await go("POST", "/cart/change.js", { line: 1, quantity: 1 });
+    expect((await go("POST", "/checkout", {})).status).toBe(201);
+
+    // A guest: no past orders known, the cart alone is held to per_customer.max; the shop's count says 5 are left.
+    emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace, key: "remaining", type: "json", value: JSON.stringify({ "7": 5 }) });
+    const guest = shopper();
+    await guest("POST", "/cart/add.js", { id: variant.id, quantity: 3, selling_plan: plan });
+    expect((await guest("POST", "/checkout", {})).json.errors).toEqual([{ localizedMessage: `You can preorder at most 2 of ${title} per customer.`, target: "$.cart.lines[0].quantity" }]);
+    // No count on the shop yet: total.max itself is what is left.
+    emulator.store.deleteMetafield("SHOP", SHOP_ID, namespace, "remaining");
+    putOffer(variant, { version: 1, offer_id: "7", selling_plan_id: `gid://platform/SellingPlan/${plan}`, limits: { total: { max: 2 } } });
+    expect((await guest("POST", "/checkout", {})).json.errors).toEqual([{ localizedMessage: `Only 2 units of ${title} can still be preordered.`, target: "$.cart.lines[0].quantity" }]);
+  });
+
   it("the app proxy forwards /apps/preorder/* with the platform's signed query, which the service's verification accepts", async () => {
     const go = shopper();
     const answer = await go("POST", "/apps/preorder/back_in_stock/signups?shop=forged.example&signature=00", { variant_id: 1, email: "a@example.com" });

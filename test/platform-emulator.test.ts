@@ -606,6 +606,21 @@ describe("metafields", () => {
     ]);
   });
 
+  it("a customer is an owner (ownerType CUSTOMER), read back on the customer; a customer the store does not have is refused", async () => {
+    const customer = `gid://platform/Customer/${e.store.customers[0]?.id}`;
+    const set = await data<SetAnswer>(e, SET, { m: [config(customer, { offer: 2 }, { key: "units" })] });
+    expect(set.metafieldsSet.userErrors).toEqual([]);
+    expect(set.metafieldsSet.metafields?.[0]).toMatchObject({ namespace: "app--777--preorder", key: "units", ownerType: "CUSTOMER" });
+    type CustomerRead = { customer: { metafield: { value: string; ownerType: string } | null; metafields: { nodes: { key: string }[] } } };
+    const read = await data<CustomerRead>(e, `query($id: ID!) { customer(id: $id) { metafield(namespace: "$app:preorder", key: "units") { value ownerType } metafields(first: 5) { nodes { key } } } }`, { id: customer });
+    expect(read.customer).toEqual({ metafield: { value: '{"offer":2}', ownerType: "CUSTOMER" }, metafields: { nodes: [{ key: "units" }] } });
+    const unknown = await data<SetAnswer>(e, SET, { m: [config("gid://platform/Customer/1", { offer: 1 }, { key: "units" })] });
+    expect(unknown.metafieldsSet.metafields).toBeNull();
+    expect(unknown.metafieldsSet.userErrors).toEqual([
+      { field: ["metafields", "0", "ownerId"], message: "Owner gid://platform/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: 0 },
+    ]);
+  });
+
   it("deletes by owner, namespace and key: null for one that does not exist; another app's namespace is refused", async () => {
     await data<SetAnswer>(e, SET, { m: [config(variant(8), { a: 1 }), config(`gid://platform/Product/${e.store.products[0]?.id}`, { p: 1 })] });
     type Deleted = { metafieldsDelete: { deletedMetafields: ({ ownerId: string; namespace: string; key: string } | null)[] | null; userErrors: UserError[] } };

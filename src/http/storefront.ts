@@ -117,14 +117,15 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
     if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
     const notFound = { errors: [`Preorder offer not found: ${request.params.id}`] };
     if (!UUID.test(request.params.id)) return reply.code(404).send(notFound);
-    const { rows } = await options.pool.query<{ max: string | null; units: number }>(
-      `select settings #>> '{limits,total,max}' as max, preorder_offer_units(shop_id, id) as units
+    // preorder_offer_remaining (sql/116) is also what the shop's counter metafield carries (decision 0211).
+    const { rows } = await options.pool.query<{ remaining: number | null }>(
+      `select preorder_offer_remaining(shop_id, id) as remaining
        from preorder_offers where shop_id = $1 and id = $2 and status = 'active' and deleted_at is null`,
       [shopId, request.params.id],
     );
     const row = rows[0];
     if (!row) return reply.code(404).send(notFound);
-    return { remaining: row.max === null ? null : Math.max(0, Number(row.max) - row.units) };
+    return { remaining: row.remaining };
   });
   const limiter = options.limiter ?? new ClientWindowCounter({ limit: STOREFRONT_SIGNUPS_PER_MINUTE, windowSeconds: 60, now });
 

@@ -1,5 +1,6 @@
 import type { AnyTaskDefinition } from "../../src/core/tasks.ts";
 import { bulkSyncMetafieldsJobRun, resetMetafieldsJobRun } from "../../src/preorders/sync/jobs/metafields.ts";
+import { limitCounterTasks } from "../../src/preorders/limits/jobs/counters.ts";
 import { preorderOfferTasks } from "../../src/preorders/sync/jobs/offer-sync.ts";
 import { preorderOrderTasks } from "./orders.ts";
 
@@ -9,4 +10,5 @@ export const preordersTasks: readonly AnyTaskDefinition[] = [
   ...preorderOfferTasks,
   bulkSyncMetafieldsJobRun,
   resetMetafieldsJobRun,
+  ...limitCounterTasks,
 ];

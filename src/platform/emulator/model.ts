@@ -228,9 +228,9 @@ export interface SellingPlanGroup {
   productIds: Set<number>;
 }
 
-export type MetafieldOwnerType = "PRODUCT" | "PRODUCTVARIANT" | "SHOP";
+export type MetafieldOwnerType = "PRODUCT" | "PRODUCTVARIANT" | "SHOP" | "CUSTOMER";
 
-/** A typed value on a product, variant or the shop, under a namespace (already resolved: `app--<id>--x`, never `$app`) and key. */
+/** A typed value on a product, variant, customer or the shop, under a namespace (already resolved: `app--<id>--x`, never `$app`) and key. */
 export interface Metafield {
   readonly kind: "Metafield";
   readonly id: number;

@@ -54,6 +54,7 @@ export const OWNER_METAFIELDS = `query OwnerMetafields($ids: [ID!]!, $namespace:
     id
     ... on ProductVariant { metafield(namespace: $namespace, key: $key) { ${METAFIELD_FIELDS} } }
     ... on Product { metafield(namespace: $namespace, key: $key) { ${METAFIELD_FIELDS} } }
+    ... on Customer { metafield(namespace: $namespace, key: $key) { ${METAFIELD_FIELDS} } }
   }
 }`;
 
@@ -126,7 +127,7 @@ export async function deleteMetafields(client: PlatformRequester, identifiers: r
 }
 
 /**
- * One metafield (namespace and key) of each owner (products or variants), as many owners per query
+ * One metafield (namespace and key) of each owner (products, variants or customers), as many owners per query
  * as the cost cap allows (each costs 2 points: the node and its metafield). Owners that do not
  * exist, and owners without it, map to null.
  */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { platformGid } from "../../core/params.ts";
+import { queueLimitCountersForOrders } from "../limits/enqueue.ts";
 import { refreshVariantCounts } from "./counts.ts";
 import { onOrderApplied } from "./lifecycle.ts";
 import type { OrderStatus } from "./model.ts";
@@ -153,6 +154,8 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
     [shopId, platformOrderId],
   );
   const statusBefore = previous[0]?.status ?? null;
+  // Before this description is applied (its status included): what the counters counted of it.
+  const unitsBefore = await liveOfferUnits(db, shopId, platformOrderId);
   // The tags this service applied stay in `tags` even when a description older than its push arrives.
   const { rows } = await db.query<{ id: string }>(
     `insert into preorder_orders (shop_id, platform_order_id, name, email, customer_id, currency, total_price, total_outstanding,
@@ -239,7 +242,26 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   const variants = new Set(before.map((r) => r.variant_id));
   for (const line of lines) if (line.selling_plan_id && line.variant_id) variants.add(line.variant_id);
   await refreshVariantCounts(db, shopId, [...variants]);
+  // A new order, an edit of its lines, a cancellation or a refund moves the counters the
+  // checkout's validation reads (decision 0211); a payment or a fulfillment does not.
+  const unitsAfter = await liveOfferUnits(db, shopId, platformOrderId);
+  if (JSON.stringify(unitsAfter) !== JSON.stringify(unitsBefore)) {
+    await queueLimitCountersForOrders(db, shopId, [applied.id], Object.keys(unitsBefore));
+  }
   await onOrderApplied(db, shopId, applied.id, statusBefore);
+}
+
+/** The order's live units per offer (none once it is cancelled or refunded), in offer id order. */
+async function liveOfferUnits(db: Db, shopId: string, platformOrderId: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ offer_id: string; units: number }>(
+    `select l.offer_id::text, sum(l.quantity)::int as units
+     from preorder_orders o join preorder_order_lines l on l.order_id = o.id
+     where o.shop_id = $1 and o.platform_order_id = $2 and l.offer_id is not null and l.selling_plan_id is not null
+       and o.status not in ('cancelled', 'refunded')
+     group by 1 order by 1`,
+    [shopId, platformOrderId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.offer_id, r.units]));
 }
 
 /** The customer's locale as templates are keyed (`fr`, `pt-BR`), or null when the platform sent none usable. */

@@ -65,11 +65,6 @@ export function ruleBreakTags(breaks: readonly RuleBreak[]): string[] {
   return [...tags];
 }
 
-/** Units of a live order's preorder lines of one offer, summed over the shop's live orders that match. */
-const LIVE_UNITS = `select coalesce(sum(l.quantity), 0)::int as units
-  from preorder_order_lines l join preorder_orders o on o.id = l.order_id
-  where l.shop_id = $1 and l.offer_id = $2 and l.selling_plan_id is not null and o.status not in ('cancelled', 'refunded')`;
-
 /** The rules the order (already applied, its lines stored) breaks, offer by offer, in the offers' order. */
 export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, offers: readonly RuleOffer[]): Promise<RuleBreak[]> {
   const rules = offers.map((offer) => ({
@@ -122,13 +117,20 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
     }
     const customerMax = limits.per_customer.max;
     if (customerMax !== null && (order.customer_id !== null || order.email !== null)) {
-      const { rows } = await db.query<{ units: number }>(`${LIVE_UNITS} and (o.customer_id = $3 or o.email = $4)`, [shopId, id, order.customer_id, order.email]);
+      // The one count of a customer's units (sql/116), which the customer's counter on the platform also is (decision 0211).
+      const { rows } = await db.query<{ units: number }>("select units from preorder_customer_offer_units($1, $3, array[$4]::text[]) where offer_id = $2", [
+        shopId,
+        id,
+        order.customer_id,
+        order.email,
+      ]);
       const units = rows[0]?.units ?? 0;
       if (units > customerMax) add(id, "per_customer.max", { limit: customerMax, units });
     }
     const totalMax = limits.total.max;
     if (totalMax !== null) {
-      const { rows } = await db.query<{ units: number }>(LIVE_UNITS, [shopId, id]);
+      // The offer's live units: the count behind total.current_count, the remaining route and the shop's counter.
+      const { rows } = await db.query<{ units: number }>("select preorder_offer_units($1, $2) as units", [shopId, id]);
       const units = rows[0]?.units ?? 0;
       if (units > totalMax) add(id, "total.max", { limit: totalMax, units });
     }

@@ -1,6 +1,7 @@
 import type { Db } from "../../core/db.ts";
 import { refreshVariantCounts, variantsOfOrders } from "./counts.ts";
 import { queueReleaseOfHolds } from "./fulfillment-holds.ts";
+import { queueLimitCountersForOrders } from "../limits/enqueue.ts";
 
 /**
  * Marks orders released (records released_at) and, for those with platform fulfillment holds
@@ -16,7 +17,8 @@ export async function markReleased(db: Db, shopId: string, orderIds: readonly st
 }
 
 /**
- * Cancels preorder orders in the app (records cancelled_at) and recounts their variants. The
+ * Cancels preorder orders in the app (records cancelled_at), recounts their variants and queues
+ * the limit counters they move. The
  * platform's Admin subset has no order cancellation: the platform order stays as it is.
  */
 export async function markCancelled(db: Db, shopId: string, orderIds: readonly string[]): Promise<void> {
@@ -26,4 +28,6 @@ export async function markCancelled(db: Db, shopId: string, orderIds: readonly s
     [shopId, orderIds],
   );
   await refreshVariantCounts(db, shopId, await variantsOfOrders(db, orderIds));
+  // The units they held are free again: the checkout's counters follow (decision 0211).
+  await queueLimitCountersForOrders(db, shopId, orderIds);
 }

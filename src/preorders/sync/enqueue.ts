@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { type JobHandle, declareJob, enqueueJob, jobHandle } from "../../core/jobs.ts";
 import { declareTask, enqueue } from "../../core/tasks.ts";
+import { queueLimitCountersForOffer } from "../limits/enqueue.ts";
 
 /**
  * What a committed change to an offer sets in motion, enqueued in the write's own transaction
@@ -81,7 +82,8 @@ export async function enqueueOfferResolution(db: Db, shopId: string, offerId: st
 }
 
 /**
- * Everything a committed change to an offer enqueues: its sync, always; and a resolution of its
+ * Everything a committed change to an offer enqueues: its sync, always; the limit counters it moves
+ * (limits/enqueue.ts); and a resolution of its
  * variants when its source is all or collection and what the resolution depends on (source,
  * collection, exclusion tag, excluded ids) differs from what the last one was queued for.
  */
@@ -96,6 +98,8 @@ export async function enqueueOfferWork(db: Db, shopId: string, offerId: string):
   const row = rows[0];
   if (!row) return undefined;
   await enqueueOfferSync(db, shopId, offerId);
+  // Its limits, status or deletion can move the counters the checkout's validation reads (decision 0211).
+  await queueLimitCountersForOffer(db, shopId, offerId);
   const key = sourceKey(row);
   if (key !== undefined && key !== row.resolved_key) return enqueueOfferResolution(db, shopId, offerId, key);
   // A custom source forgets the last resolution: going back to `all` resolves again.

@@ -2,15 +2,17 @@ import { createHash } from "node:crypto";
 import type { Context } from "../context.ts";
 import { byId, paginate } from "../connection.ts";
 import { SHOP_ID, parseGid } from "../ids.ts";
-import type { Metafield, MetafieldOwnerType, Product, Variant } from "../model.ts";
+import type { Customer, Metafield, MetafieldOwnerType, Product, Variant } from "../model.ts";
 import type { ConnectionArgs, Resolvers } from "./types.ts";
 import { UserErrors } from "./user-errors.ts";
 
 /**
  * Metafields as the platform's Admin API has them: `metafieldsSet` (at most 25 per call, atomic:
  * one user error and nothing is set), `metafieldsDelete` (null for an identifier with no
- * metafield), and `metafield` / `metafields` on products, variants and the shop (owner
- * `gid://platform/Shop/1`, as `shop { id }` answers it). `$app` and `$app:x` are the
+ * metafield), and `metafield` / `metafields` on products, variants, customers (ownerType
+ * CUSTOMER, as an app keeps a counter on a buyer that its checkout function reads) and the shop
+ * (owner `gid://platform/Shop/1`, as `shop { id }` answers it). An owner the store does not have
+ * is refused (`Owner ... does not exist.`, INVALID_VALUE on ownerId). `$app` and `$app:x` are the
  * calling app's reserved namespace (`app--<app id>`, `app--<app id>--x`), also the default when the
  * namespace is left out; another app's reserved namespace is refused. No metafield definitions:
  * a new metafield needs its type.
@@ -117,6 +119,7 @@ function findOwner(ctx: Context, id: string): Owner | undefined {
   if (parsed?.type === "Product" && ctx.store.product(parsed.id)) return { ownerType: "PRODUCT", ownerId: parsed.id };
   if (parsed?.type === "ProductVariant" && ctx.store.variant(parsed.id)) return { ownerType: "PRODUCTVARIANT", ownerId: parsed.id };
   if (parsed?.type === "Shop" && parsed.id === SHOP_ID) return { ownerType: "SHOP", ownerId: SHOP_ID };
+  if (parsed?.type === "Customer" && ctx.store.customer(parsed.id)) return { ownerType: "CUSTOMER", ownerId: parsed.id };
   return undefined;
 }
 
@@ -267,6 +270,10 @@ export const metafieldResolvers: Resolvers = {
   ProductVariant: {
     metafield: (v: Variant, args: MetafieldArgs, ctx: Context) => readMetafield(ctx, "PRODUCTVARIANT", v.id, args),
     metafields: (v: Variant, args: MetafieldsArgs, ctx: Context) => readMetafields(ctx, "PRODUCTVARIANT", v.id, args),
+  },
+  Customer: {
+    metafield: (c: Customer, args: MetafieldArgs, ctx: Context) => readMetafield(ctx, "CUSTOMER", c.id, args),
+    metafields: (c: Customer, args: MetafieldsArgs, ctx: Context) => readMetafields(ctx, "CUSTOMER", c.id, args),
   },
   Shop: {
     metafield: (_: unknown, args: MetafieldArgs, ctx: Context) => readMetafield(ctx, "SHOP", SHOP_ID, args),

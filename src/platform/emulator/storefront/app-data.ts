@@ -37,7 +37,18 @@ export function variantOffers(ctx: Context, variant: Variant): Record<string, un
 
 /** The shop metafield (`$app:preorder` `shop`), parsed; null when the app has not written it. */
 export function shopAppConfig(ctx: Context): unknown {
-  const metafield = ctx.store.metafield("SHOP", SHOP_ID, appNamespace(ctx), "shop");
+  return shopAppMetafield(ctx, "shop");
+}
+
+/** An app metafield of the shop (`$app:preorder` `<key>`), parsed; null when the app has not written it. */
+export function shopAppMetafield(ctx: Context, key: string): unknown {
+  const metafield = ctx.store.metafield("SHOP", SHOP_ID, appNamespace(ctx), key);
+  return metafield ? parsed(metafield.value, metafield.type) : null;
+}
+
+/** An app metafield of a customer (`$app:preorder` `<key>`), parsed; null when the app has not written it. */
+export function customerAppMetafield(ctx: Context, customerId: number, key: string): unknown {
+  const metafield = ctx.store.metafield("CUSTOMER", customerId, appNamespace(ctx), key);
   return metafield ? parsed(metafield.value, metafield.type) : null;
 }
 

@@ -207,16 +207,18 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     };
     if (!cart || cart.lines.length === 0) return refuse(422, [{ localizedMessage: "Your cart is empty.", target: "$.cart" }]);
     const market = pageMarket(ctx, request, reply);
-    const errors = validateCart(ctx, cart, { marketId: market?.id ?? null, purchasingCompany: typeof body.company === "string" && body.company.trim() !== "" });
-    if (errors.length > 0) return refuse(422, errors);
     const email = typeof body.email === "string" && body.email !== "" ? body.email : undefined;
-    const customerId = legacyIdOf("Customer", cookies(request).customer_id);
+    const signedIn = legacyIdOf("Customer", cookies(request).customer_id);
+    // The signed-in customer is the buyer identity's customer, which the validation reads.
+    const customerId = signedIn !== undefined && ctx.store.customer(signedIn) ? signedIn : null;
+    const errors = validateCart(ctx, cart, { marketId: market?.id ?? null, purchasingCompany: typeof body.company === "string" && body.company.trim() !== "", customerId });
+    if (errors.length > 0) return refuse(422, errors);
     try {
       const { order } = createOrder(ctx, {
         line_items: cart.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity, properties: l.properties, ...(l.sellingPlanId === null ? {} : { selling_plan_id: l.sellingPlanId }) })),
         financial_status: "paid",
         ...(email ? { email } : {}),
-        ...(customerId !== undefined && ctx.store.customer(customerId) ? { customer_id: customerId } : {}),
+        ...(customerId !== null ? { customer_id: customerId } : {}),
       });
       carts.clear(cart);
       deps.changed?.();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "../../../core/action.ts";
 import { conflict } from "../../../core/errors.ts";
+import { queueLimitCountersForOrders } from "../../limits/enqueue.ts";
 import { refreshVariantCounts, variantsOfOrders } from "../counts.ts";
 import { loadOrder, presentOrder } from "../model.ts";
 import { orderOutput } from "./outputs.ts";
@@ -61,6 +62,7 @@ export const refundOrder = defineAction({
       [order.id, decimal(refund), decimal(paid)],
     );
     await refreshVariantCounts(ctx.db, ctx.shopId, await variantsOfOrders(ctx.db, [order.id]));
+    await queueLimitCountersForOrders(ctx.db, ctx.shopId, [order.id]);
     const reloaded = await loadOrder(ctx.db, ctx.shopId, order.id);
     return presentOrder(reloaded.order, reloaded.lines);
   },
