@@ -208,6 +208,31 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect((await cart()).map((i) => i.quantity)).toEqual([2]);
   });
 
+  it("total.max: a click past what is left of the offer is refused, counting its units already in the cart (decision 0211)", async () => {
+    // A product no other test puts on an offer (legacy[14]'s product holds legacy[15]).
+    const variant = legacy[20] ?? 0;
+    const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("PATCH", id, "/limits", { total: { max: 3 } });
+    await waitSynced(env, id);
+    // Sold out on the platform, selling past zero: the preorder button shows.
+    setStock(env.emulator, variant, 0, "CONTINUE");
+    await page.goto(productUrl(variant));
+    await clearCart();
+    await page.locator("input[name=quantity]").fill("4");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect(await page.locator(".preorder-message").innerText()).toBe("Only 3 left to preorder.");
+    expect(await cart()).toEqual([]);
+    await page.locator("input[name=quantity]").fill("2");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect(await page.locator(".preorder-message").innerText()).toBe("Only 3 left to preorder (2 already in your cart).");
+    expect((await cart()).map((i) => i.quantity)).toEqual([2]);
+    await clearCart();
+  });
+
   it("mixed_cart.allowed false: the widget refuses to add beside an in-stock item, with the offer's message", async () => {
     await page.goto(productUrl(legacy[0] ?? 0));
     await clearCart();

@@ -174,9 +174,10 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   if (offer.shipping.display.show_details && shipping !== null) root.append(el("p", { class: "preorder-shipping" }, [shipping]));
 
   // The live count (it moves with each order, so it is not in the metafield): read once, for the
-  // "Only N left" line and, with the app as the inventory provider, for the offer's own stock.
+  // "Only N left" line, for a click past what is left (the checkout refuses it too, decision 0211)
+  // and, with the app as the inventory provider, for the offer's own stock.
   const appStock = offer.inventory?.provider === "app" && offer.limits.total.max !== null;
-  const remainingCount = offer.limits.display.show_remaining || appStock ? readRemaining(page, offer) : Promise.resolve(null);
+  const remainingCount = offer.limits.display.show_remaining || offer.limits.total.max !== null ? readRemaining(page, offer) : Promise.resolve(null);
   if (offer.limits.display.show_remaining) {
     const remaining = el("p", { class: "preorder-remaining", hidden: "" });
     root.append(remaining);
@@ -260,6 +261,17 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       const inCart = cart.filter((line) => line.variant_id === variant.id).reduce((sum, line) => sum + line.quantity, 0);
       if (max !== null && quantity + inCart > max) {
         return refuse(inCart > 0 ? `You can preorder at most ${max} of this item in one order (${inCart} already in your cart).` : `You can preorder at most ${max} of this item in one order.`);
+      }
+      // The offer's total limit counts its units of every variant: those of its plan (or naming it) in the cart.
+      const left = await remainingCount;
+      if (left !== null) {
+        const offerInCart = cart
+          .filter((line) => (sellingPlan === undefined ? line.properties?.[PREORDER_OFFER_PROPERTY] === offer.offer_id : line.selling_plan_allocation?.selling_plan.id === sellingPlan))
+          .reduce((sum, line) => sum + line.quantity, 0);
+        if (quantity + offerInCart > left) {
+          if (left === 0) return refuse("This item can no longer be preordered: none are left.");
+          return refuse(offerInCart > 0 ? `Only ${left} left to preorder (${offerInCart} already in your cart).` : `Only ${left} left to preorder.`);
+        }
       }
       if (!offer.checkout.mixed_cart.allowed && cart.some((line) => !line.selling_plan_allocation)) return refuse(texts.mixedCart);
       const properties: Record<string, string> = {};
