@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TASKS } from "../tasks/index.ts";
 import { TaskRegistry } from "../src/core/task-registry.ts";
 import { withTransaction } from "../src/core/db.ts";
-import { pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
+import { pruneClientRateLimitWindows, pruneFinishedJobs, pruneRateLimitWindows } from "../src/runtime/maintenance.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -50,5 +50,24 @@ describe("maintenance", () => {
     expect(pruned).toBe(2);
     const left = await env.pool.query("select 1 from rate_limit_windows where key_id = $1", [keyId]);
     expect(left.rowCount).toBe(2);
+  });
+
+  it("drops the key-less clients' windows that ended a whole window ago, whatever their length", async () => {
+    // One transaction: its now() is the same for the rows and the prune. Per length (60 s, 10 s):
+    // the current window, the previous one (kept) and two older ones (dropped).
+    const pruned = await withTransaction(env.pool, async (db) => {
+      await db.query(
+        `insert into client_rate_limit_windows (client_key, window_start, window_seconds, hits)
+         select decode(md5(len::text || '-' || n), 'hex'), (floor(extract(epoch from now()) / len)::bigint - n) * len, len, 1
+         from generate_series(0, 3) n, (values (60), (10)) l(len)`,
+      );
+      return pruneClientRateLimitWindows(db);
+    });
+    expect(pruned).toBe(4);
+    const left = await env.pool.query<{ len: number; age: number }>(
+      `select window_seconds as len, ((floor(extract(epoch from now()) / window_seconds)::bigint * window_seconds - window_start) / window_seconds)::int as age
+       from client_rate_limit_windows order by 1, 2`,
+    );
+    expect(left.rows).toEqual([{ len: 10, age: 0 }, { len: 10, age: 1 }, { len: 60, age: 0 }, { len: 60, age: 1 }]);
   });
 });

@@ -4,7 +4,8 @@ const MAX_CLIENTS = 100_000;
 /**
  * Requests per client address, counted in this process's memory in fixed windows: an address
  * past `limit` in the current window is refused until the next one. The failed-authentication
- * throttle (auth-throttle.ts) and the storefront's signup limit (storefront.ts) are two of these.
+ * throttle (auth-throttle.ts) is one of these. (The storefront's signup limit is counted in
+ * PostgreSQL instead, shared by every process: core/client-rate-limit.ts, decision 0215.)
  */
 export class ClientWindowCounter {
   private readonly limit: number;

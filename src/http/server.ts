@@ -50,6 +50,11 @@ interface HttpDeps {
   metricsCacheMs?: number;
   /** Failed authentications counted per client address (default: 60 a minute, see auth-throttle.ts). */
   authThrottle?: AuthThrottle;
+  /**
+   * The storefront's clock (ms since the epoch, tests): app-proxy timestamps are checked against it
+   * and its signup limit counts its windows by it. Absent: the wall clock, the database's for the limit.
+   */
+  storefrontNow?: () => number;
 }
 
 /** A flood of scrapes costs one collection per this time; Prometheus scrapes every 15 s or more. */
@@ -175,7 +180,10 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   // Signed back-in-stock unsubscribe links (no API key): signed with the same platform secret.
   if (deps.webhooks) void app.register(unsubscribeRoutes, deps.webhooks);
   // The storefront's endpoints behind the platform's app proxy (no API key): signed with the same secret.
-  if (deps.webhooks) void app.register(storefrontRoutes, { pool: deps.webhooks.pool, secret: deps.webhooks.secret, dispatcher: deps.dispatcher, ...(deps.platform ? { platform: deps.platform } : {}) });
+  if (deps.webhooks) {
+    const { pool, secret } = deps.webhooks;
+    void app.register(storefrontRoutes, { pool, secret, dispatcher: deps.dispatcher, now: deps.storefrontNow, ...(deps.platform ? { platform: deps.platform } : {}) });
+  }
   // The storefront widget's script (public: a theme's script tag carries no key nor signature).
   void app.register(widgetRoutes, {});
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);

@@ -1,12 +1,12 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
+import { ClientRateLimit } from "../core/client-rate-limit.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { loginClient } from "../ops/login-limit.ts";
 import { ownSignup } from "../back_in_stock/signups/own-signup.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
-import { ClientWindowCounter } from "./client-window.ts";
 
 /**
  * The storefront's own endpoints, reached through the platform's app proxy: a shopper's browser
@@ -39,8 +39,14 @@ export const APP_PROXY_MAX_AGE_SECONDS = 90;
 /** What every accepted signup answers, but the signed-in customer's own (decision 0214): a new signup's status. */
 export const NEW_SIGNUP_ANSWER = { status: "waiting" } as const;
 
-/** Signups one client address may post per minute. */
+/**
+ * Signups one client address may post per minute to one shop, counted in PostgreSQL and so across
+ * every web process (decision 0215).
+ */
 export const STOREFRONT_SIGNUPS_PER_MINUTE = 20;
+
+/** The name of the signup limit's counts (client_rate_limit_windows). */
+const SIGNUP_LIMIT = "storefront-signups";
 
 const UNSIGNED = "Request is not signed by the platform's app proxy";
 const UNKNOWN_SHOP = "Unknown shop";
@@ -50,9 +56,13 @@ export interface StorefrontRouteOptions {
   dispatcher: Dispatcher;
   /** The app's secret on the platform (PLATFORM_API_SECRET): the app proxy's HMAC key. */
   secret: string;
-  now?: () => number;
-  /** Per client address (default STOREFRONT_SIGNUPS_PER_MINUTE a minute). */
-  limiter?: ClientWindowCounter;
+  /**
+   * The clock (ms since the epoch) signed timestamps are checked against and the signup limit's
+   * windows are counted by (tests). Absent: the wall clock, and the database's for the limit.
+   */
+  now?: (() => number) | undefined;
+  /** Signups per shop and client address (default STOREFRONT_SIGNUPS_PER_MINUTE a minute, in PostgreSQL). */
+  limiter?: ClientRateLimit;
   /** The platform, to read the signed-in customer's contact (decision 0214); absent: every signup is answered as anyone's. */
   platform?: () => Promise<Pick<PlatformRuntime, "clientFor">>;
 }
@@ -127,16 +137,18 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
     if (!row) return reply.code(404).send(notFound);
     return { remaining: row.remaining };
   });
-  const limiter = options.limiter ?? new ClientWindowCounter({ limit: STOREFRONT_SIGNUPS_PER_MINUTE, windowSeconds: 60, now });
+  const limiter =
+    options.limiter ??
+    new ClientRateLimit(options.pool, { name: SIGNUP_LIMIT, secret: options.secret, limit: STOREFRONT_SIGNUPS_PER_MINUTE, windowSeconds: 60, now: options.now });
 
   app.post(`${STOREFRONT_PREFIX}/back_in_stock/signups`, async (request, reply) => {
     reply.header("cache-control", "no-store");
     const verified = verifiedQuery(options.secret, request.url.split("?")[1] ?? "", now());
     if (!verified) return reply.code(401).send({ errors: [UNSIGNED] });
-    const client = shopperAddress(request);
-    const wait = limiter.refusedFor(client);
+    // One statement counts and answers, shared by every process; keyed by the signed shop and an
+    // HMAC of the address (the row never holds the address), before the shop's own lookup.
+    const wait = await limiter.hit([verified.shop, shopperAddress(request)]);
     if (wait !== undefined) return reply.code(429).header("retry-after", String(wait)).send({ errors: [MESSAGES.rateLimited] });
-    limiter.count(client);
     const shopId = await shopIdOf(options.pool, verified.shop);
     if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
 

@@ -16,3 +16,14 @@ export async function pruneRateLimitWindows(db: Db, windowSeconds: number): Prom
   );
   return result.rowCount ?? 0;
 }
+
+/**
+ * Drops the key-less clients' windows (client_rate_limit_windows, decision 0215) that ended a whole
+ * window ago or more: each row carries its own length, so the limits' lengths need not be known.
+ */
+export async function pruneClientRateLimitWindows(db: Db): Promise<number> {
+  const result = await db.query(
+    `delete from client_rate_limit_windows where window_start + 2 * window_seconds <= floor(extract(epoch from now()))::bigint`,
+  );
+  return result.rowCount ?? 0;
+}

@@ -38,7 +38,8 @@ export interface TestAppOptions {
   platform?: PlatformRuntime;
   /**
    * The clock (ms since the epoch) the app counts its windows by: the API's rate limit, failed
-   * authentications per address, the console's login attempts (a TestClock's `now`, helpers/clock.ts).
+   * authentications per address, the console's login attempts, the storefront's signups per address
+   * (whose app-proxy timestamps are then checked against it too) (a TestClock's `now`, helpers/clock.ts).
    * Absent: the service's own (the database's clock; the wall clock for failed authentications).
    */
   now?: () => number;
@@ -70,7 +71,7 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
     healthy: async () => true,
     // The operator console (/ops): its token from OPERATOR_TOKEN, else a random one no test knows.
     ops: { pool, token: config.OPERATOR_TOKEN ?? randomBytes(24).toString("base64url"), secureCookies: false, now: options.now },
-    ...(options.now ? { authThrottle: new AuthThrottle({ now: options.now }) } : {}),
+    ...(options.now ? { authThrottle: new AuthThrottle({ now: options.now }), storefrontNow: options.now } : {}),
   });
   const origin = await http.listen({ port: 0, host: "127.0.0.1" });
   return {

@@ -3,12 +3,12 @@ import { defineTask } from "../../core/tasks.ts";
 import { pruneLoginFailures } from "../../ops/login-limit.ts";
 import { pruneRevokedSessions } from "../../ops/sessions.ts";
 import { collectQueueGarbage } from "../../queue/maintenance.ts";
-import { pruneFinishedJobs, pruneRateLimitWindows } from "../maintenance.ts";
+import { pruneClientRateLimitWindows, pruneFinishedJobs, pruneRateLimitWindows } from "../maintenance.ts";
 
 /**
- * Crontab: removes finished jobs past their retention, spent rate-limit windows and ended
- * login-failure windows, the revocations of sessions that have expired, and the job queues no job
- * uses (src/queue/maintenance.ts).
+ * Crontab: removes finished jobs past their retention, spent rate-limit windows (the API keys' and
+ * the key-less clients', decision 0215) and ended login-failure windows, the revocations of
+ * sessions that have expired, and the job queues no job uses (src/queue/maintenance.ts).
  */
 export default defineTask({
   name: "maintenance_prune",
@@ -18,11 +18,12 @@ export default defineTask({
   async run(ctx) {
     const jobs = await pruneFinishedJobs(ctx.pool, ctx.config.JOB_RETENTION_DAYS);
     const windows = await pruneRateLimitWindows(ctx.pool, ctx.config.RATE_LIMIT_WINDOW_SECONDS);
+    const clientWindows = await pruneClientRateLimitWindows(ctx.pool);
     const loginWindows = await pruneLoginFailures(ctx.pool);
     const revokedSessions = await pruneRevokedSessions(ctx.pool);
     const queue = await collectQueueGarbage(ctx.pool);
     ctx.log.info(
-      { jobs, windows, loginWindows, revokedSessions, queue },
+      { jobs, windows, clientWindows, loginWindows, revokedSessions, queue },
       "pruned finished jobs, rate-limit windows, login-failure windows, expired session revocations and unused job queues",
     );
   },
