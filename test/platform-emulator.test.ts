@@ -489,6 +489,41 @@ describe("mutations", () => {
     expect(again.sellingPlanGroupDelete.userErrors[0]).toMatchObject({ field: ["id"], code: "GROUP_DOES_NOT_EXIST" });
   });
 
+  it("holds several plans: one update creates, updates and deletes them, keeping the ids of those it updates; names and options stay unique", async () => {
+    const full = { ...preorderPlan, name: "Pay in full", options: ["Pay in full"], billingPolicy: { fixed: { checkoutCharge: { type: "PERCENTAGE", value: { percentage: 100 } }, remainingBalanceChargeTrigger: "NO_REMAINING_BALANCE" } } };
+    const deposit = { ...preorderPlan, name: "Pay a deposit", options: ["Pay a deposit"] };
+    const created = await data<{ sellingPlanGroupCreate: { sellingPlanGroup: GroupShape; userErrors: UserError[] } }>(e, CREATE, {
+      input: { name: "Choice", merchantCode: "choice", options: ["Payment"], sellingPlansToCreate: [full, deposit] },
+    });
+    expect(created.sellingPlanGroupCreate.userErrors).toEqual([]);
+    const group = created.sellingPlanGroupCreate.sellingPlanGroup;
+    const [fullId, depositId] = group.sellingPlans.nodes.map((p) => p.id);
+    expect(group.sellingPlans.nodes.map((p) => p.name)).toEqual(["Pay in full", "Pay a deposit"]);
+
+    const duplicateName = await data<{ sellingPlanGroupUpdate: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, UPDATE, {
+      id: group.id,
+      input: { sellingPlansToUpdate: [{ id: depositId, name: "Pay in full" }] },
+    });
+    expect(duplicateName.sellingPlanGroupUpdate).toMatchObject({ sellingPlanGroup: null, userErrors: [{ field: ["input", "sellingPlansToUpdate", "0", "name"], code: "SELLING_PLAN_DUPLICATE_NAME" }] });
+    const duplicateOptions = await data<{ sellingPlanGroupUpdate: { userErrors: UserError[] } }>(e, UPDATE, {
+      id: group.id,
+      input: { sellingPlansToCreate: [{ ...deposit, name: "Another", options: ["Pay in full"] }] },
+    });
+    expect(duplicateOptions.sellingPlanGroupUpdate.userErrors.map((u) => u.code)).toEqual(["SELLING_PLAN_DUPLICATE_OPTIONS"]);
+
+    // Copy swapped between the two plans and the deposit deleted for a new plan, in one update: checked as the group ends up.
+    const changed = await data<{ sellingPlanGroupUpdate: { sellingPlanGroup: GroupShape; deletedSellingPlanIds: string[]; userErrors: UserError[] } }>(e, UPDATE, {
+      id: group.id,
+      input: { sellingPlansToUpdate: [{ id: fullId, name: "Pay a deposit", options: ["Pay a deposit"] }], sellingPlansToDelete: [depositId], sellingPlansToCreate: [{ ...full, name: "Everything", options: ["Everything"] }] },
+    });
+    expect(changed.sellingPlanGroupUpdate.userErrors).toEqual([]);
+    expect(changed.sellingPlanGroupUpdate.deletedSellingPlanIds).toEqual([depositId]);
+    const after = changed.sellingPlanGroupUpdate.sellingPlanGroup.sellingPlans.nodes;
+    expect(after.map((p) => p.name)).toEqual(["Pay a deposit", "Everything"]);
+    expect(after[0]?.id).toBe(fullId);
+    expect(after[1]?.id).not.toBe(depositId);
+  });
+
   it("refuses a group with unknown variants or an incomplete plan, creating nothing", async () => {
     const groupsBefore = e.store.sellingPlanGroups.size;
     const unknown = await data<{ sellingPlanGroupCreate: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, CREATE, {

@@ -61,9 +61,30 @@ describe("sellingPlanGroupInputFromOffer", () => {
     });
   });
 
-  it("a choice of full payment and deposit is the deposit plan: one plan, one id for orders to match", () => {
-    const plans = sellingPlanGroupInputFromOffer(offer({ payments: { options: [FULL, DEPOSIT], show_partial_first: false } })).sellingPlansToCreate;
-    expect(plans?.map((p) => [p.name, p.position, p.billingPolicy?.fixed?.checkoutCharge?.value?.percentage])).toEqual([["Pay a deposit", 0, 30]]);
+  it("a choice of full payment and deposit is two plans, one per option, with each option's copy and charge, in the widget's order", () => {
+    const copy = { options: [{ ...FULL, title: "Everything now", description: "All of it today." }, { ...DEPOSIT, title: "A third now", description: "The rest in two weeks." }] };
+    const plans = (showPartialFirst: boolean) =>
+      sellingPlanGroupInputFromOffer(offer({ payments: { ...copy, show_partial_first: showPartialFirst } })).sellingPlansToCreate?.map((p) => [
+        p.name,
+        p.options,
+        p.description,
+        p.position,
+        p.billingPolicy?.fixed?.checkoutCharge?.value?.percentage,
+        p.billingPolicy?.fixed?.remainingBalanceChargeTrigger,
+      ]);
+    expect(plans(false)).toEqual([
+      ["Everything now", ["Everything now"], "All of it today.", 0, 100, "NO_REMAINING_BALANCE"],
+      ["A third now", ["A third now"], "The rest in two weeks.", 1, 30, "TIME_AFTER_CHECKOUT"],
+    ]);
+    expect(plans(true)?.map((p) => [p[0], p[3]])).toEqual([
+      ["A third now", 0],
+      ["Everything now", 1],
+    ]);
+  });
+
+  it("two options with the same title get plans with different options (the platform refuses duplicates)", () => {
+    const plans = sellingPlanGroupInputFromOffer(offer({ payments: { options: [{ ...FULL, title: "Preorder" }, { ...DEPOSIT, title: "Preorder" }] } })).sellingPlansToCreate;
+    expect(plans?.map((p) => p.options)).toEqual([["Preorder"], ["Preorder (30%)"]]);
   });
 
   it("a blank option title falls back to a default one", () => {
@@ -92,20 +113,32 @@ describe("sellingPlanGroupInputFromOffer", () => {
 });
 
 describe("sellingPlanGroupUpdateFromOffer", () => {
-  it("updates existing plans by position, creates missing ones and deletes the surplus", () => {
-    const same = sellingPlanGroupUpdateFromOffer(offer({ payments: { options: [FULL, DEPOSIT] } }), ["gid://platform/SellingPlan/1"]);
-    expect(same.sellingPlansToUpdate?.map((p) => [p.id, p.name])).toEqual([["gid://platform/SellingPlan/1", "Pay a deposit"]]);
+  const plan = (id: number, option: "full" | "deposit" | null) => ({ id: `gid://platform/SellingPlan/${id}`, option });
+
+  it("updates each option's plan in place by its payment option, creates missing ones and deletes the rest", () => {
+    // The single deposit plan of a choice offer from before (0032) stays the deposit plan; the full one is new.
+    const grow = sellingPlanGroupUpdateFromOffer(offer({ payments: { options: [FULL, DEPOSIT] } }), [plan(1, "deposit")]);
+    expect(grow.sellingPlansToUpdate?.map((p) => [p.id, p.name, p.position])).toEqual([["gid://platform/SellingPlan/1", "Pay a deposit", 1]]);
+    expect(grow.sellingPlansToCreate?.map((p) => [p.name, p.position])).toEqual([["Pay in full", 0]]);
+    expect(grow.sellingPlansToDelete).toBeUndefined();
+
+    // The platform's order does not matter: each keeps its id.
+    const same = sellingPlanGroupUpdateFromOffer(offer({ payments: { options: [FULL, DEPOSIT] } }), [plan(2, "deposit"), plan(1, "full")]);
+    expect(same.sellingPlansToUpdate?.map((p) => [p.id, p.name])).toEqual([
+      ["gid://platform/SellingPlan/1", "Pay in full"],
+      ["gid://platform/SellingPlan/2", "Pay a deposit"],
+    ]);
     expect(same.sellingPlansToCreate).toBeUndefined();
-    expect(same.sellingPlansToDelete).toBeUndefined();
 
     const none = sellingPlanGroupUpdateFromOffer(offer(), []);
     expect(none.sellingPlansToCreate?.map((p) => p.name)).toEqual(["Pay in full"]);
     expect(none.sellingPlansToUpdate).toBeUndefined();
 
-    const shrink = sellingPlanGroupUpdateFromOffer(offer(), ["gid://platform/SellingPlan/1", "gid://platform/SellingPlan/2"]);
+    // The deposit disabled: its plan goes, and so do one of no option and a second full one.
+    const shrink = sellingPlanGroupUpdateFromOffer(offer(), [plan(1, "full"), plan(2, "deposit"), plan(3, null), plan(4, "full")]);
     expect(shrink.sellingPlansToUpdate?.map((p) => p.id)).toEqual(["gid://platform/SellingPlan/1"]);
     expect(shrink.sellingPlansToCreate).toBeUndefined();
-    expect(shrink.sellingPlansToDelete).toEqual(["gid://platform/SellingPlan/2"]);
+    expect(shrink.sellingPlansToDelete).toEqual(["gid://platform/SellingPlan/2", "gid://platform/SellingPlan/3", "gid://platform/SellingPlan/4"]);
     expect(shrink).toMatchObject({ name: "Spring drop", merchantCode: "SPRING-26", options: ["Payment"] });
   });
 });

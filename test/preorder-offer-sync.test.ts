@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { offerSyncKey } from "../src/preorders/sync/enqueue.ts";
 import type { PlatformClient } from "../src/platform/client.ts";
 import { getSellingPlanGroup } from "../src/platform/operations/selling-plans.ts";
+import { applyPreorderOrder } from "../src/preorders/orders/ingest.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { groupVariants, mirrorVariants, offerSyncRow, useSyncEnv, waitSynced } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
@@ -133,10 +134,11 @@ describe("offer sync to the platform", () => {
     const second = await waitSynced(env, id);
     expect(second.platform_selling_plan_group_id).toBe(groupId);
     expect(await groupVariants(env, groupId)).toEqual(legacy.slice(1, 6).map(gid).sort());
-    // The plan is updated in place (its id, which orders are matched by, stays): now the deposit plan.
+    // The full payment's plan is updated in place (its id, which orders are matched by, stays); the deposit gets a plan of its own (decision 0212).
     expect(second.platform_selling_plan_id).toBe(first.platform_selling_plan_id);
     const now = await plans(groupId);
     expect(now.map((p) => [p.name, (p.billingPolicy as Json).remainingBalanceChargeTrigger, (p.deliveryPolicy as Json).fulfillmentTrigger])).toEqual([
+      ["Pay in full", "NO_REMAINING_BALANCE", "ASAP"],
       ["Pay a deposit", "TIME_AFTER_CHECKOUT", "ASAP"],
     ]);
 
@@ -146,6 +148,79 @@ describe("offer sync to the platform", () => {
     const third = await waitSynced(env, id);
     expect(third.platform_selling_plan_group_id).not.toBe(groupId);
     expect(await groupVariants(env, third.platform_selling_plan_group_id ?? "")).toEqual(legacy.slice(1, 6).map(gid).sort());
+  });
+
+  it("a choice offer puts a plan per enabled option with the options' copy; an update keeps the plan ids; a disabled option's plan goes", async () => {
+    await env.startWorker();
+    const id = await newOffer(env, { products: { variant_ids: legacy.slice(6, 8) } }, { enable: true });
+    const fullPlan = (await waitSynced(env, id)).platform_selling_plan_id;
+    expect((await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 30 })).status).toBe(202);
+    expect((await call("POST", id, "/payments/set_option_copy", { type: "full", title: "Everything today", description: "The whole price at checkout." })).status).toBe(202);
+    expect((await call("POST", id, "/payments/set_option_copy", { type: "deposit", title: "Reserve for 30%", description: "The rest in 30 days." })).status).toBe(202);
+    const synced = await waitSynced(env, id);
+    const groupId = synced.platform_selling_plan_group_id ?? "";
+    const PLANS = `query P($id: ID!) { sellingPlanGroup(id: $id) { options sellingPlans(first: 5) { nodes {
+      id name description options billingPolicy { checkoutCharge { value { percentage } } remainingBalanceChargeTrigger } } } } }`;
+    type Plans = { sellingPlanGroup: { options: string[]; sellingPlans: { nodes: { id: string; name: string; description: string; options: string[]; billingPolicy: Json }[] } } };
+    const read = async () => (await client.request<Plans>(PLANS, { id: groupId })).sellingPlanGroup;
+    const offerPlans = async () =>
+      (
+        await env.app.pool.query<{ platform_selling_plan_id: string; payment_option: string; position: number | null; removed: boolean }>(
+          "select platform_selling_plan_id, payment_option, position, removed_at is not null as removed from preorder_offer_selling_plans where offer_id = $1 order by payment_option",
+          [id],
+        )
+      ).rows;
+
+    const group = await read();
+    expect(group.options).toEqual(["Payment"]);
+    expect(group.sellingPlans.nodes.map((p) => [p.name, p.description, p.options, p.billingPolicy])).toEqual([
+      ["Everything today", "The whole price at checkout.", ["Everything today"], { checkoutCharge: { value: { percentage: 100 } }, remainingBalanceChargeTrigger: "NO_REMAINING_BALANCE" }],
+      ["Reserve for 30%", "The rest in 30 days.", ["Reserve for 30%"], { checkoutCharge: { value: { percentage: 30 } }, remainingBalanceChargeTrigger: "TIME_AFTER_CHECKOUT" }],
+    ]);
+    const [full, deposit] = group.sellingPlans.nodes.map((p) => p.id);
+    // The full payment's plan from before stays its plan, and the offer's first (platform_selling_plan_id).
+    expect(full).toBe(fullPlan);
+    expect(synced.platform_selling_plan_id).toBe(full);
+    expect(await offerPlans()).toEqual([
+      { platform_selling_plan_id: deposit, payment_option: "deposit", position: 1, removed: false },
+      { platform_selling_plan_id: full, payment_option: "full", position: 0, removed: false },
+    ]);
+
+    // New copy and a new percentage change the plans in place.
+    await call("POST", id, "/payments/set_option_copy", { type: "deposit", title: "Hold it with 40%" });
+    await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 40 });
+    await call("PATCH", id, "", { name: "Renamed" });
+    await waitSynced(env, id);
+    expect((await read()).sellingPlans.nodes.map((p) => [p.id, p.name])).toEqual([
+      [full, "Everything today"],
+      [deposit, "Hold it with 40%"],
+    ]);
+
+    // The full payment disabled: its plan leaves the group; the deposit's keeps its id and is now the first.
+    expect((await call("POST", id, "/payments/disable_option", { type: "full" })).status).toBe(202);
+    const after = await waitSynced(env, id);
+    expect((await read()).sellingPlans.nodes.map((p) => [p.id, p.name])).toEqual([[deposit, "Hold it with 40%"]]);
+    expect(after.platform_selling_plan_id).toBe(deposit);
+    // The removed plan stays recorded: an order placed on it keeps matching the offer.
+    expect(await offerPlans()).toEqual([
+      { platform_selling_plan_id: deposit, payment_option: "deposit", position: 0, removed: false },
+      { platform_selling_plan_id: full, payment_option: "full", position: null, removed: true },
+    ]);
+    const at = new Date().toISOString();
+    await applyPreorderOrder(env.app.pool, env.shopId, {
+      id: 990101,
+      admin_graphql_api_id: "gid://platform/Order/990101",
+      name: "#L990101",
+      created_at: at,
+      updated_at: at,
+      currency: "USD",
+      total_price: "10.00",
+      total_outstanding: "0.00",
+      financial_status: "paid",
+      line_items: [{ id: 990102, variant_id: legacy[6], quantity: 1, price: "10.00", selling_plan_allocation: { selling_plan_id: Number(full?.split("/").pop()) } }],
+    });
+    const { rows: lines } = await env.app.pool.query("select offer_id, payment_option from preorder_order_lines where platform_line_id = 'gid://platform/LineItem/990102'");
+    expect(lines).toEqual([{ offer_id: id, payment_option: "full" }]);
   });
 
   it("use_platform_selling_plan false detaches the offer (its group is deleted); attaching creates it again; deleting the offer deletes it", async () => {

@@ -654,6 +654,65 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.evaluate("window.Shopify.analytics.published")).toEqual([{ name: "back_in_stock_signup", data: { variant_id: soldOut, channel: "email" } }]);
   });
 
+  it("each payment option is its own selling plan: pay in full is charged all of it, the deposit part, and both arrive as the offer's preorders (decision 0212)", async () => {
+    const variant = legacy[12] ?? 0;
+    const choice = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
+    await call("POST", choice, "/payments/enable_option", { type: "deposit", deposit_percent: 25 });
+    await call("POST", choice, "/payments/set_option_copy", { type: "full", title: "All at once", description: "The whole price today." });
+    await call("POST", choice, "/payments/set_option_copy", { type: "deposit", title: "A quarter now", description: "The rest before it ships." });
+    await waitSynced(env, choice);
+    const { rows: plans } = await env.app.pool.query<{ platform_selling_plan_id: string; payment_option: string }>(
+      "select platform_selling_plan_id, payment_option from preorder_offer_selling_plans where offer_id = $1 and removed_at is null",
+      [choice],
+    );
+    const planOf = (option: string) => Number(plans.find((p) => p.payment_option === option)?.platform_selling_plan_id.split("/").pop());
+    expect(plans).toHaveLength(2);
+    setStock(env.emulator, variant, 0, "CONTINUE");
+    const priceCents = env.emulator.store.variant(variant)?.priceCents ?? 0;
+
+    const buy = async (option: "full" | "deposit", email: string) => {
+      await page.goto(productUrl(variant));
+      await clearCart();
+      const label = page.locator(`[data-payment-option='${option}']`);
+      expect((await label.innerText()).trim()).toBe(option === "full" ? "All at once The whole price today." : "A quarter now The rest before it ships.");
+      await label.locator("input").check();
+      // The theme's own form takes the chosen option's plan too.
+      expect(await page.locator("input[name=selling_plan]").inputValue()).toBe(String(planOf(option)));
+      await page.locator("[data-preorder-button]").click();
+      await page.locator(".preorder-message[data-kind='added']").waitFor();
+      expect((await cart()).map((item) => item.selling_plan_allocation?.selling_plan.id)).toEqual([planOf(option)]);
+      const answer = await page.evaluate(async (buyer) => {
+        const response = await fetch("/checkout", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: buyer }) });
+        return { status: response.status, body: (await response.json()) as { order?: { id: string } } };
+      }, email);
+      expect(answer.status).toBe(201);
+      const order = env.emulator.store.orders.at(-1);
+      expect(order?.lineItems.map((l) => l.sellingPlanId)).toEqual([planOf(option)]);
+      return { id: String(answer.body.order?.id), order };
+    };
+
+    const full = await buy("full", "all-at-once@example.com");
+    expect([full.order?.financialStatus, full.order?.totalCents, full.order?.outstandingCents]).toEqual(["paid", priceCents, 0]);
+    const deposit = await buy("deposit", "a-quarter@example.com");
+    expect([deposit.order?.financialStatus, deposit.order?.totalCents, deposit.order?.outstandingCents]).toEqual(["partially_paid", priceCents, priceCents - Math.round(priceCents / 4)]);
+
+    // Both reach the service as the offer's preorder orders, with the option chosen; only the deposit leaves a balance.
+    type Ingested = { status: string; balance_amount: string; balance_due: boolean; offer_id: string; payment_option: string };
+    const ingested = (id: string, status: string) =>
+      waitFor(`the preorder order ${id}`, async () => {
+        const { rows } = await env.app.pool.query<Ingested>(
+          `select o.status, o.balance_amount::text, o.balance_due_at is not null as balance_due, l.offer_id, l.payment_option
+           from preorder_orders o join preorder_order_lines l on l.order_id = o.id where o.shop_id = $1 and o.platform_order_id = $2`,
+          [env.shopId, id],
+        );
+        return rows[0]?.status === status ? rows : undefined;
+      });
+    expect(await ingested(full.id, "placed")).toEqual([{ status: "placed", balance_amount: "0.00", balance_due: false, offer_id: choice, payment_option: "full" }]);
+    expect(await ingested(deposit.id, "awaiting_balance")).toEqual([
+      { status: "awaiting_balance", balance_amount: ((priceCents - Math.round(priceCents / 4)) / 100).toFixed(2), balance_due: true, offer_id: choice, payment_option: "deposit" },
+    ]);
+  });
+
   it("an offer split into orders sells without a platform selling plan: the widget's line names the offer, and the order arrives as its preorder order and is split", async () => {
     const variant = legacy[11] ?? 0;
     const split = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });

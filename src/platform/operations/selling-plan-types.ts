@@ -1,7 +1,8 @@
 /**
  * Inputs for selling plan groups, as the platform's Admin API models them (admin-schema.graphql).
- * A preorder offer is one group with one plan of category PRE_ORDER: a fixed billing policy
- * (deposit at checkout, balance later), a fixed delivery policy and an inventory policy.
+ * A preorder offer is one group with a plan of category PRE_ORDER per enabled payment option
+ * (decision 0212): a fixed billing policy (all at checkout, or a deposit and the balance later),
+ * a fixed delivery policy and an inventory policy.
  */
 export type SellingPlanCategory = "PRE_ORDER" | "TRY_BEFORE_YOU_BUY" | "SUBSCRIPTION" | "OTHER";
 export type SellingPlanCheckoutChargeType = "PERCENTAGE" | "PRICE";

@@ -9,9 +9,12 @@ import { userErrorsSchema } from "./user-errors.ts";
 
 export type * from "./selling-plan-types.ts";
 
-/** A preorder group holds one plan; 20 leaves room without making the query dear. */
+/**
+ * A preorder group holds a plan per payment option (decision 0212); 20 leaves room without making
+ * the query dear. The billing policy's trigger tells which option a plan charges by.
+ */
 const GROUP_FIELDS = `id name merchantCode options productVariantsCount
-  sellingPlans(first: 20) { nodes { id name category } }`;
+  sellingPlans(first: 20) { nodes { id name category options billingPolicy { ... on SellingPlanFixedBillingPolicy { remainingBalanceChargeTrigger } } } }`;
 
 export const sellingPlanGroupSchema = z.object({
   id: z.string(),
@@ -20,7 +23,16 @@ export const sellingPlanGroupSchema = z.object({
   options: z.array(z.string()),
   productVariantsCount: z.number().int(),
   sellingPlans: z.object({
-    nodes: z.array(z.object({ id: z.string(), name: z.string(), category: z.string().nullable() })),
+    nodes: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        category: z.string().nullable(),
+        options: z.array(z.string()).optional(),
+        // a recurring (subscription) policy answers no fields of the fixed one: {}
+        billingPolicy: z.object({ remainingBalanceChargeTrigger: z.string().optional() }).nullish(),
+      }),
+    ),
   }),
 });
 export type SellingPlanGroup = z.infer<typeof sellingPlanGroupSchema>;

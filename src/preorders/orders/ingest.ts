@@ -225,18 +225,26 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   );
   await db.query("delete from preorder_order_lines where order_id = $1 and not (platform_line_id = any($2::text[]))", [applied.id, lines.map((l) => l.id)]);
   await db.query(
-    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
-     select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, coalesce(r.offer_id, link.offer_id)
+    `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id, payment_option)
+     select $1, $2, r.id, r.variant_id, r.product_id, r.quantity, r.price, r.selling_plan_id, coalesce(r.offer_id, link.offer_id), link.payment_option
      from jsonb_to_recordset($3::jsonb) as r(id text, variant_id text, product_id text, quantity integer, price numeric, selling_plan_id text, offer_id uuid)
+     -- The offer of the line's plan: any of its plans, with the payment option the plan charges by
+     -- (decision 0212), else (an offer no sync has recorded plans for) its platform_selling_plan_id.
      left join lateral (
-       select po.id as offer_id from preorder_offers po
-       where po.shop_id = $2 and po.platform_selling_plan_id = r.selling_plan_id
-       order by po.deleted_at nulls first, po.created_at desc limit 1
+       select offer_id, payment_option from (
+         select sp.offer_id, sp.payment_option, 0 as rank, null::timestamptz as deleted_at, null::timestamptz as created_at
+         from preorder_offer_selling_plans sp where sp.shop_id = $2 and sp.platform_selling_plan_id = r.selling_plan_id
+         union all
+         select po.id, null, 1, po.deleted_at, po.created_at
+         from preorder_offers po where po.shop_id = $2 and po.platform_selling_plan_id = r.selling_plan_id
+       ) found
+       order by rank, deleted_at nulls first, created_at desc limit 1
      ) link on true
      on conflict (order_id, platform_line_id) do update set variant_id = coalesce(excluded.variant_id, preorder_order_lines.variant_id),
        product_id = coalesce(excluded.product_id, preorder_order_lines.product_id),
        quantity = excluded.quantity, price = excluded.price, selling_plan_id = excluded.selling_plan_id,
-       offer_id = coalesce(excluded.offer_id, preorder_order_lines.offer_id)`,
+       offer_id = coalesce(excluded.offer_id, preorder_order_lines.offer_id),
+       payment_option = coalesce(excluded.payment_option, preorder_order_lines.payment_option)`,
     [applied.id, shopId, JSON.stringify(lines)],
   );
   const variants = new Set(before.map((r) => r.variant_id));

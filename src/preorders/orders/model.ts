@@ -66,12 +66,14 @@ export interface LineRow {
   price: string;
   selling_plan_id: string | null;
   offer_id: string | null;
+  payment_option: string | null;
 }
 
 /** The order's lines as one JSON array, for selects that return orders with their lines. */
 export const LINES_JSON = `coalesce((
   select json_agg(json_build_object('id', l.platform_line_id, 'variant_id', l.variant_id, 'product_id', l.product_id,
-    'quantity', l.quantity, 'price', l.price::text, 'selling_plan_id', l.selling_plan_id, 'offer_id', l.offer_id)
+    'quantity', l.quantity, 'price', l.price::text, 'selling_plan_id', l.selling_plan_id, 'offer_id', l.offer_id,
+    'payment_option', l.payment_option)
     order by l.platform_line_id)
   from preorder_order_lines l where l.order_id = o.id), '[]'::json)`;
 
@@ -131,7 +133,7 @@ export async function loadOrder(db: Db, shopId: string, id: string, lock = false
 
 async function loadLines(db: Db, orderId: string): Promise<LineRow[]> {
   const { rows } = await db.query<LineRow>(
-    `select platform_line_id as id, variant_id, product_id, quantity, price::text as price, selling_plan_id, offer_id
+    `select platform_line_id as id, variant_id, product_id, quantity, price::text as price, selling_plan_id, offer_id, payment_option
      from preorder_order_lines where order_id = $1 order by platform_line_id`,
     [orderId],
   );

@@ -21,7 +21,14 @@ import { enqueueOfferSync } from "./enqueue.ts";
 import { type InventoryPolicySyncResult, syncOfferInventoryPolicies } from "./inventory-policy.ts";
 import { type MetafieldSyncResult, syncOfferMetafields } from "./metafields.ts";
 import { storefrontConfig, withVariantOverride, withoutOfferShipping } from "./storefront-config.ts";
-import { type OfferForPlatform, sellingPlanGroupInputFromOffer, sellingPlanGroupUpdateFromOffer } from "./selling-plan-input.ts";
+import {
+  type OfferForPlatform,
+  type PaymentOptionType,
+  paymentOptionOfPlan,
+  planOptions,
+  sellingPlanGroupInputFromOffer,
+  sellingPlanGroupUpdateFromOffer,
+} from "./selling-plan-input.ts";
 
 /**
  * The sync of one offer to the platform (task `preorders_offer_sync`, coalesced per offer; see
@@ -115,13 +122,63 @@ async function reconcileVariants(
   return { added: toAdd.length, removed: toRemove.length };
 }
 
+/** One of the offer's plans on the platform: the payment option it charges by and its place (decision 0212). */
+export interface OfferPlan {
+  id: string;
+  option: PaymentOptionType;
+  position: number;
+}
+
+/**
+ * The group's plans that stand for the offer's enabled options, in the offer's order (the first
+ * plan of each option's type; selling-plan-input.ts matches them the same way).
+ */
+function offerPlansOf(group: SellingPlanGroup, offer: OfferForPlatform): OfferPlan[] {
+  const plans: OfferPlan[] = [];
+  for (const option of planOptions(offer.payments)) {
+    const plan = group.sellingPlans.nodes.find((p) => paymentOptionOfPlan(p) === option.type);
+    if (plan) plans.push({ id: plan.id, option: option.type, position: plans.length });
+  }
+  return plans;
+}
+
+/**
+ * Records the offer's plans (preorder_offer_selling_plans, sql/117): those given are its plans now;
+ * any other it had is marked removed and kept, so orders placed on it keep matching the offer.
+ */
+async function recordPlans(pool: pg.Pool, shopId: string, offerId: string, plans: readonly OfferPlan[]): Promise<void> {
+  await pool.query(
+    `update preorder_offer_selling_plans set removed_at = now(), position = null
+     where offer_id = $1 and removed_at is null and not (platform_selling_plan_id = any($2::text[]))`,
+    [offerId, plans.map((p) => p.id)],
+  );
+  if (plans.length === 0) return;
+  await pool.query(
+    `insert into preorder_offer_selling_plans (shop_id, platform_selling_plan_id, offer_id, payment_option, position)
+     select $1, r.id, $2, r.option, r.position from jsonb_to_recordset($3::jsonb) as r(id text, option text, position integer)
+     on conflict (shop_id, platform_selling_plan_id) do update set offer_id = excluded.offer_id, payment_option = excluded.payment_option,
+       position = excluded.position, removed_at = null`,
+    [shopId, offerId, JSON.stringify(plans)],
+  );
+}
+
 /**
  * Records what was synced; `synced` only if no change came in meanwhile. When one did, queues the
  * next sync itself: the change's own add_job can race this job's claim (graphile-worker skips
  * replacing a job that became locked after the change's snapshot), and then nothing else would.
  * Answers whether it was current.
  */
-async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revision: string, groupId: string | null, planId: string | null): Promise<boolean> {
+async function recordSynced(
+  pool: pg.Pool,
+  shopId: string,
+  offerId: string,
+  revision: string,
+  groupId: string | null,
+  plans: readonly OfferPlan[] | "unchanged",
+  unchangedPlanId: string | null = null,
+): Promise<boolean> {
+  if (plans !== "unchanged") await recordPlans(pool, shopId, offerId, plans);
+  const planId = plans === "unchanged" ? unchangedPlanId : (plans[0]?.id ?? null);
   const { rows } = await pool.query<{ current: boolean }>(
     `update preorder_offers
      set platform_selling_plan_group_id = $3, platform_selling_plan_id = $4, synced_revision = $2, synced_at = now(),
@@ -140,10 +197,11 @@ async function recordSynced(pool: pg.Pool, shopId: string, offerId: string, revi
  * Stores a group's ids as soon as the platform has created it: a later failure must not orphan it.
  * `event` (shown as `sync.last_event`) says why it was created, when that needs telling.
  */
-async function recordGroup(pool: pg.Pool, shopId: string, offerId: string, group: SellingPlanGroup, event: string | null): Promise<void> {
+async function recordGroup(pool: pg.Pool, shopId: string, offerId: string, group: SellingPlanGroup, plans: readonly OfferPlan[], event: string | null): Promise<void> {
+  await recordPlans(pool, shopId, offerId, plans);
   await pool.query(
     "update preorder_offers set platform_selling_plan_group_id = $2, platform_selling_plan_id = $3, sync_last_event = coalesce($4, sync_last_event) where id = $1",
-    [offerId, group.id, group.sellingPlans.nodes[0]?.id ?? null, event],
+    [offerId, group.id, plans[0]?.id ?? null, event],
   );
   await relinkOfferOrderLines(pool, shopId, offerId);
 }
@@ -184,14 +242,14 @@ async function syncMetafields(
   pool: pg.Pool,
   client: PlatformRequester,
   row: OfferRow,
-  planId: string | null,
+  plans: readonly OfferPlan[],
   wanted: readonly string[] | undefined,
   signal: AbortSignal | undefined,
 ): Promise<MetafieldSyncResult> {
   const live = row.deleted_at === null && row.status === "active";
   const variantIds = live ? (wanted ?? (await wantedVariantIds(pool, row.shop_id, row.id))) : [];
   const state = new OfferState(row);
-  const config = live ? storefrontConfig(state, row, planId) : null;
+  const config = live ? storefrontConfig(state, row, plans) : null;
   // Variants with their own shipping text or max count get their own value (decision 0203).
   const variantConfigs = new Map<string, Record<string, unknown>>();
   if (config !== null) {
@@ -233,7 +291,7 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     if (!detach && row.status === "draft") {
       // A draft is the merchant's work in progress: nothing goes to the platform (so no connection
       // is needed) until it is enabled, which queues the sync that creates its group.
-      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, row.platform_selling_plan_id);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, "unchanged", row.platform_selling_plan_id);
       return { outcome: "draft", revision: Number(row.revision), current };
     }
     if (!(await isConnected(pool, shopId))) {
@@ -252,9 +310,9 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     if (detach) {
       // Detached (or deleted): the offer has no group on the platform.
       if (existing) await deleteSellingPlanGroup(client, existing.id, options);
-      const metafields = await syncMetafields(pool, client, row, null, undefined, signal);
+      const metafields = await syncMetafields(pool, client, row, [], undefined, signal);
       const policies = await syncPolicies(pool, client, row, undefined, signal);
-      const current = await recordSynced(pool, shopId, offerId, row.revision, null, null);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, null, []);
       return { outcome: "detached", group_id: existing?.id ?? null, metafields, inventory_policies: policies, revision: Number(row.revision), current };
     }
 
@@ -264,9 +322,9 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
     const wanted = disabled ? [] : await wantedVariantIds(pool, shopId, offerId);
     if (!existing && disabled) {
       // Nothing to take off the platform: a disabled offer needs no group of its own.
-      const metafields = await syncMetafields(pool, client, row, null, [], signal);
+      const metafields = await syncMetafields(pool, client, row, [], [], signal);
       const policies = await syncPolicies(pool, client, row, [], signal);
-      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, row.platform_selling_plan_id);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, row.platform_selling_plan_group_id, "unchanged", row.platform_selling_plan_id);
       return { outcome: "disabled", group_id: null, metafields, inventory_policies: policies, revision: Number(row.revision), current };
     }
     if (!existing) {
@@ -279,23 +337,25 @@ export async function syncOffer(deps: OfferSyncDeps, shopId: string, offerId: st
         event = `selling plan group ${missing} was missing on the platform; re-created as ${group.id}`;
         deps.log.warn({ shop_id: shopId, offer_id: offerId, missing_group_id: missing, group_id: group.id }, event);
       }
-      await recordGroup(pool, shopId, offerId, group, event);
-      const planId = group.sellingPlans.nodes[0]?.id ?? null;
-      const metafields = await syncMetafields(pool, client, row, planId, wanted, signal);
+      const plans = offerPlansOf(group, offer);
+      await recordGroup(pool, shopId, offerId, group, plans, event);
+      const metafields = await syncMetafields(pool, client, row, plans, wanted, signal);
       const policies = await syncPolicies(pool, client, row, wanted, signal);
-      const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, planId);
+      const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, plans);
       return { outcome: "created", group_id: group.id, added: wanted.length, removed: 0, metafields, inventory_policies: policies, revision: Number(row.revision), current };
     }
     const input = sellingPlanGroupUpdateFromOffer(
       offer,
-      existing.sellingPlans.nodes.map((p) => p.id),
+      existing.sellingPlans.nodes.map((p) => ({ id: p.id, option: paymentOptionOfPlan(p) })),
     );
     const { group } = await updateSellingPlanGroup(client, existing.id, input, options);
+    const plans = offerPlansOf(group, offer);
+    // The new plans are recorded before anything else can fail, so orders on them find the offer.
+    await recordPlans(pool, shopId, offerId, plans);
     const { added, removed } = await reconcileVariants(client, group, wanted, signal);
-    const planId = group.sellingPlans.nodes[0]?.id ?? null;
-    const metafields = await syncMetafields(pool, client, row, planId, wanted, signal);
+    const metafields = await syncMetafields(pool, client, row, plans, wanted, signal);
     const policies = await syncPolicies(pool, client, row, wanted, signal);
-    const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, planId);
+    const current = await recordSynced(pool, shopId, offerId, row.revision, group.id, plans);
     return { outcome: "updated", group_id: group.id, added, removed, metafields, inventory_policies: policies, revision: Number(row.revision), current };
   } catch (error) {
     await recordSyncFailure(pool, offerId, error).catch(() => undefined);

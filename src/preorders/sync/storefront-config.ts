@@ -22,7 +22,16 @@ import type { OfferRow, OfferState } from "../offers/model.ts";
  */
 export const STOREFRONT_CONFIG_VERSION = 1;
 
-export function storefrontConfig(offer: OfferState, row: Pick<OfferRow, "id" | "name" | "schedule_enable_at" | "schedule_disable_at">, sellingPlanId: string | null): Record<string, unknown> {
+/**
+ * `plans`: the offer's selling plans on the platform, one per enabled payment option (decision
+ * 0212), first the one `selling_plan_id` names; each option carries its own plan's id, which the
+ * widget adds to the cart when the shopper chooses that option. None: the offer is off the platform plan.
+ */
+export function storefrontConfig(
+  offer: OfferState,
+  row: Pick<OfferRow, "id" | "name" | "schedule_enable_at" | "schedule_disable_at">,
+  plans: readonly { id: string; option: string }[],
+): Record<string, unknown> {
   const widget = offer.get(widgetGroup);
   const advanced = offer.get(advancedGroup);
   const shipping = offer.get(shippingGroup);
@@ -36,7 +45,7 @@ export function storefrontConfig(offer: OfferState, row: Pick<OfferRow, "id" | "
     version: STOREFRONT_CONFIG_VERSION,
     offer_id: row.id,
     name: row.name,
-    selling_plan_id: sellingPlanId,
+    selling_plan_id: plans[0]?.id ?? null,
     schedule: { starts_at: row.schedule_enable_at?.toISOString() ?? null, ends_at: row.schedule_disable_at?.toISOString() ?? null },
     widget: {
       button: widget.button,
@@ -50,7 +59,13 @@ export function storefrontConfig(offer: OfferState, row: Pick<OfferRow, "id" | "
       show_partial_first: payments.show_partial_first,
       billing_widget_text: payments.billing_widget_text,
       discount: payments.discount,
-      options: enabledOptions.map((o) => ({ type: o.type, deposit_percent: o.deposit_percent, title: o.title, description: o.description })),
+      options: enabledOptions.map((o) => ({
+        type: o.type,
+        deposit_percent: o.deposit_percent,
+        title: o.title,
+        description: o.description,
+        selling_plan_id: plans.find((p) => p.option === o.type)?.id ?? null,
+      })),
     },
     limits: { per_order: limits.per_order, per_customer: limits.per_customer, total: { max: limits.total.max }, display: limits.display },
     checkout: { terms: checkout.terms, mixed_cart: checkout.mixed_cart },

@@ -119,7 +119,12 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   const cleanups: Cleanup[] = [];
   const texts = preorderTexts(page, variant, offer);
   const storefront = page.embed.shop?.storefront;
-  const sellingPlan = offer.selling_plan_id === null ? undefined : Number(legacyId(offer.selling_plan_id));
+  // Off the platform plan (null), the line names its offer instead; on it, the chosen option's own plan (decision 0212).
+  const offerPlan = offer.selling_plan_id === null ? undefined : Number(legacyId(offer.selling_plan_id));
+  const planOf = (option: OfferConfig["payments"]["options"][number] | undefined): number | undefined =>
+    offerPlan === undefined || !option?.selling_plan_id ? offerPlan : Number(legacyId(option.selling_plan_id));
+  const options = paymentOptions(offer);
+  let chosenOption = options[0];
 
   if (offer.custom_css.trim() !== "") {
     const style = el("style", { "data-preorder-css": offer.offer_id }, [offer.custom_css]);
@@ -141,9 +146,14 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
 
   // The form's selling plan input, so a submit by the theme's own path (Enter) also takes the plan.
   const planInput = page.form?.querySelector<HTMLInputElement>('input[name="selling_plan"]');
+  const showPlan = () => {
+    if (!planInput) return;
+    const plan = planOf(chosenOption);
+    planInput.value = plan === undefined ? "" : String(plan);
+  };
   if (planInput) {
     const before = planInput.value;
-    planInput.value = sellingPlan === undefined ? "" : String(sellingPlan);
+    showPlan();
     cleanups.push(() => {
       planInput.value = before;
     });
@@ -188,15 +198,15 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
     });
   }
 
-  const options = paymentOptions(offer);
-  let chosenOption = options[0];
   if (options.length > 0) {
     const list = el("fieldset", { class: "preorder-payment-options" });
     options.forEach((option, index) => {
       const radio = el("input", { type: "radio", name: "preorder-payment-option", value: option.type });
       radio.checked = index === 0;
       radio.addEventListener("change", () => {
-        if (radio.checked) chosenOption = option;
+        if (!radio.checked) return;
+        chosenOption = option;
+        showPlan();
       });
       const label = el("label", { class: "preorder-payment-option", "data-payment-option": option.type }, [radio, " ", el("strong", {}, [option.title]), " ", el("span", {}, [option.description])]);
       label.style.display = "block";
@@ -279,7 +289,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       if (options.length > 1 && chosenOption) properties["Payment option"] = chosenOption.title;
       if (termsBox?.checked) properties._preorder_terms_accepted = "yes";
       // Sold without a platform selling plan: the line names its offer, which is how the order is known as a preorder.
-      if (sellingPlan === undefined) properties[PREORDER_OFFER_PROPERTY] = offer.offer_id;
+      if (offerPlan === undefined) properties[PREORDER_OFFER_PROPERTY] = offer.offer_id;
+      const sellingPlan = planOf(chosenOption);
       // What an in-stock item's page needs to refuse joining this line (guardMixedCart).
       if (!offer.checkout.mixed_cart.allowed) properties._preorder_mixed_cart = texts.mixedCart;
       button.disabled = true;

@@ -70,7 +70,8 @@ export interface OfferConfig {
     mode: string;
     show_partial_first: boolean;
     discount: { type: string | null; value: number | null };
-    options: { type: string; deposit_percent: number | null; title: Text; description: Text }[];
+    /** selling_plan_id: the option's own plan (decision 0212); absent in a metafield written before, then the offer's. */
+    options: { type: string; deposit_percent: number | null; title: Text; description: Text; selling_plan_id?: string | null }[];
     /** The billing widget's text (set_billing_widget_text, decision 0203). */
     billing_widget_text?: Text | null;
   };

@@ -22,6 +22,21 @@ function sellingPlanFor(ctx: Context, value: string | number | undefined, varian
   return plan.id;
 }
 
+/**
+ * What checkout charges for a line now, as its selling plan's billing policy says: the checkout
+ * charge (a percentage of the line's price, or a fixed price per unit) of a plan with one, the
+ * whole price of a line on no plan (or a plan without a fixed billing policy). In cents.
+ */
+export function checkoutChargeCents(ctx: Context, line: { priceCents: number; quantity: number; sellingPlanId: number | null }): number {
+  const total = line.priceCents * line.quantity;
+  const plan = line.sellingPlanId === null ? undefined : ctx.store.sellingPlans.get(line.sellingPlanId);
+  const charge = plan?.billingPolicy?.checkoutCharge;
+  if (!charge) return total;
+  if (charge.type === "PERCENTAGE" && charge.value.percentage !== null) return Math.min(total, Math.round((total * charge.value.percentage) / 100));
+  if (charge.type === "PRICE" && charge.value.fixedValue !== null) return Math.min(total, cents(charge.value.fixedValue) * line.quantity);
+  return total;
+}
+
 function customerFor(ctx: Context, body: OrderBody): Customer | undefined {
   if (body.customer_id !== undefined) {
     const id = legacyIdOf("Customer", body.customer_id);

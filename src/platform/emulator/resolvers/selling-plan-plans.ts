@@ -69,7 +69,8 @@ export function newPlan(id: number, groupId: number, fields: PlanFields): Sellin
 
 /**
  * Checks the group's plans as they would be after the change: option counts match the group's,
- * no two plans share options, and there are not too many.
+ * no two plans share options or a name (the platform's SELLING_PLAN_DUPLICATE_OPTIONS and
+ * SELLING_PLAN_DUPLICATE_NAME), and there are not too many.
  */
 export function checkPlanSet(
   plans: readonly { name: string; options: readonly string[]; path: readonly (string | number)[] }[],
@@ -80,7 +81,12 @@ export function checkPlanSet(
     errors.add(["input", "sellingPlansToCreate"], `A selling plan group can have at most ${MAX_PLANS_PER_GROUP} selling plans`, "SELLING_PLAN_COUNT_UPPER_BOUND");
   }
   const seen = new Set<string>();
+  const names = new Set<string>();
   for (const plan of plans) {
+    if (plan.name !== "" && names.has(plan.name)) {
+      errors.add([...plan.path, "name"], "Cannot have multiple selling plans with the same name", "SELLING_PLAN_DUPLICATE_NAME");
+    }
+    names.add(plan.name);
     if (plan.options.length > 0 && plan.options.length !== groupOptions.length) {
       errors.add(
         [...plan.path, "options"],

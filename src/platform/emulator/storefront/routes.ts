@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import querystring from "node:querystring";
-import { createOrder } from "../admin/orders.ts";
+import { checkoutChargeCents, createOrder } from "../admin/orders.ts";
 import { AdminError } from "../admin/errors.ts";
 import type { Context } from "../context.ts";
 import { gid, legacyIdOf } from "../ids.ts";
@@ -82,7 +82,9 @@ export interface StorefrontDeps {
  * The online store: product and collection pages rendered by the theme (theme.ts) with the app
  * embed, the cart (cookie `cart`, the Ajax API's `/cart/add.js`, `/cart.js`, `/cart/change.js`),
  * a checkout that runs the app's validation (validation.ts) and creates the order with each line's
- * selling plan (orders/create to the app as any order), and the app proxy (proxy.ts).
+ * selling plan, charging what each plan's checkout charge says (a deposit plan part of the price,
+ * the rest outstanding; a full-payment plan or no plan all of it) (orders/create to the app as
+ * any order), and the app proxy (proxy.ts).
  */
 export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): void {
   const { ctx, options } = deps;
@@ -213,10 +215,18 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     const customerId = signedIn !== undefined && ctx.store.customer(signedIn) ? signedIn : null;
     const errors = validateCart(ctx, cart, { marketId: market?.id ?? null, purchasingCompany: typeof body.company === "string" && body.company.trim() !== "", customerId });
     if (errors.length > 0) return refuse(422, errors);
+    // What each line's plan charges now: the whole price paid, or part of it with the rest outstanding.
+    const lineCharges = cart.lines.map((l) => {
+      const variant = ctx.store.variant(l.variantId);
+      const priceCents = variant?.priceCents ?? 0;
+      return { total: priceCents * l.quantity, charged: checkoutChargeCents(ctx, { priceCents, quantity: l.quantity, sellingPlanId: l.sellingPlanId }) };
+    });
+    const charged = lineCharges.reduce((sum, l) => sum + l.charged, 0);
+    const partly = charged < lineCharges.reduce((sum, l) => sum + l.total, 0);
     try {
       const { order } = createOrder(ctx, {
         line_items: cart.lines.map((l) => ({ variant_id: l.variantId, quantity: l.quantity, properties: l.properties, ...(l.sellingPlanId === null ? {} : { selling_plan_id: l.sellingPlanId }) })),
-        financial_status: "paid",
+        ...(partly ? { financial_status: "partially_paid" as const, amount_paid: (charged / 100).toFixed(2) } : { financial_status: "paid" as const }),
         ...(email ? { email } : {}),
         ...(customerId !== null ? { customer_id: customerId } : {}),
       });

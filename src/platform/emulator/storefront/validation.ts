@@ -50,6 +50,8 @@ interface OfferRules {
   offer_id: string;
   selling_plan_id: string | null;
   name?: string;
+  /** each payment option's own plan (decision 0212) */
+  payments?: { options?: { selling_plan_id?: string | null }[] };
   limits?: { per_order?: { min?: number; max?: number | null }; per_customer?: { max?: number | null }; total?: { max?: number | null } };
   checkout?: { mixed_cart?: { allowed?: boolean; error_message?: string } };
   markets?: { enabled?: boolean; applies_to_all_markets?: boolean; market_ids?: string[] };
@@ -63,7 +65,8 @@ function offerOfLine(ctx: Context, variantId: number, sellingPlanId: number): Of
   for (const [key, value] of Object.entries(variantAppMetafields(ctx, variant))) {
     if (!key.startsWith("offer-") || value === null || typeof value !== "object") continue;
     const offer = value as OfferRules;
-    if (offer.selling_plan_id === planGid) return offer;
+    // Any of the offer's plans (one per payment option) is the offer's line.
+    if (offer.selling_plan_id === planGid || (offer.payments?.options ?? []).some((o) => o.selling_plan_id === planGid)) return offer;
   }
   return undefined;
 }

@@ -15,6 +15,10 @@ const orderLineOutput = z.strictObject({
   price: money,
   selling_plan_id: z.string().nullable().describe("the selling plan of a preorder line (offer:<offer id> for a line of an offer sold without a platform selling plan, decision 0209); null on a regular line"),
   offer_id: z.string().nullable().describe("the offer whose selling plan this is; null until known"),
+  payment_option: z
+    .enum(["full", "deposit"])
+    .nullable()
+    .describe("the offer's payment option the shopper chose: the option of the line's selling plan (one per option, decision 0212); null when unknown (a regular line, a line sold without a platform selling plan)"),
   preorder: z.boolean(),
 });
 
