@@ -179,15 +179,17 @@ async function recordSynced(
 ): Promise<boolean> {
   if (plans !== "unchanged") await recordPlans(pool, shopId, offerId, plans);
   const planId = plans === "unchanged" ? unchangedPlanId : (plans[0]?.id ?? null);
+  // The plan ids and the lines they link first: once the offer reads synced, its orders are linked.
+  await pool.query("update preorder_offers set platform_selling_plan_group_id = $2, platform_selling_plan_id = $3 where id = $1", [offerId, groupId, planId]);
+  if (planId) await relinkOfferOrderLines(pool, shopId, offerId);
   const { rows } = await pool.query<{ current: boolean }>(
     `update preorder_offers
-     set platform_selling_plan_group_id = $3, platform_selling_plan_id = $4, synced_revision = $2, synced_at = now(),
+     set synced_revision = $2, synced_at = now(),
          sync_last_error = null, sync_status = case when revision = $2 then 'synced' else 'pending' end
      where id = $1
      returning revision = $2 as current`,
-    [offerId, revision, groupId, planId],
+    [offerId, revision],
   );
-  if (planId) await relinkOfferOrderLines(pool, shopId, offerId);
   const current = rows[0]?.current ?? false;
   if (!current) await enqueueOfferSync(pool, shopId, offerId);
   return current;
