@@ -125,6 +125,14 @@ export interface Order {
   customAttributes?: Attribute[];
   poNumber?: string | null;
   paymentGatewayNames?: string[];
+  /**
+   * Where the order was placed, as the platform names it (the REST payload's `source_name`, the
+   * Admin API's `sourceName`): `web` (the online store's checkout, and the default of an order
+   * without one, as in older saved state), `pos` (the point of sale), `shopify_draft_order`.
+   */
+  sourceName?: string;
+  /** The point of sale's location (the REST payload's `location_id`, the Admin API's `retailLocation`); absent: none. */
+  retailLocationId?: number | null;
 }
 
 /** The platform's FulfillmentOrderStatus; the emulator reaches OPEN, ON_HOLD, CLOSED and CANCELLED. */

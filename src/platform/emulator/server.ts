@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { registerAdminRoutes } from "./admin/routes.ts";
 import type { Context } from "./context.ts";
 import type { GraphqlEndpoint } from "./graphql-endpoint.ts";
+import { registerPointOfSale } from "./pos/routes.ts";
 import type { StorefrontOptions } from "./storefront/options.ts";
 import { registerStorefront } from "./storefront/routes.ts";
 
@@ -13,8 +14,9 @@ const BODY_LIMIT = 2 * 1024 * 1024;
 /**
  * The emulator's HTTP surface: the Admin GraphQL endpoint (any API version) and the admin routes.
  * `onAdminWrite` is called after each admin route that may change the state (any but GET), and
- * after an order placed through the online store's checkout. The online store (storefront/) has
- * its pages, cart, checkout and app proxy.
+ * after an order placed through the online store's checkout or the point of sale's. The online
+ * store (storefront/) has its pages, cart, checkout and app proxy; the point of sale (pos/) its
+ * checkout at a retail location.
  */
 export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdminWrite?: () => void, storefront: StorefrontOptions = {}): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
@@ -39,5 +41,7 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdmin
   });
   // In its own scope too: its body parsers (forms, the app proxy's raw bodies) are the store's only.
   void app.register(async (store) => registerStorefront(store, { ctx: context, options: storefront, ...(onAdminWrite ? { changed: onAdminWrite } : {}) }));
+  // The point of sale (pos/): its checkout at a retail location, with the app's POS extension.
+  void app.register(async (pos) => registerPointOfSale(pos, { ctx: context, ...(onAdminWrite ? { changed: onAdminWrite } : {}) }));
   return app;
 }

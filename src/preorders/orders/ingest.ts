@@ -15,6 +15,9 @@ import { PREORDER_OFFER_PROPERTY } from "../../storefront/line-properties.ts";
  *
  * Which orders: those with at least one line item on a selling plan (`selling_plan_allocation`),
  * which is how a preorder offer reaches checkout. Once tracked, an order keeps being updated.
+ * Where it was placed is kept (`source_name`, and the point of sale's `location_id` as
+ * `retail_location_id`): an order of the point of sale (`pos`) is judged against the offers'
+ * `integrations.pos.enabled` (rule-breaks.ts, decision 0213).
  */
 
 const id = z.union([z.number(), z.string()]).transform(String);
@@ -49,6 +52,9 @@ const orderSchema = z.object({
   customer: z.object({ id: id.nullish(), email: z.string().nullish(), phone: z.string().nullish() }).nullish(),
   shipping_address: z.object({ country_code: z.string().nullish() }).nullish(),
   billing_address: z.object({ country_code: z.string().nullish() }).nullish(),
+  // Where the order was placed: `pos` for the point of sale, with its location (decision 0213).
+  source_name: z.string().nullish(),
+  location_id: id.nullish(),
   line_items: z.array(lineSchema).default([]),
 });
 
@@ -160,11 +166,12 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
   const { rows } = await db.query<{ id: string }>(
     `insert into preorder_orders (shop_id, platform_order_id, name, email, customer_id, currency, total_price, total_outstanding,
        balance_amount, financial_status, fulfillment_status, tags, platform_cancelled_at, platform_created_at, platform_updated_at,
-       phone, locale, market_id)
+       phone, locale, market_id, source_name, retail_location_id)
      values ($1, $2, $3, lower($4), $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16,
        -- The order's market: the platform assigns one by the buyer's country (the shipping
        -- address's, else the billing address's); the payload names none (decision 0205).
-       (select m.id from markets m where m.shop_id = $1 and m.active and upper($17::text) = any(m.countries) order by m.is_primary desc, m.id limit 1))
+       (select m.id from markets m where m.shop_id = $1 and m.active and upper($17::text) = any(m.countries) order by m.is_primary desc, m.id limit 1),
+       $18, $19)
      on conflict (shop_id, platform_order_id) do update set
        name = excluded.name, email = excluded.email, customer_id = excluded.customer_id, currency = excluded.currency,
        total_price = excluded.total_price, total_outstanding = excluded.total_outstanding,
@@ -173,7 +180,10 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
        tags = excluded.tags || array(select t from unnest(preorder_orders.app_tags) t where t <> all(excluded.tags)),
        platform_cancelled_at = excluded.platform_cancelled_at, platform_updated_at = excluded.platform_updated_at,
        phone = coalesce(excluded.phone, preorder_orders.phone), locale = coalesce(excluded.locale, preorder_orders.locale),
-       market_id = coalesce(preorder_orders.market_id, excluded.market_id), updated_at = now()
+       market_id = coalesce(preorder_orders.market_id, excluded.market_id),
+       -- Where an order was placed does not change; a later payload without it keeps what was known.
+       source_name = coalesce(preorder_orders.source_name, excluded.source_name),
+       retail_location_id = coalesce(preorder_orders.retail_location_id, excluded.retail_location_id), updated_at = now()
      where preorder_orders.platform_updated_at <= excluded.platform_updated_at
      returning id`,
     [
@@ -194,6 +204,8 @@ export async function applyPreorderOrder(db: Db, shopId: string, payload: unknow
       order.phone ?? order.customer?.phone ?? null,
       localeOf(order.customer_locale),
       order.shipping_address?.country_code ?? order.billing_address?.country_code ?? null,
+      order.source_name ?? null,
+      order.location_id ? platformGid("Location", order.location_id) : null,
     ],
   );
   const applied = rows[0];

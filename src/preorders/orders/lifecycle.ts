@@ -39,6 +39,7 @@ interface AppliedOrder {
   customer_id: string | null;
   currency: string;
   total_price: string;
+  source_name: string | null;
 }
 
 interface OfferFacts {
@@ -55,7 +56,7 @@ const ORDER_TAG_ATTEMPTS = 10;
 export async function onOrderApplied(db: Db, shopId: string, orderId: string, before: OrderStatus | null): Promise<void> {
   const { rows } = await db.query<AppliedOrder>(
     `select id, status, total_outstanding::text, platform_created_at, tags, app_tags, balance_due_at, auto_collect, name, platform_order_id,
-            email, customer_id, currency, total_price::text
+            email, customer_id, currency, total_price::text, source_name
      from preorder_orders where id = $1`,
     [orderId],
   );

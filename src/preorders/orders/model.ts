@@ -30,6 +30,9 @@ export interface OrderRow {
   fulfillment_status: string | null;
   tags: string[];
   market_id: string | null;
+  /** Where the platform says the order was placed (`web`, `pos`, ...) and the point of sale's location (sql/118, decision 0213). */
+  source_name: string | null;
+  retail_location_id: string | null;
   platform_cancelled_at: Date | null;
   platform_created_at: Date;
   platform_updated_at: Date;
@@ -105,6 +108,8 @@ export function presentOrder(order: OrderRow, lines: LineRow[]): Record<string, 
     order_split: order.order_split,
     order_split_error: order.order_split_error,
     market_id: order.market_id,
+    source_name: order.source_name,
+    retail_location_id: order.retail_location_id,
     offer_ids: offerIds,
     line_items: lines.map((l) => ({ ...l, preorder: l.selling_plan_id !== null })),
     released_at: iso(order.released_at),

@@ -1,5 +1,6 @@
 import type { Db } from "../../core/db.ts";
 import { checkoutGroup } from "../offers/groups/checkout.ts";
+import { integrationsGroup } from "../offers/groups/integrations.ts";
 import { limitsGroup } from "../offers/groups/limits.ts";
 import { marketsGroup } from "../offers/groups/markets.ts";
 
@@ -11,9 +12,14 @@ import { marketsGroup } from "../offers/groups/markets.ts";
  * still breaks one (placed by hand, through another channel, or racing another buyer for the last
  * units) is never counted silently: it is tagged on the platform with the rule's tag and recorded,
  * and the shop's developer webhook is told (preorder_order.rules_broken). Decision 0197.
+ *
+ * An order of the point of sale (source name `pos`) holding a preorder line of an offer whose
+ * `integrations.pos.enabled` is false breaks the `pos` rule: the app's POS extension refuses such a
+ * line, so one that got through (a metafield that lagged the switch, an order made another way)
+ * is flagged, never counted silently (decision 0213).
  */
 
-export const ORDER_RULES = ["per_order.min", "per_order.max", "per_customer.max", "total.max", "mixed_cart", "markets"] as const;
+export const ORDER_RULES = ["per_order.min", "per_order.max", "per_customer.max", "total.max", "mixed_cart", "markets", "pos"] as const;
 export type OrderRule = (typeof ORDER_RULES)[number];
 
 /** Given to every order that breaks a quantity limit, beside the limit's own tag. */
@@ -27,7 +33,11 @@ export const RULE_TAGS: Readonly<Record<OrderRule, string>> = {
   "total.max": "preorder-limit-total",
   mixed_cart: "preorder-mixed-cart",
   markets: "preorder-market-excluded",
+  pos: "preorder-pos-disabled",
 };
+
+/** The platform's source name of an order placed at its point of sale. */
+export const POS_SOURCE_NAME = "pos";
 
 const LIMIT_RULES: ReadonlySet<OrderRule> = new Set(["per_order.min", "per_order.max", "per_customer.max", "total.max"]);
 
@@ -36,7 +46,7 @@ export interface RuleBreak {
   rule: OrderRule;
   /** per_order rules: the variant whose quantity broke it. */
   variant_id: string | null;
-  /** The limit (a quantity rule's min or max); null for mixed_cart. */
+  /** The limit (a quantity rule's min or max); null for mixed_cart, markets and pos. */
   limit: number | null;
   /** The units that broke it: the variant's in this order, the customer's, or the offer's in total. */
   units: number | null;
@@ -46,6 +56,8 @@ export interface RuleOrder {
   id: string;
   email: string | null;
   customer_id: string | null;
+  /** Where the platform says the order was placed (`pos`: the point of sale); null or absent when unknown. */
+  source_name?: string | null;
 }
 
 export interface RuleOffer {
@@ -73,13 +85,16 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
     limits: limitsGroup.schema.parse(offer.settings.limits ?? {}),
     mixedCartAllowed: checkoutGroup.schema.parse(offer.settings.checkout ?? {}).mixed_cart.allowed,
     markets: marketsGroup.schema.parse(offer.settings.markets ?? {}),
+    posEnabled: integrationsGroup.schema.parse(offer.settings.integrations ?? {}).pos.enabled,
   }));
   // Every order goes through here: an order whose offers set no rule costs no query and no lock.
   const perOrder = rules.some((r) => r.limits.per_order.min > 1 || r.limits.per_order.max !== null || r.variantMax);
   const counted = rules.filter((r) => r.limits.per_customer.max !== null || r.limits.total.max !== null);
   const mixedCartRule = rules.some((r) => !r.mixedCartAllowed);
   const marketRule = rules.some((r) => r.markets.enabled && !r.markets.applies_to_all_markets);
-  if (!perOrder && counted.length === 0 && !mixedCartRule && !marketRule) return [];
+  // The offers' lines in an order of the point of sale must be of offers sold there.
+  const posRule = order.source_name === POS_SOURCE_NAME && rules.some((r) => !r.posEnabled);
+  if (!perOrder && counted.length === 0 && !mixedCartRule && !marketRule && !posRule) return [];
 
   // Orders of one offer with a counted limit are judged one after the other: two orders racing
   // for its last units would each count the units without the other's (uncommitted) lines and
@@ -109,7 +124,7 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
   const add = (offerId: string, rule: OrderRule, fields: Partial<Omit<RuleBreak, "offer_id" | "rule">> = {}) =>
     breaks.push({ offer_id: offerId, rule, variant_id: null, limit: null, units: null, ...fields });
 
-  for (const { id, limits, mixedCartAllowed, markets } of rules) {
+  for (const { id, limits, mixedCartAllowed, markets, posEnabled } of rules) {
     for (const line of lines.filter((l) => l.offer_id === id)) {
       if (line.units < limits.per_order.min) add(id, "per_order.min", { variant_id: line.variant_id, limit: limits.per_order.min, units: line.units });
       const max = line.variant_max ?? limits.per_order.max;
@@ -136,6 +151,7 @@ export async function findRuleBreaks(db: Db, shopId: string, order: RuleOrder, o
     }
     if (hasRegularLines && !mixedCartAllowed) add(id, "mixed_cart");
     if (orderMarket !== null && markets.enabled && !markets.applies_to_all_markets && !markets.market_ids.includes(orderMarket)) add(id, "markets");
+    if (posRule && !posEnabled) add(id, "pos");
   }
   return breaks;
 }

@@ -33,6 +33,10 @@ export const orderBody = z.object({
   /** For partially_paid: what was paid; default half the total. */
   amount_paid: money.optional(),
   tags: tags.optional(),
+  /** Where the order was placed (the platform's source_name); default web. `pos` needs location_id. */
+  source_name: z.string().min(1).max(255).optional(),
+  /** The point of sale's location of a pos order. */
+  location_id: anyId.optional(),
 });
 export type OrderBody = z.infer<typeof orderBody>;
 

@@ -54,11 +54,31 @@ export interface OrderExtras {
   customAttributes?: Attribute[];
   poNumber?: string | null;
   paymentGatewayNames?: string[];
+  /** Where the order is placed (Order.sourceName); unset: `web`, the online store's checkout. */
+  sourceName?: string;
+  /** The point of sale's location of a `pos` order. */
+  retailLocationId?: number | null;
 }
 
-/** Creates an order as checkout (or a completed draft order) would; sends orders/create, and orders/paid when it is paid. */
+/** The active location, stocking goods, that a point of sale's order is placed at. */
+export function retailLocationFor(ctx: Context, value: string | number): number {
+  const id = legacyIdOf("Location", value);
+  const location = id === undefined ? undefined : ctx.store.location(id);
+  if (!location) throw new AdminError(422, `location ${value} does not exist`);
+  if (!location.isActive || !location.levels) throw new AdminError(422, `location ${location.name} is not active and stocks nothing`);
+  return location.id;
+}
+
+/**
+ * Creates an order as checkout (or a completed draft order, or the point of sale) would; sends
+ * orders/create, and orders/paid when it is paid. The body's source_name and location_id (the
+ * admin route's) stand in for the extras' when those name none.
+ */
 export function createOrder(ctx: Context, body: OrderBody, extras: OrderExtras = {}): { order: Order; webhookIds: string[] } {
   const { store } = ctx;
+  const sourceName = extras.sourceName ?? body.source_name ?? "web";
+  const retailLocationId = extras.retailLocationId ?? (body.location_id === undefined ? null : retailLocationFor(ctx, body.location_id));
+  if (sourceName === "pos" && retailLocationId === null) throw new AdminError(422, "an order of the point of sale (source_name pos) needs its location_id");
   const lineItems: LineItem[] = body.line_items.map((line, i) => {
     const variantId = legacyIdOf("ProductVariant", line.variant_id);
     const variant = variantId === undefined ? undefined : store.variant(variantId);
@@ -103,6 +123,8 @@ export function createOrder(ctx: Context, body: OrderBody, extras: OrderExtras =
     lineItems: lineItems.map((l) => ({ ...l, id: store.nextLineItemId() })),
     fulfillmentOrders: [],
     ...extras,
+    sourceName,
+    retailLocationId,
   };
   // As the platform: the new order's items in one fulfillment order, open, all of each line remaining.
   store.addFulfillmentOrder(order, order.lineItems.map((l) => ({ lineItemId: l.id, quantity: l.quantity })), "OPEN", at);

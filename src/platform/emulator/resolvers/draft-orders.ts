@@ -132,7 +132,7 @@ function findDraft(ctx: Context, id: string): DraftOrder | undefined {
   return parsed?.type === "DraftOrder" ? stateOf(ctx.store).drafts.get(parsed.id) : undefined;
 }
 
-function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?: string | null; paymentPending?: boolean | null }) {
+function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?: string | null; paymentPending?: boolean | null; sourceName?: string | null }) {
   const draft = findDraft(ctx, args.id);
   if (!draft) return { draftOrder: null, userErrors: [error(["id"], "Draft order does not exist.")] };
   if (draft.status === "COMPLETED") return { draftOrder: null, userErrors: [error(["id"], "This order has already been completed.")] };
@@ -153,7 +153,8 @@ function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?:
         financial_status: args.paymentPending ? "pending" : "paid",
         tags: draft.tags,
       },
-      { customAttributes: draft.customAttributes, poNumber: draft.poNumber, paymentGatewayNames: [gateway] },
+      // A completed draft's order is sourced shopify_draft_order unless the call names another source.
+      { customAttributes: draft.customAttributes, poNumber: draft.poNumber, paymentGatewayNames: [gateway], sourceName: args.sourceName ?? "shopify_draft_order" },
     );
     draft.status = "COMPLETED";
     draft.orderId = order.id;

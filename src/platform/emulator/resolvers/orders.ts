@@ -13,6 +13,8 @@ export const orderResolvers: Resolvers = {
     totalOutstanding: (o: Order) => formatCents(o.outstandingCents),
     customer: (o: Order, _: unknown, ctx: Context) => (o.customerId === null ? null : (ctx.store.customer(o.customerId) ?? null)),
     lineItems: (o: Order, args: ConnectionArgs) => paginate(byId(o.lineItems), args),
+    sourceName: (o: Order) => o.sourceName ?? "web",
+    retailLocation: (o: Order, _: unknown, ctx: Context) => (o.retailLocationId === undefined || o.retailLocationId === null ? null : (ctx.store.location(o.retailLocationId) ?? null)),
     // The platform's checkout link for the rest of the order's payment: only while something is owed.
     paymentCollectionDetails: (o: Order, _: unknown, ctx: Context) => ({
       additionalPaymentCollectionUrl: o.outstandingCents > 0 && o.cancelledAt === null ? paymentCollectionUrl(ctx.shop.domain, o) : null,

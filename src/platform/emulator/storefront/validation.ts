@@ -46,7 +46,7 @@ export interface CheckoutBuyer {
 export const REMAINING_KEY = "remaining";
 export const CUSTOMER_UNITS_KEY = "units";
 
-interface OfferRules {
+export interface OfferRules {
   offer_id: string;
   selling_plan_id: string | null;
   name?: string;
@@ -55,10 +55,11 @@ interface OfferRules {
   limits?: { per_order?: { min?: number; max?: number | null }; per_customer?: { max?: number | null }; total?: { max?: number | null } };
   checkout?: { mixed_cart?: { allowed?: boolean; error_message?: string } };
   markets?: { enabled?: boolean; applies_to_all_markets?: boolean; market_ids?: string[] };
-  integrations?: { b2b?: { enabled?: boolean } };
+  integrations?: { pos?: { enabled?: boolean; skip_inventory_check?: boolean }; b2b?: { enabled?: boolean } };
 }
 
-function offerOfLine(ctx: Context, variantId: number, sellingPlanId: number): OfferRules | undefined {
+/** The offer whose selling plan the line is on, from the variant's app metafields (`offer-<id>` with that selling_plan_id). */
+export function offerOfLine(ctx: Context, variantId: number, sellingPlanId: number): OfferRules | undefined {
   const variant = ctx.store.variant(variantId);
   if (!variant) return undefined;
   const planGid = gid("SellingPlan", sellingPlanId);

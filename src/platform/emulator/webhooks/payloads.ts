@@ -40,6 +40,9 @@ export function orderPayload(store: Store, order: Order) {
     note_attributes: (order.customAttributes ?? []).map((a) => ({ name: a.key, value: a.value })),
     po_number: order.poNumber ?? null,
     payment_gateway_names: order.paymentGatewayNames ?? [],
+    // Where it was placed (web, pos, shopify_draft_order) and, for a point of sale's order, its location.
+    source_name: order.sourceName ?? "web",
+    location_id: order.retailLocationId ?? null,
     customer: customerPayload(order.customerId === null ? undefined : store.customer(order.customerId)),
     line_items: order.lineItems.map((line) => ({
       id: line.id,

@@ -24,9 +24,13 @@ const orderLineOutput = z.strictObject({
 
 const ruleBreakOutput = z.strictObject({
   offer_id: z.string(),
-  rule: z.enum(ORDER_RULES).describe("the offer's rule: a limit (per_order.min, per_order.max, per_customer.max, total.max), mixed_cart, or markets (the order's market, from the buyer's country, is not one of the offer's)"),
+  rule: z
+    .enum(ORDER_RULES)
+    .describe(
+      "the offer's rule: a limit (per_order.min, per_order.max, per_customer.max, total.max), mixed_cart, markets (the order's market, from the buyer's country, is not one of the offer's) or pos (an order of the point of sale holds a preorder line of an offer whose integrations.pos.enabled is false)",
+    ),
   variant_id: z.string().nullable().describe("per_order rules: the variant whose quantity broke it"),
-  limit: z.int().nullable().describe("the limit broken; null for mixed_cart"),
+  limit: z.int().nullable().describe("the limit broken; null for mixed_cart, markets and pos"),
   units: z.int().nullable().describe("the units that broke it: the variant's in this order, the customer's, or the offer's in total"),
 });
 
@@ -108,6 +112,11 @@ export const orderOutput = z
       ),
     order_split_error: z.string().nullable().describe("the last failure of the split (retried); null when the last run succeeded or none ran"),
     market_id: z.string().nullable(),
+    source_name: z
+      .string()
+      .nullable()
+      .describe("where the platform says the order was placed: web (the online store), pos (the point of sale), shopify_draft_order, ...; null when it did not say"),
+    retail_location_id: z.string().nullable().describe("the point of sale's location of an order placed there (a Location id); null otherwise"),
     offer_ids: z.array(z.string()),
     line_items: z.array(orderLineOutput),
     released_at: timestampOutput.nullable(),
