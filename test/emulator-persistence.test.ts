@@ -241,6 +241,177 @@ describe("emulator state across restarts", () => {
   });
 });
 
+async function adminPost(e: Emulator, route: string, body: Json): Promise<void> {
+  const response = await fetch(`${e.origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+}
+
+const DRAFT_CREATE = `mutation C($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id name } userErrors { field message } } }`;
+const DRAFT_COMPLETE = `mutation K($id: ID!) { draftOrderComplete(id: $id) { draftOrder { status order { id } } userErrors { field message } } }`;
+const DRAFT = `query D($id: ID!) { draftOrder(id: $id) { id name status tags poNumber customAttributes { key value } totalPrice order { id } } }`;
+type Draft = { id: string; name: string; status: string; tags: string[]; poNumber: string | null; customAttributes: { key: string; value: string | null }[]; totalPrice: string; order: { id: string } | null };
+
+async function createDraft(e: Emulator, input: Json): Promise<{ id: string; name: string }> {
+  const data = await gql<{ draftOrderCreate: { draftOrder: { id: string; name: string } | null; userErrors: unknown[] } }>(e, DRAFT_CREATE, { input });
+  if (!data.draftOrderCreate.draftOrder) throw new Error(JSON.stringify(data.draftOrderCreate.userErrors));
+  return data.draftOrderCreate.draftOrder;
+}
+
+describe("emulator state beside the store across restarts (state file version 2)", () => {
+  it("keeps an open draft order (lines with their price override, tags, PO number, attributes), which can still be completed, and never hands its id out again", async () => {
+    const file = await stateFile();
+    const first = await start({ stateFile: file });
+    const [a, b] = first.store.variants;
+    if (!a || !b) throw new Error("no seeded variants");
+    const input = {
+      email: "draft@example.com",
+      lineItems: [
+        { variantId: `gid://platform/ProductVariant/${a.id}`, quantity: 2, priceOverride: { amount: "3.25", currencyCode: "USD" } },
+        { variantId: `gid://platform/ProductVariant/${b.id}`, quantity: 1 },
+      ],
+      tags: ["preorder-split", "kept"],
+      poNumber: "PO-77",
+      customAttributes: [{ key: "_preorder_split_of", value: "gid://platform/Order/1" }],
+    };
+    const draft = await createDraft(first, input);
+    const before = (await gql<{ draftOrder: Draft }>(first, DRAFT, { id: draft.id })).draftOrder;
+    await stop(first);
+
+    const second = await start({ stateFile: file });
+    const after = (await gql<{ draftOrder: Draft | null }>(second, DRAFT, { id: draft.id })).draftOrder;
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ status: "OPEN", tags: ["preorder-split", "kept"], poNumber: "PO-77", customAttributes: input.customAttributes, order: null });
+    const listed = await gql<{ draftOrders: { nodes: { id: string }[] } }>(second, `{ draftOrders(first: 5, query: "status:open tag:kept") { nodes { id } } }`);
+    expect(listed.draftOrders.nodes.map((d) => d.id)).toEqual([draft.id]);
+
+    const completed = await gql<{ draftOrderComplete: { draftOrder: { status: string; order: { id: string } } | null; userErrors: unknown[] } }>(second, DRAFT_COMPLETE, { id: draft.id });
+    expect(completed.draftOrderComplete.userErrors).toEqual([]);
+    expect(completed.draftOrderComplete.draftOrder?.status).toBe("COMPLETED");
+    const order = second.store.order(numeric(completed.draftOrderComplete.draftOrder?.order.id ?? ""));
+    expect(order?.lineItems.map((l) => ({ variantId: l.variantId, quantity: l.quantity, priceCents: l.priceCents }))).toEqual([
+      { variantId: a.id, quantity: 2, priceCents: 325 },
+      { variantId: b.id, quantity: 1, priceCents: b.priceCents },
+    ]);
+    expect(order).toMatchObject({ email: "draft@example.com", poNumber: "PO-77", customAttributes: input.customAttributes });
+    expect(order?.tags).toEqual(expect.arrayContaining(["preorder-split", "kept"]));
+
+    const fresh = await createDraft(second, { lineItems: [{ variantId: `gid://platform/ProductVariant/${a.id}`, quantity: 1 }] });
+    expect(numeric(fresh.id)).toBeGreaterThan(numeric(draft.id));
+    expect(fresh.name).not.toBe(draft.name);
+  });
+
+  it("after a crash that lost the last save, hands out none of the draft order ids given since that save", async () => {
+    const file = await stateFile();
+    const e = await start({ stateFile: file, saveDelayMs: 10 });
+    const variantId = `gid://platform/ProductVariant/${e.store.variants[0]?.id}`;
+    await createDraft(e, { lineItems: [{ variantId, quantity: 1 }], poNumber: "PO-saved" });
+    await waitFor("the snapshot to hold the draft", async () => ((await readFile(file, "utf8").catch(() => "")).includes("PO-saved") ? true : undefined));
+    const beforeCrash = await readFile(file, "utf8");
+    const lost = await createDraft(e, { lineItems: [{ variantId, quantity: 1 }], poNumber: "PO-lost" });
+    await stop(e);
+    await writeFile(file, beforeCrash);
+    const restarted = await start({ stateFile: file });
+    expect((await gql<{ draftOrder: Draft | null }>(restarted, DRAFT, { id: lost.id })).draftOrder).toBeNull();
+    const next = await createDraft(restarted, { lineItems: [{ variantId, quantity: 1 }] });
+    expect(numeric(next.id)).toBeGreaterThan(numeric(lost.id));
+  });
+
+  it("keeps an open order edit, which can still be committed after the restart", async () => {
+    const file = await stateFile();
+    const first = await start({ stateFile: file });
+    const variant = first.store.variants[0];
+    if (!variant) throw new Error("no seeded variant");
+    const response = await fetch(`${first.origin}/admin/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ line_items: [{ variant_id: variant.id, quantity: 3 }] }),
+    });
+    const { order } = (await response.json()) as { order: { id: number | string; line_items: { id: number | string }[] } };
+    const begun = await gql<{ orderEditBegin: { calculatedOrder: { id: string } } }>(first, `mutation B($id: ID!) { orderEditBegin(id: $id) { calculatedOrder { id } userErrors { message } } }`, {
+      id: `gid://platform/Order/${order.id}`,
+    });
+    const editId = begun.orderEditBegin.calculatedOrder.id;
+    const staged = await gql<{ orderEditSetQuantity: { userErrors: unknown[] } }>(
+      first,
+      `mutation S($id: ID!, $line: ID!) { orderEditSetQuantity(id: $id, lineItemId: $line, quantity: 1) { userErrors { message } } }`,
+      { id: editId, line: `gid://platform/CalculatedLineItem/${order.line_items[0]?.id}` },
+    );
+    expect(staged.orderEditSetQuantity.userErrors).toEqual([]);
+    await stop(first);
+
+    const second = await start({ stateFile: file });
+    const committed = await gql<{ orderEditCommit: { userErrors: unknown[] } }>(second, `mutation C($id: ID!) { orderEditCommit(id: $id) { order { id } userErrors { message } } }`, { id: editId });
+    expect(committed.orderEditCommit.userErrors).toEqual([]);
+    expect(second.store.order(Number(order.id))?.lineItems[0]?.currentQuantity).toBe(1);
+    const again = await gql<{ orderEditBegin: { calculatedOrder: { id: string } } }>(second, `mutation B($id: ID!) { orderEditBegin(id: $id) { calculatedOrder { id } userErrors { message } } }`, {
+      id: `gid://platform/Order/${order.id}`,
+    });
+    expect(numeric(again.orderEditBegin.calculatedOrder.id)).toBeGreaterThan(numeric(editId));
+  });
+
+  it("keeps the app's granted access scopes, the Flow triggers it sent and product translations", async () => {
+    const file = await stateFile();
+    const first = await start({ stateFile: file });
+    const product = first.store.products[0];
+    if (!product) throw new Error("no seeded product");
+    await adminPost(first, "/admin/access_scopes", { grant: ["read_translations"], revoke: ["read_markets"] });
+    const flow = await gql<{ flowTriggerReceive: { userErrors: unknown[] } }>(
+      first,
+      `mutation F($payload: JSON) { flowTriggerReceive(handle: "preorder-ready", payload: $payload) { userErrors { message } } }`,
+      { payload: { order_id: 42, note: "kept" } },
+    );
+    expect(flow.flowTriggerReceive.userErrors).toEqual([]);
+    await adminPost(first, `/admin/products/${product.id}/translations`, { locale: "de", values: { title: "Vorbestellung" } });
+    await adminPost(first, `/admin/products/${product.id}/translations`, { locale: "fr", values: { title: "Précommande" } });
+    const scopes = first.app.scopes();
+    const triggers = [...first.app.flowTriggers];
+    await stop(first);
+
+    const second = await start({ stateFile: file });
+    expect(second.app.scopes()).toEqual(scopes);
+    expect(second.app.hasScope("read_translations")).toBe(true);
+    expect(second.app.hasScope("read_markets")).toBe(false);
+    const installation = await gql<{ currentAppInstallation: { accessScopes: { handle: string }[] } }>(second, `{ currentAppInstallation { accessScopes { handle } } }`);
+    expect(installation.currentAppInstallation.accessScopes.map((s) => s.handle)).toEqual(scopes);
+    expect(second.app.flowTriggers).toEqual(triggers);
+    expect(triggers).toMatchObject([{ handle: "preorder-ready", payload: { order_id: 42, note: "kept" } }]);
+    const read = await gql<{ translatableResource: { translations: { key: string; value: string }[] } | null }>(
+      second,
+      `query T($id: ID!) { translatableResource(resourceId: $id) { translations(locale: "de") { key value } } }`,
+      { id: `gid://platform/Product/${product.id}` },
+    );
+    expect(read.translatableResource?.translations).toEqual([{ key: "title", value: "Vorbestellung" }]);
+    expect(second.app.translations(`gid://platform/Product/${product.id}`, "fr")).toEqual([{ key: "title", value: "Précommande" }]);
+  });
+
+  it("loads a state file of the older format (version 1, without what lives beside the store), then saves it in the new one", async () => {
+    const file = await stateFile();
+    const first = await start({ stateFile: file });
+    const variant = first.store.variants[0];
+    if (!variant) throw new Error("no seeded variant");
+    const order = await createOrder(first, variant.id);
+    await stop(first);
+    // What the emulator wrote before version 2: the same store, no drafts, edits or installation.
+    const saved = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    const older = Object.fromEntries(Object.entries(saved).filter(([key]) => !["draftOrders", "orderEdits", "app"].includes(key)));
+    await writeFile(file, JSON.stringify({ ...older, version: 1 }));
+
+    const second = await start({ stateFile: file, accessScopes: ["read_products", "read_orders", "write_orders"] });
+    expect(second.store.order(Number(order.id))?.email).toBe("persist@example.com");
+    expect(second.app.scopes()).toEqual(["read_orders", "read_products", "write_orders"]);
+    expect(second.app.flowTriggers).toEqual([]);
+    const draft = await createDraft(second, { lineItems: [{ variantId: `gid://platform/ProductVariant/${variant.id}`, quantity: 1 }], poNumber: "PO-after-upgrade" });
+    second.app.grant(["read_translations"]);
+    await stop(second);
+
+    const rewritten = JSON.parse(await readFile(file, "utf8")) as { version: number };
+    expect(rewritten.version).toBe(2);
+    const third = await start({ stateFile: file });
+    expect((await gql<{ draftOrder: Draft | null }>(third, DRAFT, { id: draft.id })).draftOrder).toMatchObject({ status: "OPEN", poNumber: "PO-after-upgrade" });
+    expect(third.app.scopes()).toEqual(["read_orders", "read_products", "read_translations", "write_orders"]);
+  });
+});
+
 describe("offer sync when the platform lost the offer's selling plan group", () => {
   it("creates the group again, stores its id, logs a warning and notes it on the offer's sync state", async () => {
     const env = await startSyncEnv({ products: 4, variantsPerProduct: 2, locations: 2, markets: 1, collections: 1 });

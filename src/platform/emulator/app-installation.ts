@@ -2,8 +2,8 @@
  * What the platform keeps about the calling app rather than the store's catalog: the access scopes
  * the merchant granted it (which a test or a developer grants and revokes), the Flow triggers it
  * sent (which Flow would start workflows from), and the store's translations of its products
- * (which a translation app or the merchant writes). In memory only: a state file keeps the store,
- * not these.
+ * (which a translation app or the merchant writes). A state file keeps them beside the store
+ * (saved(), restore()).
  */
 
 /** Scopes the app holds unless told otherwise: what the service uses, without read_translations. */
@@ -27,6 +27,21 @@ export interface ReceivedFlowTrigger {
   handle: string;
   payload: unknown;
   receivedAt: number;
+}
+
+/** One translated value: what a state file keeps of the translations. */
+export interface SavedTranslation {
+  resourceId: string;
+  locale: string;
+  key: string;
+  value: string;
+}
+
+/** What a state file keeps of the installation. */
+export interface SavedAppInstallation {
+  accessScopes: string[];
+  flowTriggers: ReceivedFlowTrigger[];
+  translations: SavedTranslation[];
 }
 
 export class AppInstallation {
@@ -69,5 +84,24 @@ export class AppInstallation {
 
   translations(resourceId: string, locale: string): { key: string; value: string }[] {
     return [...(this.#translations.get(resourceId)?.get(locale)?.entries() ?? [])].map(([key, value]) => ({ key, value }));
+  }
+
+  /** The whole installation, for a snapshot of the state. */
+  saved(): SavedAppInstallation {
+    const translations: SavedTranslation[] = [];
+    for (const [resourceId, byLocale] of this.#translations) {
+      for (const [locale, byKey] of byLocale) for (const [key, value] of byKey) translations.push({ resourceId, locale, key, value });
+    }
+    return { accessScopes: this.scopes(), flowTriggers: [...this.flowTriggers], translations };
+  }
+
+  /** Replaces the scopes, Flow triggers and translations with saved ones (a restart from a state file). */
+  restore(saved: SavedAppInstallation): void {
+    this.#scopes.clear();
+    this.grant(saved.accessScopes);
+    this.flowTriggers.length = 0;
+    for (const trigger of saved.flowTriggers) this.flowTriggers.push(trigger);
+    this.#translations.clear();
+    for (const t of saved.translations) this.translate(t.resourceId, t.locale, { [t.key]: t.value });
   }
 }

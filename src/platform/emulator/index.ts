@@ -41,7 +41,7 @@ export interface EmulatorOptions {
   saveDelayMs?: number;
   /** The online store's app embed script and app proxy (storefront/options.ts); unset: pages without the app. */
   storefront?: StorefrontOptions;
-  /** The access scopes the app holds at start (default DEFAULT_ACCESS_SCOPES: no read_translations). */
+  /** The access scopes the app holds at start (default DEFAULT_ACCESS_SCOPES: no read_translations); a state file's saved scopes win over them. */
   accessScopes?: readonly string[];
 }
 
@@ -83,10 +83,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const log = options.log ?? silentLog;
   const accessToken = options.accessToken ?? "emulator-token";
   const shop: ShopInfo = { name: "Demo Store", domain: options.shopDomain ?? "demo.platform.local", currencyCode: "USD" };
-  const { store, state } = await openStore(options, log);
+  const installation = new AppInstallation(options.accessScopes ?? DEFAULT_ACCESS_SCOPES);
+  const { store, state } = await openStore(options, installation, log);
   const sender = options.webhooks ? new WebhookSender(options.webhooks, shop.domain, log) : undefined;
   const appId = options.appId ?? DEFAULT_APP_ID;
-  const installation = new AppInstallation(options.accessScopes ?? DEFAULT_ACCESS_SCOPES);
   const context: Context = { store, shop, events: webhookEvents(store, sender), appId, app: installation };
   const throttle = new Throttle(options.throttle);
   const faults = new Faults(options.faults, options.seed?.seed ?? SEED_DEFAULTS.seed);
@@ -138,9 +138,11 @@ const RESTORE_ID_GAP = 10_000;
 
 /**
  * The store: from the state file when there is one, else seeded (and, with a state file, saved at
- * once, so an unwritable path fails the start rather than a later save).
+ * once, so an unwritable path fails the start rather than a later save). A state file also holds
+ * what lives beside the store: drafts and order edits, and the app's installation (restored into
+ * `app`; a file saved before it was kept leaves `app` as started).
  */
-async function openStore(options: EmulatorOptions, log: EmulatorLog): Promise<{ store: Store; state: StateFile | undefined }> {
+async function openStore(options: EmulatorOptions, app: AppInstallation, log: EmulatorLog): Promise<{ store: Store; state: StateFile | undefined }> {
   const seed = { ...SEED_DEFAULTS, ...options.seed };
   if (!options.stateFile) return { store: seedStore(seed), state: undefined };
   const file = options.stateFile;
@@ -153,7 +155,8 @@ async function openStore(options: EmulatorOptions, log: EmulatorLog): Promise<{ 
   } else {
     let restored: ReturnType<typeof deserializeStore>;
     try {
-      restored = deserializeStore(text);
+      // Ids handed out after the last save, before a crash, are never handed out again.
+      restored = deserializeStore(text, RESTORE_ID_GAP);
     } catch (error) {
       // Never seed over it: that would hand out the ids it holds a second time.
       throw new Error(`the platform emulator state ${file} cannot be loaded (move it away to start from a new seed): ${(error as Error).message}`, {
@@ -161,13 +164,18 @@ async function openStore(options: EmulatorOptions, log: EmulatorLog): Promise<{ 
       });
     }
     ({ store, seed: grewFrom } = restored);
-    // Ids handed out after the last save, before a crash, are never handed out again.
-    store.skipIds(RESTORE_ID_GAP);
+    if (restored.app) {
+      // What the merchant granted or revoked since is kept, as the seed is.
+      if (options.accessScopes && !isDeepStrictEqual([...new Set(options.accessScopes)].sort(), restored.app.accessScopes)) {
+        log.warn({ file, saved: restored.app.accessScopes, requested: options.accessScopes }, "platform emulator state kept; its access scopes differ from the requested ones");
+      }
+      app.restore(restored.app);
+    }
     if (!isDeepStrictEqual(restored.seed, seed)) {
       log.warn({ file, saved: restored.seed, requested: seed }, "platform emulator state kept; its seed options differ from the requested ones (move the file away to reseed)");
     }
   }
-  const state = new StateFile(file, options.saveDelayMs ?? DEFAULT_SAVE_DELAY_MS, log, () => serializeStore(store, grewFrom));
+  const state = new StateFile(file, options.saveDelayMs ?? DEFAULT_SAVE_DELAY_MS, log, () => serializeStore(store, grewFrom, app));
   if (text === undefined) await state.flush();
   log.info({ file, restored: text !== undefined }, "platform emulator state file");
   return { store, state };

@@ -1,5 +1,8 @@
 import { z } from "zod";
+import type { AppInstallation, SavedAppInstallation } from "./app-installation.ts";
 import type { Collection, Customer, Location, Market, Metafield, Order, Product, SellingPlan, SellingPlanGroup, Variant } from "./model.ts";
+import { type SavedDraftOrders, restoreDraftOrders, savedDraftOrders } from "./resolvers/draft-orders.ts";
+import { type SavedOrderEdits, restoreOrderEdits, savedOrderEdits } from "./resolvers/order-edits.ts";
 import { Store } from "./store.ts";
 
 /**
@@ -8,11 +11,18 @@ import { Store } from "./store.ts";
  * client holding an old id would then change someone else's record.
  *
  * Records are saved as they are held; only what JSON cannot carry is converted (typed arrays of
- * stock levels, sets of a group's members).
+ * stock levels, sets of a group's members, maps of staged quantities).
+ *
+ * Version 2 adds what lives beside the store: draft orders and open order edits (with the next id
+ * of each), and the app's installation (granted access scopes, Flow triggers received, product
+ * translations). A version 1 file still loads: without drafts or edits, and with the installation
+ * the emulator was started with.
  */
 
 const FORMAT = "platform-emulator-state";
-const VERSION = 1;
+const VERSION = 2;
+/** The versions a restore reads. */
+const READS = [1, 2] as const;
 
 type SavedSeed = Readonly<Record<string, number>>;
 type SavedLocation = Omit<Location, "levels"> & { levels: { available: number[]; updatedAt: number[] } | null };
@@ -20,7 +30,7 @@ type SavedGroup = Omit<SellingPlanGroup, "variantIds" | "productIds"> & { varian
 
 interface Snapshot {
   format: typeof FORMAT;
-  version: typeof VERSION;
+  version: (typeof READS)[number];
   /** The seed options the state grew from: a restart with other ones keeps the state and says so. */
   seed: SavedSeed;
   counters: ReturnType<Store["counters"]>;
@@ -35,10 +45,18 @@ interface Snapshot {
   sellingPlans: SellingPlan[];
   /** Absent in a state saved before metafields existed. */
   metafields?: Metafield[];
+  /** Version 2 on. */
+  draftOrders?: SavedDraftOrders;
+  orderEdits?: SavedOrderEdits;
+  app?: SavedAppInstallation;
 }
 
-/** `seed`: the seed options the state grew from (all of them, defaults included). */
-export function serializeStore(store: Store, seed: SavedSeed): string {
+/**
+ * `seed`: the seed options the state grew from (all of them, defaults included); `app`: the app's
+ * installation beside the store (the emulator always passes it; without it, a restore keeps the
+ * installation the emulator starts with).
+ */
+export function serializeStore(store: Store, seed: SavedSeed, app?: AppInstallation): string {
   const snapshot: Snapshot = {
     format: FORMAT,
     version: VERSION,
@@ -57,6 +75,9 @@ export function serializeStore(store: Store, seed: SavedSeed): string {
     sellingPlanGroups: [...store.sellingPlanGroups.values()].map((g) => ({ ...g, variantIds: [...g.variantIds], productIds: [...g.productIds] })),
     sellingPlans: [...store.sellingPlans.values()],
     metafields: store.allMetafields(),
+    draftOrders: savedDraftOrders(store),
+    orderEdits: savedOrderEdits(store),
+    ...(app ? { app: app.saved() } : {}),
   };
   return JSON.stringify(snapshot);
 }
@@ -65,9 +86,9 @@ export function serializeStore(store: Store, seed: SavedSeed): string {
 // the restore converts, not a hand edit of every field of every record.
 const record = <K extends string>(kind: K) => z.array(z.looseObject({ kind: z.literal(kind), id: z.number().int().positive() }));
 const idList = z.array(z.number().int().positive());
-const snapshotSchema = z.object({
+const counter = z.number().int().positive();
+const sinceVersion1 = z.object({
   format: z.literal(FORMAT),
-  version: z.literal(VERSION),
   seed: z.record(z.string(), z.number()),
   counters: z.object({
     lastTime: z.number(),
@@ -99,11 +120,49 @@ const snapshotSchema = z.object({
   sellingPlans: record("SellingPlan"),
   metafields: record("Metafield").optional(),
 });
+const snapshotSchema = z.discriminatedUnion("version", [
+  sinceVersion1.extend({ version: z.literal(1) }),
+  sinceVersion1.extend({
+    version: z.literal(2),
+    draftOrders: z.object({
+      nextId: counter,
+      drafts: z.array(
+        z.looseObject({
+          kind: z.literal("DraftOrder"),
+          id: z.number().int().positive(),
+          lines: z.array(z.looseObject({ variantId: z.number().int().positive(), quantity: z.number().int().positive() })),
+          tags: z.array(z.string()),
+          customAttributes: z.array(z.object({ key: z.string(), value: z.string().nullable() })),
+        }),
+      ),
+    }),
+    orderEdits: z.object({
+      nextId: counter,
+      edits: z.array(
+        z.looseObject({
+          kind: z.literal("CalculatedOrder"),
+          id: z.number().int().positive(),
+          orderId: z.number().int().positive(),
+          staged: z.array(z.tuple([z.number().int().positive(), z.number().int()])),
+        }),
+      ),
+    }),
+    app: z.object({
+      accessScopes: z.array(z.string()),
+      flowTriggers: z.array(z.object({ handle: z.string(), payload: z.unknown(), receivedAt: z.number() })),
+      translations: z.array(z.object({ resourceId: z.string(), locale: z.string(), key: z.string(), value: z.string() })),
+    }).optional(),
+  }),
+]);
 
-/** A store from a snapshot, with the seed options it grew from; throws on anything but this format. */
-export function deserializeStore(text: string): { store: Store; seed: SavedSeed } {
+/**
+ * A store from a snapshot, with the seed options it grew from and the app's installation (absent
+ * in a version 1 file); the drafts and order edits are put beside the store. `skipIds` ids of each
+ * kind are skipped (Store.skipIds). Throws on anything but this format.
+ */
+export function deserializeStore(text: string, skipIds = 0): { store: Store; seed: SavedSeed; app: SavedAppInstallation | undefined } {
   const parsed = snapshotSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`not a platform emulator state (version ${VERSION}): ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new Error(`not a platform emulator state (versions ${READS.join(", ")}): ${z.prettifyError(parsed.error)}`);
   // Validated above as far as the restore depends on it; the records are otherwise as saved.
   const s = parsed.data as unknown as Snapshot;
   const store = new Store({
@@ -122,5 +181,8 @@ export function deserializeStore(text: string): { store: Store; seed: SavedSeed 
     metafields: s.metafields ?? [],
     counters: s.counters,
   });
-  return { store, seed: s.seed };
+  store.skipIds(skipIds);
+  restoreDraftOrders(store, s.draftOrders ?? { nextId: 1, drafts: [] }, skipIds);
+  restoreOrderEdits(store, s.orderEdits ?? { nextId: 1, edits: [] }, skipIds);
+  return { store, seed: s.seed, app: s.app };
 }

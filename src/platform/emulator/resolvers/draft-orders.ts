@@ -19,8 +19,8 @@ import type { Resolvers, SearchArgs } from "./types.ts";
  * tags, custom attributes (the webhook's note_attributes) and PO number; the draft is COMPLETED
  * and names its order. Completing a completed draft is refused.
  *
- * `draftOrders` lists them, filtered by `status:` and `tag:`. Drafts live in memory beside the
- * store (not in the state file).
+ * `draftOrders` lists them, filtered by `status:` and `tag:`. Drafts live beside the store; a
+ * state file keeps them (savedDraftOrders, restoreDraftOrders).
  */
 
 /** The store's payment gateways (the platform's PaymentGateway ids), by id. */
@@ -29,7 +29,7 @@ export const PAYMENT_GATEWAYS: ReadonlyMap<number, string> = new Map([
   [2, "bogus"],
 ]);
 
-interface DraftLine {
+export interface DraftLine {
   readonly variantId: number;
   readonly quantity: number;
   /** The line's priceOverride (cents): used in place of the variant's catalog price. */
@@ -87,6 +87,22 @@ const draftFields: Record<string, FieldFilter<DraftOrder>> = {
 /** The store's draft orders, oldest first (tests look at what a split left behind). */
 export function draftOrdersOf(store: Store): DraftOrder[] {
   return [...stateOf(store).drafts.values()];
+}
+
+/** What a state file keeps of the store's drafts: all of them, and the next id to hand out. */
+export interface SavedDraftOrders {
+  nextId: number;
+  drafts: DraftOrder[];
+}
+
+export function savedDraftOrders(store: Store): SavedDraftOrders {
+  const state = stateOf(store);
+  return { nextId: state.nextId, drafts: [...state.drafts.values()] };
+}
+
+/** Puts saved drafts beside a restored store; `skipIds` ids are skipped (those a crash may have lost). */
+export function restoreDraftOrders(store: Store, saved: SavedDraftOrders, skipIds = 0): void {
+  states.set(store, { nextId: saved.nextId + skipIds, drafts: new Map(saved.drafts.map((d) => [d.id, d])) });
 }
 
 function draftOrderCreate(ctx: Context, args: { input: DraftOrderInput }) {

@@ -14,7 +14,8 @@ import type { ConnectionArgs, Resolvers } from "./types.ts";
  * outstanding amount go down by their price, and orders/edited and orders/updated are sent.
  * Raising a quantity (or adding items) is not emulated: it is refused.
  *
- * Open edits live in memory beside the store (not in the state file): an edit is a short session.
+ * Edits live beside the store; a state file keeps them (savedOrderEdits, restoreOrderEdits), so an
+ * edit begun before a restart can still be committed and its id is never handed out again.
  */
 
 export interface CalculatedOrder {
@@ -49,6 +50,22 @@ function stateOf(store: Store): EditState {
     states.set(store, state);
   }
   return state;
+}
+
+/** What a state file keeps of the store's order edits (staged quantities as [line item id, quantity]). */
+export interface SavedOrderEdits {
+  nextId: number;
+  edits: (Omit<CalculatedOrder, "staged"> & { staged: [number, number][] })[];
+}
+
+export function savedOrderEdits(store: Store): SavedOrderEdits {
+  const state = stateOf(store);
+  return { nextId: state.nextId, edits: [...state.edits.values()].map((e) => ({ ...e, staged: [...e.staged] })) };
+}
+
+/** Puts saved edits beside a restored store; `skipIds` ids are skipped (those a crash may have lost). */
+export function restoreOrderEdits(store: Store, saved: SavedOrderEdits, skipIds = 0): void {
+  states.set(store, { nextId: saved.nextId + skipIds, edits: new Map(saved.edits.map((e) => [e.id, { ...e, staged: new Map(e.staged) }])) });
 }
 
 export const currentQuantity = (line: LineItem) => line.currentQuantity ?? line.quantity;
