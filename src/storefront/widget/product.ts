@@ -125,6 +125,7 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
     offerPlan === undefined || !option?.selling_plan_id ? offerPlan : Number(legacyId(option.selling_plan_id));
   const options = paymentOptions(offer);
   let chosenOption = options[0];
+  const offerPlans = new Set([offerPlan, ...options.map(planOf)].filter((id): id is number => id !== undefined));
 
   if (offer.custom_css.trim() !== "") {
     const style = el("style", { "data-preorder-css": offer.offer_id }, [offer.custom_css]);
@@ -272,11 +273,13 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       if (max !== null && quantity + inCart > max) {
         return refuse(inCart > 0 ? `You can preorder at most ${max} of this item in one order (${inCart} already in your cart).` : `You can preorder at most ${max} of this item in one order.`);
       }
-      // The offer's total limit counts its units of every variant: those of its plan (or naming it) in the cart.
+      // The offer's total limit counts its units of every variant: those on any of its plans (one per payment option, decision 0212), or naming it, in the cart.
       const left = await remainingCount;
       if (left !== null) {
         const offerInCart = cart
-          .filter((line) => (sellingPlan === undefined ? line.properties?.[PREORDER_OFFER_PROPERTY] === offer.offer_id : line.selling_plan_allocation?.selling_plan.id === sellingPlan))
+          .filter((line) =>
+            offerPlan === undefined ? line.properties?.[PREORDER_OFFER_PROPERTY] === offer.offer_id : offerPlans.has(line.selling_plan_allocation?.selling_plan.id ?? -1),
+          )
           .reduce((sum, line) => sum + line.quantity, 0);
         if (quantity + offerInCart > left) {
           if (left === 0) return refuse("This item can no longer be preordered: none are left.");
