@@ -231,6 +231,25 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.locator(".preorder-message").innerText()).toBe("Only 3 left to preorder (2 already in your cart).");
     expect((await cart()).map((i) => i.quantity)).toEqual([2]);
     await clearCart();
+
+    // With a plan per payment option (decision 0212), the units on either plan count against the offer's total.
+    await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 25 });
+    await waitSynced(env, id);
+    await page.goto(productUrl(variant));
+    await clearCart();
+    await page.locator("[data-payment-option='full'] input").check();
+    await page.locator("input[name=quantity]").fill("2");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    await page.locator("[data-payment-option='deposit'] input").check();
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect(await page.locator(".preorder-message").innerText()).toBe("Only 3 left to preorder (2 already in your cart).");
+    await page.locator("input[name=quantity]").fill("1");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='added']").waitFor();
+    expect(new Set((await cart()).map((i) => i.selling_plan_allocation?.selling_plan.id)).size).toBe(2);
+    await clearCart();
   });
 
   it("mixed_cart.allowed false: the widget refuses to add beside an in-stock item, with the offer's message", async () => {
