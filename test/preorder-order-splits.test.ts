@@ -335,6 +335,44 @@ describe("shipping.fulfillment.split", () => {
     }
   });
 
+  it("a draft asked for a moment ago and not found yet is not asked for again until the platform's search has had time to show it", { timeout: 40_000 }, async () => {
+    const before = draftOrdersOf(env.emulator.store).length;
+    env.emulator.setFaults({ failFields: ["draftOrderCreate"] });
+    try {
+      const { orderId, platform } = await emulatorOrder(env, {
+        line_items: [
+          { variant_id: variant(1), quantity: 1, selling_plan_id: ordersPlan },
+          { variant_id: variant(7), quantity: 1 },
+        ],
+        email: "split-search-lag@example.com",
+      });
+      const key = `preorders_order_split:${orderId}`;
+      await waitFor("the failed ask for the draft", async () => ((await order(orderId)).order_split_error ? true : undefined), 30_000);
+      env.emulator.setFaults({});
+      // Asked a moment ago and not found: it may still be coming into the search; nothing is asked again.
+      await env.app.pool.query("update preorder_orders set order_split_error = null where id = $1", [orderId]);
+      await runNow(env.app.pool, key);
+      const waiting = await waitFor("the attempt that waits for the search", async () => {
+        const body = await order(orderId);
+        return body.order_split_error ? body : undefined;
+      }, 30_000);
+      expect(waiting.order_split_error).toContain("not found yet");
+      expect(draftOrdersOf(env.emulator.store).length).toBe(before);
+      // Long enough ago: not there means never made; it is asked for once.
+      await env.app.pool.query(
+        `update preorder_orders set order_split = jsonb_set(order_split, '{orders,0,draft_requested_at}', to_jsonb((now() - interval '2 minutes')::text)) where id = $1`,
+        [orderId],
+      );
+      await runNow(env.app.pool, key);
+      const done = await splitDone(orderId);
+      expect(done.order_split_error).toBeNull();
+      expect(splitOffs(platform.admin_graphql_api_id)).toHaveLength(1);
+      expect(draftOrdersOf(env.emulator.store).slice(before).map((d) => d.status)).toEqual(["COMPLETED"]);
+    } finally {
+      env.emulator.setFaults({});
+    }
+  });
+
   it("a completion or split whose answer was lost (the client's retry is refused as done) still finishes the split", { timeout: 40_000 }, async () => {
     env.emulator.setFaults({ loseAnswerFields: ["draftOrderComplete", "fulfillmentOrderSplit"] });
     try {

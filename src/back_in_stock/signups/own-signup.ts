@@ -44,6 +44,9 @@ function storedContact(channel: "email" | "sms", value: unknown): string | undef
  * account's. When the platform cannot tell (the shop is not connected, the call fails, no such
  * customer), the body is not the customer's own and is left as it is.
  */
+/** How long the platform's answer about the signed-in customer is waited for before the signup is answered as anyone's. */
+const OWN_SIGNUP_LOOKUP_MS = 3000;
+
 export async function ownSignup(deps: OwnSignupDeps, shopId: string, customerId: string, body: Record<string, unknown>): Promise<OwnSignup> {
   const notOwn: OwnSignup = { body, own: false, live: false };
   const channel = body.channel;
@@ -52,7 +55,8 @@ export async function ownSignup(deps: OwnSignupDeps, shopId: string, customerId:
   let account: string | undefined;
   try {
     const client = await (await deps.platform()).clientFor(deps.pool, shopId);
-    const customer = await getCustomer(client, customerIdSchema.parse(customerId));
+    // Bounded: a throttled client would wait for budget while the shopper's request (and the app proxy) waits.
+    const customer = await getCustomer(client, customerIdSchema.parse(customerId), { signal: AbortSignal.timeout(OWN_SIGNUP_LOOKUP_MS) });
     account = storedContact(channel, channel === "email" ? customer?.email : customer?.phone);
   } catch (error) {
     deps.log.warn({ shopId, err: error }, "the signed-in customer could not be read from the store platform: the signup is answered as anyone's");

@@ -187,7 +187,8 @@ export async function findOpenDraftOrder(
 ): Promise<string | null> {
   const query = `status:open${match.tag ? ` tag:'${match.tag.replaceAll("'", "")}'` : ""}`;
   let after: string | null = null;
-  for (;;) {
+  // Bounded: a store with thousands of open drafts is not read whole on each attempt.
+  for (let page = 0; page < MAX_DRAFT_PAGES; page++) {
     const data: unknown = await client.request<unknown>(OPEN_DRAFT_ORDERS, { first: 50, after, query }, options);
     const { nodes, pageInfo } = parseAnswer(openDraftsAnswer, data, "draftOrders").draftOrders;
     const found = nodes.find((d) => d.poNumber === match.poNumber && d.customAttributes.some((a) => a.key === match.attribute.key && a.value === match.attribute.value));
@@ -195,4 +196,9 @@ export async function findOpenDraftOrder(
     if (!pageInfo.hasNextPage || pageInfo.endCursor === null) return null;
     after = pageInfo.endCursor;
   }
+  // Not found in what was read: as if not made (at worst one more open draft, never a stuck split).
+  return null;
 }
+
+/** Pages of 50 open drafts read at most when looking for one. */
+const MAX_DRAFT_PAGES = 20;

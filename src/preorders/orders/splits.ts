@@ -32,6 +32,9 @@ import { type OrderSplitRecord, SPLIT_OF_ATTRIBUTE, SPLIT_REQUEST_TAG, type Spli
 
 const SPLIT_ATTEMPTS = 10;
 
+/** How long after asking for a draft its absence from the platform's search is not taken as proof it was never made. */
+const DRAFT_SEARCH_LAG_MS = 60_000;
+
 /**
  * At a new live order's arrival: when one of its offers splits, records the split on the order and
  * queues the split job; or, with the account's split_order_app on, records it handed off and
@@ -188,6 +191,11 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
       const made = group.draft_requested_at
         ? await findOpenDraftOrder(client, { poNumber: group.name, attribute: { key: SPLIT_OF_ATTRIBUTE, value: order.platform_order_id }, tag: settings.order_tag || null }, options)
         : null;
+      if (made === null && group.draft_requested_at && Date.now() - Date.parse(group.draft_requested_at) < DRAFT_SEARCH_LAG_MS) {
+        // The platform's search can lag its writes: a draft made a moment ago may not be found yet.
+        // Asking again now could make a second one; the job's next attempt looks again.
+        throw new Error(`the draft order asked for at ${group.draft_requested_at} is not found yet; looking again on the next attempt`);
+      }
       if (made === null) {
         group.draft_requested_at = new Date().toISOString();
         await record(ctx.pool, orderId, split);
