@@ -154,7 +154,7 @@ describe("POST /preorders/offers/{id}/unschedule", () => {
 });
 
 describe("POST /preorders/offers/{id}/restore", () => {
-  it("undoes the delete: the offer comes back disabled and readable, and its sync puts it back on the platform", async () => {
+  it("undoes the delete: the offer comes back disabled and readable, off the platform until it is enabled (decision 0210)", async () => {
     const offer = await createOffer(env.app, env.key, { products: { variant_ids: [variantIds[1]] } });
     expect((await call("POST", offer.id, "/enable", {})).status).toBe(202);
     expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
@@ -171,6 +171,9 @@ describe("POST /preorders/offers/{id}/restore", () => {
     expect((await call("GET", offer.id)).status).toBe(200);
     const listed = await invoke(env.app, "GET", "/preorders/offers", { key: env.key });
     expect(((listed.body as { offers: Json[] }).offers).map((o) => o.id)).toContain(offer.id);
+    // Disabled, it needs no selling plan group; enabling it puts it back on the platform.
+    expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).toBeNull();
+    expect((await call("POST", offer.id, "/enable", {})).status).toBe(202);
     expect((await waitSynced(env, offer.id)).platform_selling_plan_group_id).not.toBeNull();
   });
 
