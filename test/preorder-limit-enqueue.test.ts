@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { queueLimitCountersForOrders } from "../src/preorders/limits/enqueue.ts";
 import { relinkOfferOrderLines } from "../src/preorders/orders/offer-lines.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -68,5 +69,26 @@ describe("relinking an offer's lines queues their counters in the same transacti
     expect(await relinkOfferOrderLines(env.pool, shopId, offerId)).toBe(2);
     expect(await linked()).toBe(2);
     expect((await jobsOf(shopId)).map((j) => j.task_identifier)).toEqual(["preorders_limit_remaining_sync"]);
+  });
+});
+
+describe("the customers an order's change queues", () => {
+  it("the order's customer and the customers of the shop's other orders with its e-mail address, not another shop's", async () => {
+    const { shopId } = await createShopWithKey(env.pool, "Customers Shop");
+    const { shopId: otherShopId } = await createShopWithKey(env.pool, "Other Customers Shop");
+    const offerId = await limitedOffer(shopId, 802, { per_customer: { max: 2 } });
+    const order = async (shop: string, email: string | undefined, customer: string | null) => {
+      const id = await seedPreorderOrder(env.pool, shop, { ...(email ? { email } : {}), lines: [{ sellingPlan: 802, offerId: shop === shopId ? offerId : null }] });
+      await env.pool.query("update preorder_orders set customer_id = $2 where id = $1", [id, customer]);
+      return id;
+    };
+    const changed = await order(shopId, "ann@example.com", "c-ann");
+    await order(shopId, "ann@example.com", "c-ann-2");
+    await order(shopId, "ann@example.com", null);
+    await order(shopId, "bob@example.com", "c-bob");
+    await order(otherShopId, "ann@example.com", "c-other");
+    const guest = await order(shopId, undefined, "c-guest");
+    await queueLimitCountersForOrders(env.pool, shopId, [changed, guest]);
+    expect((await jobsOf(shopId)).map((j) => j.payload.customer_id).sort()).toEqual(["c-ann", "c-ann-2", "c-guest"]);
   });
 });

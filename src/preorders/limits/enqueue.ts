@@ -59,11 +59,13 @@ export async function queueLimitCountersForOrders(db: Db, shopId: string, orderI
   const limits = rows[0];
   if (limits?.total === true) await enqueueRemainingSync(db, shopId);
   if (limits?.per_customer !== true) return;
+  // The orders' e-mail addresses first, then a union of two selects each on its index (the primary
+  // key; the shop's e-mails): an `or` of both reads every order of the shop with a customer.
   const { rows: customers } = await db.query<{ customer_id: string }>(
-    `select distinct o.customer_id from preorder_orders o
-     where o.shop_id = $1 and o.customer_id is not null
-       and (o.id = any($2::uuid[])
-         or o.email in (select e.email from preorder_orders e where e.id = any($2::uuid[]) and e.shop_id = $1 and e.email is not null))`,
+    `with emails as (select array_agg(distinct e.email) as list from preorder_orders e where e.id = any($2::uuid[]) and e.shop_id = $1 and e.email is not null)
+     select o.customer_id from preorder_orders o where o.id = any($2::uuid[]) and o.shop_id = $1 and o.customer_id is not null
+     union
+     select o.customer_id from preorder_orders o where o.shop_id = $1 and o.email = any((select list from emails)::text[]) and o.customer_id is not null`,
     [shopId, orderIds],
   );
   await enqueueCustomerUnitsSync(db, shopId, customers.map((c) => c.customer_id));
