@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
-import type { SellingPlan, SellingPlanGroup, Variant } from "../src/platform/emulator/model.ts";
+import type { Variant } from "../src/platform/emulator/model.ts";
+import { storePlanFor } from "./helpers/emulator-plan.ts";
 import { deserializeStore, serializeStore } from "../src/platform/emulator/snapshot.ts";
 import { orderPayload } from "../src/platform/emulator/webhooks/payloads.ts";
 
@@ -16,37 +17,7 @@ let planId: number;
 let locationId: number;
 
 function planFor(variant: Variant): number {
-  const { store } = emulator;
-  const group: SellingPlanGroup = {
-    kind: "SellingPlanGroup",
-    id: store.nextSellingPlanGroupId(),
-    name: "Preorder",
-    merchantCode: "preorder-pos",
-    description: null,
-    options: ["Preorder"],
-    position: null,
-    planIds: [],
-    variantIds: new Set([variant.id]),
-    productIds: new Set([variant.productId]),
-  };
-  const plan: SellingPlan = {
-    kind: "SellingPlan",
-    id: store.nextSellingPlanId(),
-    groupId: group.id,
-    name: "Preorder",
-    description: null,
-    options: ["Preorder"],
-    position: null,
-    category: "PRE_ORDER",
-    billingPolicy: null,
-    deliveryPolicy: null,
-    inventoryPolicy: null,
-    pricingPolicies: [],
-  };
-  group.planIds.push(plan.id);
-  store.sellingPlanGroups.set(group.id, group);
-  store.sellingPlans.set(plan.id, plan);
-  return plan.id;
+  return storePlanFor(emulator.store, variant, "preorder-pos");
 }
 
 /** The offer's configuration on the variant, as the service's sync writes it, with its integrations.pos. */

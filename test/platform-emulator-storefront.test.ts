@@ -5,7 +5,8 @@ import { appProxySignature } from "../src/http/storefront.ts";
 import { type Emulator, startEmulator } from "../src/platform/emulator/index.ts";
 import { SHOP_ID } from "../src/platform/emulator/ids.ts";
 import { emulatorOptionsFromEnv } from "../src/platform/emulator/main-config.ts";
-import type { SellingPlan, SellingPlanGroup, Variant } from "../src/platform/emulator/model.ts";
+import type { Variant } from "../src/platform/emulator/model.ts";
+import { storePlanFor } from "./helpers/emulator-plan.ts";
 
 /**
  * The emulator's online store without a browser: the app embed's data in the product page, the
@@ -20,39 +21,8 @@ const forwarded: { method: string; url: string; body: string; headers: Record<st
 let variants: Variant[];
 let planId: number;
 
-/** A selling plan group holding the variant, made directly in the store (as the app's sync would). */
 function planFor(variant: Variant): number {
-  const { store } = emulator;
-  const group: SellingPlanGroup = {
-    kind: "SellingPlanGroup",
-    id: store.nextSellingPlanGroupId(),
-    name: "Preorder",
-    merchantCode: "preorder",
-    description: null,
-    options: ["Preorder"],
-    position: null,
-    planIds: [],
-    variantIds: new Set([variant.id]),
-    productIds: new Set([variant.productId]),
-  };
-  const plan: SellingPlan = {
-    kind: "SellingPlan",
-    id: store.nextSellingPlanId(),
-    groupId: group.id,
-    name: "Preorder",
-    description: null,
-    options: ["Preorder"],
-    position: null,
-    category: "PRE_ORDER",
-    billingPolicy: null,
-    deliveryPolicy: null,
-    inventoryPolicy: null,
-    pricingPolicies: [],
-  };
-  group.planIds.push(plan.id);
-  store.sellingPlanGroups.set(group.id, group);
-  store.sellingPlans.set(plan.id, plan);
-  return plan.id;
+  return storePlanFor(emulator.store, variant);
 }
 
 function putOffer(variant: Variant, offer: Record<string, unknown>): void {

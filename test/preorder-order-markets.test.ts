@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
-import { insertOffer, orderPayload, placeOrder, useDomain } from "./helpers/preorder-shop.ts";
+import { insertOffer, orderPayload, placeOrder, useDomain, orderTopics } from "./helpers/preorder-shop.ts";
 
 /**
  * An offer limited to markets takes no order from another market silently: the order's market is
@@ -43,10 +43,7 @@ async function order(plan: number, address: { shipping?: string; billing?: strin
   return { id, body: got.body as OrderBody };
 }
 
-async function topics(orderId: string): Promise<string[]> {
-  const { rows } = await env.app.pool.query<{ topic: string }>("select topic from preorder_webhook_events where order_id = $1 order by created_at, topic", [orderId]);
-  return rows.map((r) => r.topic);
-}
+const topics = (orderId: string) => orderTopics(env.app.pool, orderId);
 
 describe("markets at order ingest", () => {
   it("an order shipped to a country of another market is flagged preorder-market-excluded, with the event; one of the offer's market is not", async () => {

@@ -3,6 +3,7 @@ import { invoke } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { mirrorVariants, waitSynced } from "./helpers/offer-sync.ts";
 import { newOffer, offerCall } from "./helpers/offers.ts";
+import { orderTopics } from "./helpers/preorder-shop.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { webhooksProcessed } from "./helpers/webhook-delivery.ts";
 
@@ -52,10 +53,7 @@ async function arrived(platformOrderId: string): Promise<{ id: string; body: Ord
   return { id, body: got.body as OrderBody };
 }
 
-async function topics(orderId: string): Promise<string[]> {
-  const { rows } = await env.app.pool.query<{ topic: string }>("select topic from preorder_webhook_events where order_id = $1 order by created_at, topic", [orderId]);
-  return rows.map((r) => r.topic);
-}
+const topics = (orderId: string) => orderTopics(env.app.pool, orderId);
 
 beforeAll(async () => {
   const hook = await invoke(env.app, "PATCH", "/preorders/developer_settings", { key: env.key, body: { webhook: { url: "http://127.0.0.1:9/hooks", secret: "0123456789abcdef-pos-orders" } } });

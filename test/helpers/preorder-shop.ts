@@ -178,3 +178,9 @@ export async function workerJob(pool: pg.Pool, key: string): Promise<{ run_at: D
 
 /** Brings a waiting job forward to now. */
 export { runNow };
+
+/** The webhook topics recorded for a preorder order, oldest first. */
+export async function orderTopics(pool: pg.Pool, orderId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ topic: string }>("select topic from preorder_webhook_events where order_id = $1 order by created_at, topic", [orderId]);
+  return rows.map((r) => r.topic);
+}
