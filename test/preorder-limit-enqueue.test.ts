@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { queueLimitCountersForOrders } from "../src/preorders/limits/enqueue.ts";
+import { withTransaction } from "../src/core/db.ts";
+import { enqueueCustomerUnitsSync, enqueueRemainingSync, queueLimitCountersForOrders } from "../src/preorders/limits/enqueue.ts";
 import { relinkOfferOrderLines } from "../src/preorders/orders/offer-lines.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
@@ -90,5 +91,26 @@ describe("the customers an order's change queues", () => {
     const guest = await order(shopId, undefined, "c-guest");
     await queueLimitCountersForOrders(env.pool, shopId, [changed, guest]);
     expect((await jobsOf(shopId)).map((j) => j.payload.customer_id).sort()).toEqual(["c-ann", "c-ann-2", "c-guest"]);
+  });
+});
+
+describe("the counters' queues", () => {
+  it("a backfill of many customers does not hold the shop's remaining counter back: a queue per counter", async () => {
+    const { shopId } = await createShopWithKey(env.pool, "Queues Shop");
+    const customers = Array.from({ length: 20 }, (_, n) => `c-${n}`);
+    await withTransaction(env.pool, (db) => enqueueCustomerUnitsSync(db, shopId, customers));
+    await enqueueRemainingSync(env.pool, shopId);
+    const jobs = await jobsOf(shopId);
+    const remaining = jobs.filter((j) => j.task_identifier === "preorders_limit_remaining_sync");
+    const units = jobs.filter((j) => j.task_identifier === "preorders_limit_customer_sync");
+    expect(remaining).toHaveLength(1);
+    expect(units).toHaveLength(20);
+    // Queued behind none of the customers' jobs (a shared queue runs them one at a time, in order).
+    expect(units.map((j) => j.queue_name)).not.toContain(remaining[0]?.queue_name);
+    // Each customer's writes stay in order in their own queue, apart from the others'.
+    expect(new Set(units.map((j) => j.queue_name)).size).toBe(20);
+    // Still coalesced per key: queued again, a customer's write is the same job.
+    await enqueueCustomerUnitsSync(env.pool, shopId, ["c-3"]);
+    expect((await jobsOf(shopId)).filter((j) => j.payload.customer_id === "c-3")).toHaveLength(1);
   });
 });

@@ -11,8 +11,10 @@ import { declareTask, enqueue } from "../../core/tasks.ts";
  * the core, so the order and offer code can call it.
  *
  * Each write is keyed (the shop's, and each customer's: a burst of orders is one write of the count
- * as it is when the job runs) and a shop's writes run one at a time in the shop's queue, so an
- * older count never lands after a newer one. graphile-worker retries a failed write with its backoff.
+ * as it is when the job runs) and a key's writes run one at a time in the key's own queue, so an
+ * older count never lands after a newer one; the keys do not wait on each other (a backfill of many
+ * customers does not hold the shop's remaining counter back). graphile-worker retries a failed write
+ * with its backoff.
  */
 
 export const remainingSyncTask = declareTask({ name: "preorders_limit_remaining_sync", payload: z.object({ shop_id: z.uuid() }) });
@@ -22,7 +24,6 @@ export const customerBackfillTask = declareTask({ name: "preorders_limit_custome
 /** Attempts before graphile-worker gives up (its backoff: e^attempt seconds, about 6 hours in all). */
 const MAX_ATTEMPTS = 10;
 
-const queueOf = (shopId: string): string => `preorder_limit_counters:${shopId}`;
 export const remainingSyncKey = (shopId: string): string => `preorder_limit_remaining:${shopId}`;
 export const customerUnitsSyncKey = (shopId: string, customerId: string): string => `preorder_limit_customer:${shopId}:${customerId}`;
 
@@ -31,12 +32,14 @@ const LIMITED = (rule: "total" | "per_customer", alias = "po") => `jsonb_typeof(
 
 export async function enqueueRemainingSync(db: Db, shopId: string): Promise<void> {
   const key = remainingSyncKey(shopId);
-  await enqueue(db, remainingSyncTask, { shop_id: shopId }, { queueName: queueOf(shopId), jobKey: key, maxAttempts: MAX_ATTEMPTS });
+  await enqueue(db, remainingSyncTask, { shop_id: shopId }, { queueName: key, jobKey: key, maxAttempts: MAX_ATTEMPTS });
 }
 
 export async function enqueueCustomerUnitsSync(db: Db, shopId: string, customerIds: readonly string[]): Promise<void> {
+  // On the caller's transaction (a backfill queues its customers in one): each in its own queue.
   for (const customerId of [...new Set(customerIds)].sort()) {
-    await enqueue(db, customerUnitsSyncTask, { shop_id: shopId, customer_id: customerId }, { queueName: queueOf(shopId), jobKey: customerUnitsSyncKey(shopId, customerId), maxAttempts: MAX_ATTEMPTS });
+    const key = customerUnitsSyncKey(shopId, customerId);
+    await enqueue(db, customerUnitsSyncTask, { shop_id: shopId, customer_id: customerId }, { queueName: key, jobKey: key, maxAttempts: MAX_ATTEMPTS });
   }
 }
 
