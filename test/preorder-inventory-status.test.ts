@@ -120,7 +120,10 @@ describe("GET /preorders/products/inventory_status", () => {
     // On C, which no offer with continue_selling holds (on A another offer's CONTINUE lets it sell).
     const noContinue = await newOffer(env, { products: { variant_ids: [c.legacy] }, inventory: { continue_selling: { enabled: false } } }, { enable: true });
     const limited = await newOffer(env, { products: { variant_ids: [a.legacy] }, limits: { total: { max: 3 } } }, { enable: true });
-    for (const id of [draft, disabled, noContinue, limited]) await waitSynced(env, id);
+    // Disabled before it was ever on the platform: it gets no group there (decision 0210), and that is no second reason.
+    const neverOn = await newOffer(env, { products: { variant_ids: [a.legacy] } });
+    expect((await offerCall(env.app, env.key, "POST", neverOn, "/disable")).status).toBe(202);
+    for (const id of [draft, disabled, noContinue, limited, neverOn]) await waitSynced(env, id);
     await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ quantity: 3, offerId: limited }] });
 
     await env.stopWorker();
@@ -129,6 +132,7 @@ describe("GET /preorders/products/inventory_status", () => {
       const answer = await status(`variant_ids=${a.gid},${c.gid}`);
       expect(codes(diagnosis(answer, a.legacy, draft))).toEqual(["offer_draft"]);
       expect(codes(diagnosis(answer, a.legacy, disabled))).toEqual(["offer_disabled"]);
+      expect(codes(diagnosis(answer, a.legacy, neverOn))).toEqual(["offer_disabled"]);
       expect(codes(diagnosis(answer, c.legacy, noContinue))).toEqual(["continue_selling_off"]);
       const limit = diagnosis(answer, a.legacy, limited);
       expect(codes(limit)).toEqual(["total_limit_reached"]);

@@ -186,8 +186,9 @@ function diagnose(
     reasons.push({ code: "total_limit_reached", message: `limits.total.max is ${total} and ${offer.current_count} units are preordered` });
   }
 
-  // A draft is kept off the platform until it is enabled: offer_draft already says so.
-  if (state.get(advancedGroup).use_platform_selling_plan && offer.status !== "draft") {
+  // A draft is kept off the platform until it is enabled, and a disabled offer holds no variants
+  // there (decision 0210): offer_draft and offer_disabled already say so.
+  if (state.get(advancedGroup).use_platform_selling_plan && offer.status === "active") {
     const error = offer.sync_last_error ? `: ${offer.sync_last_error}` : "";
     if (offer.platform_selling_plan_group_id === null) {
       reasons.push({ code: "selling_plan_not_synced", message: `the offer's selling plan group is not on the platform yet (sync ${offer.sync_status}${error})` });
