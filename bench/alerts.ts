@@ -288,7 +288,7 @@ async function seedShop(pool: pg.Pool, signups: number): Promise<{ shopId: strin
   ]);
   await seedOneVariantWithSignups(pool, shopId, "Bench Tee", "alert-", signups);
   await pool.query(
-    "insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at) values ($1, 'gid://platform/InventoryItem/1', 'gid://platform/Location/1', 0, now() - interval '1 hour')",
+    "insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at) values ($1, 'gid://shopify/InventoryItem/1', 'gid://shopify/Location/1', 0, now() - interval '1 hour')",
     [shopId],
   );
   await pool.query("analyze");
@@ -458,25 +458,25 @@ try {
   await pool.query("insert into bis_settings (shop_id, settings) values ($1, $2)", [remindShop, JSON.stringify({ delivery: { reminder_delay_hours: 48 } })]);
   await pool.query("insert into message_stage_settings (shop_id, area, stage, enabled) values ($1, 'back_in_stock', 'reminder', true)", [remindShop]);
   await pool.query(
-    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', 'Reminder Tee', 'reminder-tee', 'ACTIVE', now())",
+    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://shopify/Product/1', 'Reminder Tee', 'reminder-tee', 'ACTIVE', now())",
     [remindShop],
   );
   await pool.query(
     `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
-     select $1, 'gid://platform/ProductVariant/' || v, v, 'gid://platform/Product/1', 'Size ' || v, 'SKU-' || v, 10, 'DENY', 'gid://platform/InventoryItem/' || v, now()
+     select $1, 'gid://shopify/ProductVariant/' || v, v, 'gid://shopify/Product/1', 'Size ' || v, 'SKU-' || v, 10, 'DENY', 'gid://shopify/InventoryItem/' || v, now()
      from generate_series(1, 1000) v`,
     [remindShop],
   );
   await pool.query(
     `insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at)
-     select $1, 'gid://platform/InventoryItem/' || v, 'gid://platform/Location/1', 5, now() from generate_series(1, 1000) v`,
+     select $1, 'gid://shopify/InventoryItem/' || v, 'gid://shopify/Location/1', 5, now() from generate_series(1, 1000) v`,
     [remindShop],
   );
   const generateStart = performance.now();
   // Every 10th signup was alerted (its initial sent) within the last 47 hours; every 1,000th, 49 hours ago: due.
   await pool.query(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent, status, created_at, notified_at)
-     select $1, 'gid://platform/ProductVariant/' || (1 + i % 1000), 'email', 'remind-' || i || '@example.com', true,
+     select $1, 'gid://shopify/ProductVariant/' || (1 + i % 1000), 'email', 'remind-' || i || '@example.com', true,
             case when i % 10 = 0 then 'notified' else 'waiting' end,
             now() - interval '30 days' + make_interval(secs => i),
             case when i % 1000 = 0 then now() - interval '49 hours'

@@ -49,23 +49,23 @@ try {
   const products = Math.ceil(VARIANTS / PER_PRODUCT);
   await pool.query(
     `insert into products (shop_id, id, title, handle, status, tags, collection_ids, platform_updated_at)
-     select $1, 'gid://platform/Product/' || g, 'Product ' || g, 'product-' || g, 'ACTIVE',
+     select $1, 'gid://shopify/Product/' || g, 'Product ' || g, 'product-' || g, 'ACTIVE',
             case when g % 100 = 0 then array['${EXCLUSION_TAG}', 'sale'] else array['sale'] end,
-            array['gid://platform/Collection/' || (g % 50 + 1)], now()
+            array['gid://shopify/Collection/' || (g % 50 + 1)], now()
      from generate_series(1, $2::int) g`,
     [shopId, products],
   );
   await pool.query(
     `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
-     select $1, 'gid://platform/ProductVariant/' || g, g, 'gid://platform/Product/' || ((g - 1) / $3::int + 1), 'Variant ' || g,
-            'SKU-' || g, 19.99, 'DENY', 'gid://platform/InventoryItem/' || g, now()
+     select $1, 'gid://shopify/ProductVariant/' || g, g, 'gid://shopify/Product/' || ((g - 1) / $3::int + 1), 'Variant ' || g,
+            'SKU-' || g, 19.99, 'DENY', 'gid://shopify/InventoryItem/' || g, now()
      from generate_series(1, $2::int) g`,
     [shopId, VARIANTS, PER_PRODUCT],
   );
   await pool.query("vacuum analyze products");
   await pool.query("vacuum analyze variants");
   // Ten excluded variants, named both ways the API takes them.
-  const excluded = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? `gid://platform/ProductVariant/${i * 7 + 1}` : String(i * 7 + 1)));
+  const excluded = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? `gid://shopify/ProductVariant/${i * 7 + 1}` : String(i * 7 + 1)));
   process.stderr.write(`generated ${VARIANTS} variants of ${products} products in ${((performance.now() - generated) / 1000).toFixed(1)} s\n`);
 
   // The baseline's copy: the same columns, indexes and foreign keys as preorder_offer_variants.

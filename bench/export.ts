@@ -118,7 +118,7 @@ try {
   // Offers with their platform selling plans, as the offers' sync leaves them.
   await pool.query(
     `insert into preorder_offers (shop_id, name, internal_name, status, platform_selling_plan_id)
-     select $1, 'Offer ' || k, 'offer-' || k, 'active', 'gid://platform/SellingPlan/' || (2000000000 + k)
+     select $1, 'Offer ' || k, 'offer-' || k, 'active', 'gid://shopify/SellingPlan/' || (2000000000 + k)
      from generate_series(0, ${OFFERS - 1}) k`,
     [shopId],
   );
@@ -126,7 +126,7 @@ try {
   await pool.query(
     `insert into preorder_orders (shop_id, platform_order_id, name, email, currency, total_price, total_outstanding, balance_amount,
        financial_status, platform_created_at, platform_updated_at)
-     select $1, 'gid://platform/Order/' || g, '#' || (1000 + g), 'customer' || (g % 50000) || '@example.com', 'USD',
+     select $1, 'gid://shopify/Order/' || g, '#' || (1000 + g), 'customer' || (g % 50000) || '@example.com', 'USD',
             400, case when g % 3 = 0 then 200 else 0 end, case when g % 2 = 0 then 200 else 0 end,
             case when g % 3 = 0 then 'partially_paid' else 'paid' end,
             timestamptz '2026-01-01' + (g % 365) * interval '1 day' + (g % 86400) * interval '1 second',
@@ -136,9 +136,9 @@ try {
   );
   await pool.query(
     `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, product_id, quantity, price, selling_plan_id, offer_id)
-     select o.id, $1, 'gid://platform/LineItem/' || (o.n * ${LINES_PER_ORDER} + k),
-            'gid://platform/ProductVariant/' || (44000000000000 + (o.n * ${LINES_PER_ORDER} + k) % 5000),
-            'gid://platform/Product/' || (8000000000000 + (o.n * ${LINES_PER_ORDER} + k) % 1000),
+     select o.id, $1, 'gid://shopify/LineItem/' || (o.n * ${LINES_PER_ORDER} + k),
+            'gid://shopify/ProductVariant/' || (44000000000000 + (o.n * ${LINES_PER_ORDER} + k) % 5000),
+            'gid://shopify/Product/' || (8000000000000 + (o.n * ${LINES_PER_ORDER} + k) % 1000),
             1, 100, po.platform_selling_plan_id, po.id
      from (select id, row_number() over (order by platform_order_id) as n from preorder_orders where shop_id = $1) o
      cross join generate_series(0, ${LINES_PER_ORDER - 1}) k

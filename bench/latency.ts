@@ -197,7 +197,7 @@ async function startEmulatorProcess(env: Record<string, string>) {
 async function bucketOf(info: EmulatorInfo): Promise<Bucket> {
   const response = await fetch(info.graphqlUrl, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-platform-access-token": info.accessToken },
+    headers: { "content-type": "application/json", "x-shopify-access-token": info.accessToken },
     body: JSON.stringify({ query: "{ shop { name } }" }),
   });
   const body = (await response.json()) as { extensions?: { cost?: { throttleStatus?: Bucket } } };
@@ -268,7 +268,7 @@ try {
   const variants = info.variants.map((v) => v.id);
   await admin.query(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-     select $1, 'gid://platform/ProductVariant/' || v, 'email', 'v' || v || '-' || k || '@example.com', true, now() - interval '1 day' + make_interval(secs => k)
+     select $1, 'gid://shopify/ProductVariant/' || v, 'email', 'v' || v || '-' || k || '@example.com', true, now() - interval '1 day' + make_interval(secs => k)
      from unnest($2::bigint[]) v, generate_series(1, $3) k`,
     [shopId, variants, SIGNUPS],
   );
@@ -290,11 +290,11 @@ try {
       `select v::text,
               (select extract(epoch from min(received_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as recorded,
               (select extract(epoch from min(processed_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as processed,
-              (select extract(epoch from min(started_at)) * 1000 from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://platform/ProductVariant/' || v) as run_started,
+              (select extract(epoch from min(started_at)) * 1000 from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://shopify/ProductVariant/' || v) as run_started,
               (select extract(epoch from min(l.created_at)) * 1000 from bis_ledger l join bis_signups s on s.id = l.signup_id
-                where s.shop_id = $1 and s.variant_id = 'gid://platform/ProductVariant/' || v) as claimed,
+                where s.shop_id = $1 and s.variant_id = 'gid://shopify/ProductVariant/' || v) as claimed,
               (select extract(epoch from min(l.sent_at)) * 1000 from bis_ledger l join bis_signups s on s.id = l.signup_id
-                where s.shop_id = $1 and s.variant_id = 'gid://platform/ProductVariant/' || v) as marked
+                where s.shop_id = $1 and s.variant_id = 'gid://shopify/ProductVariant/' || v) as marked
        from unnest($2::bigint[], $3::bigint[]) as t(v, i)`,
       [shopId, ids, ids.map((id) => itemOf.get(id) ?? 0)],
     );

@@ -121,17 +121,17 @@ export function serviceNodeFlags(): string[] {
  */
 export async function seedOneVariantWithSignups(pool: pg.Pool, shopId: string, title: string, prefix: string, waiting: number): Promise<void> {
   await pool.query(
-    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/1', $2, 'product-1', 'ACTIVE', now())",
+    "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://shopify/Product/1', $2, 'product-1', 'ACTIVE', now())",
     [shopId, title],
   );
   await pool.query(
     `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
-     values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/1', 'Size 1', 'SKU-1', 10, 'DENY', 'gid://platform/InventoryItem/1', now())`,
+     values ($1, 'gid://shopify/ProductVariant/1', 1, 'gid://shopify/Product/1', 'Size 1', 'SKU-1', 10, 'DENY', 'gid://shopify/InventoryItem/1', now())`,
     [shopId],
   );
   await pool.query(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-     select $1, 'gid://platform/ProductVariant/1', 'email', $2 || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
+     select $1, 'gid://shopify/ProductVariant/1', 'email', $2 || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
      from generate_series(1, $3) i`,
     [shopId, prefix, waiting],
   );

@@ -41,15 +41,15 @@ try {
   const orders = Math.ceil(LINES / LINES_PER_ORDER);
   await pool.query(
     `insert into preorder_orders (shop_id, platform_order_id, name, currency, total_price, total_outstanding, platform_created_at, platform_updated_at, cancelled_at)
-     select $1, 'gid://platform/Order/' || g, '#' || g, 'USD', 400, 0, now(), now(), case when g % 10 = 0 then now() end
+     select $1, 'gid://shopify/Order/' || g, '#' || g, 'USD', 400, 0, now(), now(), case when g % 10 = 0 then now() end
      from generate_series(1, $2::int) g`,
     [shopId, orders],
   );
   // Variant ids run over twice the benchmark's set, so the counted variants are half of those with lines.
   await pool.query(
     `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id)
-     select o.id, $1, o.platform_order_id || '/' || k, 'gid://platform/ProductVariant/' || ((o.n * ${LINES_PER_ORDER} + k) % ($2::int * 2) + 1),
-            1 + k % 3, 100, case when k < 3 then 'gid://platform/SellingPlan/1' end
+     select o.id, $1, o.platform_order_id || '/' || k, 'gid://shopify/ProductVariant/' || ((o.n * ${LINES_PER_ORDER} + k) % ($2::int * 2) + 1),
+            1 + k % 3, 100, case when k < 3 then 'gid://shopify/SellingPlan/1' end
      from (select id, platform_order_id, row_number() over (order by platform_order_id) as n from preorder_orders where shop_id = $1) o,
           generate_series(0, ${LINES_PER_ORDER - 1}) k`,
     [shopId, VARIANTS],

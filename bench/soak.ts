@@ -379,7 +379,7 @@ async function main(): Promise<number> {
   if (connected.variants.length === 0) throw new Error("the emulator's catalog was not mirrored");
   for (const shop of shops.slice(1)) {
     for (let n = 101; n <= 106; n++) {
-      const product = `gid://platform/Product/${Math.ceil(n / 2)}`;
+      const product = `gid://shopify/Product/${Math.ceil(n / 2)}`;
       await pool.query(
         "insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, $2, $3, $4, 'ACTIVE', now()) on conflict (shop_id, id) do nothing",
         [shop.shopId, product, `Product ${n}`, `product-${n}`],
@@ -387,11 +387,11 @@ async function main(): Promise<number> {
       await pool.query(
         `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
          values ($1, $2, $3, $4, $5, $6, '10.00', 'DENY', $7, now())`,
-        [shop.shopId, `gid://platform/ProductVariant/${n}`, n, product, `Size ${n}`, `SKU-${n}`, `gid://platform/InventoryItem/${n}`],
+        [shop.shopId, `gid://shopify/ProductVariant/${n}`, n, product, `Size ${n}`, `SKU-${n}`, `gid://shopify/InventoryItem/${n}`],
       );
       await pool.query(
-        "insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at) values ($1, $2, 'gid://platform/Location/1', 0, now())",
-        [shop.shopId, `gid://platform/InventoryItem/${n}`],
+        "insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at) values ($1, $2, 'gid://shopify/Location/1', 0, now())",
+        [shop.shopId, `gid://shopify/InventoryItem/${n}`],
       );
       shop.variants.push(n);
     }

@@ -59,7 +59,7 @@ const envSchema = z.object({
   PLATFORM_SHOP_DOMAIN: z.string().min(1).optional(),
   /** The app's secret on the platform: signs webhooks. Default: generated under DATA_DIR. */
   PLATFORM_API_SECRET: z.string().min(16).optional(),
-  /** A platform webhook triggered (X-Platform-Triggered-At) longer ago than this is refused. */
+  /** A platform webhook triggered (X-Shopify-Triggered-At) longer ago than this is refused. */
   WEBHOOK_MAX_AGE_SECONDS: positiveInt.default(DEFAULT_WEBHOOK_MAX_AGE_SECONDS),
   PLATFORM_EMULATOR_PORT: port.default(3001),
   PLATFORM_TIMEOUT_MS: positiveInt.default(30_000),

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const shopId = await createShop(pool, "Plans Shop");
   await pool.query(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-     select $1, 'gid://platform/ProductVariant/1', 'email', 'plan-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
+     select $1, 'gid://shopify/ProductVariant/1', 'email', 'plan-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
      from generate_series(1, 3000) i`,
     [shopId],
   );
@@ -77,7 +77,7 @@ describe("the alert ledger's statements", () => {
       attempted: true,
       shop_id: r.shop_id,
       signup_id: r.signup_id,
-      variant_id: "gid://platform/ProductVariant/1",
+      variant_id: "gid://shopify/ProductVariant/1",
       stage: "initial",
       channel: "email",
       provider_message_id: `<${r.id}@example.com>`,

@@ -18,9 +18,9 @@ const VARIANTS = [41, 42, 43];
 
 async function restock(shopId: string, n: number, available: number): Promise<void> {
   await withTransaction(env.pool, (db) =>
-    detectRestock(db, shopId, `gid://platform/InventoryItem/${n}`, () =>
+    detectRestock(db, shopId, `gid://shopify/InventoryItem/${n}`, () =>
       upsertInventoryLevels(db, shopId, new Date(), [
-        { inventoryItemId: `gid://platform/InventoryItem/${n}`, locationId: "gid://platform/Location/1", available, updatedAt: new Date().toISOString() },
+        { inventoryItemId: `gid://shopify/InventoryItem/${n}`, locationId: "gid://shopify/Location/1", available, updatedAt: new Date().toISOString() },
       ]),
     ),
   );
@@ -40,7 +40,7 @@ describe("the restock burst", () => {
     );
     await env.pool.query(
       `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-       select $1, 'gid://platform/ProductVariant/' || v, 'email', 'burst-' || v || '-' || k || '@example.com', true, now() - interval '1 day' + make_interval(secs => k)
+       select $1, 'gid://shopify/ProductVariant/' || v, 'email', 'burst-' || v || '-' || k || '@example.com', true, now() - interval '1 day' + make_interval(secs => k)
        from unnest($2::int[]) v, generate_series(1, 4) k`,
       [shopId, VARIANTS],
     );

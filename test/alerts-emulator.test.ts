@@ -41,7 +41,7 @@ describe("alerts against the platform emulator", () => {
     const index = store.variantIndex(variant);
     for (const location of store.activeLocations()) store.setAvailable(index, location, 0);
     await syncCatalog({ pool: env.app.pool, client: await env.platform.clientFor(env.app.pool, shopId), shopId, mode: "full", log: env.app.log });
-    const variantId = `gid://platform/ProductVariant/${variant.id}`;
+    const variantId = `gid://shopify/ProductVariant/${variant.id}`;
     expect(await invoke(env.app, "PATCH", "/back_in_stock/settings", { key: apiKey, body: { delivery: { batch_multiplier: 1, batch_interval_seconds: 3600 } } })).toMatchObject({ status: 202 });
     const ids: string[] = [];
     for (const n of [1, 2, 3, 4]) {
@@ -66,7 +66,7 @@ describe("alerts against the platform emulator", () => {
       return rows[0];
     });
     expect(stopped).toEqual({ stop_reason: "out_of_stock", last_available: 0 });
-    const { rows: mirror } = await env.app.pool.query<{ available: number }>("select sum(available)::int as available from inventory_levels where shop_id = $1 and inventory_item_id = $2", [shopId, `gid://platform/InventoryItem/${store.inventoryItemId(index)}`]);
+    const { rows: mirror } = await env.app.pool.query<{ available: number }>("select sum(available)::int as available from inventory_levels where shop_id = $1 and inventory_item_id = $2", [shopId, `gid://shopify/InventoryItem/${store.inventoryItemId(index)}`]);
     expect(mirror[0]?.available).toBe(2);
     expect(env.sink.messages.filter((m) => m.to.startsWith("emu-"))).toHaveLength(2);
 
@@ -79,6 +79,6 @@ describe("alerts against the platform emulator", () => {
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     expect(ids.map((id) => byId.get(id)?.status)).toEqual(["converted", "notified", "waiting", "waiting"]);
-    expect(byId.get(ids[0] ?? "")?.converted_order_id).toMatch(/^gid:\/\/platform\/Order\/\d+$/);
+    expect(byId.get(ids[0] ?? "")?.converted_order_id).toMatch(/^gid:\/\/shopify\/Order\/\d+$/);
   });
 });

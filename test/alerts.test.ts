@@ -477,7 +477,7 @@ describe("conversions", () => {
     await env.app.pool.query("update bis_signups set notified_at = now() - interval '10 days' where id = $1", [late]);
     const order = {
       id: 555001,
-      admin_graphql_api_id: "gid://platform/Order/555001",
+      admin_graphql_api_id: "gid://shopify/Order/555001",
       email: "Convert-Buyer@Example.com",
       created_at: new Date(Date.now() + 60_000).toISOString(),
       updated_at: new Date(Date.now() + 60_000).toISOString(),
@@ -495,19 +495,19 @@ describe("conversions", () => {
       "notified",
     ]);
     const { rows } = await env.app.pool.query<{ converted_order_id: string; converted_at: Date }>("select converted_order_id, converted_at from bis_signups where id = $1", [buyer]);
-    expect(rows[0]?.converted_order_id).toBe("gid://platform/Order/555001");
+    expect(rows[0]?.converted_order_id).toBe("gid://shopify/Order/555001");
     expect(rows[0]?.converted_at.toISOString()).toBe(order.created_at);
     expect(await count("select 1 from bis_reminder_queue where signup_id = any($1::uuid[])", [[buyer, phoneBuyer]])).toBe(0);
     expect(await count("select 1 from bis_reminder_queue where signup_id = any($1::uuid[])", [[late, otherVariantSameCustomer, notBought]])).toBe(3);
 
     // A cancelled order converts nothing; the customer id alone matches.
-    await webhook(shop, "orders/create", { ...order, id: 555002, admin_graphql_api_id: "gid://platform/Order/555002", cancelled_at: order.created_at, email: "convert-x@example.com" });
+    await webhook(shop, "orders/create", { ...order, id: 555002, admin_graphql_api_id: "gid://shopify/Order/555002", cancelled_at: order.created_at, email: "convert-x@example.com" });
     expect(await statuses([otherVariantSameCustomer ?? ""])).toEqual(["notified"]);
-    await env.app.pool.query("update bis_signups set customer_id = 'gid://platform/Customer/77' where id = $1", [otherVariantSameCustomer]);
+    await env.app.pool.query("update bis_signups set customer_id = 'gid://shopify/Customer/77' where id = $1", [otherVariantSameCustomer]);
     await webhook(shop, "orders/create", {
       ...order,
       id: 555003,
-      admin_graphql_api_id: "gid://platform/Order/555003",
+      admin_graphql_api_id: "gid://shopify/Order/555003",
       email: null,
       customer: { id: 77, email: null, phone: null },
       billing_address: null,

@@ -29,7 +29,7 @@ interface Page {
 
 const list = async (query = "", key = env.key) => invoke(env.app, "GET", `/back_in_stock/orders${query}`, { key });
 const orderIds = (body: unknown) => (body as Page).orders.map((o) => o.id);
-const gid = (n: number) => `gid://platform/Order/${n}`;
+const gid = (n: number) => `gid://shopify/Order/${n}`;
 
 /**
  * January 2026. Variants 501 (product 50, 20.00), 502 (product 50, 50.00), 503 (product 51).
@@ -111,7 +111,7 @@ describe("GET /back_in_stock/orders", () => {
     expect(orderIds((await list("?from=2026-01-07&to=2026-01-07")).body)).toEqual([gid(1003)]);
     expect(orderIds((await list("?from=2026-01-07T00:00:00Z&to=2026-01-10T09:00:00Z")).body)).toEqual([gid(1004), gid(1003)]);
     expect(orderIds((await list("?variant_id=502")).body)).toEqual([gid(1002)]);
-    expect(orderIds((await list(`?product_id=${encodeURIComponent("gid://platform/Product/50")}`)).body)).toEqual([gid(1002), gid(1003), gid(1001)]);
+    expect(orderIds((await list(`?product_id=${encodeURIComponent("gid://shopify/Product/50")}`)).body)).toEqual([gid(1002), gid(1003), gid(1001)]);
     const none = await list("?variant_id=999");
     expect(none.body).toEqual({ orders: [], page: 1, per_page: 50, total: 0, next_cursor: null });
   });
@@ -134,7 +134,7 @@ describe("GET /back_in_stock/orders", () => {
         "from must be an ISO 8601 date or timestamp",
         "per_page must be at least 1",
         "sort is not allowed",
-        "variant_id must be a numeric id or a gid://platform/ProductVariant/<id>",
+        "variant_id must be a numeric id or a gid://shopify/ProductVariant/<id>",
       ].sort(),
     );
     expect((await list("?cursor=nope")).body).toEqual({ errors: ["cursor must be the next_cursor of a previous page"] });

@@ -43,7 +43,7 @@ beforeAll(async () => {
     waiting(501, 50, "a@example.com"),
     waiting(501, 50, "b@example.com"),
     { variant: 501, product: 50, contact: "c@example.com", status: "notified", createdAt: at, notifiedAt: "2026-01-02T10:00:00Z" },
-    { variant: 501, product: 50, contact: "d@example.com", status: "converted", createdAt: at, notifiedAt: "2026-01-02T10:00:00Z", convertedAt: "2026-01-03T10:00:00Z", orderId: "gid://platform/Order/1" },
+    { variant: 501, product: 50, contact: "d@example.com", status: "converted", createdAt: at, notifiedAt: "2026-01-02T10:00:00Z", convertedAt: "2026-01-03T10:00:00Z", orderId: "gid://shopify/Order/1" },
     waiting(502, 50, "e@example.com"),
     ...["f", "g", "h", "i"].map((c) => waiting(503, 51, `${c}@example.com`)),
     waiting(599, 52, "j@example.com"),

@@ -135,7 +135,7 @@ describe("reports", () => {
       recovered_revenue: 85,
     });
     expect(await get("/back_in_stock/reports/summary?variant_id=501")).toMatchObject({ signups: 4, pending: 1, notified: 3, conversions: 3, conversion_rate: 1, recovered_revenue: 40 });
-    expect(await get("/back_in_stock/reports/summary?product_id=gid://platform/Product/50")).toMatchObject({ signups: 6, notified: 5, conversions: 4, recovered_revenue: 85 });
+    expect(await get("/back_in_stock/reports/summary?product_id=gid://shopify/Product/50")).toMatchObject({ signups: 6, notified: 5, conversions: 4, recovered_revenue: 85 });
     expect(await get("/back_in_stock/reports/summary?channel=sms")).toMatchObject({ signups: 1, conversions: 1, conversion_rate: 1, recovered_revenue: 40 });
     expect(await get("/back_in_stock/reports/summary?channel=email")).toMatchObject({ signups: 7, pending: 2, notified: 4, conversions: 3, conversion_rate: 0.75, recovered_revenue: 85 });
     expect(await get("/back_in_stock/reports/summary", other.apiKey)).toMatchObject({ signups: 0, conversion_rate: 0, recovered_revenue: 0 });
@@ -201,7 +201,7 @@ describe("reports", () => {
     expect(report.variants.map((v) => v.variant_id)).toEqual([variantGid(501), variantGid(503), variantGid(502)]);
     expect(report.variants[0]).toEqual({
       variant_id: variantGid(501),
-      product_id: "gid://platform/Product/50",
+      product_id: "gid://shopify/Product/50",
       product_title: "Linen Shirt",
       variant_title: "M",
       sku: "SKU-501",
@@ -225,7 +225,7 @@ describe("reports", () => {
       ["/back_in_stock/reports/summary?granularity=day", ["granularity is not allowed"]],
       ["/back_in_stock/reports/summary?from=2026-13-01", ["from must be an ISO 8601 date or timestamp"]],
       ["/back_in_stock/reports/products_in_demand?limit=251", ["limit must be at most 250"]],
-      ["/back_in_stock/reports/conversions?variant_id=x", ["variant_id must be a numeric id or a gid://platform/ProductVariant/<id>"]],
+      ["/back_in_stock/reports/conversions?variant_id=x", ["variant_id must be a numeric id or a gid://shopify/ProductVariant/<id>"]],
     ];
     for (const [path, errors] of cases) {
       const answer = await invoke(env.app, "GET", path, { key: env.shop.apiKey });
@@ -298,11 +298,11 @@ describe("CSV export", () => {
       "2025-12-29,4,4,0,1,3,2,0",
       "2026-01-05,2,2,0,0,1,1,1",
     ]);
-    await env.app.pool.query("update products set title = 'Linen Shirt, \"Classic\"' where shop_id = $1 and id = 'gid://platform/Product/50'", [env.shop.shopId]);
+    await env.app.pool.query("update products set title = 'Linen Shirt, \"Classic\"' where shop_id = $1 and id = 'gid://shopify/Product/50'", [env.shop.shopId]);
     const demand = await exported({ report: "products_in_demand", variant_id: 501 });
     expect(demand.csv.trim().split("\n")).toEqual([
       "variant_id,product_id,product_title,variant_title,sku,price,available,signups,waiting,notified,conversions,conversion_rate,demand_value",
-      'gid://platform/ProductVariant/501,gid://platform/Product/50,"Linen Shirt, ""Classic""",M,SKU-501,20,0,4,1,3,3,1,20',
+      'gid://shopify/ProductVariant/501,gid://shopify/Product/50,"Linen Shirt, ""Classic""",M,SKU-501,20,0,4,1,3,3,1,20',
     ]);
   });
 

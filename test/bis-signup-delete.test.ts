@@ -16,7 +16,7 @@ async function addSignups(shopId: string, variant: number, contacts: string[], s
   for (const [i, contact] of contacts.entries()) {
     const { rows } = await env.app.pool.query<{ id: string }>(
       `insert into bis_signups (shop_id, variant_id, product_id, channel, contact, consent, status, created_at)
-       values ($1, $2, 'gid://platform/Product/80', 'email', $3, true, $4, now() - interval '1 day' + make_interval(secs => $5)) returning id`,
+       values ($1, $2, 'gid://shopify/Product/80', 'email', $3, true, $4, now() - interval '1 day' + make_interval(secs => $5)) returning id`,
       [shopId, variantGid(variant), contact, status, i],
     );
     ids.push(rows[0]?.id ?? "");

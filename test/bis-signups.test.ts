@@ -95,7 +95,7 @@ describe("POST /back_in_stock/signups", () => {
     const byGid = await created({ variant_id: variantGid(102), channel: "sms", phone: "+1 (555) 010-9999", locale: "en", consent: true });
     expect(byGid).toMatchObject({ variant_id: variantGid(102), channel: "sms", phone: "+15550109999", email: null, locale: "en", consent: true });
     const byString = await created({ variant_id: "103", channel: "email", email: "bob@example.com", customer_id: 42 });
-    expect(byString).toMatchObject({ variant_id: variantGid(103), product_id: productGid(11), customer_id: "gid://platform/Customer/42" });
+    expect(byString).toMatchObject({ variant_id: variantGid(103), product_id: productGid(11), customer_id: "gid://shopify/Customer/42" });
   });
 
   it("answers the same signup for the same shop, variant, channel and contact", async () => {
@@ -115,8 +115,8 @@ describe("POST /back_in_stock/signups", () => {
     const cases: [Record<string, unknown>, string[]][] = [
       [{}, ["variant_id is required", "channel is required"]],
       [{ variant_id: 101, channel: "fax", email: "a@b.co" }, ["channel must be one of: email, sms"]],
-      [{ variant_id: "abc", channel: "email", email: "a@b.co" }, ["variant_id must be a numeric id or a gid://platform/ProductVariant/<id>"]],
-      [{ variant_id: "gid://platform/Product/101", channel: "email", email: "a@b.co" }, ["variant_id must be a numeric id or a gid://platform/ProductVariant/<id>"]],
+      [{ variant_id: "abc", channel: "email", email: "a@b.co" }, ["variant_id must be a numeric id or a gid://shopify/ProductVariant/<id>"]],
+      [{ variant_id: "gid://shopify/Product/101", channel: "email", email: "a@b.co" }, ["variant_id must be a numeric id or a gid://shopify/ProductVariant/<id>"]],
       [{ variant_id: 101, channel: "email", email: "not-an-address" }, ["email must be a valid email"]],
       [{ variant_id: 101, channel: "sms", phone: "5550109999" }, ["phone must be an E.164 phone number such as +15550109999"]],
       [{ variant_id: 101, channel: "sms", phone: "+0123" }, ["phone must be an E.164 phone number such as +15550109999"]],
@@ -184,7 +184,7 @@ describe("POST /back_in_stock/signups", () => {
     const thanks = await invoke(env.app, "PATCH", "/back_in_stock/templates/signup_thank_you/en", { key: env.key, body: { enabled: true } });
     expect(thanks.status).toBe(202);
     try {
-      const tagged = await created({ variant_id: 101, channel: "email", email: "tagme@example.com", customer_id: "gid://platform/Customer/8" });
+      const tagged = await created({ variant_id: 101, channel: "email", email: "tagme@example.com", customer_id: "gid://shopify/Customer/8" });
       const anonymous = await created({ variant_id: 101, channel: "email", email: "anon@example.com" });
       expect(await workerJobs("bis_tag_customer")).toEqual([{ payload: { signup_id: tagged.id } }]);
       expect(await workerJobs("bis_send_thank_you")).toEqual([{ payload: { signup_id: tagged.id } }, { payload: { signup_id: anonymous.id } }]);

@@ -17,7 +17,7 @@ import { useTestEnv } from "./helpers/fixture.ts";
 const IN_PROGRESS = { errors: ["catalog sync in progress"] };
 // Outside every id range the emulator hands out.
 const UNKNOWN_VARIANT = 987_654_321;
-const UNKNOWN_COLLECTION = "gid://platform/Collection/987654321";
+const UNKNOWN_COLLECTION = "gid://shopify/Collection/987654321";
 
 // Shops are connected by the tests themselves, each under its own domain.
 const env = useTestEnv({
@@ -76,7 +76,7 @@ async function mirrorCalls(key: string, shopId: string): Promise<Record<string, 
     create: await invoke(env.app, "POST", "/preorders/offers", { key, body: { name: "Custom", products: { source: "custom", variant_ids: [UNKNOWN_VARIANT] } } }),
     create_all: await invoke(env.app, "POST", "/preorders/offers", { key, body: { name: "Everything", products: { source: "all" } } }),
     set_source_to_custom: await products("set_source_to_custom", { variant_ids: [UNKNOWN_VARIANT] }),
-    add_variants: await products("add_variants", { variant_ids: [`gid://platform/ProductVariant/${UNKNOWN_VARIANT}`] }),
+    add_variants: await products("add_variants", { variant_ids: [`gid://shopify/ProductVariant/${UNKNOWN_VARIANT}`] }),
     set_source_to_collection: await products("set_source_to_collection", { collection_id: UNKNOWN_COLLECTION }),
     set_source_to_all: await products("set_source_to_all", { confirm: true }),
     update_all_source: await invoke(env.app, "PATCH", `/preorders/offers/${allOffer}/products`, { key, body: { exclusion_tag: "no-preorder" } }),
@@ -199,9 +199,9 @@ describe("a connected shop through its first full sync", () => {
 
     const answers = await mirrorCalls(key, shopId);
     expect(statuses(answers)).toMatchObject({
-      create: [422, { errors: [`products.variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/${UNKNOWN_VARIANT})`] }],
-      set_source_to_custom: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/${UNKNOWN_VARIANT})`] }],
-      add_variants: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/${UNKNOWN_VARIANT})`] }],
+      create: [422, { errors: [`products.variant_ids.0 must be a variant of this shop (unknown id gid://shopify/ProductVariant/${UNKNOWN_VARIANT})`] }],
+      set_source_to_custom: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id gid://shopify/ProductVariant/${UNKNOWN_VARIANT})`] }],
+      add_variants: [422, { errors: [`variant_ids.0 must be a variant of this shop (unknown id gid://shopify/ProductVariant/${UNKNOWN_VARIANT})`] }],
       set_source_to_collection: [422, { errors: ["collection_id must be a collection of this shop"] }],
       set_collection: [422, { errors: ["collection_id must be a collection of this shop"] }],
       signup: [422, { errors: ["variant_id must be a variant of this shop"] }],

@@ -45,8 +45,8 @@ async function adminVariants(): Promise<AdminVariant[]> {
   };
   return variants.map((v) => ({
     ...v,
-    inventory_item_id: `gid://platform/InventoryItem/${v.inventory_item_id}`,
-    available: v.available.map((a) => ({ location_id: `gid://platform/Location/${a.location_id}`, available: a.available })),
+    inventory_item_id: `gid://shopify/InventoryItem/${v.inventory_item_id}`,
+    available: v.available.map((a) => ({ location_id: `gid://shopify/Location/${a.location_id}`, available: a.available })),
   }));
 }
 
@@ -121,7 +121,7 @@ describe("catalog mirror", () => {
   it("a full sync removes what the platform no longer has", async () => {
     await env.pool.query(
       `insert into variants (shop_id, id, legacy_id, product_id, title, price, inventory_policy, inventory_item_id, platform_updated_at, seen_at)
-       values ($1, 'gid://platform/ProductVariant/999999', 999999, 'gid://platform/Product/1', 'Gone', 1, 'DENY', 'gid://platform/InventoryItem/999999', now(), now() - interval '1 day')`,
+       values ($1, 'gid://shopify/ProductVariant/999999', 999999, 'gid://shopify/Product/1', 'Gone', 1, 'DENY', 'gid://shopify/InventoryItem/999999', now(), now() - interval '1 day')`,
       [env.shopId],
     );
     const result = await sync("full");

@@ -258,7 +258,7 @@ describe("POST /webhooks/twilio/status", () => {
   async function seedNotification(providerMessageId: string): Promise<void> {
     await env.pool.query(
       `insert into bis_notifications (shop_id, variant_id, stage, channel, status, provider_message_id)
-       values ($1, 'gid://platform/ProductVariant/1', 'initial', 'sms', 'sent', $2)`,
+       values ($1, 'gid://shopify/ProductVariant/1', 'initial', 'sms', 'sent', $2)`,
       [env.shopId, providerMessageId],
     );
   }

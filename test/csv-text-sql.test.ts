@@ -100,7 +100,7 @@ const CELLS: (string | null)[] = [
   "日本語",
   "😀 emoji",
   "é".normalize("NFD"),
-  "gid://platform/ProductVariant/44000000000001",
+  "gid://shopify/ProductVariant/44000000000001",
   "customer@example.com",
   "2026-01-01T00:00:00Z",
   // the empty string and NULL: both nothing
@@ -191,7 +191,7 @@ describe("a preorder report export written by COPY is the file the old path wrot
     for (const [name, plan] of offers) {
       const { rows } = await pool.query<{ id: string }>(
         "insert into preorder_offers (shop_id, name, internal_name, status, platform_selling_plan_id) values ($1, $2, $3, 'active', $4) returning id",
-        [shopId, name, `internal-${plan}`, `gid://platform/SellingPlan/${plan}`],
+        [shopId, name, `internal-${plan}`, `gid://shopify/SellingPlan/${plan}`],
       );
       offerIds.push(rows[0]?.id ?? "");
     }
@@ -206,7 +206,7 @@ describe("a preorder report export written by COPY is the file the old path wrot
       const { rows } = await pool.query<{ id: string }>(
         `insert into preorder_orders (shop_id, platform_order_id, name, email, currency, total_price, total_outstanding, balance_amount, financial_status, platform_created_at, platform_updated_at, balance_requested_at)
          values ($1, $2, $3, $4, 'USD', $5, $6, $7, 'partially_paid', $8, $8, case when $7::numeric > 0 then $8::timestamptz + interval '1 hour' end) returning id`,
-        [shopId, `gid://platform/Order/${i}`, o.name, o.email, o.total, o.outstanding, o.balance, o.created],
+        [shopId, `gid://shopify/Order/${i}`, o.name, o.email, o.total, o.outstanding, o.balance, o.created],
       );
       const orderId = rows[0]?.id ?? "";
       // Three lines an order, on different offers (one on a plan no offer has yet), with odd quantities and prices.
@@ -218,12 +218,12 @@ describe("a preorder report export written by COPY is the file the old path wrot
           [
             orderId,
             shopId,
-            `gid://platform/LineItem/${i * 10 + k}`,
-            k === 1 ? "-12" : `gid://platform/ProductVariant/${i}${k}`,
-            k === 2 ? "=product" : `gid://platform/Product/${i}`,
+            `gid://shopify/LineItem/${i * 10 + k}`,
+            k === 1 ? "-12" : `gid://shopify/ProductVariant/${i}${k}`,
+            k === 2 ? "=product" : `gid://shopify/Product/${i}`,
             k + 1,
             ["0.01", "3.33", "12.345"][k],
-            offer < offers.length ? `gid://platform/SellingPlan/${offers[offer]?.[1] ?? ""}` : "gid://platform/SellingPlan/unknown",
+            offer < offers.length ? `gid://shopify/SellingPlan/${offers[offer]?.[1] ?? ""}` : "gid://shopify/SellingPlan/unknown",
             offer < offers.length ? offerIds[offer] : null,
           ],
         );

@@ -22,7 +22,7 @@ beforeAll(async () => {
     await env.pool.query(
       `insert into preorder_orders (shop_id, platform_order_id, name, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
        values ($1, $2, $3, 'USD', 10, 0, $4, $4)`,
-      [env.shopId, `gid://platform/Order/${String(900 + i)}`, `#${String(900 + i)}`, at],
+      [env.shopId, `gid://shopify/Order/${String(900 + i)}`, `#${String(900 + i)}`, at],
     );
   }
 });

@@ -46,7 +46,7 @@ async function stop(e: Emulator): Promise<void> {
 async function gql<T>(e: Emulator, query: string, variables: Json = {}): Promise<T> {
   const response = await fetch(e.graphqlUrl, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-platform-access-token": e.accessToken },
+    headers: { "content-type": "application/json", "x-shopify-access-token": e.accessToken },
     body: JSON.stringify({ query, variables }),
   });
   const body = (await response.json()) as { data?: T; errors?: unknown };
@@ -102,7 +102,7 @@ describe("emulator state across restarts", () => {
     const first = await start({ stateFile: file });
     const variant = first.store.variants[0];
     if (!variant) throw new Error("no seeded variant");
-    const kept = await createGroup(first, "Kept", [`gid://platform/ProductVariant/${variant.id}`]);
+    const kept = await createGroup(first, "Kept", [`gid://shopify/ProductVariant/${variant.id}`]);
     // The highest ids handed out belong to a group that is deleted before the restart: a counter
     // rebuilt from the ids still present would hand them out again.
     const dropped = await createGroup(first, "Dropped");
@@ -141,7 +141,7 @@ describe("emulator state across restarts", () => {
   it("keeps metafields after a restart, and never hands a metafield id out twice", async () => {
     const file = await stateFile();
     const first = await start({ stateFile: file });
-    const owner = `gid://platform/ProductVariant/${first.store.variants[0]?.id}`;
+    const owner = `gid://shopify/ProductVariant/${first.store.variants[0]?.id}`;
     const SET = `mutation S($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { id } userErrors { message } } }`;
     const set = async (e: Emulator, key: string) =>
       (await gql<{ metafieldsSet: { metafields: { id: string }[] } }>(e, SET, { m: [{ ownerId: owner, namespace: "$app:preorder", key, type: "json", value: '{"kept":true}' }] })).metafieldsSet
@@ -165,17 +165,17 @@ describe("emulator state across restarts", () => {
     type Read = { order: { fulfillmentOrders: { nodes: { id: string; status: string; fulfillmentHolds: { id: string; reasonNotes: string | null }[] }[] } } };
     const HOLD = `mutation H($id: ID!) { fulfillmentOrderHold(id: $id, fulfillmentHold: { reason: INVENTORY_OUT_OF_STOCK, reasonNotes: "kept" }) {
       fulfillmentHold { id } userErrors { message } } }`;
-    const fulfillmentOrderId = (await gql<Read>(first, READ, { id: `gid://platform/Order/${order.id}` })).order.fulfillmentOrders.nodes[0]?.id ?? "";
+    const fulfillmentOrderId = (await gql<Read>(first, READ, { id: `gid://shopify/Order/${order.id}` })).order.fulfillmentOrders.nodes[0]?.id ?? "";
     const hold = await gql<{ fulfillmentOrderHold: { fulfillmentHold: { id: string } } }>(first, HOLD, { id: fulfillmentOrderId });
     await stop(first);
 
     const second = await start({ stateFile: file });
-    const read = await gql<Read>(second, READ, { id: `gid://platform/Order/${order.id}` });
+    const read = await gql<Read>(second, READ, { id: `gid://shopify/Order/${order.id}` });
     expect(read.order.fulfillmentOrders.nodes).toEqual([
       { id: fulfillmentOrderId, status: "ON_HOLD", fulfillmentHolds: [{ id: hold.fulfillmentOrderHold.fulfillmentHold.id, reasonNotes: "kept" }] },
     ]);
     const next = await createOrder(second, variantId);
-    const nextId = (await gql<Read>(second, READ, { id: `gid://platform/Order/${next.id}` })).order.fulfillmentOrders.nodes[0]?.id ?? "";
+    const nextId = (await gql<Read>(second, READ, { id: `gid://shopify/Order/${next.id}` })).order.fulfillmentOrders.nodes[0]?.id ?? "";
     expect(numeric(nextId)).toBeGreaterThan(numeric(fulfillmentOrderId));
     const nextHold = await gql<{ fulfillmentOrderHold: { fulfillmentHold: { id: string } } }>(second, HOLD, { id: nextId });
     expect(numeric(nextHold.fulfillmentOrderHold.fulfillmentHold.id)).toBeGreaterThan(numeric(hold.fulfillmentOrderHold.fulfillmentHold.id));
@@ -266,12 +266,12 @@ describe("emulator state beside the store across restarts (state file version 2)
     const input = {
       email: "draft@example.com",
       lineItems: [
-        { variantId: `gid://platform/ProductVariant/${a.id}`, quantity: 2, priceOverride: { amount: "3.25", currencyCode: "USD" } },
-        { variantId: `gid://platform/ProductVariant/${b.id}`, quantity: 1 },
+        { variantId: `gid://shopify/ProductVariant/${a.id}`, quantity: 2, priceOverride: { amount: "3.25", currencyCode: "USD" } },
+        { variantId: `gid://shopify/ProductVariant/${b.id}`, quantity: 1 },
       ],
       tags: ["preorder-split", "kept"],
       poNumber: "PO-77",
-      customAttributes: [{ key: "_preorder_split_of", value: "gid://platform/Order/1" }],
+      customAttributes: [{ key: "_preorder_split_of", value: "gid://shopify/Order/1" }],
     };
     const draft = await createDraft(first, input);
     const before = (await gql<{ draftOrder: Draft }>(first, DRAFT, { id: draft.id })).draftOrder;
@@ -295,7 +295,7 @@ describe("emulator state beside the store across restarts (state file version 2)
     expect(order).toMatchObject({ email: "draft@example.com", poNumber: "PO-77", customAttributes: input.customAttributes });
     expect(order?.tags).toEqual(expect.arrayContaining(["preorder-split", "kept"]));
 
-    const fresh = await createDraft(second, { lineItems: [{ variantId: `gid://platform/ProductVariant/${a.id}`, quantity: 1 }] });
+    const fresh = await createDraft(second, { lineItems: [{ variantId: `gid://shopify/ProductVariant/${a.id}`, quantity: 1 }] });
     expect(numeric(fresh.id)).toBeGreaterThan(numeric(draft.id));
     expect(fresh.name).not.toBe(draft.name);
   });
@@ -303,7 +303,7 @@ describe("emulator state beside the store across restarts (state file version 2)
   it("after a crash that lost the last save, hands out none of the draft order ids given since that save", async () => {
     const file = await stateFile();
     const e = await start({ stateFile: file, saveDelayMs: 10 });
-    const variantId = `gid://platform/ProductVariant/${e.store.variants[0]?.id}`;
+    const variantId = `gid://shopify/ProductVariant/${e.store.variants[0]?.id}`;
     await createDraft(e, { lineItems: [{ variantId, quantity: 1 }], poNumber: "PO-saved" });
     await waitFor("the snapshot to hold the draft", async () => ((await readFile(file, "utf8").catch(() => "")).includes("PO-saved") ? true : undefined));
     const beforeCrash = await readFile(file, "utf8");
@@ -328,13 +328,13 @@ describe("emulator state beside the store across restarts (state file version 2)
     });
     const { order } = (await response.json()) as { order: { id: number | string; line_items: { id: number | string }[] } };
     const begun = await gql<{ orderEditBegin: { calculatedOrder: { id: string } } }>(first, `mutation B($id: ID!) { orderEditBegin(id: $id) { calculatedOrder { id } userErrors { message } } }`, {
-      id: `gid://platform/Order/${order.id}`,
+      id: `gid://shopify/Order/${order.id}`,
     });
     const editId = begun.orderEditBegin.calculatedOrder.id;
     const staged = await gql<{ orderEditSetQuantity: { userErrors: unknown[] } }>(
       first,
       `mutation S($id: ID!, $line: ID!) { orderEditSetQuantity(id: $id, lineItemId: $line, quantity: 1) { userErrors { message } } }`,
-      { id: editId, line: `gid://platform/CalculatedLineItem/${order.line_items[0]?.id}` },
+      { id: editId, line: `gid://shopify/CalculatedLineItem/${order.line_items[0]?.id}` },
     );
     expect(staged.orderEditSetQuantity.userErrors).toEqual([]);
     await stop(first);
@@ -344,7 +344,7 @@ describe("emulator state beside the store across restarts (state file version 2)
     expect(committed.orderEditCommit.userErrors).toEqual([]);
     expect(second.store.order(Number(order.id))?.lineItems[0]?.currentQuantity).toBe(1);
     const again = await gql<{ orderEditBegin: { calculatedOrder: { id: string } } }>(second, `mutation B($id: ID!) { orderEditBegin(id: $id) { calculatedOrder { id } userErrors { message } } }`, {
-      id: `gid://platform/Order/${order.id}`,
+      id: `gid://shopify/Order/${order.id}`,
     });
     expect(numeric(again.orderEditBegin.calculatedOrder.id)).toBeGreaterThan(numeric(editId));
   });
@@ -378,10 +378,10 @@ describe("emulator state beside the store across restarts (state file version 2)
     const read = await gql<{ translatableResource: { translations: { key: string; value: string }[] } | null }>(
       second,
       `query T($id: ID!) { translatableResource(resourceId: $id) { translations(locale: "de") { key value } } }`,
-      { id: `gid://platform/Product/${product.id}` },
+      { id: `gid://shopify/Product/${product.id}` },
     );
     expect(read.translatableResource?.translations).toEqual([{ key: "title", value: "Vorbestellung" }]);
-    expect(second.app.translations(`gid://platform/Product/${product.id}`, "fr")).toEqual([{ key: "title", value: "Précommande" }]);
+    expect(second.app.translations(`gid://shopify/Product/${product.id}`, "fr")).toEqual([{ key: "title", value: "Précommande" }]);
   });
 
   it("loads a state file of the older format (version 1, without what lives beside the store), then saves it in the new one", async () => {
@@ -400,7 +400,7 @@ describe("emulator state beside the store across restarts (state file version 2)
     expect(second.store.order(Number(order.id))?.email).toBe("persist@example.com");
     expect(second.app.scopes()).toEqual(["read_orders", "read_products", "write_orders"]);
     expect(second.app.flowTriggers).toEqual([]);
-    const draft = await createDraft(second, { lineItems: [{ variantId: `gid://platform/ProductVariant/${variant.id}`, quantity: 1 }], poNumber: "PO-after-upgrade" });
+    const draft = await createDraft(second, { lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 1 }], poNumber: "PO-after-upgrade" });
     second.app.grant(["read_translations"]);
     await stop(second);
 

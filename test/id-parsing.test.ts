@@ -5,7 +5,7 @@ import { useTestEnv } from "./helpers/fixture.ts";
 /** One parser per id (src/core/params.ts): the same id is accepted, refused and worded alike in every area. */
 const env = useTestEnv({ shop: "Ids shop" });
 
-const VARIANT = "must be a numeric id or a gid://platform/ProductVariant/<id>";
+const VARIANT = "must be a numeric id or a gid://shopify/ProductVariant/<id>";
 
 /** The refusal of one variant id in each area that takes one, as the client sees it. */
 async function refusals(id: string): Promise<unknown[]> {
@@ -23,7 +23,7 @@ async function refusals(id: string): Promise<unknown[]> {
 
 describe("ids are parsed the same way in every area", () => {
   it("a variant id that is neither a number nor a variant gid is refused with one message everywhere", async () => {
-    for (const bad of ["abc", "gid://platform/Product/101", "12x"]) {
+    for (const bad of ["abc", "gid://shopify/Product/101", "12x"]) {
       expect(await refusals(bad)).toEqual([
         [422, { errors: [`variant_id ${VARIANT}`] }],
         [422, { errors: [`variant_id ${VARIANT}`] }],
@@ -36,7 +36,7 @@ describe("ids are parsed the same way in every area", () => {
   });
 
   it("a number and its gid are both taken everywhere", async () => {
-    for (const good of ["101", "gid://platform/ProductVariant/101"]) {
+    for (const good of ["101", "gid://shopify/ProductVariant/101"]) {
       const statuses = (await refusals(good)).map((answer) => (answer as [number])[0]);
       expect(statuses).toEqual([200, 200, 200, 200, 202, 202]);
     }

@@ -14,7 +14,7 @@ import { createOffer } from "./helpers/offers.ts";
  */
 
 // An impossible calendar date must be refused, not rolled over into March.
-const BAD_TEXT = ["x", "2026-02-30", "2026-02-30T00:00:00Z", "2026-13-01", "1.5", "abc", "99999999999999999999", "9999999999999999999", "-1", "0", "", "1e3", "gid://platform/Product/99999999999999999999", "00000000-0000-0000-0000-00000000000g"];
+const BAD_TEXT = ["x", "2026-02-30", "2026-02-30T00:00:00Z", "2026-13-01", "1.5", "abc", "99999999999999999999", "9999999999999999999", "-1", "0", "", "1e3", "gid://shopify/Product/99999999999999999999", "00000000-0000-0000-0000-00000000000g"];
 // Only JSON carries these: a fraction, a number past any column's range (1e20), a negative, null.
 const BAD_JSON: unknown[] = [1.5, 1e20, -1, null, [], {}];
 const BAD_BODIES = ["null", "[]", '"x"', "1", "true"];

@@ -42,7 +42,7 @@ afterEach(async () => {
 async function claimSignups(count: number, prefix: string): Promise<string[]> {
   const { rows } = await pool.query<{ id: string }>(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent)
-     select $1, 'gid://platform/ProductVariant/1', 'email', $2 || i || '@example.com', true from generate_series(1, $3::int) i
+     select $1, 'gid://shopify/ProductVariant/1', 'email', $2 || i || '@example.com', true from generate_series(1, $3::int) i
      returning id`,
     [shopId, prefix, count],
   );
@@ -159,19 +159,19 @@ describe("the send pipeline's statements, after the ledger grew under a connecti
     // A restock of one variant with 20,000 waiting signups, as bench:alerts seeds it (analyzed).
     await pool.query(
       `insert into bis_signups (shop_id, variant_id, channel, contact, consent, created_at)
-       select $1, 'gid://platform/ProductVariant/1', 'email', 'queue-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
+       select $1, 'gid://shopify/ProductVariant/1', 'email', 'queue-' || i || '@example.com', true, now() - interval '1 day' + make_interval(secs => i)
        from generate_series(1, 20000) i`,
       [shopId],
     );
     await pool.query("analyze bis_signups");
     const { rows: runs } = await pool.query<{ id: string }>(
-      `insert into bis_alert_runs (shop_id, variant_id, trigger, batch_started_at, batch_quota) values ($1, 'gid://platform/ProductVariant/1', 'inventory_webhook', now(), 20000) returning id`,
+      `insert into bis_alert_runs (shop_id, variant_id, trigger, batch_started_at, batch_quota) values ($1, 'gid://shopify/ProductVariant/1', 'inventory_webhook', now(), 20000) returning id`,
       [shopId],
     );
     const client = await pool.connect();
     try {
       await client.query("begin");
-      const claimed = await claimChunk(client, runs[0]?.id ?? "", shopId, "gid://platform/ProductVariant/1", 200, { channels: ["email", "sms"], optInRequired: false });
+      const claimed = await claimChunk(client, runs[0]?.id ?? "", shopId, "gid://shopify/ProductVariant/1", 200, { channels: ["email", "sms"], optInRequired: false });
       const scans = await seqScans(client, ["bis_signups"]);
       await client.query("commit");
       expect(claimed.ids).toHaveLength(200);

@@ -29,12 +29,12 @@ beforeAll(async () => {
     await env.pool.query(
       `insert into preorder_orders (shop_id, platform_order_id, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
        values ($1, $2, 'USD', 10, 0, $3, $3)`,
-      [env.shopId, `gid://platform/Order/${String(700 + i)}`, `2026-02-0${String(Math.min(i, 3) + 1)}T10:00:00Z`],
+      [env.shopId, `gid://shopify/Order/${String(700 + i)}`, `2026-02-0${String(Math.min(i, 3) + 1)}T10:00:00Z`],
     );
   }
   await env.pool.query(
     `insert into bis_notifications (shop_id, variant_id, stage, channel, status, created_at)
-     select $1, 'gid://platform/ProductVariant/601', 'initial', 'email', 'sent', timestamptz '2026-02-01T10:00:00Z' + make_interval(mins => g)
+     select $1, 'gid://shopify/ProductVariant/601', 'initial', 'email', 'sent', timestamptz '2026-02-01T10:00:00Z' + make_interval(mins => g)
      from generate_series(1, $2) g`,
     [env.shopId, COUNT],
   );

@@ -320,7 +320,7 @@ describe("platform throttling", () => {
     try {
       const before = (await scrape()).samples;
       const { port } = server.address() as AddressInfo;
-      const client = new PlatformClient({ graphqlUrl: `http://127.0.0.1:${port}/admin/api/2026-10/graphql.json`, accessToken: "token", minRetryDelayMs: 1, maxRetryDelayMs: 5 });
+      const client = new PlatformClient({ graphqlUrl: `http://127.0.0.1:${port}/admin/api/2026-07/graphql.json`, accessToken: "token", minRetryDelayMs: 1, maxRetryDelayMs: 5 });
       await expect(client.request("query Ping { ok }")).resolves.toEqual({ ok: 1 });
       // A bucket read as empty: the next reservation waits for points to come back.
       const bucket = new CostBucket();

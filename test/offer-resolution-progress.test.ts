@@ -71,7 +71,7 @@ describe("a draft offer stays off the platform until it is enabled", () => {
     expect((await call("POST", id, "/enable")).status).toBe(202);
     const active = await waitSynced(env, id);
     expect(((await call("GET", id)).body as { sync: Json }).sync).toMatchObject({ status: "synced" });
-    expect(active.platform_selling_plan_group_id).toMatch(/^gid:\/\/platform\/SellingPlanGroup\/\d+$/);
+    expect(active.platform_selling_plan_group_id).toMatch(/^gid:\/\/shopify\/SellingPlanGroup\/\d+$/);
     const client = await env.platform.clientFor(env.app.pool, env.shopId);
     expect((await getSellingPlanGroup(client, active.platform_selling_plan_group_id ?? ""))?.name).toBe(name);
     const members: string[] = [];

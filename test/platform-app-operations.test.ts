@@ -14,13 +14,13 @@ beforeAll(async () => {
 });
 afterAll(async () => emulator.close());
 
-const variantGid = (index: number) => `gid://platform/ProductVariant/${emulator.store.variants[index]?.id ?? 0}`;
-const productGid = (index: number) => `gid://platform/Product/${emulator.store.products[index]?.id ?? 0}`;
+const variantGid = (index: number) => `gid://shopify/ProductVariant/${emulator.store.variants[index]?.id ?? 0}`;
+const productGid = (index: number) => `gid://shopify/Product/${emulator.store.products[index]?.id ?? 0}`;
 
 async function raw(query: string, variables: Record<string, unknown>) {
   const response = await fetch(emulator.graphqlUrl, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-platform-access-token": emulator.accessToken },
+    headers: { "content-type": "application/json", "x-shopify-access-token": emulator.accessToken },
     body: JSON.stringify({ query, variables }),
   });
   return (await response.json()) as { data?: Record<string, { userErrors: { field: string[]; code: string }[] } | null>; errors?: { message: string; extensions?: { code?: string } }[]; extensions: { cost: { requestedQueryCost: number } } };
@@ -50,7 +50,7 @@ describe("productVariantsBulkUpdate (inventory policy)", () => {
       { field: ["variants", "0", "id"], message: "Product variant must be for this product", code: "MUST_BE_FOR_THIS_PRODUCT" },
       { field: ["variants", "1", "id"], message: "Product variant is missing ID attribute", code: "PRODUCT_VARIANT_ID_MISSING" },
     ]);
-    const unknown = await raw(PRODUCT_VARIANTS_BULK_UPDATE, { productId: "gid://platform/Product/1", variants: [{ id: variantGid(0), inventoryPolicy: "CONTINUE" }] });
+    const unknown = await raw(PRODUCT_VARIANTS_BULK_UPDATE, { productId: "gid://shopify/Product/1", variants: [{ id: variantGid(0), inventoryPolicy: "CONTINUE" }] });
     expect(unknown.data?.productVariantsBulkUpdate?.userErrors[0]?.code).toBe("PRODUCT_DOES_NOT_EXIST");
     // A mutation: 10 points plus its selection.
     expect(unknown.extensions.cost.requestedQueryCost).toBe(12);
@@ -92,7 +92,7 @@ describe("access scopes and translations", () => {
     expect(put.status).toBe(200);
     expect(await getTranslations(client, productGid(1), "fr")).toEqual(new Map([["title", "Chemise"]]));
     expect(await getTranslations(client, productGid(1), "de")).toEqual(new Map());
-    expect(await getTranslations(client, "gid://platform/Product/1", "fr")).toBeNull();
+    expect(await getTranslations(client, "gid://shopify/Product/1", "fr")).toBeNull();
 
     emulator.app.revoke(["read_translations"]);
     expect(await getAccessScopes(client)).not.toContain("read_translations");

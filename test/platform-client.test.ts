@@ -101,7 +101,7 @@ class FakePlatform {
 
   get graphqlUrl(): string {
     const { port } = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/admin/api/2026-10/graphql.json`;
+    return `http://127.0.0.1:${port}/admin/api/2026-07/graphql.json`;
   }
 
   client(options: Partial<PlatformClientOptions> = {}): PlatformClient {
@@ -124,7 +124,7 @@ class FakePlatform {
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const part of req) chunks.push(part as Buffer);
-    if (req.headers["x-platform-access-token"] !== TOKEN) {
+    if (req.headers["x-shopify-access-token"] !== TOKEN) {
       res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ errors: "Invalid API key or access token" }));
       return;
     }
@@ -246,9 +246,9 @@ describe("pacing on the cost bucket (fake platform)", () => {
 
 describe("retries (fake platform)", () => {
   it("retries THROTTLED answers and succeeds", async () => {
-    const fake = await FakePlatform.start((_, i) => (i < 2 ? { throttled: true } : { data: { shop: { id: "gid://platform/Shop/1" } } }));
+    const fake = await FakePlatform.start((_, i) => (i < 2 ? { throttled: true } : { data: { shop: { id: "gid://shopify/Shop/1" } } }));
     const client = fake.client();
-    await expect(client.request(QUERY)).resolves.toEqual({ shop: { id: "gid://platform/Shop/1" } });
+    await expect(client.request(QUERY)).resolves.toEqual({ shop: { id: "gid://shopify/Shop/1" } });
     expect(client.stats).toMatchObject({ requests: 3, throttled: 2, retries: 2 });
   });
 
@@ -365,30 +365,30 @@ describe("retries (fake platform)", () => {
 
 describe("user errors, chunking and paging (fake platform)", () => {
   const group = (count: number) => ({
-    id: "gid://platform/SellingPlanGroup/1",
+    id: "gid://shopify/SellingPlanGroup/1",
     name: "Preorder",
     merchantCode: "offer-1",
     options: ["Preorder"],
     productVariantsCount: count,
-    sellingPlans: { nodes: [{ id: "gid://platform/SellingPlan/1", name: "Preorder", category: "PRE_ORDER" }] },
+    sellingPlans: { nodes: [{ id: "gid://shopify/SellingPlan/1", name: "Preorder", category: "PRE_ORDER" }] },
   });
-  const variantIds = (n: number) => Array.from({ length: n }, (_, i) => `gid://platform/ProductVariant/${i + 1}`);
+  const variantIds = (n: number) => Array.from({ length: n }, (_, i) => `gid://shopify/ProductVariant/${i + 1}`);
 
   it("turns userErrors into a PlatformError naming the mutation and the field", async () => {
     const fake = await FakePlatform.start(() => ({
       data: {
         sellingPlanGroupCreate: {
           sellingPlanGroup: null,
-          userErrors: [{ field: ["resources", "productVariantIds", "0"], message: "variant gid://platform/ProductVariant/9 does not exist", code: "NOT_FOUND" }],
+          userErrors: [{ field: ["resources", "productVariantIds", "0"], message: "variant gid://shopify/ProductVariant/9 does not exist", code: "NOT_FOUND" }],
         },
       },
     }));
-    const error = await rejection(createSellingPlanGroup(fake.client(), { name: "Preorder" }, ["gid://platform/ProductVariant/9"]));
+    const error = await rejection(createSellingPlanGroup(fake.client(), { name: "Preorder" }, ["gid://shopify/ProductVariant/9"]));
 
     expect(error.kind).toBe("user_errors");
-    expect(error.message).toBe("sellingPlanGroupCreate: variant gid://platform/ProductVariant/9 does not exist (resources.productVariantIds.0)");
+    expect(error.message).toBe("sellingPlanGroupCreate: variant gid://shopify/ProductVariant/9 does not exist (resources.productVariantIds.0)");
     expect(error.userErrors).toEqual([
-      { field: ["resources", "productVariantIds", "0"], message: "variant gid://platform/ProductVariant/9 does not exist" },
+      { field: ["resources", "productVariantIds", "0"], message: "variant gid://shopify/ProductVariant/9 does not exist" },
     ]);
   });
 
@@ -410,7 +410,7 @@ describe("user errors, chunking and paging (fake platform)", () => {
       members += (body.variables.productVariantIds as string[]).length;
       return { data: { sellingPlanGroupAddProductVariants: { sellingPlanGroup: group(members), userErrors: [] } } };
     });
-    const result = await addVariantsToSellingPlanGroup(fake.client(), "gid://platform/SellingPlanGroup/1", variantIds(600));
+    const result = await addVariantsToSellingPlanGroup(fake.client(), "gid://shopify/SellingPlanGroup/1", variantIds(600));
 
     expect(fake.seen.map((s) => (s.body.variables.productVariantIds as string[]).length)).toEqual([250, 250, 100]);
     expect(fake.seen.flatMap((s) => s.body.variables.productVariantIds as string[])).toEqual(variantIds(600));
@@ -441,7 +441,7 @@ describe("user errors, chunking and paging (fake platform)", () => {
     const fake = await FakePlatform.start((body) => {
       if (body.query.includes("sellingPlanGroupCreate(")) return { data: { sellingPlanGroupCreate: { sellingPlanGroup: group(250), userErrors: [] } } };
       if (body.query.includes("sellingPlanGroupDelete(")) {
-        return { data: { sellingPlanGroupDelete: { deletedSellingPlanGroupId: "gid://platform/SellingPlanGroup/1", userErrors: [] } } };
+        return { data: { sellingPlanGroupDelete: { deletedSellingPlanGroupId: "gid://shopify/SellingPlanGroup/1", userErrors: [] } } };
       }
       return { data: { sellingPlanGroupAddProductVariants: { sellingPlanGroup: null, userErrors: [{ field: null, message: "boom" }] } } };
     });
@@ -461,7 +461,7 @@ describe("user errors, chunking and paging (fake platform)", () => {
         sellingPlanGroupRemoveProductVariants: { removedProductVariantIds: body.variables.productVariantIds, userErrors: [] },
       },
     }));
-    const removed = await removeVariantsFromSellingPlanGroup(fake.client(), "gid://platform/SellingPlanGroup/1", variantIds(251));
+    const removed = await removeVariantsFromSellingPlanGroup(fake.client(), "gid://shopify/SellingPlanGroup/1", variantIds(251));
     expect(fake.seen).toHaveLength(2);
     expect(removed).toEqual(variantIds(251));
   });
@@ -469,14 +469,14 @@ describe("user errors, chunking and paging (fake platform)", () => {
   it("sends many tags in chunks of 250, deduplicated", async () => {
     const fake = await FakePlatform.start(() => ({ data: { tagsAdd: { userErrors: [] } } }));
     const tags = Array.from({ length: 300 }, (_, i) => `tag-${i}`);
-    await addCustomerTags(fake.client(), "gid://platform/Customer/1", [...tags, "tag-0", " "]);
+    await addCustomerTags(fake.client(), "gid://shopify/Customer/1", [...tags, "tag-0", " "]);
 
     expect(fake.seen.map((s) => (s.body.variables.tags as string[]).length)).toEqual([250, 50]);
-    expect(fake.seen.every((s) => s.body.query.includes("tagsAdd(") && s.body.variables.id === "gid://platform/Customer/1")).toBe(true);
+    expect(fake.seen.every((s) => s.body.query.includes("tagsAdd(") && s.body.variables.id === "gid://shopify/Customer/1")).toBe(true);
   });
 
   it("pages a connection by cursor, yielding page by page", async () => {
-    const all = Array.from({ length: 7 }, (_, i) => ({ id: `gid://platform/Product/${i + 1}` }));
+    const all = Array.from({ length: 7 }, (_, i) => ({ id: `gid://shopify/Product/${i + 1}` }));
     const fake = await FakePlatform.start((body) => {
       const { first, after } = body.variables as { first: number; after: string | null };
       const start = after === null ? 0 : Number(after);
@@ -647,10 +647,10 @@ describe("against the platform emulator", () => {
 
   it("reports a selling plan group's user errors clearly", async () => {
     const error = await rejection(
-      createSellingPlanGroup(client(), { name: "Preorder", merchantCode: "bad", options: ["Preorder"] }, ["gid://platform/ProductVariant/1"]),
+      createSellingPlanGroup(client(), { name: "Preorder", merchantCode: "bad", options: ["Preorder"] }, ["gid://shopify/ProductVariant/1"]),
     );
     expect(error.kind).toBe("user_errors");
-    expect(error.message).toMatch(/^sellingPlanGroupCreate: .*gid:\/\/platform\/ProductVariant\/1.*\(resources\.productVariantIds\.0\)$/);
+    expect(error.message).toMatch(/^sellingPlanGroupCreate: .*gid:\/\/shopify\/ProductVariant\/1.*\(resources\.productVariantIds\.0\)$/);
     expect(error.userErrors?.length).toBeGreaterThan(0);
   });
 
@@ -658,7 +658,7 @@ describe("against the platform emulator", () => {
     const seeded = emulator.store.customers[0];
     if (!seeded) throw new Error("the emulator seeded no customer");
     seeded.tags = ["vip", "wholesale"];
-    const id = `gid://platform/Customer/${seeded.id}`;
+    const id = `gid://shopify/Customer/${seeded.id}`;
     const c = client();
 
     await addCustomerTags(c, id, ["back-in-stock", "vip"]);
@@ -679,11 +679,11 @@ describe("against the platform emulator", () => {
     expect(response.status).toBe(200);
 
     const c = client();
-    const levels = await getInventoryLevels(c, [...variantIds, "gid://platform/ProductVariant/1"]);
+    const levels = await getInventoryLevels(c, [...variantIds, "gid://shopify/ProductVariant/1"]);
     expect(levels.map((l) => l.variantId)).toEqual(variantIds);
     // 10 locations each make a variant cost 34 points: 29 per query under the 1000-point cap.
     expect(c.stats.requests).toBe(3);
-    const changed = levels[5]?.levels.find((l) => l.locationId === `gid://platform/Location/${target.id}`);
+    const changed = levels[5]?.levels.find((l) => l.locationId === `gid://shopify/Location/${target.id}`);
     expect(changed?.available).toBe(7);
     expect(levels.every((l) => l.levels.length === emulator.store.activeLocations().length)).toBe(true);
   });
@@ -697,9 +697,9 @@ describe("against the platform emulator", () => {
     expect(set).toHaveLength(60);
     expect(new Set(set.map((m) => m.namespace))).toEqual(new Set([`app--${emulator.appId}--preorder`]));
 
-    const read = await getOwnerMetafields(c, [...variantIds, "gid://platform/ProductVariant/1"], "$app:preorder", "config");
+    const read = await getOwnerMetafields(c, [...variantIds, "gid://shopify/ProductVariant/1"], "$app:preorder", "config");
     expect(read.get(variantIds[59] ?? "")?.value).toBe('{"i":59}');
-    expect(read.get("gid://platform/ProductVariant/1")).toBeNull();
+    expect(read.get("gid://shopify/ProductVariant/1")).toBeNull();
 
     const bad = inputs.map((input, i) => (i === 30 ? { ...input, value: "{" } : input));
     const error = await rejection(setMetafields(client(), bad));
@@ -707,20 +707,20 @@ describe("against the platform emulator", () => {
     expect(error.message).toBe("metafieldsSet: Value must be valid JSON. (metafields.30.value)");
 
     const identifiers = variantIds.map((ownerId) => ({ ownerId, namespace: "$app:preorder", key: "config" }));
-    expect(await deleteMetafields(c, [...identifiers, { ownerId: "gid://platform/ProductVariant/1", namespace: "$app:preorder", key: "config" }])).toHaveLength(60);
+    expect(await deleteMetafields(c, [...identifiers, { ownerId: "gid://shopify/ProductVariant/1", namespace: "$app:preorder", key: "config" }])).toHaveLength(60);
     expect([...(await getOwnerMetafields(c, variantIds, "$app:preorder", "config")).values()].every((m) => m === null)).toBe(true);
   });
 
   it("sets, reads and deletes a metafield on the shop (its owner id from shop { id }); a shop id of another shop is no owner", async () => {
     const c = client();
     const before = await getShopMetafield(c, "$app:preorder", "shop");
-    expect(before).toEqual({ shopId: "gid://platform/Shop/1", metafield: null });
+    expect(before).toEqual({ shopId: "gid://shopify/Shop/1", metafield: null });
     await setMetafields(c, [{ ownerId: before.shopId, namespace: "$app:preorder", key: "shop", type: "json", value: '{"version":1}' }]);
     const after = await getShopMetafield(c, "$app:preorder", "shop");
     expect(after.metafield).toMatchObject({ namespace: `app--${emulator.appId}--preorder`, key: "shop", value: '{"version":1}', ownerType: "SHOP" });
 
-    const error = await rejection(setMetafields(c, [{ ownerId: "gid://platform/Shop/2", namespace: "$app:preorder", key: "shop", type: "json", value: "{}" }]));
-    expect(error.message).toBe("metafieldsSet: Owner gid://platform/Shop/2 does not exist. (metafields.0.ownerId)");
+    const error = await rejection(setMetafields(c, [{ ownerId: "gid://shopify/Shop/2", namespace: "$app:preorder", key: "shop", type: "json", value: "{}" }]));
+    expect(error.message).toBe("metafieldsSet: Owner gid://shopify/Shop/2 does not exist. (metafields.0.ownerId)");
 
     expect(await deleteMetafields(c, [{ ownerId: before.shopId, namespace: "$app:preorder", key: "shop" }])).toHaveLength(1);
     expect((await getShopMetafield(c, "$app:preorder", "shop")).metafield).toBeNull();
@@ -761,7 +761,7 @@ describe("against the platform emulator", () => {
 
     expect(await releaseFulfillmentOrderHolds(c, open?.id ?? "", [held.fulfillmentHold.id])).toEqual({ id: open?.id, status: "ON_HOLD" });
     expect(await releaseFulfillmentOrderHolds(c, open?.id ?? "", [merchant.fulfillmentHold.id])).toEqual({ id: open?.id, status: "OPEN" });
-    expect(await getFulfillmentOrders(c, "gid://platform/Order/1")).toBeNull();
+    expect(await getFulfillmentOrders(c, "gid://shopify/Order/1")).toBeNull();
   });
 
   it("splits a fulfillment order, edits an order's quantities down and completes a draft order into an order, with their user errors", async () => {
@@ -797,8 +797,8 @@ describe("against the platform emulator", () => {
     expect(raise.kind).toBe("user_errors");
 
     const draftId = await createDraftOrder(c, { lineItems: [{ variantId: variantIds[0] ?? "", quantity: 2 }], tags: ["preorder-split"], poNumber: "#1001-P", customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
-    expect((await rejection(completeDraftOrder(c, draftId, "gid://platform/PaymentGateway/99"))).message).toBe("draftOrderComplete: Payment gateway is invalid. (paymentGatewayId)");
-    const completed = await completeDraftOrder(c, draftId, "gid://platform/PaymentGateway/2");
+    expect((await rejection(completeDraftOrder(c, draftId, "gid://shopify/PaymentGateway/99"))).message).toBe("draftOrderComplete: Payment gateway is invalid. (paymentGatewayId)");
+    const completed = await completeDraftOrder(c, draftId, "gid://shopify/PaymentGateway/2");
     expect(await getDraftOrder(c, draftId)).toEqual({ id: draftId, status: "COMPLETED", order: completed });
     const made = emulator.store.order(Number(completed.id.split("/").pop()));
     expect(made).toMatchObject({ tags: ["preorder-split"], poNumber: "#1001-P", paymentGatewayNames: ["bogus"], customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
@@ -831,6 +831,6 @@ describe("against the platform emulator", () => {
     expect(recent).toContain(order.admin_graphql_api_id);
     const future = await collect(listOrders(c, { updatedSince: new Date(Date.now() + 60_000) }));
     expect(future).toEqual([]);
-    expect(await getOrder(c, "gid://platform/Order/1")).toBeNull();
+    expect(await getOrder(c, "gid://shopify/Order/1")).toBeNull();
   });
 });

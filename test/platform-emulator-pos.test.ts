@@ -22,7 +22,7 @@ function planFor(variant: Variant): number {
 
 /** The offer's configuration on the variant, as the service's sync writes it, with its integrations.pos. */
 function putOffer(variant: Variant, pos: { enabled: boolean; skip_inventory_check: boolean }): void {
-  const offer = { version: 1, offer_id: "7", selling_plan_id: `gid://platform/SellingPlan/${planId}`, integrations: { pos, b2b: { enabled: false } } };
+  const offer = { version: 1, offer_id: "7", selling_plan_id: `gid://shopify/SellingPlan/${planId}`, integrations: { pos, b2b: { enabled: false } } };
   emulator.store.putMetafield({ ownerType: "PRODUCTVARIANT", ownerId: variant.id, namespace: `app--${emulator.appId}--preorder`, key: "offer-7", type: "json", value: JSON.stringify(offer) });
 }
 
@@ -74,17 +74,17 @@ describe("the emulator's point of sale", () => {
     const sold = await sell([{ variant_id: variant.id, quantity: 2, selling_plan_id: planId }]);
     expect(sold.status).toBe(201);
     const order = emulator.store.orders.at(-1);
-    expect(sold.json.order).toEqual({ id: `gid://platform/Order/${order?.id}`, name: order?.name, source_name: "pos", location_id: locationId });
+    expect(sold.json.order).toEqual({ id: `gid://shopify/Order/${order?.id}`, name: order?.name, source_name: "pos", location_id: locationId });
     expect(order?.lineItems.map((l) => [l.variantId, l.quantity, l.sellingPlanId])).toEqual([[variant.id, 2, planId]]);
     // The orders/create payload and the Admin API say where it was sold.
     expect(orderPayload(emulator.store, order ?? emulator.store.orders[0]!)).toMatchObject({ source_name: "pos", location_id: locationId, financial_status: "paid" });
     const response = await fetch(emulator.graphqlUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-platform-access-token": emulator.accessToken },
-      body: JSON.stringify({ query: `{ order(id: "gid://platform/Order/${order?.id}") { sourceName retailLocation { id name } } }` }),
+      headers: { "content-type": "application/json", "x-shopify-access-token": emulator.accessToken },
+      body: JSON.stringify({ query: `{ order(id: "gid://shopify/Order/${order?.id}") { sourceName retailLocation { id name } } }` }),
     });
     const location = emulator.store.location(locationId);
-    expect(((await response.json()) as { data: unknown }).data).toEqual({ order: { sourceName: "pos", retailLocation: { id: `gid://platform/Location/${locationId}`, name: location?.name } } });
+    expect(((await response.json()) as { data: unknown }).data).toEqual({ order: { sourceName: "pos", retailLocation: { id: `gid://shopify/Location/${locationId}`, name: location?.name } } });
   });
 
   it("checks the POS location's stock against the preorder's units (all the variant's lines) unless pos.skip_inventory_check", async () => {

@@ -88,7 +88,7 @@ afterAll(async () => {
 describe("the emulator's online store", () => {
   it("renders the product page with the app embed: the variant's offer metafields and the shop metafield as JSON, the widget's script", async () => {
     const variant = variants[0] as Variant;
-    putOffer(variant, { version: 1, offer_id: "1", selling_plan_id: `gid://platform/SellingPlan/${planId}` });
+    putOffer(variant, { version: 1, offer_id: "1", selling_plan_id: `gid://shopify/SellingPlan/${planId}` });
     emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace: `app--${emulator.appId}--preorder`, key: "shop", type: "json", value: JSON.stringify({ version: 1, note: "</script><b>" }) });
     const handle = emulator.store.productOf(variant).handle;
     const page = await shopper()("GET", `/fr/products/${handle}?variant=${variant.id}&country=FR`);
@@ -100,7 +100,7 @@ describe("the emulator's online store", () => {
     expect(page.text).not.toContain("</script><b>");
     expect(embed).toMatchObject({ shop: { version: 1, note: "</script><b>" }, locale: "fr", proxy_path: "/apps/preorder" });
     const europe = emulator.store.markets.find((m) => m.countryCodes.includes("FR"));
-    expect(embed.market_id).toBe(`gid://platform/Market/${europe?.id}`);
+    expect(embed.market_id).toBe(`gid://shopify/Market/${europe?.id}`);
     const product = JSON.parse(/data-preorder-product>(.*?)<\/script>/s.exec(page.text)?.[1] ?? "null") as { variants: { id: number; available: boolean; offers: Record<string, unknown> }[] };
     expect(product.variants[0]).toMatchObject({ id: variant.id, available: true, offers: { "offer-1": { offer_id: "1" } } });
     expect((await shopper()("GET", "/xx-YYY/products/x")).status).toBe(404);
@@ -133,10 +133,10 @@ describe("the emulator's online store", () => {
     putOffer(first, {
       version: 1,
       offer_id: "1",
-      selling_plan_id: `gid://platform/SellingPlan/${planId}`,
+      selling_plan_id: `gid://shopify/SellingPlan/${planId}`,
       limits: { per_order: { min: 1, max: 2 } },
       checkout: { mixed_cart: { allowed: false, error_message: "Preorders check out alone." } },
-      markets: { enabled: true, applies_to_all_markets: false, market_ids: [`gid://platform/Market/${europe?.id}`] },
+      markets: { enabled: true, applies_to_all_markets: false, market_ids: [`gid://shopify/Market/${europe?.id}`] },
       integrations: { b2b: { enabled: false } },
     });
     const go = shopper();
@@ -160,7 +160,7 @@ describe("the emulator's online store", () => {
     const placed = await go("POST", "/checkout", { email: "shopper@example.com" });
     expect(placed.status).toBe(201);
     const order = emulator.store.orders.at(-1);
-    expect(placed.json).toEqual({ order: { id: `gid://platform/Order/${order?.id}`, name: order?.name } });
+    expect(placed.json).toEqual({ order: { id: `gid://shopify/Order/${order?.id}`, name: order?.name } });
     expect(order?.lineItems.map((l) => [l.variantId, l.quantity, l.sellingPlanId])).toEqual([[first.id, 2, planId]]);
     expect((await go("GET", "/cart.js")).json).toMatchObject({ item_count: 0 });
   });
@@ -169,7 +169,7 @@ describe("the emulator's online store", () => {
     const variant = variants[4] as Variant;
     const plan = planFor(variant);
     const namespace = `app--${emulator.appId}--preorder`;
-    putOffer(variant, { version: 1, offer_id: "7", selling_plan_id: `gid://platform/SellingPlan/${plan}`, limits: { per_customer: { max: 2 }, total: { max: 10 } } });
+    putOffer(variant, { version: 1, offer_id: "7", selling_plan_id: `gid://shopify/SellingPlan/${plan}`, limits: { per_customer: { max: 2 }, total: { max: 10 } } });
     emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace, key: "remaining", type: "json", value: JSON.stringify({ "7": 1 }) });
     const customer = emulator.store.customers[1];
     if (!customer) throw new Error("no customer");
@@ -196,7 +196,7 @@ describe("the emulator's online store", () => {
     expect((await guest("POST", "/checkout", {})).json.errors).toEqual([{ localizedMessage: `You can preorder at most 2 of ${title} per customer.`, target: "$.cart.lines[0].quantity" }]);
     // No count on the shop yet: total.max itself is what is left.
     emulator.store.deleteMetafield("SHOP", SHOP_ID, namespace, "remaining");
-    putOffer(variant, { version: 1, offer_id: "7", selling_plan_id: `gid://platform/SellingPlan/${plan}`, limits: { total: { max: 2 } } });
+    putOffer(variant, { version: 1, offer_id: "7", selling_plan_id: `gid://shopify/SellingPlan/${plan}`, limits: { total: { max: 2 } } });
     expect((await guest("POST", "/checkout", {})).json.errors).toEqual([{ localizedMessage: `Only 2 units of ${title} can still be preordered.`, target: "$.cart.lines[0].quantity" }]);
   });
 

@@ -46,7 +46,7 @@ async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
 async function gql(e: Emulator, query: string, variables: Record<string, unknown> = {}, token: string | null = e.accessToken): Promise<Answer> {
   const response = await fetch(e.graphqlUrl, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(token === null ? {} : { "x-platform-access-token": token }) },
+    headers: { "content-type": "application/json", ...(token === null ? {} : { "x-shopify-access-token": token }) },
     body: JSON.stringify({ query, variables }),
   });
   const text = await response.text();
@@ -199,7 +199,7 @@ describe("paging", () => {
     e.store.touchVariant(x);
     e.store.touchVariant(y);
     const changed = await pageAll("productVariants", `updated_at:>'${new Date(since).toISOString()}'`);
-    expect(changed.sort()).toEqual([`gid://platform/ProductVariant/${y.id}`, `gid://platform/ProductVariant/${x.id}`].sort());
+    expect(changed.sort()).toEqual([`gid://shopify/ProductVariant/${y.id}`, `gid://shopify/ProductVariant/${x.id}`].sort());
 
     const tail = await pageAll("productVariants", `id:>${e.store.variants.at(-3)?.id}`);
     expect(tail).toHaveLength(2);
@@ -209,7 +209,7 @@ describe("paging", () => {
       `{ productVariants(first: 2, sortKey: UPDATED_AT, reverse: true) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
     );
     // Touched last, so first in reverse update order.
-    expect(byUpdated.productVariants.nodes.map((n) => n.id)).toEqual([`gid://platform/ProductVariant/${y.id}`, `gid://platform/ProductVariant/${x.id}`]);
+    expect(byUpdated.productVariants.nodes.map((n) => n.id)).toEqual([`gid://shopify/ProductVariant/${y.id}`, `gid://shopify/ProductVariant/${x.id}`]);
   });
 
   it("filters a location's inventory levels by updated_at", async () => {
@@ -225,10 +225,10 @@ describe("paging", () => {
       e,
       `query($id: ID!, $q: String) { location(id: $id) { inventoryLevels(first: 250, query: $q) {
         nodes { item { id } quantities(names: ["available"]) { quantity } } pageInfo { hasNextPage endCursor } } } }`,
-      { id: `gid://platform/Location/${location.id}`, q: `updated_at:>'${since}'` },
+      { id: `gid://shopify/Location/${location.id}`, q: `updated_at:>'${since}'` },
     );
     expect(levels.location.inventoryLevels.nodes).toEqual([
-      { item: { id: `gid://platform/InventoryItem/${set.body.inventory_level.inventory_item_id}` }, quantities: [{ quantity: 7 }] },
+      { item: { id: `gid://shopify/InventoryItem/${set.body.inventory_level.inventory_item_id}` }, quantities: [{ quantity: 7 }] },
     ]);
   });
 
@@ -237,10 +237,10 @@ describe("paging", () => {
     const answer = await data<{ node: { __typename: string; sku: string }; nodes: ({ id: string } | null)[] }>(
       e,
       `query($id: ID!, $ids: [ID!]!) { node(id: $id) { __typename ... on ProductVariant { sku } } nodes(ids: $ids) { id } }`,
-      { id: `gid://platform/ProductVariant/${variant?.id}`, ids: [`gid://platform/Product/${e.store.products[0]?.id}`, "gid://platform/Product/1"] },
+      { id: `gid://shopify/ProductVariant/${variant?.id}`, ids: [`gid://shopify/Product/${e.store.products[0]?.id}`, "gid://shopify/Product/1"] },
     );
     expect(answer.node).toEqual({ __typename: "ProductVariant", sku: variant?.sku });
-    expect(answer.nodes).toEqual([{ id: `gid://platform/Product/${e.store.products[0]?.id}` }, null]);
+    expect(answer.nodes).toEqual([{ id: `gid://shopify/Product/${e.store.products[0]?.id}` }, null]);
     const bad = await gql(e, `{ node(id: "42") { id } }`);
     expect(code(bad)).toBe("INVALID_GLOBAL_ID");
   });
@@ -267,7 +267,7 @@ describe("cost and throttling", () => {
     });
     // 2 + 10 x (1 + 2 + 5) requested; one product with 5 variants came back: 2 + (1 + 2 + 5).
     expect(few.body.extensions?.cost).toMatchObject({ requestedQueryCost: 82, actualQueryCost: 10 });
-    const mutation = await gql(e, `mutation { tagsAdd(id: "gid://platform/Product/1", tags: ["x"]) { userErrors { field } } }`);
+    const mutation = await gql(e, `mutation { tagsAdd(id: "gid://shopify/Product/1", tags: ["x"]) { userErrors { field } } }`);
     expect(mutation.body.extensions?.cost.requestedQueryCost).toBe(11);
   });
 
@@ -349,7 +349,7 @@ describe("mutations", () => {
     node { id ... on Product { tags } } userErrors { field message } } }`;
 
   it("answers tagsAdd's and metafieldsDelete's errors as the platform's plain UserError: selecting a code fails validation", async () => {
-    const answer = await gql(e, `mutation { tagsAdd(id: "gid://platform/Product/1", tags: ["x"]) { userErrors { field message code } } }`);
+    const answer = await gql(e, `mutation { tagsAdd(id: "gid://shopify/Product/1", tags: ["x"]) { userErrors { field message code } } }`);
     expect(answer.body.data).toBeUndefined();
     expect(JSON.stringify(answer.body.errors)).toContain("code");
     const deleted = await gql(e, `mutation { metafieldsDelete(metafields: []) { userErrors { code } } }`);
@@ -359,7 +359,7 @@ describe("mutations", () => {
   it("adds and removes tags as a set, and reports an unknown id", async () => {
     const product = e.store.products.find((p) => p.tags.length === 0);
     if (!product) throw new Error("no untagged product");
-    const id = `gid://platform/Product/${product.id}`;
+    const id = `gid://shopify/Product/${product.id}`;
     const before = product.updatedAt;
     type Added = { tagsAdd: { node: { tags: string[] } | null; userErrors: UserError[] } };
     const added = await data<Added>(e, TAGS_ADD, { id, tags: ["vip", "preorder"] });
@@ -370,11 +370,11 @@ describe("mutations", () => {
     const removed = await data<{ tagsRemove: { node: { tags: string[] } } }>(e, TAGS_REMOVE, { id, tags: ["vip", "absent"] });
     expect(removed.tagsRemove.node.tags).toEqual(["bird", "early", "preorder"]);
 
-    const customer = `gid://platform/Customer/${e.store.customers[0]?.id}`;
+    const customer = `gid://shopify/Customer/${e.store.customers[0]?.id}`;
     const tagged = await data<Added>(e, TAGS_ADD, { id: customer, tags: ["back-in-stock"] });
     expect(tagged.tagsAdd.node?.tags).toContain("back-in-stock");
 
-    const unknown = await data<Added>(e, TAGS_ADD, { id: "gid://platform/Product/1", tags: ["x"] });
+    const unknown = await data<Added>(e, TAGS_ADD, { id: "gid://shopify/Product/1", tags: ["x"] });
     expect(unknown.tagsAdd.node).toBeNull();
     expect(unknown.tagsAdd.userErrors[0]?.field).toEqual(["id"]);
   });
@@ -417,7 +417,7 @@ describe("mutations", () => {
   };
 
   it("creates, updates, adds and removes variants of, and deletes a selling plan group", async () => {
-    const variant = (i: number) => `gid://platform/ProductVariant/${e.store.variants[i]?.id}`;
+    const variant = (i: number) => `gid://shopify/ProductVariant/${e.store.variants[i]?.id}`;
     const created = await data<{ sellingPlanGroupCreate: { sellingPlanGroup: GroupShape | null; userErrors: UserError[] } }>(e, CREATE, {
       input: { name: "Preorder", merchantCode: "preorder-1", options: ["Purchase option"], sellingPlansToCreate: [preorderPlan] },
       resources: { productVariantIds: [variant(0), variant(1)] },
@@ -438,7 +438,7 @@ describe("mutations", () => {
 
     const badAdd = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, ADD, {
       id: group.id,
-      ids: [variant(3), "gid://platform/ProductVariant/1"],
+      ids: [variant(3), "gid://shopify/ProductVariant/1"],
     });
     expect(badAdd.sellingPlanGroupAddProductVariants.sellingPlanGroup).toBeNull();
     expect(badAdd.sellingPlanGroupAddProductVariants.userErrors).toEqual([
@@ -469,7 +469,7 @@ describe("mutations", () => {
 
     const badUpdate = await data<{ sellingPlanGroupUpdate: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, UPDATE, {
       id: group.id,
-      input: { sellingPlansToDelete: ["gid://platform/SellingPlan/9"] },
+      input: { sellingPlansToDelete: ["gid://shopify/SellingPlan/9"] },
     });
     expect(badUpdate.sellingPlanGroupUpdate.userErrors[0]).toMatchObject({ field: ["input", "sellingPlansToDelete", "0"], code: "PLAN_DOES_NOT_EXIST" });
 
@@ -528,7 +528,7 @@ describe("mutations", () => {
     const groupsBefore = e.store.sellingPlanGroups.size;
     const unknown = await data<{ sellingPlanGroupCreate: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, CREATE, {
       input: { name: "Preorder", merchantCode: "p", options: ["o"], sellingPlansToCreate: [preorderPlan] },
-      resources: { productVariantIds: [`gid://platform/ProductVariant/${e.store.variants[0]?.id}`, "gid://platform/ProductVariant/12"] },
+      resources: { productVariantIds: [`gid://shopify/ProductVariant/${e.store.variants[0]?.id}`, "gid://shopify/ProductVariant/12"] },
     });
     expect(unknown.sellingPlanGroupCreate.sellingPlanGroup).toBeNull();
     expect(unknown.sellingPlanGroupCreate.userErrors).toEqual([
@@ -576,7 +576,7 @@ describe("metafields", () => {
     };
   };
   type Read = { productVariant: { metafield: { namespace: string; value: string; type: string; compareDigest: string; updatedAt: string } | null; metafields: { nodes: { namespace: string; key: string }[] } } };
-  const variant = (i: number) => `gid://platform/ProductVariant/${e.store.variants[i]?.id}`;
+  const variant = (i: number) => `gid://shopify/ProductVariant/${e.store.variants[i]?.id}`;
   const config = (ownerId: string, value: unknown, extra: Record<string, unknown> = {}) => ({
     ownerId,
     namespace: "$app:preorder",
@@ -592,7 +592,7 @@ describe("metafields", () => {
     const set = (answer.body.data as SetAnswer).metafieldsSet;
     expect(set.userErrors).toEqual([]);
     expect(set.metafields).toEqual([
-      { id: expect.stringMatching(/^gid:\/\/platform\/Metafield\/\d+$/) as string, namespace: "app--777--preorder", key: "config", value: '{"button":"Preorder"}', type: "json", ownerType: "PRODUCTVARIANT" },
+      { id: expect.stringMatching(/^gid:\/\/shopify\/Metafield\/\d+$/) as string, namespace: "app--777--preorder", key: "config", value: '{"button":"Preorder"}', type: "json", ownerType: "PRODUCTVARIANT" },
     ]);
     const read = await data<Read>(e, READ, { id: variant(0), ns: "$app:preorder", key: "config" });
     expect(read.productVariant.metafield).toMatchObject({ namespace: "app--777--preorder", value: '{"button":"Preorder"}', type: "json" });
@@ -620,7 +620,7 @@ describe("metafields", () => {
         { ownerId: variant(5), namespace: "$app:preorder", key: "k", value: "x", type: "single_line_text_field" },
         { ownerId: variant(6), namespace: "$app:preorder", key: "fresh", value: "x" },
         config(variant(7), {}, { value: JSON.stringify({ big: "x".repeat(131_072) }) }),
-        config("gid://platform/ProductVariant/1", {}),
+        config("gid://shopify/ProductVariant/1", {}),
       ],
     });
     expect(bad.metafieldsSet.metafields).toBeNull();
@@ -642,22 +642,22 @@ describe("metafields", () => {
   });
 
   it("a customer is an owner (ownerType CUSTOMER), read back on the customer; a customer the store does not have is refused", async () => {
-    const customer = `gid://platform/Customer/${e.store.customers[0]?.id}`;
+    const customer = `gid://shopify/Customer/${e.store.customers[0]?.id}`;
     const set = await data<SetAnswer>(e, SET, { m: [config(customer, { offer: 2 }, { key: "units" })] });
     expect(set.metafieldsSet.userErrors).toEqual([]);
     expect(set.metafieldsSet.metafields?.[0]).toMatchObject({ namespace: "app--777--preorder", key: "units", ownerType: "CUSTOMER" });
     type CustomerRead = { customer: { metafield: { value: string; ownerType: string } | null; metafields: { nodes: { key: string }[] } } };
     const read = await data<CustomerRead>(e, `query($id: ID!) { customer(id: $id) { metafield(namespace: "$app:preorder", key: "units") { value ownerType } metafields(first: 5) { nodes { key } } } }`, { id: customer });
     expect(read.customer).toEqual({ metafield: { value: '{"offer":2}', ownerType: "CUSTOMER" }, metafields: { nodes: [{ key: "units" }] } });
-    const unknown = await data<SetAnswer>(e, SET, { m: [config("gid://platform/Customer/1", { offer: 1 }, { key: "units" })] });
+    const unknown = await data<SetAnswer>(e, SET, { m: [config("gid://shopify/Customer/1", { offer: 1 }, { key: "units" })] });
     expect(unknown.metafieldsSet.metafields).toBeNull();
     expect(unknown.metafieldsSet.userErrors).toEqual([
-      { field: ["metafields", "0", "ownerId"], message: "Owner gid://platform/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: 0 },
+      { field: ["metafields", "0", "ownerId"], message: "Owner gid://shopify/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: 0 },
     ]);
   });
 
   it("deletes by owner, namespace and key: null for one that does not exist; another app's namespace is refused", async () => {
-    await data<SetAnswer>(e, SET, { m: [config(variant(8), { a: 1 }), config(`gid://platform/Product/${e.store.products[0]?.id}`, { p: 1 })] });
+    await data<SetAnswer>(e, SET, { m: [config(variant(8), { a: 1 }), config(`gid://shopify/Product/${e.store.products[0]?.id}`, { p: 1 })] });
     type Deleted = { metafieldsDelete: { deletedMetafields: ({ ownerId: string; namespace: string; key: string } | null)[] | null; userErrors: UserError[] } };
     const deleted = await data<Deleted>(e, DELETE, {
       m: [
@@ -720,7 +720,7 @@ describe("fulfillment orders", () => {
     const order = await newOrder([2, 1]);
     const { lines, orders } = await fulfillmentOrders(order.gid);
     expect(orders).toHaveLength(1);
-    expect(orders[0]).toMatchObject({ id: expect.stringMatching(/^gid:\/\/platform\/FulfillmentOrder\/\d+$/) as string, status: "OPEN", fulfillmentHolds: [] });
+    expect(orders[0]).toMatchObject({ id: expect.stringMatching(/^gid:\/\/shopify\/FulfillmentOrder\/\d+$/) as string, status: "OPEN", fulfillmentHolds: [] });
     expect(orders[0]?.lineItems.nodes.map((l) => [l.lineItem.id, l.totalQuantity, l.remainingQuantity])).toEqual([
       [lines[0], 2, 2],
       [lines[1], 1, 1],
@@ -735,7 +735,7 @@ describe("fulfillment orders", () => {
     expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 14, actualQueryCost: 13 });
     const held = (answer.body.data as Hold).fulfillmentOrderHold;
     expect(held).toEqual({
-      fulfillmentHold: { id: expect.stringMatching(/^gid:\/\/platform\/FulfillmentHold\/\d+$/) as string, handle: "preorder", reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March" },
+      fulfillmentHold: { id: expect.stringMatching(/^gid:\/\/shopify\/FulfillmentHold\/\d+$/) as string, handle: "preorder", reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March" },
       fulfillmentOrder: { id: fulfillmentOrderId, status: "ON_HOLD" },
       remainingFulfillmentOrder: null,
       userErrors: [],
@@ -775,9 +775,9 @@ describe("fulfillment orders", () => {
   });
 
   it("refuses unknown fulfillment orders, bad quantities, and a CANCELLED or CLOSED one, changing nothing", async () => {
-    const unknown = await data<Hold>(e, HOLD, { id: "gid://platform/FulfillmentOrder/1", hold: { reason: "OTHER" } });
+    const unknown = await data<Hold>(e, HOLD, { id: "gid://shopify/FulfillmentOrder/1", hold: { reason: "OTHER" } });
     expect(unknown.fulfillmentOrderHold).toMatchObject({ fulfillmentHold: null, userErrors: [{ field: ["id"], code: "FULFILLMENT_ORDER_NOT_FOUND" }] });
-    const unknownRelease = await data<Release>(e, RELEASE, { id: "gid://platform/FulfillmentOrder/1" });
+    const unknownRelease = await data<Release>(e, RELEASE, { id: "gid://shopify/FulfillmentOrder/1" });
     expect(unknownRelease.fulfillmentOrderReleaseHold.userErrors.map((u) => u.code)).toEqual(["FULFILLMENT_ORDER_NOT_FOUND"]);
 
     const order = await newOrder([2]);
@@ -833,7 +833,7 @@ describe("admin routes and webhooks", () => {
     expect(listed.status).toBe(200);
     expect(listed.body.total).toBe(100);
     expect(listed.body.variants).toHaveLength(3);
-    expect(listed.body.variants[0]).toMatchObject({ id: `gid://platform/ProductVariant/${e.store.variants[0]?.id}`, legacy_id: e.store.variants[0]?.id });
+    expect(listed.body.variants[0]).toMatchObject({ id: `gid://shopify/ProductVariant/${e.store.variants[0]?.id}`, legacy_id: e.store.variants[0]?.id });
     expect(listed.body.variants[0]?.available).toHaveLength(2);
   });
 
@@ -844,35 +844,35 @@ describe("admin routes and webhooks", () => {
       e,
       "POST",
       "/admin/inventory",
-      { variant_id: `gid://platform/ProductVariant/${variant.id}`, available: 0 },
+      { variant_id: `gid://shopify/ProductVariant/${variant.id}`, available: 0 },
     );
     expect(set.status).toBe(200);
     expect(set.body.inventory_level).toMatchObject({ available: 0, location_id: e.store.activeLocations()[0]?.id });
     await e.webhooksSettled();
     // The receiver refused the first attempt; the second got through.
-    const attempts = hook.received.filter((r) => r.headers["x-platform-webhook-id"] === set.body.webhook_id);
+    const attempts = hook.received.filter((r) => r.headers["x-shopify-webhook-id"] === set.body.webhook_id);
     expect(attempts).toHaveLength(2);
     const delivered = attempts[1];
     if (!delivered) throw new Error("not delivered");
     expect(delivered.path).toBe("/webhooks/platform/inventory_levels/update");
-    expect(delivered.headers["x-platform-topic"]).toBe("inventory_levels/update");
-    expect(delivered.headers["x-platform-shop-domain"]).toBe(e.shopDomain);
-    expect(delivered.headers["x-platform-triggered-at"]).toBeTruthy();
-    expect(validSignature(delivered.raw, delivered.headers["x-platform-hmac-sha256"])).toBe(true);
-    expect(validSignature(Buffer.from(`${delivered.raw.toString()} `), delivered.headers["x-platform-hmac-sha256"])).toBe(false);
+    expect(delivered.headers["x-shopify-topic"]).toBe("inventory_levels/update");
+    expect(delivered.headers["x-shopify-shop-domain"]).toBe(e.shopDomain);
+    expect(delivered.headers["x-shopify-triggered-at"]).toBeTruthy();
+    expect(validSignature(delivered.raw, delivered.headers["x-shopify-hmac-sha256"])).toBe(true);
+    expect(validSignature(Buffer.from(`${delivered.raw.toString()} `), delivered.headers["x-shopify-hmac-sha256"])).toBe(false);
     expect(JSON.parse(delivered.raw.toString())).toMatchObject({
       inventory_item_id: set.body.inventory_level.inventory_item_id,
       location_id: set.body.inventory_level.location_id,
       available: 0,
-      admin_graphql_api_id: expect.stringMatching(/^gid:\/\/platform\/InventoryLevel\//) as string,
+      admin_graphql_api_id: expect.stringMatching(/^gid:\/\/shopify\/InventoryLevel\//) as string,
     });
     expect(e.deliveries.find((d) => d.id === set.body.webhook_id)).toMatchObject({ status: "delivered", attempts: 2 });
 
     await e.redeliver(set.body.webhook_id);
-    const all = hook.received.filter((r) => r.headers["x-platform-webhook-id"] === set.body.webhook_id);
+    const all = hook.received.filter((r) => r.headers["x-shopify-webhook-id"] === set.body.webhook_id);
     expect(all).toHaveLength(3);
     expect(all[2]?.raw.equals(delivered.raw)).toBe(true);
-    expect(validSignature(all[2]?.raw ?? Buffer.alloc(0), all[2]?.headers["x-platform-hmac-sha256"])).toBe(true);
+    expect(validSignature(all[2]?.raw ?? Buffer.alloc(0), all[2]?.headers["x-shopify-hmac-sha256"])).toBe(true);
   });
 
   it("sets inventory through setInventory as the admin route does: the level, then its signed webhook", async () => {
@@ -883,10 +883,10 @@ describe("admin routes and webhooks", () => {
     const webhookId = e.setInventory(index, location, 9);
     expect(location.levels?.available[index]).toBe(9);
     await e.webhooksSettled();
-    const delivered = hook.received.filter((r) => r.headers["x-platform-webhook-id"] === webhookId).at(-1);
+    const delivered = hook.received.filter((r) => r.headers["x-shopify-webhook-id"] === webhookId).at(-1);
     if (!delivered) throw new Error("not delivered");
     expect(delivered.path).toBe("/webhooks/platform/inventory_levels/update");
-    expect(validSignature(delivered.raw, delivered.headers["x-platform-hmac-sha256"])).toBe(true);
+    expect(validSignature(delivered.raw, delivered.headers["x-shopify-hmac-sha256"])).toBe(true);
     expect(JSON.parse(delivered.raw.toString())).toMatchObject({ location_id: location.id, available: 9 });
   });
 
@@ -904,11 +904,11 @@ describe("admin routes and webhooks", () => {
       { id: expect.any(Number) as number, variant_id: variant?.id, product_id: variant?.productId, quantity: 2, current_quantity: 2, price: expect.any(String) as string, selling_plan_allocation: null, properties: [] },
     ]);
     const topics = await waitFor("order webhooks", async () => {
-      const seen = hook.received.filter((r) => created.body.webhook_ids.includes(String(r.headers["x-platform-webhook-id"])));
-      return seen.length === 2 ? seen.map((r) => r.headers["x-platform-topic"]).sort() : undefined;
+      const seen = hook.received.filter((r) => created.body.webhook_ids.includes(String(r.headers["x-shopify-webhook-id"])));
+      return seen.length === 2 ? seen.map((r) => r.headers["x-shopify-topic"]).sort() : undefined;
     });
     expect(topics).toEqual(["orders/create", "orders/paid"]);
-    const body = JSON.parse(hook.received.find((r) => r.headers["x-platform-topic"] === "orders/create")?.raw.toString() ?? "{}") as Record<string, unknown>;
+    const body = JSON.parse(hook.received.find((r) => r.headers["x-shopify-topic"] === "orders/create")?.raw.toString() ?? "{}") as Record<string, unknown>;
     expect(body).toMatchObject({ id: created.body.order.id, financial_status: "paid", email: "buyer@example.com", customer: { email: "buyer@example.com" } });
 
     const listed = await data<{ orders: PageOf<{ id: string; totalPrice: string; displayFinancialStatus: string }> }>(
@@ -920,7 +920,7 @@ describe("admin routes and webhooks", () => {
     const cancelled = await admin<{ order: { cancelled_at: string | null }; webhook_ids: string[] }>(e, "POST", `/admin/orders/${created.body.order.id}/cancel`, {});
     expect(cancelled.body.order.cancelled_at).toBeTruthy();
     await e.webhooksSettled();
-    expect(hook.received.some((r) => r.headers["x-platform-webhook-id"] === cancelled.body.webhook_ids[0] && r.headers["x-platform-topic"] === "orders/cancelled")).toBe(true);
+    expect(hook.received.some((r) => r.headers["x-shopify-webhook-id"] === cancelled.body.webhook_ids[0] && r.headers["x-shopify-topic"] === "orders/cancelled")).toBe(true);
     expect((await admin(e, "POST", `/admin/orders/${created.body.order.id}/cancel`, {})).status).toBe(422);
   });
 

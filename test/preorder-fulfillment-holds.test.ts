@@ -66,8 +66,8 @@ describe("shipping.fulfillment.hold", () => {
     expect(held.fulfillment_hold_error).toBeNull();
     expect(held.fulfillment_holds).toEqual([
       {
-        fulfillment_order_id: expect.stringMatching(/^gid:\/\/platform\/FulfillmentOrder\/\d+$/) as string,
-        hold_id: expect.stringMatching(/^gid:\/\/platform\/FulfillmentHold\/\d+$/) as string,
+        fulfillment_order_id: expect.stringMatching(/^gid:\/\/shopify\/FulfillmentOrder\/\d+$/) as string,
+        hold_id: expect.stringMatching(/^gid:\/\/shopify\/FulfillmentHold\/\d+$/) as string,
         offer_ids: [holdOffer],
         reason: "INVENTORY_OUT_OF_STOCK",
         reason_notes: "Ships when the spring drop lands.",

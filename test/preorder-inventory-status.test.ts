@@ -17,9 +17,9 @@ beforeAll(async () => {
   const [first, second, third] = candidates;
   if (!first || !second || !third) throw new Error("the seeded catalog has too few tracked DENY variants");
   const mirror = await mirrorVariants(env);
-  a = { legacy: first.id, gid: `gid://platform/ProductVariant/${first.id}`, productId: mirror.find((v) => v.legacy_id === first.id)?.product_id ?? "" };
-  b = { legacy: second.id, gid: `gid://platform/ProductVariant/${second.id}` };
-  c = { legacy: third.id, gid: `gid://platform/ProductVariant/${third.id}` };
+  a = { legacy: first.id, gid: `gid://shopify/ProductVariant/${first.id}`, productId: mirror.find((v) => v.legacy_id === first.id)?.product_id ?? "" };
+  b = { legacy: second.id, gid: `gid://shopify/ProductVariant/${second.id}` };
+  c = { legacy: third.id, gid: `gid://shopify/ProductVariant/${third.id}` };
   const { rows } = await env.app.pool.query<{ id: string; active: boolean }>("select id, active from locations where shop_id = $1 order by id", [env.shopId]);
   activeLocations = rows.filter((r) => r.active).map((r) => r.id);
   expect(rows.length).toBe(3);
@@ -185,7 +185,7 @@ describe("GET /preorders/products/inventory_status", () => {
     });
     expect((await invoke(env.app, "GET", "/preorders/products/inventory_status", { key: env.key })).body).toEqual({ errors: ["variant_ids is required"] });
     expect((await invoke(env.app, "GET", "/preorders/products/inventory_status?variant_ids=abc", { key: env.key })).body).toEqual({
-      errors: ["variant_ids.0 must be a numeric id or a gid://platform/ProductVariant/<id>"],
+      errors: ["variant_ids.0 must be a numeric id or a gid://shopify/ProductVariant/<id>"],
     });
     const unknown = await status("variant_ids=999999999");
     expect(unknown.variants[0]).toMatchObject({ variant_id: 999999999, found: false, available: null, locations: [] });

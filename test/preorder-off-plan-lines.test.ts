@@ -48,7 +48,7 @@ beforeAll(async () => {
   await env.app.pool.query("insert into preorder_offer_variants (offer_id, shop_id, variant_id, legacy_id) values ($1, $2, $3, $4)", [
     offerId,
     env.shopId,
-    `gid://platform/ProductVariant/${variant(0)}`,
+    `gid://shopify/ProductVariant/${variant(0)}`,
     variant(0),
   ]);
 });

@@ -55,7 +55,7 @@ describe("set_source_to_all: resolution over the catalog mirror as a job", () =>
     });
     expect(answer.status).toBe(202);
     const body = answer.body as Json & { job_id: string; status_url: string };
-    expect(body).toMatchObject({ source: "all", exclusion_tag: tag, excluded_variant_ids: [excludedGid, `gid://platform/ProductVariant/${excludedLegacy}`] });
+    expect(body).toMatchObject({ source: "all", exclusion_tag: tag, excluded_variant_ids: [excludedGid, `gid://shopify/ProductVariant/${excludedLegacy}`] });
     expect(body.status_url).toBe(`/api/v2/external/jobs/${body.job_id}`);
 
     const job = await waitJob(env, body.job_id);

@@ -113,20 +113,20 @@ describe("sellingPlanGroupInputFromOffer", () => {
 });
 
 describe("sellingPlanGroupUpdateFromOffer", () => {
-  const plan = (id: number, option: "full" | "deposit" | null) => ({ id: `gid://platform/SellingPlan/${id}`, option });
+  const plan = (id: number, option: "full" | "deposit" | null) => ({ id: `gid://shopify/SellingPlan/${id}`, option });
 
   it("updates each option's plan in place by its payment option, creates missing ones and deletes the rest", () => {
     // The single deposit plan of a choice offer from before (0032) stays the deposit plan; the full one is new.
     const grow = sellingPlanGroupUpdateFromOffer(offer({ payments: { options: [FULL, DEPOSIT] } }), [plan(1, "deposit")]);
-    expect(grow.sellingPlansToUpdate?.map((p) => [p.id, p.name, p.position])).toEqual([["gid://platform/SellingPlan/1", "Pay a deposit", 1]]);
+    expect(grow.sellingPlansToUpdate?.map((p) => [p.id, p.name, p.position])).toEqual([["gid://shopify/SellingPlan/1", "Pay a deposit", 1]]);
     expect(grow.sellingPlansToCreate?.map((p) => [p.name, p.position])).toEqual([["Pay in full", 0]]);
     expect(grow.sellingPlansToDelete).toBeUndefined();
 
     // The platform's order does not matter: each keeps its id.
     const same = sellingPlanGroupUpdateFromOffer(offer({ payments: { options: [FULL, DEPOSIT] } }), [plan(2, "deposit"), plan(1, "full")]);
     expect(same.sellingPlansToUpdate?.map((p) => [p.id, p.name])).toEqual([
-      ["gid://platform/SellingPlan/1", "Pay in full"],
-      ["gid://platform/SellingPlan/2", "Pay a deposit"],
+      ["gid://shopify/SellingPlan/1", "Pay in full"],
+      ["gid://shopify/SellingPlan/2", "Pay a deposit"],
     ]);
     expect(same.sellingPlansToCreate).toBeUndefined();
 
@@ -136,9 +136,9 @@ describe("sellingPlanGroupUpdateFromOffer", () => {
 
     // The deposit disabled: its plan goes, and so do one of no option and a second full one.
     const shrink = sellingPlanGroupUpdateFromOffer(offer(), [plan(1, "full"), plan(2, "deposit"), plan(3, null), plan(4, "full")]);
-    expect(shrink.sellingPlansToUpdate?.map((p) => p.id)).toEqual(["gid://platform/SellingPlan/1"]);
+    expect(shrink.sellingPlansToUpdate?.map((p) => p.id)).toEqual(["gid://shopify/SellingPlan/1"]);
     expect(shrink.sellingPlansToCreate).toBeUndefined();
-    expect(shrink.sellingPlansToDelete).toEqual(["gid://platform/SellingPlan/2", "gid://platform/SellingPlan/3", "gid://platform/SellingPlan/4"]);
+    expect(shrink.sellingPlansToDelete).toEqual(["gid://shopify/SellingPlan/2", "gid://shopify/SellingPlan/3", "gid://shopify/SellingPlan/4"]);
     expect(shrink).toMatchObject({ name: "Spring drop", merchantCode: "SPRING-26", options: ["Payment"] });
   });
 });

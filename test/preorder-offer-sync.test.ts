@@ -18,7 +18,7 @@ beforeAll(async () => {
   legacy = (await mirrorVariants(env)).map((v) => v.legacy_id);
 });
 
-const gid = (n: number) => `gid://platform/ProductVariant/${n}`;
+const gid = (n: number) => `gid://shopify/ProductVariant/${n}`;
 const call = (method: string, id: string, suffix = "", body?: unknown) => offerCall(env.app, env.key, method, id, suffix, body);
 
 const PLAN_POLICIES = `query Plans($id: ID!) { sellingPlanGroup(id: $id) { sellingPlans(first: 5) { nodes {
@@ -52,7 +52,7 @@ describe("offer sync to the platform", () => {
 
     await env.startWorker();
     const synced = await waitSynced(env, id);
-    expect(synced.platform_selling_plan_group_id).toMatch(/^gid:\/\/platform\/SellingPlanGroup\/\d+$/);
+    expect(synced.platform_selling_plan_group_id).toMatch(/^gid:\/\/shopify\/SellingPlanGroup\/\d+$/);
     expect((await getSellingPlanGroup(client, synced.platform_selling_plan_group_id ?? ""))?.name).toBe("Final name");
     expect(await pendingSyncJobs(id)).toBe(0);
   });
@@ -101,17 +101,17 @@ describe("offer sync to the platform", () => {
     await env.startWorker();
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(3, 4) } }, { enable: true });
     const planId = (await waitSynced(env, id)).platform_selling_plan_id ?? "";
-    expect(planId).toMatch(/^gid:\/\/platform\/SellingPlan\//);
+    expect(planId).toMatch(/^gid:\/\/shopify\/SellingPlan\//);
     // An order placed under the new plan between the platform creating it and the sync recording
     // it: its line could not be linked when its webhook came.
     const { rows } = await env.app.pool.query<{ id: string }>(
       `insert into preorder_orders (shop_id, platform_order_id, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
-       values ($1, 'gid://platform/Order/990001', 'USD', 10, 0, now(), now()) returning id`,
+       values ($1, 'gid://shopify/Order/990001', 'USD', 10, 0, now(), now()) returning id`,
       [env.shopId],
     );
     await env.app.pool.query(
       `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id, offer_id)
-       values ($1, $2, 'gid://platform/LineItem/990001', $3, 1, 10, $4, null)`,
+       values ($1, $2, 'gid://shopify/LineItem/990001', $3, 1, 10, $4, null)`,
       [rows[0]?.id, env.shopId, gid(legacy[3] ?? 0), planId],
     );
     expect((await call("PATCH", id, "", { name: "Spring drop, relinked" })).status).toBe(202);
@@ -209,7 +209,7 @@ describe("offer sync to the platform", () => {
     const at = new Date().toISOString();
     await applyPreorderOrder(env.app.pool, env.shopId, {
       id: 990101,
-      admin_graphql_api_id: "gid://platform/Order/990101",
+      admin_graphql_api_id: "gid://shopify/Order/990101",
       name: "#L990101",
       created_at: at,
       updated_at: at,
@@ -219,7 +219,7 @@ describe("offer sync to the platform", () => {
       financial_status: "paid",
       line_items: [{ id: 990102, variant_id: legacy[6], quantity: 1, price: "10.00", selling_plan_allocation: { selling_plan_id: Number(full?.split("/").pop()) } }],
     });
-    const { rows: lines } = await env.app.pool.query("select offer_id, payment_option from preorder_order_lines where platform_line_id = 'gid://platform/LineItem/990102'");
+    const { rows: lines } = await env.app.pool.query("select offer_id, payment_option from preorder_order_lines where platform_line_id = 'gid://shopify/LineItem/990102'");
     expect(lines).toEqual([{ offer_id: id, payment_option: "full" }]);
   });
 

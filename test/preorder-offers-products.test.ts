@@ -55,11 +55,11 @@ describe("products: custom source", () => {
 
   it("validates variant ids against the shop's mirror and the caps", async () => {
     const id = await newOffer(env);
-    expect((await action(id, "add_variants", { variant_ids: [101, "gid://platform/ProductVariant/555", true] })).body).toEqual({
-      errors: ["variant_ids.2 must be a numeric id or a gid://platform/ProductVariant/<id>"],
+    expect((await action(id, "add_variants", { variant_ids: [101, "gid://shopify/ProductVariant/555", true] })).body).toEqual({
+      errors: ["variant_ids.2 must be a numeric id or a gid://shopify/ProductVariant/<id>"],
     });
-    expect((await action(id, "add_variants", { variant_ids: [101, "gid://platform/ProductVariant/555"] })).body).toEqual({
-      errors: ["variant_ids.1 must be a variant of this shop (unknown id gid://platform/ProductVariant/555)"],
+    expect((await action(id, "add_variants", { variant_ids: [101, "gid://shopify/ProductVariant/555"] })).body).toEqual({
+      errors: ["variant_ids.1 must be a variant of this shop (unknown id gid://shopify/ProductVariant/555)"],
     });
     expect(await storedVariants(id)).toEqual([]);
     expect((await action(id, "add_variants", { variant_ids: [] })).body).toEqual({ errors: ["variant_ids must contain at least 1 items"] });
@@ -108,7 +108,7 @@ describe("products: all and collection sources", () => {
     expect(rows[0]).toEqual({ products_source: "all", products_exclusion_tag: "no-preorder", products_excluded_variant_ids: [variantGid(201), variantGid(102)] });
     // Any string was stored before, and one that is no variant id never matched a variant.
     expect((await action(id, "set_source_to_all", { confirm: true, excluded_variant_ids: [201, "variant-201"] })).body).toEqual({
-      errors: ["excluded_variant_ids.1 must be a numeric id or a gid://platform/ProductVariant/<id>"],
+      errors: ["excluded_variant_ids.1 must be a numeric id or a gid://shopify/ProductVariant/<id>"],
     });
   });
 
@@ -123,19 +123,19 @@ describe("products: all and collection sources", () => {
 
   it("set_collection is refused (409) on a non-collection offer", async () => {
     const id = await newOffer(env);
-    const refused = await action(id, "set_collection", { collection_id: "gid://platform/Collection/1" });
+    const refused = await action(id, "set_collection", { collection_id: "gid://shopify/Collection/1" });
     expect(refused.status).toBe(409);
     expect((await read(id)).collection.id).toBeNull();
   });
 
   it("set_source_to_collection, then set_collection changes the collection", async () => {
     const id = await newOffer(env);
-    const collection = await action(id, "set_source_to_collection", { collection_id: "gid://platform/Collection/1" });
-    expect(collection.body).toMatchObject({ source: "collection", collection: { id: "gid://platform/Collection/1" } });
-    const changed = await action(id, "set_collection", { collection_id: "gid://platform/Collection/2" });
+    const collection = await action(id, "set_source_to_collection", { collection_id: "gid://shopify/Collection/1" });
+    expect(collection.body).toMatchObject({ source: "collection", collection: { id: "gid://shopify/Collection/1" } });
+    const changed = await action(id, "set_collection", { collection_id: "gid://shopify/Collection/2" });
     expect(changed.status).toBe(202);
-    expect(changed.body).toMatchObject({ source: "collection", collection: { id: "gid://platform/Collection/2" } });
-    expect((await action(id, "set_collection", { collection_id: "gid://platform/Collection/9" })).body).toEqual({
+    expect(changed.body).toMatchObject({ source: "collection", collection: { id: "gid://shopify/Collection/2" } });
+    expect((await action(id, "set_collection", { collection_id: "gid://shopify/Collection/9" })).body).toEqual({
       errors: ["collection_id must be a collection of this shop"],
     });
     // leaving the collection source clears the collection
@@ -143,8 +143,8 @@ describe("products: all and collection sources", () => {
   });
 
   it("creates a collection offer directly", async () => {
-    const id = await newOffer(env, { products: { source: "collection", collection_id: "gid://platform/Collection/2" } });
-    expect(await read(id)).toMatchObject({ source: "collection", collection: { id: "gid://platform/Collection/2" } });
+    const id = await newOffer(env, { products: { source: "collection", collection_id: "gid://shopify/Collection/2" } });
+    expect(await read(id)).toMatchObject({ source: "collection", collection: { id: "gid://shopify/Collection/2" } });
     const missing = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection" } } });
     expect(missing.body).toEqual({ errors: ["products.collection_id is required when source is collection"] });
     const unknown = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "x", products: { source: "collection", collection_id: "c-9" } } });

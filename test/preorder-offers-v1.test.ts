@@ -237,7 +237,7 @@ describe("v1 rules and errors", () => {
     expect((await v1({})).body).toEqual({ errors: { selling_plan: ["is required"] } });
     expect((await v1({ plan: {} })).body).toEqual({ errors: { selling_plan: ["is required"], plan: ["is not allowed"] } });
     const variants = await v1({ selling_plan: { name: "V", platform_variant_ids: [101, 999] } });
-    expect(variants.body).toEqual({ errors: { platform_variant_ids: ["must be a variant of this shop (unknown id gid://platform/ProductVariant/999)"] } });
+    expect(variants.body).toEqual({ errors: { platform_variant_ids: ["must be a variant of this shop (unknown id gid://shopify/ProductVariant/999)"] } });
     const rule = await v1({ selling_plan: { name: "V", min_quantity_per_order: 5, max_quantity_per_order: 2 } });
     expect(rule.body).toEqual({ errors: { max_quantity_per_order: ["must be at least per_order.min (5)"] } });
   });

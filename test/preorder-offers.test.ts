@@ -249,7 +249,7 @@ describe("offers: create and get", () => {
     });
     const unknownVariant = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "X", products: { variant_ids: [101, 999] } } });
     expect(unknownVariant.status).toBe(422);
-    expect(unknownVariant.body).toEqual({ errors: ["products.variant_ids.1 must be a variant of this shop (unknown id gid://platform/ProductVariant/999)"] });
+    expect(unknownVariant.body).toEqual({ errors: ["products.variant_ids.1 must be a variant of this shop (unknown id gid://shopify/ProductVariant/999)"] });
     const after = (await invoke(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number };
     expect(after.total).toBe(before.total);
   });
@@ -417,7 +417,7 @@ describe("offers: tenant isolation", () => {
     const theirs = await createOffer(env.app, otherKey, { name: "Theirs" });
     const answer = await offerCall(env.app, otherKey, "POST", theirs.id, "/products/add_variants", { variant_ids: [101] });
     expect(answer.status).toBe(422);
-    expect(answer.body).toEqual({ errors: ["variant_ids.0 must be a variant of this shop (unknown id gid://platform/ProductVariant/101)"] });
+    expect(answer.body).toEqual({ errors: ["variant_ids.0 must be a variant of this shop (unknown id gid://shopify/ProductVariant/101)"] });
   });
 });
 

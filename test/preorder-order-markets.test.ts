@@ -12,8 +12,8 @@ import { insertOffer, orderPayload, placeOrder, useDomain, orderTopics } from ".
  */
 const env = useTestEnv({ shop: "Markets Shop", worker: true, config: { DEVELOPER_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 const DOMAIN = "markets-shop.platform.local";
-const EU = "gid://platform/Market/7001";
-const US = "gid://platform/Market/7002";
+const EU = "gid://shopify/Market/7001";
+const US = "gid://shopify/Market/7002";
 
 interface OrderBody {
   market_id: string | null;

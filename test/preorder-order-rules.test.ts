@@ -154,13 +154,13 @@ describe("an order breaking its offer's rules is tagged and reported, never coun
       const { rows } = await client.query<{ id: string }>(
         `insert into preorder_orders (shop_id, platform_order_id, email, currency, total_price, total_outstanding, platform_created_at, platform_updated_at)
          values ($1, $2, $3, 'USD', 10, 0, now(), now()) returning id`,
-        [env.shopId, `gid://platform/Order/race-${offer.id}-${n}`, `racer-${n}@example.com`],
+        [env.shopId, `gid://shopify/Order/race-${offer.id}-${n}`, `racer-${n}@example.com`],
       );
       const id = rows[0]?.id ?? "";
       await client.query(
         `insert into preorder_order_lines (order_id, shop_id, platform_line_id, variant_id, quantity, price, selling_plan_id, offer_id)
          values ($1, $2, '1', $3, 1, 10, $4, $5)`,
-        [id, env.shopId, variantGid(101), `gid://platform/SellingPlan/${offer.plan}`, offer.id],
+        [id, env.shopId, variantGid(101), `gid://shopify/SellingPlan/${offer.plan}`, offer.id],
       );
       return id;
     };

@@ -37,7 +37,7 @@ interface OrderBody {
 }
 
 const variant = (index: number) => env.emulator.store.variants[index]?.id ?? 0;
-const variantGid = (index: number) => `gid://platform/ProductVariant/${variant(index)}`;
+const variantGid = (index: number) => `gid://shopify/ProductVariant/${variant(index)}`;
 let planCount = 0;
 
 /** A selling plan group on the emulator for these seeded variants; answers the plan's gid. */
@@ -103,7 +103,7 @@ beforeAll(async () => {
     env.app.pool,
     env.shopId,
     ordersPlan,
-    splitSettings({ type: "orders", order_suffix: "-PRE", sequential_number: true, order_tag: "preorder-moved", transaction_gateway: "gid://platform/PaymentGateway/2" }),
+    splitSettings({ type: "orders", order_suffix: "-PRE", sequential_number: true, order_tag: "preorder-moved", transaction_gateway: "gid://shopify/PaymentGateway/2" }),
   );
   perVariantPlan = await plan([2, 3]);
   await insertOfferOnPlan(env.app.pool, env.shopId, perVariantPlan, splitSettings({ type: "orders", per_variant: true, sequential_number: true }));
@@ -194,11 +194,11 @@ describe("shipping.fulfillment.split", () => {
       type: "orders",
       offer_ids: [ordersOffer],
       edited: true,
-      orders: [{ key: ordersOffer, name: `${original.name}-PRE1`, variant_ids: [variantGid(1)], platform_order_id: `gid://platform/Order/${created.id}`, platform_name: created.name }],
+      orders: [{ key: ordersOffer, name: `${original.name}-PRE1`, variant_ids: [variantGid(1)], platform_order_id: `gid://shopify/Order/${created.id}`, platform_name: created.name }],
     });
     await env.emulator.webhooksSettled();
     await webhooksProcessed(env.app.pool);
-    const { rows } = await env.app.pool.query("select 1 from preorder_orders where platform_order_id = $1", [`gid://platform/Order/${created.id}`]);
+    const { rows } = await env.app.pool.query("select 1 from preorder_orders where platform_order_id = $1", [`gid://shopify/Order/${created.id}`]);
     expect(rows).toHaveLength(0);
   });
 
@@ -241,7 +241,7 @@ describe("shipping.fulfillment.split", () => {
       [variant(1), 0],
       [variant(6), 1],
     ]);
-    expect(done.order_split?.orders[0]?.line_item_ids).toEqual([`gid://platform/LineItem/${withVariant.id}`]);
+    expect(done.order_split?.orders[0]?.line_item_ids).toEqual([`gid://shopify/LineItem/${withVariant.id}`]);
   });
 
   it("type orders with per_variant: one new order per variant, numbered in turn", async () => {
@@ -329,7 +329,7 @@ describe("shipping.fulfillment.split", () => {
       // One draft was made for this split, and it is the one completed: nothing left open.
       const drafts = draftOrdersOf(env.emulator.store).slice(before);
       expect(drafts.map((d) => d.status)).toEqual(["COMPLETED"]);
-      expect(`gid://platform/DraftOrder/${drafts[0]?.id}`).toBe(done.order_split?.orders[0]?.draft_order_id);
+      expect(`gid://shopify/DraftOrder/${drafts[0]?.id}`).toBe(done.order_split?.orders[0]?.draft_order_id);
     } finally {
       env.emulator.setFaults({});
     }
@@ -460,7 +460,7 @@ describe("shipping.fulfillment.split", () => {
     const domain = shops[0]?.platform_domain ?? "";
     // A cart attribute becomes a note attribute: a shopper can write it, naming any order.
     const forged = orderPayload({ plan: Number(ordersPlan.split("/").pop()) });
-    await deliverWebhook(env.app.origin, "orders/create", { ...forged, note_attributes: [{ name: "_preorder_split_of", value: "gid://platform/Order/1" }] }, domain);
+    await deliverWebhook(env.app.origin, "orders/create", { ...forged, note_attributes: [{ name: "_preorder_split_of", value: "gid://shopify/Order/1" }] }, domain);
     const { rows: splitOriginals } = await env.app.pool.query<{ platform_order_id: string; name: string }>(
       "select platform_order_id, g->>'name' as name from preorder_orders, jsonb_array_elements(order_split->'orders') g where shop_id = $1 and order_split->>'type' = 'orders' limit 1",
       [env.shopId],

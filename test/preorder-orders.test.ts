@@ -62,7 +62,7 @@ function orderPayload(spec: OrderSpec = {}) {
   const total = spec.total_price ?? lines.reduce((sum, l) => sum + Number(l.price ?? "100.00") * (l.quantity ?? 1), 0).toFixed(2);
   return {
     id,
-    admin_graphql_api_id: `gid://platform/Order/${id}`,
+    admin_graphql_api_id: `gid://shopify/Order/${id}`,
     name: `#${id}`,
     email: spec.email ?? "Buyer@Example.com",
     created_at: spec.created_at ?? "2026-11-01T10:00:00Z",
@@ -171,8 +171,8 @@ describe("preorder orders from the platform's order webhooks", () => {
       platform_order_id: preorder.admin_graphql_api_id,
     });
     expect(order?.line_items).toEqual([
-      expect.objectContaining({ variant_id: "gid://platform/ProductVariant/101", quantity: 2, selling_plan_id: "gid://platform/SellingPlan/55", preorder: true }),
-      expect.objectContaining({ variant_id: "gid://platform/ProductVariant/102", quantity: 1, selling_plan_id: null, preorder: false }),
+      expect.objectContaining({ variant_id: "gid://shopify/ProductVariant/101", quantity: 2, selling_plan_id: "gid://shopify/SellingPlan/55", preorder: true }),
+      expect.objectContaining({ variant_id: "gid://shopify/ProductVariant/102", quantity: 1, selling_plan_id: null, preorder: false }),
     ]);
   });
 
@@ -260,7 +260,7 @@ describe("release, cancel and charge_balance", () => {
   });
 
   it("keeps the offer's limits.total.current_count true: units on its live preorder lines", async () => {
-    const offerId = await seedOffer(env.app.pool, env.shopId, "Counted offer", "gid://platform/SellingPlan/77");
+    const offerId = await seedOffer(env.app.pool, env.shopId, "Counted offer", "gid://shopify/SellingPlan/77");
     const currentCount = async () =>
       ((await invoke(env.app, "GET", `/preorders/offers/${offerId}/limits`, { key: env.key })).body as { total: { current_count: number } }).total.current_count;
     expect(await currentCount()).toBe(0);
@@ -296,7 +296,7 @@ describe("listing", () => {
       listDomain,
     );
     const c = await place("orders/create", orderPayload({ email: "ann@example.com", created_at: "2026-10-03T12:00:00Z", lines: [{ variant: 301, plan: 72 }] }), listDomain);
-    const offerB = await seedOffer(env.app.pool, shop.shopId, "Offer B", "gid://platform/SellingPlan/72");
+    const offerB = await seedOffer(env.app.pool, shop.shopId, "Offer B", "gid://shopify/SellingPlan/72");
     expect(await relinkOfferOrderLines(env.app.pool, shop.shopId, offerB)).toBe(2);
     const ids = async (query: string) => {
       const answer = await invoke(env.app, "GET", `/preorders/orders${query}`, { key: shop.apiKey });
@@ -306,7 +306,7 @@ describe("listing", () => {
     expect(await ids("")).toEqual([c, b, a]);
     expect(await ids("?status=awaiting_balance")).toEqual([b]);
     expect(await ids("?variant_id=301")).toEqual([c, a]);
-    expect(await ids("?variant_id=gid://platform/ProductVariant/302")).toEqual([b]);
+    expect(await ids("?variant_id=gid://shopify/ProductVariant/302")).toEqual([b]);
     expect(await ids("?email=ANN@example.com")).toEqual([c, a]);
     expect(await ids(`?offer_id=${offerB}`)).toEqual([c, b]);
     expect(await ids("?created_from=2026-10-02&created_to=2026-10-02")).toEqual([b]);
@@ -397,16 +397,16 @@ describe("preorder counts", () => {
     // another shop's orders of the same variant never count here
     await place("orders/create", orderPayload({ lines: [{ variant: 501, quantity: 100 }] }), OTHER_DOMAIN);
 
-    const live = await preorderCountsForVariants(env.app.pool, shop.shopId, ["501", "gid://platform/ProductVariant/502", 503, "504"]);
+    const live = await preorderCountsForVariants(env.app.pool, shop.shopId, ["501", "gid://shopify/ProductVariant/502", 503, "504"]);
     expect([...live]).toEqual([
       ["501", 5],
-      ["gid://platform/ProductVariant/502", 1],
+      ["gid://shopify/ProductVariant/502", 1],
       ["503", 0],
       ["504", 0],
     ]);
     // kept by ingestion and cancellation already
     const stored = await storedVariantCounts(env.app.pool, shop.shopId, ["501", "502"]);
-    expect(Object.fromEntries(stored)).toEqual({ "gid://platform/ProductVariant/501": 5, "gid://platform/ProductVariant/502": 1 });
+    expect(Object.fromEntries(stored)).toEqual({ "gid://shopify/ProductVariant/501": 5, "gid://shopify/ProductVariant/502": 1 });
 
     await env.app.pool.query("delete from preorder_variant_counts where shop_id = $1", [shop.shopId]);
     const answer = await invoke(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", { key: shop.apiKey, body: { variant_ids: ["501", "502", "503", 504] } });
@@ -415,10 +415,10 @@ describe("preorder counts", () => {
     expect(job).toMatchObject({ status: "completed", result: { variants: 4 } });
     const recomputed = await storedVariantCounts(env.app.pool, shop.shopId, ["501", "502", "503", "504"]);
     expect(Object.fromEntries(recomputed)).toEqual({
-      "gid://platform/ProductVariant/501": 5,
-      "gid://platform/ProductVariant/502": 1,
-      "gid://platform/ProductVariant/503": 0,
-      "gid://platform/ProductVariant/504": 0,
+      "gid://shopify/ProductVariant/501": 5,
+      "gid://shopify/ProductVariant/502": 1,
+      "gid://shopify/ProductVariant/503": 0,
+      "gid://shopify/ProductVariant/504": 0,
     });
     const tooMany = await invoke(env.app, "POST", "/preorders/product_variants/bulk_recalculate_preorder_counts", {
       key: shop.apiKey,
@@ -433,7 +433,7 @@ describe("against the platform emulator", () => {
     const client = await env.platform.clientFor(env.app.pool, env.shopId);
     const variant = env.emulator.store.variants[0];
     if (!variant) throw new Error("no seeded variant");
-    const variantGid = `gid://platform/ProductVariant/${variant.id}`;
+    const variantGid = `gid://shopify/ProductVariant/${variant.id}`;
     const group = await createSellingPlanGroup(
       client,
       {

@@ -79,7 +79,7 @@ describe("orders of the point of sale", () => {
     const sold = await post("/pos/checkout", { location_id: locationId, line_items: [{ variant_id: variantId, quantity: 2, selling_plan_id: planId }], email: "counter@example.com" });
     expect(sold.status).toBe(201);
     const { id, body } = await arrived((sold.json.order as { id: string }).id);
-    expect(body).toMatchObject({ source_name: "pos", retail_location_id: `gid://platform/Location/${locationId}`, offer_ids: [offerId], rule_breaks: [] });
+    expect(body).toMatchObject({ source_name: "pos", retail_location_id: `gid://shopify/Location/${locationId}`, offer_ids: [offerId], rule_breaks: [] });
     expect(body.line_items).toEqual([expect.objectContaining({ offer_id: offerId, preorder: true, quantity: 2 })]);
     expect(body.app_tags).not.toContain("preorder-pos-disabled");
     expect(await topics(id)).toEqual(["preorder_order.created"]);

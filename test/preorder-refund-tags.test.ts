@@ -32,7 +32,7 @@ interface OrderBody {
 
 async function storedCount(): Promise<number | undefined> {
   const { rows } = await env.app.pool.query<{ preorder_count: number }>(
-    "select preorder_count from preorder_variant_counts where shop_id = $1 and variant_id = 'gid://platform/ProductVariant/1'",
+    "select preorder_count from preorder_variant_counts where shop_id = $1 and variant_id = 'gid://shopify/ProductVariant/1'",
     [env.shopId],
   );
   return rows[0]?.preorder_count;

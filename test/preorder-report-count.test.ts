@@ -18,9 +18,9 @@ beforeAll(async () => {
   offerB = await newOffer(env.shopId, "B");
   await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-02T10:00:00Z", currency: "EUR", lines: [{ product: 1, variant: 11, offerId: offerA }, { product: 2, variant: 21, offerId: offerB }] });
   await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-03T10:00:00Z", lines: [{ product: 1, variant: 12, offerId: offerA }] });
-  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-10-01T10:00:00Z", marketId: "gid://platform/Market/5", lines: [{ product: 2, variant: 21, offerId: offerB }, { product: 1, variant: 11 }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-10-01T10:00:00Z", marketId: "gid://shopify/Market/5", lines: [{ product: 2, variant: 21, offerId: offerB }, { product: 1, variant: 11 }] });
   // A line that is not on a selling plan is no preorder line.
-  await env.app.pool.query("update preorder_order_lines set selling_plan_id = null where shop_id = $1 and variant_id = 'gid://platform/ProductVariant/11' and offer_id is null", [env.shopId]);
+  await env.app.pool.query("update preorder_order_lines set selling_plan_id = null where shop_id = $1 and variant_id = 'gid://shopify/ProductVariant/11' and offer_id is null", [env.shopId]);
   // Another shop's lines are never counted.
   const other = await createShopWithKey(env.app.pool, "Report Count Other Shop");
   await seedPreorderOrder(env.app.pool, other.shopId, { lines: [{ product: 1, variant: 11, offerId: await newOffer(other.shopId, "C") }, { product: 1 }] });
@@ -36,7 +36,7 @@ describe("the by-offer export's count for progress", () => {
     { from: "2026-09-03" },
     { to: "2026-09-30" },
     { currency: "EUR" },
-    { market_id: "gid://platform/Market/5" },
+    { market_id: "gid://shopify/Market/5" },
     { offer_id: offerB, from: "2026-09-01", to: "2026-12-31" },
     { per_page: 2 },
     { page: 2, per_page: 2 },
@@ -65,7 +65,7 @@ describe("the by-offer export's count for progress", () => {
     const orderId = await seedPreorderOrder(env.app.pool, env.shopId, { lines: [] });
     await expect(
       env.app.pool.query(
-        "insert into preorder_order_lines (order_id, shop_id, platform_line_id, quantity, price, selling_plan_id) values ($1, $2, 'x', 1, 1, 'gid://platform/SellingPlan/1')",
+        "insert into preorder_order_lines (order_id, shop_id, platform_line_id, quantity, price, selling_plan_id) values ($1, $2, 'x', 1, 1, 'gid://shopify/SellingPlan/1')",
         [orderId, other.shopId],
       ),
     ).rejects.toThrow(/preorder_order_lines_order_shop_fk/);

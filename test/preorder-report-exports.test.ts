@@ -25,7 +25,7 @@ async function exportCsv(report: string, body: unknown): Promise<string> {
 
 beforeAll(async () => {
   const { rows } = await env.app.pool.query<{ id: string }>(
-    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, 'Offer', 'Offer', 'gid://platform/SellingPlan/7') returning id",
+    "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, 'Offer', 'Offer', 'gid://shopify/SellingPlan/7') returning id",
     [env.shopId],
   );
   offerId = rows[0]?.id ?? "";

@@ -11,26 +11,26 @@ let offerB = "";
 
 beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
-  await env.app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://platform/Market/1', 'US')", [env.shopId]);
+  await env.app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://shopify/Market/1', 'US')", [env.shopId]);
   await env.app.pool.query(
-    `insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://platform/Product/10', 'Jacket', 'jacket', 'ACTIVE', now())`,
+    `insert into products (shop_id, id, title, handle, status, platform_updated_at) values ($1, 'gid://shopify/Product/10', 'Jacket', 'jacket', 'ACTIVE', now())`,
     [env.shopId],
   );
   await env.app.pool.query(
     `insert into variants (shop_id, id, legacy_id, product_id, title, price, inventory_policy, inventory_item_id, platform_updated_at)
-     values ($1, 'gid://platform/ProductVariant/1', 1, 'gid://platform/Product/10', 'Small', 30, 'DENY', 'gid://platform/InventoryItem/1', now())`,
+     values ($1, 'gid://shopify/ProductVariant/1', 1, 'gid://shopify/Product/10', 'Small', 30, 'DENY', 'gid://shopify/InventoryItem/1', now())`,
     [env.shopId],
   );
   offerA = await seedOffer(env.app.pool, env.shopId, "Offer A");
   offerB = await seedOffer(env.app.pool, env.shopId, "Offer B");
   // 1: half paid deposit order, two lines of offer A (shares 60% and 40%).
-  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-10T08:00:00Z", email: "a@example.com", outstanding: "50.00", financialStatus: "paid", marketId: "gid://platform/Market/1", lines: [{ variant: 1, product: 10, quantity: 2, price: "30.00", offerId: offerA }, { variant: 2, product: 20, quantity: 1, price: "40.00", offerId: offerA }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-10T08:00:00Z", email: "a@example.com", outstanding: "50.00", financialStatus: "paid", marketId: "gid://shopify/Market/1", lines: [{ variant: 1, product: 10, quantity: 2, price: "30.00", offerId: offerA }, { variant: 2, product: 20, quantity: 1, price: "40.00", offerId: offerA }] });
   // 2: paid in full, offer B.
-  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-20T08:00:00Z", email: "b@example.com", marketId: "gid://platform/Market/1", lines: [{ variant: 4, product: 40, quantity: 3, price: "10.00", offerId: offerB }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-20T08:00:00Z", email: "b@example.com", marketId: "gid://shopify/Market/1", lines: [{ variant: 4, product: 40, quantity: 3, price: "10.00", offerId: offerB }] });
   // 3: EUR, deposit then balance collected, offer B, in October.
-  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-10-05T08:00:00Z", currency: "EUR", email: "a@example.com", balance: "60.00", marketId: "gid://platform/Market/1", lines: [{ variant: 4, product: 40, quantity: 1, price: "80.00", offerId: offerB }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-10-05T08:00:00Z", currency: "EUR", email: "a@example.com", balance: "60.00", marketId: "gid://shopify/Market/1", lines: [{ variant: 4, product: 40, quantity: 1, price: "80.00", offerId: offerB }] });
   // 4: cancelled: listed by status, summed nowhere.
-  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-15T08:00:00Z", email: "c@example.com", cancelledAt: "2026-09-15T08:00:00Z", marketId: "gid://platform/Market/1", lines: [{ variant: 1, product: 10, quantity: 5, price: "20.00", offerId: offerA }] });
+  await seedPreorderOrder(env.app.pool, env.shopId, { createdAt: "2026-09-15T08:00:00Z", email: "c@example.com", cancelledAt: "2026-09-15T08:00:00Z", marketId: "gid://shopify/Market/1", lines: [{ variant: 1, product: 10, quantity: 5, price: "20.00", offerId: offerA }] });
 });
 
 const read = (path: string, key = env.key) => invoke(env.app, "GET", `/preorders/reports/${path}`, { key });
@@ -88,7 +88,7 @@ describe("GET /preorders/reports/summary", () => {
       ["EUR", "80.00"],
       ["USD", "30.00"],
     ]);
-    const variant = (await read("summary?variant_id=1&currency=USD&market_id=gid://platform/Market/1")).body as { currencies: Metrics[] };
+    const variant = (await read("summary?variant_id=1&currency=USD&market_id=gid://shopify/Market/1")).body as { currencies: Metrics[] };
     expect(variant.currencies).toEqual([{ currency: "USD", orders: 1, units: 2, gross_sales: "60.00", deposits_paid: "30.00", balance_due: "30.00", balance_collected: "0.00", balance_outstanding: "30.00" }]);
   });
 
@@ -181,16 +181,16 @@ describe("GET /preorders/reports/revenue, by_date, by_variant, customers", () =>
     const first = (await read("by_variant?per_page=2")).body as { variants: { variant_id: string; title: string | null; product_title: string | null; units: number }[]; next_cursor: string; total: number };
     expect(first.total).toBe(4);
     expect(first.variants.map((v) => [v.variant_id, v.units])).toEqual([
-      ["gid://platform/ProductVariant/1", 2],
-      ["gid://platform/ProductVariant/2", 1],
+      ["gid://shopify/ProductVariant/1", 2],
+      ["gid://shopify/ProductVariant/2", 1],
     ]);
     expect(first.variants[0]).toMatchObject({ title: "Small", product_title: "Jacket" });
     expect(first.variants[1]).toMatchObject({ title: null, product_title: null });
     const second = (await read(`by_variant?per_page=2&cursor=${first.next_cursor}`)).body as { variants: { variant_id: string; currency: string }[]; next_cursor: null; page: null };
     expect(second).toMatchObject({ page: null, next_cursor: null });
     expect(second.variants.map((v) => [v.variant_id, v.currency])).toEqual([
-      ["gid://platform/ProductVariant/4", "EUR"],
-      ["gid://platform/ProductVariant/4", "USD"],
+      ["gid://shopify/ProductVariant/4", "EUR"],
+      ["gid://shopify/ProductVariant/4", "USD"],
     ]);
   });
 

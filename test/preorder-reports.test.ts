@@ -20,7 +20,7 @@ function order(id: number, createdAt: string, lines: Line[], money: { financial:
   const total = lines.reduce((s, l) => s + Number(l.price) * l.quantity, 0).toFixed(2);
   return {
     id,
-    admin_graphql_api_id: `gid://platform/Order/${id}`,
+    admin_graphql_api_id: `gid://shopify/Order/${id}`,
     name: `#${id}`,
     email,
     created_at: createdAt,
@@ -84,7 +84,7 @@ let offerB = "";
 beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
   await env.app.pool.query("update shops set platform_domain = $2 where id = $1", [env.shopId, DOMAIN]);
-  await env.app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://platform/Market/1', 'US')", [env.shopId]);
+  await env.app.pool.query("insert into markets (shop_id, id, name) values ($1, 'gid://shopify/Market/1', 'US')", [env.shopId]);
   offerA = await seedOffer(env.app.pool, env.shopId, "Offer A", 11);
   offerB = await seedOffer(env.app.pool, env.shopId, "Offer B", 22);
   // 1: a deposit order, half paid, two preorder lines of offer a and a plain line
@@ -130,14 +130,14 @@ describe("report exports", () => {
       {
         offer_id: offerA,
         offer_name: "Offer A",
-        selling_plan_id: "gid://platform/SellingPlan/11",
+        selling_plan_id: "gid://shopify/SellingPlan/11",
         order_id: orderIds[1],
         order_name: "#1",
         order_created_at: "2026-09-10T08:00:00Z",
         status: "awaiting_balance",
         customer_email: "c1@example.com",
-        product_id: "gid://platform/Product/10",
-        variant_id: "gid://platform/ProductVariant/1",
+        product_id: "gid://shopify/Product/10",
+        variant_id: "gid://shopify/ProductVariant/1",
         currency: "USD",
         units: "2",
         gross_sales: "60.00",
@@ -146,7 +146,7 @@ describe("report exports", () => {
         balance_collected: "0.00",
         balance_outstanding: "30.00",
       },
-      expect.objectContaining({ order_id: orderIds[1], variant_id: "gid://platform/ProductVariant/2", units: "1", gross_sales: "40.00", deposits_paid: "20.00", balance_outstanding: "20.00" }),
+      expect.objectContaining({ order_id: orderIds[1], variant_id: "gid://shopify/ProductVariant/2", units: "1", gross_sales: "40.00", deposits_paid: "20.00", balance_outstanding: "20.00" }),
       expect.objectContaining({ offer_id: offerB, order_id: orderIds[2], status: "placed", units: "3", gross_sales: "30.00", deposits_paid: "0.00", balance_due: "0.00" }),
       expect.objectContaining({
         offer_id: offerB,

@@ -14,20 +14,20 @@ beforeAll(async () => {
   ({ apiKey: otherKey } = await createShopWithKey(env.app.pool, "Other Shop"));
   await seedCatalog(env.app.pool, env.shopId);
   await env.app.pool.query(
-    `insert into locations (shop_id, id, name, active) values ($1, 'gid://platform/Location/1', 'Warehouse', true), ($1, 'gid://platform/Location/2', 'Closed shop', false)`,
+    `insert into locations (shop_id, id, name, active) values ($1, 'gid://shopify/Location/1', 'Warehouse', true), ($1, 'gid://shopify/Location/2', 'Closed shop', false)`,
     [env.shopId],
   );
   await env.app.pool.query(
     `insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at) values
-       ($1, 'gid://platform/InventoryItem/101', 'gid://platform/Location/1', 3, now()),
-       ($1, 'gid://platform/InventoryItem/101', 'gid://platform/Location/2', 5, now())`,
+       ($1, 'gid://shopify/InventoryItem/101', 'gid://shopify/Location/1', 3, now()),
+       ($1, 'gid://shopify/InventoryItem/101', 'gid://shopify/Location/2', 5, now())`,
     [env.shopId],
   );
   offerId = (await createOffer(env.app, env.key, { name: "Jacket drop", products: { variant_ids: [101, 201] } })).id;
   // Counted as order ingestion would: 101 has 4 live units (a cancelled order's 7 do not count).
   await seedPreorderOrder(env.app.pool, env.shopId, { lines: [{ variant: 101, quantity: 4, offerId }] });
   await seedPreorderOrder(env.app.pool, env.shopId, { cancelledAt: new Date(), lines: [{ variant: 101, quantity: 7, offerId }] });
-  await env.app.pool.query("insert into preorder_variant_counts (shop_id, variant_id, preorder_count) values ($1, 'gid://platform/ProductVariant/101', 4)", [env.shopId]);
+  await env.app.pool.query("insert into preorder_variant_counts (shop_id, variant_id, preorder_count) values ($1, 'gid://shopify/ProductVariant/101', 4)", [env.shopId]);
 });
 
 interface Variant {
@@ -55,7 +55,7 @@ describe("GET /preorders/product_variants", () => {
     const body = answer.body as Page;
     expect(body.total).toBe(3);
     expect(body.variants.map((v) => v.id)).toEqual([101, 102, 201]);
-    expect(body.variants[0]).toMatchObject({ id: 101, gid: "gid://platform/ProductVariant/101", product_title: "Jacket", preorder_count: 4, offer_count: 1, inventory_available: 3 });
+    expect(body.variants[0]).toMatchObject({ id: 101, gid: "gid://shopify/ProductVariant/101", product_title: "Jacket", preorder_count: 4, offer_count: 1, inventory_available: 3 });
     expect(body.variants[1]).toMatchObject({ id: 102, preorder_count: 0, offer_count: 0, inventory_available: 0 });
   });
 
@@ -63,7 +63,7 @@ describe("GET /preorders/product_variants", () => {
     const ids = async (query: string) => ((await get(`/preorders/product_variants?${query}`)).body as Page).variants.map((v) => v.id);
     expect(await ids(`offer_id=${offerId}`)).toEqual([101, 201]);
     expect(await ids("product_id=1")).toEqual([101, 102]);
-    expect(await ids("product_id=gid://platform/Product/2")).toEqual([201]);
+    expect(await ids("product_id=gid://shopify/Product/2")).toEqual([201]);
     expect(await ids("has_preorders=true")).toEqual([101]);
     expect(await ids("has_preorders=false")).toEqual([102, 201]);
     expect(await ids(`offer_id=${randomUUID()}`)).toEqual([]);
@@ -99,8 +99,8 @@ describe("GET /preorders/product_variants/{id}", () => {
       inventory: {
         available: 3,
         locations: [
-          { location_id: "gid://platform/Location/1", name: "Warehouse", active: true, available: 3 },
-          { location_id: "gid://platform/Location/2", name: "Closed shop", active: false, available: 5 },
+          { location_id: "gid://shopify/Location/1", name: "Warehouse", active: true, available: 3 },
+          { location_id: "gid://shopify/Location/2", name: "Closed shop", active: false, available: 5 },
         ],
       },
       offers_url: "/api/v2/external/preorders/product_variants/101/offers",
@@ -139,7 +139,7 @@ describe("POST /preorders/product_variants/{id}/recalculate_preorder_count", () 
     const answer = await invoke(env.app, "POST", "/preorders/product_variants/101/recalculate_preorder_count", { key: env.key, body: {} });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     expect(answer.body).toMatchObject({ id: 101, preorder_count: 6, preorder_count_live: 6 });
-    const { rows } = await env.app.pool.query("select preorder_count from preorder_variant_counts where shop_id = $1 and variant_id = $2", [env.shopId, "gid://platform/ProductVariant/101"]);
+    const { rows } = await env.app.pool.query("select preorder_count from preorder_variant_counts where shop_id = $1 and variant_id = $2", [env.shopId, "gid://shopify/ProductVariant/101"]);
     expect(rows[0]).toEqual({ preorder_count: 6 });
     // A variant never counted gets its row (0).
     expect((await invoke(env.app, "POST", "/preorders/product_variants/102/recalculate_preorder_count", { key: env.key, body: {} })).body).toMatchObject({ preorder_count: 0 });

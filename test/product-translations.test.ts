@@ -27,7 +27,7 @@ function subject(value: string | undefined): string | undefined {
     Buffer.from(word.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), "latin1").toString("utf8"),
   );
 }
-const productGid = (i: number) => `gid://platform/Product/${store().products[i]?.id ?? 0}`;
+const productGid = (i: number) => `gid://shopify/Product/${store().products[i]?.id ?? 0}`;
 const titleOf = (i: number) => store().products[i]?.title ?? "";
 
 beforeAll(async () => {
@@ -40,7 +40,7 @@ async function alertSubject(productIndex: number, contact: string, locale = "fr"
   const variant = store().variantsOf(store().products[productIndex] ?? store().products[0]!)[0];
   const { rows } = await env.app.pool.query<{ id: string }>(
     "insert into bis_signups (shop_id, variant_id, product_id, channel, contact, consent, locale) values ($1, $2, $3, 'email', $4, true, $5) returning id",
-    [env.shopId, `gid://platform/ProductVariant/${variant?.id ?? 0}`, productGid(productIndex), contact, locale],
+    [env.shopId, `gid://shopify/ProductVariant/${variant?.id ?? 0}`, productGid(productIndex), contact, locale],
   );
   expect((await invoke(env.app, "POST", `/back_in_stock/signups/${rows[0]?.id ?? ""}/notify`, { key: env.key })).status).toBe(202);
   return waitFor(`the alert to ${contact}`, async () => subject(env.sink.to(contact)[0]?.subject));

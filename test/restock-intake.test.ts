@@ -129,7 +129,7 @@ describe("the intake of an inventory webhook", () => {
     // A second location takes 511 from 4 to 5: a restock.
     await deliver(env.pool, domain, level(511, 1, 2));
     // An inactive location's units do not count.
-    await env.pool.query("insert into locations (shop_id, id, name, active, updated_at, seen_at) values ($1, 'gid://platform/Location/9', 'Closed', false, now(), now())", [shopId]);
+    await env.pool.query("insert into locations (shop_id, id, name, active, updated_at, seen_at) values ($1, 'gid://shopify/Location/9', 'Closed', false, now(), now())", [shopId]);
     await deliver(env.pool, domain, level(514, 50, 9));
     expect(await runsOf(shopId)).toEqual([{ variant_id: variantGid(511), batch_quota: 5, last_available: 5 }]);
     await deliver(env.pool, domain, level(514, 5));
@@ -191,7 +191,7 @@ describe("the intake of an inventory webhook", () => {
       { n: 521, product: 521, available: 0 },
       { n: 522, product: 521, available: 0 },
     ]);
-    await env.pool.query("update variants set inventory_item_id = 'gid://platform/InventoryItem/521' where shop_id = $1", [shopId]);
+    await env.pool.query("update variants set inventory_item_id = 'gid://shopify/InventoryItem/521' where shop_id = $1", [shopId]);
     await signup(shopId, 521);
     await signup(shopId, 522);
     await deliver(env.pool, domain, level(521, 2));

@@ -35,8 +35,8 @@ function fakePlatform(units: (variantId: string) => number, fail = false): { pla
                     tracked: !id.endsWith("/777"),
                     inventoryLevels: {
                       nodes: [
-                        { location: { id: "gid://platform/Location/1", name: "Open" }, quantities: [{ name: "available", quantity: units(id) }] },
-                        { location: { id: "gid://platform/Location/2", name: "Closed" }, quantities: [{ name: "available", quantity: 100 }] },
+                        { location: { id: "gid://shopify/Location/1", name: "Open" }, quantities: [{ name: "available", quantity: units(id) }] },
+                        { location: { id: "gid://shopify/Location/2", name: "Closed" }, quantities: [{ name: "available", quantity: 100 }] },
                       ],
                       pageInfo: { hasNextPage: false, endCursor: null },
                     },
@@ -54,7 +54,7 @@ async function connectedShop(name: string): Promise<string> {
   const { shopId } = await createShopWithKey(env.pool, name);
   await env.pool.query("update shops set platform_graphql_url = 'http://127.0.0.1:1/graphql', platform_access_token = 'x' where id = $1", [shopId]);
   await env.pool.query(
-    "insert into locations (shop_id, id, name, active, updated_at, seen_at) values ($1, 'gid://platform/Location/2', 'Closed', false, now(), now())",
+    "insert into locations (shop_id, id, name, active, updated_at, seen_at) values ($1, 'gid://shopify/Location/2', 'Closed', false, now(), now())",
     [shopId],
   );
   return shopId;

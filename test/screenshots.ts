@@ -34,7 +34,7 @@ async function seedOverview(pool: pg.Pool, [aurora, harbor]: string[]): Promise<
   if (!aurora || !harbor) throw new Error("two shops expected");
   const { rows: runs } = await pool.query<{ id: string }>(
     `insert into bis_alert_runs (shop_id, variant_id, trigger, batches, notified, last_available, batch_quota, started_at, next_batch_at)
-     values ($1, 'gid://platform/ProductVariant/44101', 'webhook', 3, 60, 12, 20, now() - interval '3 minutes', now() + interval '40 seconds') returning id`,
+     values ($1, 'gid://shopify/ProductVariant/44101', 'webhook', 3, 60, 12, 20, now() - interval '3 minutes', now() + interval '40 seconds') returning id`,
     [aurora],
   );
   for (let n = 0; n < 6; n++) {
@@ -68,7 +68,7 @@ async function seedOverview(pool: pg.Pool, [aurora, harbor]: string[]): Promise<
   await pool.query(
     `with signups as (
        insert into bis_signups (shop_id, variant_id, channel, contact, consent, status, locale)
-       select $1, 'gid://platform/ProductVariant/5520' || n, 'email', 'buyer' || n || '@example.com', true, 'waiting', 'en' from generate_series(1, 3) n
+       select $1, 'gid://shopify/ProductVariant/5520' || n, 'email', 'buyer' || n || '@example.com', true, 'waiting', 'en' from generate_series(1, 3) n
        returning id
      )
      insert into signup_syncs (signup_id, target, shop_id, status, attempts, last_error, updated_at)

@@ -33,7 +33,7 @@ async function post(customerId: number | "", body: Record<string, unknown>): Pro
 const setStatus = (contact: string, variant: number, status: string) =>
   env.pool.query(`update bis_signups set status = $3, notified_at = case when $3 = 'notified' then now() end where contact = $1 and variant_id = $2`, [
     contact,
-    `gid://platform/ProductVariant/${variant}`,
+    `gid://shopify/ProductVariant/${variant}`,
     status,
   ]);
 
@@ -68,11 +68,11 @@ describe("POST /storefront/back_in_stock/signups: a repeat, anonymous or signed 
     expect(await post(customer.id, { variant_id: variant, channel: "sms" })).toEqual({ status: 202, body: { status: "waiting", already_subscribed: true } });
     const { rows } = await env.pool.query<{ channel: string; contact: string; customer_id: string }>(
       "select channel, contact, customer_id from bis_signups where variant_id = $1 order by channel",
-      [`gid://platform/ProductVariant/${variant}`],
+      [`gid://shopify/ProductVariant/${variant}`],
     );
     expect(rows).toEqual([
-      { channel: "email", contact: customer.email, customer_id: `gid://platform/Customer/${customer.id}` },
-      { channel: "sms", contact: customer.phone, customer_id: `gid://platform/Customer/${customer.id}` },
+      { channel: "email", contact: customer.email, customer_id: `gid://shopify/Customer/${customer.id}` },
+      { channel: "sms", contact: customer.phone, customer_id: `gid://shopify/Customer/${customer.id}` },
     ]);
   });
 
@@ -85,7 +85,7 @@ describe("POST /storefront/back_in_stock/signups: a repeat, anonymous or signed 
     await setStatus(customer.email, variant, "unsubscribed");
     expect(await post("", { variant_id: variant, channel: "email", email: customer.email })).toEqual(NEW);
     // The signup itself is the API's: still one, still unsubscribed (no consent given).
-    const { rows } = await env.pool.query<{ status: string }>("select status from bis_signups where contact = $1 and variant_id = $2", [customer.email, `gid://platform/ProductVariant/${variant}`]);
+    const { rows } = await env.pool.query<{ status: string }>("select status from bis_signups where contact = $1 and variant_id = $2", [customer.email, `gid://shopify/ProductVariant/${variant}`]);
     expect(rows).toEqual([{ status: "unsubscribed" }]);
   });
 

@@ -40,7 +40,7 @@ async function settled(): Promise<void> {
 
 async function metafield(): Promise<{ value: ShopStorefrontConfig; updatedAt: string } | null> {
   const { shopId, metafield: found } = await getShopMetafield(client, "$app:preorder", "shop");
-  expect(shopId).toBe("gid://platform/Shop/1");
+  expect(shopId).toBe("gid://shopify/Shop/1");
   if (!found) return null;
   expect(found).toMatchObject({ type: "json", ownerType: "SHOP", namespace: `app--${env.emulator.appId}--preorder`, key: "shop" });
   return { value: JSON.parse(found.value) as ShopStorefrontConfig, updatedAt: found.updatedAt };

@@ -41,7 +41,7 @@ describe("POST /storefront/back_in_stock/signups (the platform's app proxy)", ()
     const signups = (list.body as { signups: { email: string | null; customer_id: string | null; variant_id: string }[] }).signups;
     expect(signups).toHaveLength(1);
     // The customer is the platform's signed id, not the one the page sent.
-    expect(signups[0]).toMatchObject({ email: "shopper@example.com", customer_id: "gid://platform/Customer/5550001", variant_id: variantGid(7001) });
+    expect(signups[0]).toMatchObject({ email: "shopper@example.com", customer_id: "gid://shopify/Customer/5550001", variant_id: variantGid(7001) });
   });
 
   it("stores nothing twice: the same shopper again answers the same signup", async () => {

@@ -370,7 +370,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect((await page.locator(".bis-message").innerText()).trim()).toBe("Thank you! We will notify you when this item is back in stock.");
     const signups = async () =>
       (await env.app.pool.query<{ contact: string; consent: boolean; variant_id: string }>("select contact, consent, variant_id from bis_signups where shop_id = $1", [env.shopId])).rows;
-    expect(await signups()).toEqual([{ contact: "waiting@example.com", consent: true, variant_id: `gid://platform/ProductVariant/${soldOut}` }]);
+    expect(await signups()).toEqual([{ contact: "waiting@example.com", consent: true, variant_id: `gid://shopify/ProductVariant/${soldOut}` }]);
     expect(await heard()).toEqual([{ variant_id: soldOut, channel: "email" }]);
     expect(await page.evaluate("window.Shopify.analytics.published")).toEqual([{ name: "back_in_stock_signup", data: { variant_id: soldOut, channel: "email" } }]);
     // The same shopper again: answered, stored once.
@@ -411,9 +411,9 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await signUp(success)).toBe(success);
     const { rows } = await env.app.pool.query<{ contact: string; customer_id: string | null }>("select contact, customer_id from bis_signups where shop_id = $1 and variant_id = $2", [
       env.shopId,
-      `gid://platform/ProductVariant/${soldOut}`,
+      `gid://shopify/ProductVariant/${soldOut}`,
     ]);
-    expect(rows).toEqual([{ contact: "signed.in@example.com", customer_id: `gid://platform/Customer/${shopper.id}` }]);
+    expect(rows).toEqual([{ contact: "signed.in@example.com", customer_id: `gid://shopify/Customer/${shopper.id}` }]);
     setStock(env.emulator, soldOut, 50);
     setShopConfig(env.emulator, { developer: { events_enabled: true } });
   });

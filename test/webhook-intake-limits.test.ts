@@ -42,7 +42,7 @@ function order(): Record<string, unknown> {
   const id = nextOrder++;
   return {
     id,
-    admin_graphql_api_id: `gid://platform/Order/${id}`,
+    admin_graphql_api_id: `gid://shopify/Order/${id}`,
     email: `buyer-${id}@example.com`,
     updated_at: new Date().toISOString(),
     customer: { id: 55, email: `buyer-${id}@example.com`, first_name: "Ada" },
@@ -61,21 +61,21 @@ async function deliveries(shopId: string, webhookIds: string[]): Promise<number>
 describe("platform webhook replay", () => {
   it("refuses a delivery triggered longer ago than the window, even with a new webhook id", async () => {
     const old = new Date(Date.now() - 6 * 3600_000).toISOString();
-    const replay = delivery("orders/create", order(), { "x-platform-triggered-at": old });
+    const replay = delivery("orders/create", order(), { "x-shopify-triggered-at": old });
     const answer = await send(replay);
     expect(answer).toEqual({ status: 400, body: { errors: ["Webhook delivery is older than 18000 seconds"] } });
-    expect(await deliveries(shopA, [replay.headers["x-platform-webhook-id"] ?? ""])).toBe(0);
+    expect(await deliveries(shopA, [replay.headers["x-shopify-webhook-id"] ?? ""])).toBe(0);
   });
 
   it("requires the trigger time, and refuses one that is not a timestamp or lies in the future", async () => {
     const missing = delivery("orders/create", order());
-    delete missing.headers["x-platform-triggered-at"];
+    delete missing.headers["x-shopify-triggered-at"];
     expect((await send(missing)).status).toBe(400);
-    const garbage = delivery("orders/create", order(), { "x-platform-triggered-at": "yesterday" });
-    expect(await send(garbage)).toEqual({ status: 400, body: { errors: ["X-Platform-Triggered-At must be an ISO 8601 timestamp"] } });
-    const future = delivery("orders/create", order(), { "x-platform-triggered-at": new Date(Date.now() + 10 * 60_000).toISOString() });
-    expect(await send(future)).toEqual({ status: 400, body: { errors: ["X-Platform-Triggered-At is in the future"] } });
-    const ids = [missing, garbage, future].map((d) => d.headers["x-platform-webhook-id"] ?? "");
+    const garbage = delivery("orders/create", order(), { "x-shopify-triggered-at": "yesterday" });
+    expect(await send(garbage)).toEqual({ status: 400, body: { errors: ["X-Shopify-Triggered-At must be an ISO 8601 timestamp"] } });
+    const future = delivery("orders/create", order(), { "x-shopify-triggered-at": new Date(Date.now() + 10 * 60_000).toISOString() });
+    expect(await send(future)).toEqual({ status: 400, body: { errors: ["X-Shopify-Triggered-At is in the future"] } });
+    const ids = [missing, garbage, future].map((d) => d.headers["x-shopify-webhook-id"] ?? "");
     expect(await deliveries(shopA, ids)).toBe(0);
   });
 
@@ -85,7 +85,7 @@ describe("platform webhook replay", () => {
     expect(await send(first)).toEqual({ status: 200, body: { status: "accepted" } });
     const replay = delivery("orders/create", payload);
     expect(await send(replay)).toEqual({ status: 200, body: { status: "duplicate" } });
-    expect(await deliveries(shopA, [first.headers["x-platform-webhook-id"] ?? "", replay.headers["x-platform-webhook-id"] ?? ""])).toBe(1);
+    expect(await deliveries(shopA, [first.headers["x-shopify-webhook-id"] ?? "", replay.headers["x-shopify-webhook-id"] ?? ""])).toBe(1);
     // The same order under another topic is a different event (created and paid at once).
     expect(await send(delivery("orders/paid", payload))).toEqual({ status: 200, body: { status: "accepted" } });
   });
@@ -94,7 +94,7 @@ describe("platform webhook replay", () => {
     const payload = order();
     expect((await send(delivery("orders/create", payload))).status).toBe(200);
     for (const topic of ["orders/create", "orders/paid"]) {
-      const replay = delivery(topic, payload, { "x-platform-shop-domain": DOMAIN_C });
+      const replay = delivery(topic, payload, { "x-shopify-shop-domain": DOMAIN_C });
       expect(await send(replay), topic).toEqual({ status: 401, body: { errors: ["Webhook payload belongs to another shop"] } });
     }
     const { rows } = await env.app.pool.query("select 1 from webhook_deliveries where shop_id = $1", [shopC]);
@@ -102,15 +102,15 @@ describe("platform webhook replay", () => {
   });
 
   it("refuses a payload that names another shop than the domain header", async () => {
-    const named = delivery("orders/create", { ...order(), shop_domain: DOMAIN_A }, { "x-platform-shop-domain": DOMAIN_C });
+    const named = delivery("orders/create", { ...order(), shop_domain: DOMAIN_A }, { "x-shopify-shop-domain": DOMAIN_C });
     expect(await send(named)).toEqual({ status: 401, body: { errors: ["Webhook payload belongs to another shop"] } });
-    const matching = delivery("orders/create", { ...order(), shop_domain: DOMAIN_C }, { "x-platform-shop-domain": DOMAIN_C });
+    const matching = delivery("orders/create", { ...order(), shop_domain: DOMAIN_C }, { "x-shopify-shop-domain": DOMAIN_C });
     expect(await send(matching)).toEqual({ status: 200, body: { status: "accepted" } });
   });
 
   it("accepts only the canonical base64 signature", async () => {
     const base = delivery("orders/create", order());
-    const good = base.headers["x-platform-hmac-sha256"] ?? "";
+    const good = base.headers["x-shopify-hmac-sha256"] ?? "";
     expect(good).toMatch(/=$/);
     const variants = [
       `${good}AAAA`, // trailing garbage after the padding
@@ -120,10 +120,10 @@ describe("platform webhook replay", () => {
       ...(/[+/]/.test(good) ? [good.replace(/\+/g, "-").replace(/\//g, "_")] : []), // the URL-safe alphabet
     ];
     for (const signature of variants) {
-      const answer = await send({ ...base, headers: { ...base.headers, "x-platform-hmac-sha256": signature } });
+      const answer = await send({ ...base, headers: { ...base.headers, "x-shopify-hmac-sha256": signature } });
       expect(answer, signature).toEqual({ status: 401, body: { errors: ["Webhook signature is missing or invalid"] } });
     }
-    expect(await deliveries(shopA, [base.headers["x-platform-webhook-id"] ?? ""])).toBe(0);
+    expect(await deliveries(shopA, [base.headers["x-shopify-webhook-id"] ?? ""])).toBe(0);
     expect((await send(base)).status).toBe(200);
   });
 });
@@ -139,15 +139,15 @@ describe("platform webhook bodies PostgreSQL cannot store", () => {
   ])("answers 400 for %s and records nothing", async (_name, payload) => {
     const d = delivery("inventory_levels/update", payload);
     expect(await send(d)).toEqual({ status: 400, body: { errors: ["Request body contains a NUL character or an unpaired surrogate"] } });
-    expect(await deliveries(shopA, [d.headers["x-platform-webhook-id"] ?? ""])).toBe(0);
+    expect(await deliveries(shopA, [d.headers["x-shopify-webhook-id"] ?? ""])).toBe(0);
   });
 
   it("answers 400 for a body that is not UTF-8", async () => {
     const d = delivery("inventory_levels/update", inventory());
     d.body = Buffer.concat([Buffer.from('{"note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-    d.headers["x-platform-hmac-sha256"] = signWebhook(TEST_WEBHOOK_SECRET, d.body);
+    d.headers["x-shopify-hmac-sha256"] = signWebhook(TEST_WEBHOOK_SECRET, d.body);
     expect(await send(d)).toEqual({ status: 400, body: { errors: ["Request body is not valid UTF-8"] } });
-    expect(await deliveries(shopA, [d.headers["x-platform-webhook-id"] ?? ""])).toBe(0);
+    expect(await deliveries(shopA, [d.headers["x-shopify-webhook-id"] ?? ""])).toBe(0);
   });
 });
 

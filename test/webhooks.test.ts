@@ -29,10 +29,10 @@ const inventory = (available: number, updatedAt: string) => ({
 
 describe("platform webhooks", () => {
   it("refuses a bad or missing signature with 401 and records nothing", async () => {
-    const forged = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"), { "x-platform-hmac-sha256": signWebhook("wrong-secret", "{}") });
+    const forged = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"), { "x-shopify-hmac-sha256": signWebhook("wrong-secret", "{}") });
     expect(await send(forged)).toEqual({ status: 401, body: { errors: ["Webhook signature is missing or invalid"] } });
     const unsigned = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"));
-    delete unsigned.headers["x-platform-hmac-sha256"];
+    delete unsigned.headers["x-shopify-hmac-sha256"];
     expect((await send(unsigned)).status).toBe(401);
     const tampered = delivery("inventory_levels/update", inventory(3, "2026-11-01T00:00:00Z"));
     tampered.body = tampered.body.toString().replace('"available":3', '"available":300');
@@ -43,7 +43,7 @@ describe("platform webhooks", () => {
   it("refuses an unknown topic or shop", async () => {
     const topic = await send(delivery("carts/update", { id: 1 }));
     expect(topic).toEqual({ status: 404, body: { errors: ["Unknown webhook topic: carts/update"] } });
-    const shop = await send(delivery("orders/create", { id: 1, updated_at: "2026-11-01T00:00:00Z" }, { "x-platform-shop-domain": "nobody.platform.local" }));
+    const shop = await send(delivery("orders/create", { id: 1, updated_at: "2026-11-01T00:00:00Z" }, { "x-shopify-shop-domain": "nobody.platform.local" }));
     expect(shop).toEqual({ status: 404, body: { errors: ["Unknown shop: nobody.platform.local"] } });
     expect(await count("select 1 from webhook_deliveries")).toBe(0);
   });
@@ -55,7 +55,7 @@ describe("platform webhooks", () => {
     expect(await count("select 1 from webhook_deliveries where shop_id = $1", [env.shopId])).toBe(1);
     const level = await waitFor("the level in the mirror", async () => {
       const { rows } = await env.app.pool.query<{ available: number }>(
-        "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://platform/InventoryItem/501' and location_id = 'gid://platform/Location/7'",
+        "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://shopify/InventoryItem/501' and location_id = 'gid://shopify/Location/7'",
         [env.shopId],
       );
       return rows[0];
@@ -77,7 +77,7 @@ describe("platform webhooks", () => {
       (await count("select 1 from webhook_deliveries where processed_at is null")) === 0 ? true : undefined,
     );
     const { rows } = await env.app.pool.query<{ available: number }>(
-      "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://platform/InventoryItem/501'",
+      "select available from inventory_levels where shop_id = $1 and inventory_item_id = 'gid://shopify/InventoryItem/501'",
       [env.shopId],
     );
     expect(rows[0]?.available).toBe(5);
@@ -86,7 +86,7 @@ describe("platform webhooks", () => {
   it("refreshes a product and its variants from products/update", async () => {
     const payload = {
       id: 900,
-      admin_graphql_api_id: "gid://platform/Product/900",
+      admin_graphql_api_id: "gid://shopify/Product/900",
       title: "Renamed tee",
       handle: "renamed-tee",
       tags: "summer, preorder-exclude",
@@ -95,14 +95,14 @@ describe("platform webhooks", () => {
     };
     expect((await send(delivery("products/update", payload))).status).toBe(200);
     const product = await waitFor("the product in the mirror", async () => {
-      const { rows } = await env.app.pool.query<{ title: string; tags: string[] }>("select title, tags from products where id = 'gid://platform/Product/900'");
+      const { rows } = await env.app.pool.query<{ title: string; tags: string[] }>("select title, tags from products where id = 'gid://shopify/Product/900'");
       return rows[0];
     });
     expect(product).toEqual({ title: "Renamed tee", tags: ["summer", "preorder-exclude"] });
     const { rows } = await env.app.pool.query<{ legacy_id: string; price: string; product_id: string }>(
-      "select legacy_id, price, product_id from variants where id = 'gid://platform/ProductVariant/9001'",
+      "select legacy_id, price, product_id from variants where id = 'gid://shopify/ProductVariant/9001'",
     );
-    expect(rows[0]).toEqual({ legacy_id: "9001", price: "12.50", product_id: "gid://platform/Product/900" });
+    expect(rows[0]).toEqual({ legacy_id: "9001", price: "12.50", product_id: "gid://shopify/Product/900" });
   });
 
   it.each([

@@ -16,10 +16,10 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-/** `gid://platform/<Type>/<n>` for the platform's numeric id (number or digits); anything else stays as it is. */
+/** `gid://shopify/<Type>/<n>` for the platform's numeric id (number or digits); anything else stays as it is. */
 export function platformGid(type: string, value: string | number): string {
   const text = String(value).trim();
-  return /^\d+$/.test(text) ? `gid://platform/${type}/${text}` : text;
+  return /^\d+$/.test(text) ? `gid://shopify/${type}/${text}` : text;
 }
 
 /**
@@ -27,8 +27,8 @@ export function platformGid(type: string, value: string | number): string {
  * it) or its gid; always the gid afterwards.
  */
 export function platformId(type: string) {
-  const pattern = new RegExp(`^(?:gid://platform/${type}/)?([1-9][0-9]{0,18})$`);
-  const message = `must be a numeric id or a gid://platform/${type}/<id>`;
+  const pattern = new RegExp(`^(?:gid://shopify/${type}/)?([1-9][0-9]{0,18})$`);
+  const message = `must be a numeric id or a gid://shopify/${type}/<id>`;
   return z
     .union([z.string(), z.int().positive()], { error: message })
     .transform((value, ctx) => {
@@ -37,9 +37,9 @@ export function platformId(type: string) {
         ctx.addIssue({ code: "custom", message, input: value });
         return z.NEVER;
       }
-      return `gid://platform/${type}/${digits}`;
+      return `gid://shopify/${type}/${digits}`;
     })
-    .meta({ examples: [`gid://platform/${type}/1001`, 1001] });
+    .meta({ examples: [`gid://shopify/${type}/1001`, 1001] });
 }
 
 /** An integer in a JSON body: a string, a boolean or null is not one (no coercion): `must be an integer`. */

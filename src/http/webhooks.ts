@@ -28,9 +28,9 @@ function refuse(request: FastifyRequest, reply: FastifyReply, status: number, er
       requestId: request.id,
       status,
       reason: error,
-      topic: header(request.headers["x-platform-topic"]),
-      shopDomain: header(request.headers["x-platform-shop-domain"]),
-      webhookId: header(request.headers["x-platform-webhook-id"]),
+      topic: header(request.headers["x-shopify-topic"]),
+      shopDomain: header(request.headers["x-shopify-shop-domain"]),
+      webhookId: header(request.headers["x-shopify-webhook-id"]),
     },
     "platform webhook refused",
   );
@@ -50,19 +50,19 @@ export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteO
 
   app.post(`${WEBHOOK_PREFIX}/*`, async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    if (!verifyWebhookSignature(options.secret, body, header(request.headers["x-platform-hmac-sha256"]))) {
+    if (!verifyWebhookSignature(options.secret, body, header(request.headers["x-shopify-hmac-sha256"]))) {
       return refuse(request, reply, 401, "Webhook signature is missing or invalid");
     }
     const topic = (request.params as { "*": string })["*"];
-    const declared = header(request.headers["x-platform-topic"]);
+    const declared = header(request.headers["x-shopify-topic"]);
     if (!isWebhookTopic(topic) || (declared !== undefined && declared !== topic)) {
       return refuse(request, reply, 404, `Unknown webhook topic: ${topic}`);
     }
-    const shopDomain = header(request.headers["x-platform-shop-domain"]);
-    const webhookId = header(request.headers["x-platform-webhook-id"]);
-    const triggeredAt = header(request.headers["x-platform-triggered-at"]);
+    const shopDomain = header(request.headers["x-shopify-shop-domain"]);
+    const webhookId = header(request.headers["x-shopify-webhook-id"]);
+    const triggeredAt = header(request.headers["x-shopify-triggered-at"]);
     if (!shopDomain || !webhookId || !triggeredAt) {
-      return refuse(request, reply, 400, "X-Platform-Shop-Domain, X-Platform-Webhook-Id and X-Platform-Triggered-At are required");
+      return refuse(request, reply, 400, "X-Shopify-Shop-Domain, X-Shopify-Webhook-Id and X-Shopify-Triggered-At are required");
     }
     // The trigger time is not signed: it bounds how long a captured delivery is taken as it was
     // sent; the payload digest (acceptWebhook) stops one already seen coming back with a new time.

@@ -56,7 +56,7 @@ export interface CollectionRecord {
   updatedAt: string;
 }
 
-/** The numeric tail of a gid (`gid://platform/ProductVariant/42` → 42). */
+/** The numeric tail of a gid (`gid://shopify/ProductVariant/42` → 42). */
 function legacyId(gid: string): number {
   const tail = Number(gid.slice(gid.lastIndexOf("/") + 1));
   if (!Number.isSafeInteger(tail)) throw new Error(`not a platform gid: ${gid}`);

@@ -9,7 +9,7 @@ export interface PlatformLogger {
 }
 
 export interface PlatformClientOptions {
-  /** `{origin}/admin/api/2026-10/graphql.json` */
+  /** `{origin}/admin/api/2026-07/graphql.json` */
   graphqlUrl: string;
   accessToken: string;
   /** Per HTTP attempt, including reading the body. */
@@ -174,7 +174,7 @@ export class PlatformClient implements PlatformRequester {
       try {
         response = await fetch(this.#url, {
           method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", "x-platform-access-token": this.#token },
+          headers: { "content-type": "application/json", accept: "application/json", "x-shopify-access-token": this.#token },
           body,
           signal,
         });

@@ -44,7 +44,7 @@ function describe(error: PlatformUserError): string {
 /**
  * Mutations report business failures as `userErrors` in an otherwise successful answer; this
  * turns them into a thrown error so a caller cannot forget to look, e.g.
- * "sellingPlanGroupCreate: variant gid://platform/ProductVariant/9 does not exist (productVariantIds.0)".
+ * "sellingPlanGroupCreate: variant gid://shopify/ProductVariant/9 does not exist (productVariantIds.0)".
  */
 export function expectNoUserErrors<P extends UserErrorPayload>(payload: P, operationName: string): P {
   if (payload.userErrors.length === 0) return payload;

@@ -14,14 +14,14 @@ const CLOCK_SKEW_MS = 60_000;
 const timestamp = z.iso.datetime({ offset: true });
 
 /**
- * Checks the delivery's `X-Platform-Triggered-At` against the window; answers the refusal's
+ * Checks the delivery's `X-Shopify-Triggered-At` against the window; answers the refusal's
  * message, or undefined when the delivery is fresh. The platform keeps the trigger time on its
  * retries, so the window must outlast its retry schedule.
  */
 export function staleDelivery(triggeredAt: string, maxAgeSeconds: number, now = Date.now()): string | undefined {
-  if (!timestamp.safeParse(triggeredAt).success) return "X-Platform-Triggered-At must be an ISO 8601 timestamp";
+  if (!timestamp.safeParse(triggeredAt).success) return "X-Shopify-Triggered-At must be an ISO 8601 timestamp";
   const at = Date.parse(triggeredAt);
-  if (at > now + CLOCK_SKEW_MS) return "X-Platform-Triggered-At is in the future";
+  if (at > now + CLOCK_SKEW_MS) return "X-Shopify-Triggered-At is in the future";
   if (now - at > maxAgeSeconds * 1000) return `Webhook delivery is older than ${maxAgeSeconds} seconds`;
   return undefined;
 }

@@ -11,7 +11,7 @@ import type { PreparingDb } from "../core/rate-limit.ts";
 import { PermanentJobFailure } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
 
-const gid = (type: string, id: number | string) => `gid://platform/${type}/${id}`;
+const gid = (type: string, id: number | string) => `gid://shopify/${type}/${id}`;
 
 const inventoryPayload = z.object({
   inventory_item_id: z.union([z.number(), z.string()]),

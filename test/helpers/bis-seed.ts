@@ -5,7 +5,7 @@ import { createShopWithKey, invoke, type TestApp } from "./app.ts";
 /** Catalog mirror and back-in-stock rows written straight to the database, for signup and report tests. */
 
 interface SeedVariant {
-  /** Legacy numeric id; the gid is gid://platform/ProductVariant/<n>. */
+  /** Legacy numeric id; the gid is gid://shopify/ProductVariant/<n>. */
   n: number;
   product: number;
   price?: string;
@@ -15,8 +15,8 @@ interface SeedVariant {
   title?: string;
 }
 
-export const variantGid = (n: number) => `gid://platform/ProductVariant/${n}`;
-export const productGid = (n: number) => `gid://platform/Product/${n}`;
+export const variantGid = (n: number) => `gid://shopify/ProductVariant/${n}`;
+export const productGid = (n: number) => `gid://shopify/Product/${n}`;
 
 export async function seedVariants(pool: pg.Pool, shopId: string, variants: SeedVariant[]): Promise<void> {
   for (const v of variants) {
@@ -28,13 +28,13 @@ export async function seedVariants(pool: pg.Pool, shopId: string, variants: Seed
     await pool.query(
       `insert into variants (shop_id, id, legacy_id, product_id, title, sku, price, inventory_policy, inventory_item_id, platform_updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, 'DENY', $8, now())`,
-      [shopId, variantGid(v.n), v.n, productGid(v.product), v.title ?? `Size ${v.n}`, `SKU-${v.n}`, v.price ?? "10.00", `gid://platform/InventoryItem/${v.n}`],
+      [shopId, variantGid(v.n), v.n, productGid(v.product), v.title ?? `Size ${v.n}`, `SKU-${v.n}`, v.price ?? "10.00", `gid://shopify/InventoryItem/${v.n}`],
     );
     if (v.available !== undefined) {
       await pool.query(
         `insert into inventory_levels (shop_id, inventory_item_id, location_id, available, platform_updated_at)
-         values ($1, $2, 'gid://platform/Location/1', $3, now())`,
-        [shopId, `gid://platform/InventoryItem/${v.n}`, v.available],
+         values ($1, $2, 'gid://shopify/Location/1', $3, now())`,
+        [shopId, `gid://shopify/InventoryItem/${v.n}`, v.available],
       );
     }
   }
@@ -86,7 +86,7 @@ export async function seedOrder(
   lines: { variant: number; quantity: number; price: string }[],
   options: { cancelled?: boolean } = {},
 ): Promise<string> {
-  const id = `gid://platform/Order/${orderNumber}`;
+  const id = `gid://shopify/Order/${orderNumber}`;
   const payload = {
     id: orderNumber,
     admin_graphql_api_id: id,

@@ -15,7 +15,7 @@ export interface SeededAlert {
 export async function seedAlert(pool: pg.Pool, shopId: string, fields: { contact: string; status: "pending" | "failed"; error?: string }): Promise<SeededAlert> {
   const signup = await pool.query<{ id: string }>(
     `insert into bis_signups (shop_id, variant_id, channel, contact, consent, status, last_error)
-     values ($1, 'gid://platform/ProductVariant/9001', 'email', $2, true, $3, $4) returning id`,
+     values ($1, 'gid://shopify/ProductVariant/9001', 'email', $2, true, $3, $4) returning id`,
     [shopId, fields.contact, fields.status, fields.error ?? null],
   );
   const signupId = signup.rows[0]?.id ?? "";
@@ -30,7 +30,7 @@ export async function seedNotification(pool: pg.Pool, shopId: string, fields: { 
   const order = await pool.query<{ id: string }>(
     `insert into preorder_orders (shop_id, platform_order_id, currency, total_price, total_outstanding, financial_status, platform_created_at, platform_updated_at)
      values ($1, $2, 'USD', 10, 0, 'paid', now(), now()) returning id`,
-    [shopId, `gid://platform/Order/${randomUUID()}`],
+    [shopId, `gid://shopify/Order/${randomUUID()}`],
   );
   const notification = await pool.query<{ id: string }>(
     `insert into preorder_notifications (shop_id, order_id, stage, channel, recipient, locale, status, attempts, last_error)

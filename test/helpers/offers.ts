@@ -28,8 +28,8 @@ export function offerCall(app: TestApp, key: string, method: string, id: string,
   return invoke(app, method, `/preorders/offers/${id}${suffix}`, { key, ...(body !== undefined ? { body } : {}) });
 }
 
-/** A variant of the mirror: global id `gid://platform/ProductVariant/<legacy>`. */
-export const variantGid = (legacy: number): string => `gid://platform/ProductVariant/${legacy}`;
+/** A variant of the mirror: global id `gid://shopify/ProductVariant/<legacy>`. */
+export const variantGid = (legacy: number): string => `gid://shopify/ProductVariant/${legacy}`;
 
 /**
  * A small catalog mirror for a shop: products P1 (tagged `no-preorder`, in collection C1) and P2
@@ -38,21 +38,21 @@ export const variantGid = (legacy: number): string => `gid://platform/ProductVar
 export async function seedCatalog(pool: pg.Pool, shopId: string): Promise<void> {
   await pool.query(
     `insert into products (shop_id, id, title, handle, status, tags, collection_ids, platform_updated_at) values
-       ($1, 'gid://platform/Product/1', 'Jacket', 'jacket', 'ACTIVE', '{no-preorder}', '{gid://platform/Collection/1}', now()),
-       ($1, 'gid://platform/Product/2', 'Boots', 'boots', 'ACTIVE', '{}', '{gid://platform/Collection/2}', now())`,
+       ($1, 'gid://shopify/Product/1', 'Jacket', 'jacket', 'ACTIVE', '{no-preorder}', '{gid://shopify/Collection/1}', now()),
+       ($1, 'gid://shopify/Product/2', 'Boots', 'boots', 'ACTIVE', '{}', '{gid://shopify/Collection/2}', now())`,
     [shopId],
   );
   await pool.query(
     `insert into variants (shop_id, id, legacy_id, product_id, title, price, inventory_policy, inventory_item_id, platform_updated_at) values
-       ($1, 'gid://platform/ProductVariant/101', 101, 'gid://platform/Product/1', 'S', 10, 'DENY', 'gid://platform/InventoryItem/101', now()),
-       ($1, 'gid://platform/ProductVariant/102', 102, 'gid://platform/Product/1', 'M', 10, 'DENY', 'gid://platform/InventoryItem/102', now()),
-       ($1, 'gid://platform/ProductVariant/201', 201, 'gid://platform/Product/2', '42', 20, 'DENY', 'gid://platform/InventoryItem/201', now())`,
+       ($1, 'gid://shopify/ProductVariant/101', 101, 'gid://shopify/Product/1', 'S', 10, 'DENY', 'gid://shopify/InventoryItem/101', now()),
+       ($1, 'gid://shopify/ProductVariant/102', 102, 'gid://shopify/Product/1', 'M', 10, 'DENY', 'gid://shopify/InventoryItem/102', now()),
+       ($1, 'gid://shopify/ProductVariant/201', 201, 'gid://shopify/Product/2', '42', 20, 'DENY', 'gid://shopify/InventoryItem/201', now())`,
     [shopId],
   );
   await pool.query(
     `insert into collections (shop_id, id, title, handle, platform_updated_at) values
-       ($1, 'gid://platform/Collection/1', 'Outerwear', 'outerwear', now()),
-       ($1, 'gid://platform/Collection/2', 'Shoes', 'shoes', now())`,
+       ($1, 'gid://shopify/Collection/1', 'Outerwear', 'outerwear', now()),
+       ($1, 'gid://shopify/Collection/2', 'Shoes', 'shoes', now())`,
     [shopId],
   );
   await pool.query(

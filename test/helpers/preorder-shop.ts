@@ -26,7 +26,7 @@ export async function insertOffer(pool: pg.Pool, shopId: string, settings: Recor
   const { rows } = await pool.query<{ id: string }>(
     `insert into preorder_offers (shop_id, name, internal_name, status, settings, platform_selling_plan_id)
      values ($1, $2, $2, 'active', $3, $4) returning id`,
-    [shopId, name, JSON.stringify(settings), `gid://platform/SellingPlan/${plan}`],
+    [shopId, name, JSON.stringify(settings), `gid://shopify/SellingPlan/${plan}`],
   );
   return { id: rows[0]?.id ?? "", plan };
 }
@@ -50,7 +50,7 @@ export function orderPayload(spec: OrderSpec): Record<string, unknown> & { id: n
   const id = spec.id ?? nextOrder++;
   return {
     id,
-    admin_graphql_api_id: `gid://platform/Order/${id}`,
+    admin_graphql_api_id: `gid://shopify/Order/${id}`,
     name: `#${id}`,
     email: spec.email === undefined ? `buyer-${id}@example.com` : spec.email,
     phone: spec.phone ?? null,
@@ -133,7 +133,7 @@ export async function emulatorPlan(env: TestEnv, index: number): Promise<{ planG
         },
       ],
     } as never,
-    [`gid://platform/ProductVariant/${variant.id}`],
+    [`gid://shopify/ProductVariant/${variant.id}`],
   );
   const planGid = group.sellingPlans.nodes[0]?.id;
   if (!planGid) throw new Error("no plan");

@@ -3,9 +3,9 @@ import type pg from "pg";
 
 /** One line of a seeded preorder order. */
 export interface SeedLine {
-  /** The variant's legacy id (default 1): `gid://platform/ProductVariant/<variant>`. */
+  /** The variant's legacy id (default 1): `gid://shopify/ProductVariant/<variant>`. */
   variant?: number | string;
-  /** The product's legacy id: `gid://platform/Product/<product>`; none by default. */
+  /** The product's legacy id: `gid://shopify/Product/<product>`; none by default. */
   product?: number;
   quantity?: number;
   /** Unit price (default 10). */
@@ -52,7 +52,7 @@ export async function seedPreorderOrder(pool: pg.Pool, shopId: string, order: Se
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10::timestamptz, now()), coalesce($10::timestamptz, now()), $11, $12, $13) returning id`,
     [
       shopId,
-      order.platformOrderId ?? `gid://platform/Order/${randomUUID()}`,
+      order.platformOrderId ?? `gid://shopify/Order/${randomUUID()}`,
       order.email ?? null,
       order.currency ?? "USD",
       total,
@@ -75,11 +75,11 @@ export async function seedPreorderOrder(pool: pg.Pool, shopId: string, order: Se
         id,
         shopId,
         String(n + 1),
-        `gid://platform/ProductVariant/${line.variant ?? 1}`,
-        line.product === undefined ? null : `gid://platform/Product/${line.product}`,
+        `gid://shopify/ProductVariant/${line.variant ?? 1}`,
+        line.product === undefined ? null : `gid://shopify/Product/${line.product}`,
         line.quantity ?? 1,
         line.price ?? 10,
-        `gid://platform/SellingPlan/${line.sellingPlan ?? 1}`,
+        `gid://shopify/SellingPlan/${line.sellingPlan ?? 1}`,
         line.offerId ?? null,
       ],
     );
@@ -89,7 +89,7 @@ export async function seedPreorderOrder(pool: pg.Pool, shopId: string, order: Se
 
 /** An offer row of the shop (a draft), on a selling plan (its gid, or its legacy id) when given, as the offers' sync records it; answers its id. */
 export async function seedOffer(pool: pg.Pool, shopId: string, name: string, plan?: string | number): Promise<string> {
-  const planGid = typeof plan === "number" ? `gid://platform/SellingPlan/${plan}` : (plan ?? null);
+  const planGid = typeof plan === "number" ? `gid://shopify/SellingPlan/${plan}` : (plan ?? null);
   const { rows } = await pool.query<{ id: string }>(
     "insert into preorder_offers (shop_id, name, internal_name, platform_selling_plan_id) values ($1, $2, $2, $3) returning id",
     [shopId, name, planGid],

@@ -20,11 +20,11 @@ export function signedDelivery(topic: string, payload: unknown, shopDomain: stri
     body,
     headers: {
       "content-type": "application/json",
-      "x-platform-topic": topic,
-      "x-platform-shop-domain": shopDomain,
-      "x-platform-webhook-id": randomUUID(),
-      "x-platform-triggered-at": new Date().toISOString(),
-      "x-platform-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
+      "x-shopify-topic": topic,
+      "x-shopify-shop-domain": shopDomain,
+      "x-shopify-webhook-id": randomUUID(),
+      "x-shopify-triggered-at": new Date().toISOString(),
+      "x-shopify-hmac-sha256": signWebhook(TEST_WEBHOOK_SECRET, body),
       ...overrides,
     },
   };

@@ -30,7 +30,7 @@ const orderSchema = z.object({
 
 function gidOf(type: string, value: string | number): string {
   const text = String(value);
-  return text.startsWith("gid://") ? text : `gid://platform/${type}/${text}`;
+  return text.startsWith("gid://") ? text : `gid://shopify/${type}/${text}`;
 }
 
 function normalizePhone(value: string | null | undefined): string | undefined {

@@ -64,7 +64,7 @@ function signupFilters(input: CommonInput, params: unknown[] = []): Filters {
  * converting order, from the stored platform order; cancelled orders count nothing.
  */
 /** The stored platform order `o` of an order id (a gid, or the platform's number) of `conv`: shop $1. */
-export const ORDER_OF = (conv: string): string => `o.shop_id = $1 and o.id in (${conv}.order_id, 'gid://platform/Order/' || ${conv}.order_id)`;
+export const ORDER_OF = (conv: string): string => `o.shop_id = $1 and o.id in (${conv}.order_id, 'gid://shopify/Order/' || ${conv}.order_id)`;
 /** The line items `li` of the stored order `o` (none when it is absent or has none). */
 export const ORDER_LINE_ITEMS = `jsonb_array_elements(case when jsonb_typeof(o.payload->'line_items') = 'array' then o.payload->'line_items' else '[]'::jsonb end) li`;
 /** Whether the line `li` is of the variant (a gid), which the REST payload names by its number. */

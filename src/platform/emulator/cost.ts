@@ -187,7 +187,7 @@ function runtimeType(walk: Walk, candidates: readonly GraphQLObjectType[], sets:
     for (const [key, nodes] of collect(walk, type, sets)) {
       if (nodes[0]?.name.value !== "id") continue;
       const id = value[key];
-      return typeof id === "string" && id.startsWith(`gid://platform/${type.name}/`);
+      return typeof id === "string" && id.startsWith(`gid://shopify/${type.name}/`);
     }
     return false;
   });

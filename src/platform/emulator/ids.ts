@@ -25,11 +25,11 @@ export const ID_BASE = {
   FulfillmentHold: 900_000_000,
 } as const;
 
-/** The emulator serves one shop: its id (`gid://platform/Shop/1`), the owner of shop metafields. */
+/** The emulator serves one shop: its id (`gid://shopify/Shop/1`), the owner of shop metafields. */
 export const SHOP_ID = 1;
 
 export function gid(type: string, id: number): string {
-  return `gid://platform/${type}/${id}`;
+  return `gid://shopify/${type}/${id}`;
 }
 
 interface ParsedGid {
@@ -39,7 +39,7 @@ interface ParsedGid {
   params: URLSearchParams;
 }
 
-const GID = /^gid:\/\/platform\/([A-Za-z]+)\/(\d{1,16})(?:\?(.*))?$/;
+const GID = /^gid:\/\/shopify\/([A-Za-z]+)\/(\d{1,16})(?:\?(.*))?$/;
 
 export function parseGid(value: string): ParsedGid | undefined {
   const match = GID.exec(value);
@@ -59,7 +59,7 @@ export function legacyIdOf(type: string, value: unknown): number | undefined {
 }
 
 export function inventoryLevelGid(locationId: number, inventoryItemId: number): string {
-  return `gid://platform/InventoryLevel/${locationId}?inventory_item_id=${inventoryItemId}`;
+  return `gid://shopify/InventoryLevel/${locationId}?inventory_item_id=${inventoryItemId}`;
 }
 
 /**

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   );
   process.stdout.write(
     [
-      `Admin GraphQL: POST ${emulator.graphqlUrl} (header X-Platform-Access-Token: ${emulator.accessToken})`,
+      `Admin GraphQL: POST ${emulator.graphqlUrl} (header X-Shopify-Access-Token: ${emulator.accessToken})`,
       `Admin routes:  GET ${emulator.origin}/admin/variants?limit=10, POST ${emulator.origin}/admin/inventory, POST ${emulator.origin}/admin/orders`,
       "",
     ].join("\n"),

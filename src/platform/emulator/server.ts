@@ -6,7 +6,7 @@ import { registerPointOfSale } from "./pos/routes.ts";
 import type { StorefrontOptions } from "./storefront/options.ts";
 import { registerStorefront } from "./storefront/routes.ts";
 
-export const API_VERSION = "2026-10";
+export { ADMIN_API_VERSION as API_VERSION } from "../api-version.ts";
 
 /** Large enough for 250-id mutations with long gids, as on the platform. */
 const BODY_LIMIT = 2 * 1024 * 1024;
@@ -24,7 +24,7 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdmin
   app.addContentTypeParser("application/graphql", { parseAs: "string" }, (_request, body, done) => done(null, { query: body }));
 
   app.post("/admin/api/:version/graphql.json", async (request, reply) => {
-    const token = request.headers["x-platform-access-token"];
+    const token = request.headers["x-shopify-access-token"];
     const answer = await endpoint.handle(typeof token === "string" ? token : undefined, request.body);
     if (typeof answer.body === "string") return reply.code(answer.status).type("text/plain; charset=utf-8").send(answer.body);
     return reply.code(answer.status).send(answer.body);

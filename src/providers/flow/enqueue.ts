@@ -88,7 +88,7 @@ export async function enqueueFlowTriggers(db: Db, events: readonly FlowEvent[], 
   return queued;
 }
 
-/** A platform gid's number, as Flow's reference fields take it (`gid://platform/Order/5` → 5); null without one. */
+/** A platform gid's number, as Flow's reference fields take it (`gid://shopify/Order/5` → 5); null without one. */
 export function legacyId(value: string | null | undefined): number | null {
   const match = value ? /\/(\d+)(?:\?.*)?$/.exec(value) : null;
   const id = match?.[1] ? Number(match[1]) : NaN;

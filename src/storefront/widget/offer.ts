@@ -1,7 +1,7 @@
 import { SHIPPED_TRANSLATIONS } from "../../account/shipped-translations.ts";
 import type { EmbedData, OfferConfig, ShopStorefrontConfig, VariantData } from "./types.ts";
 
-/** The last segment of a gid (`gid://platform/Market/7` → `7`), or the value itself. */
+/** The last segment of a gid (`gid://shopify/Market/7` → `7`), or the value itself. */
 export function legacyId(id: string | number | null | undefined): string {
   return String(id ?? "").split("/").pop() ?? "";
 }

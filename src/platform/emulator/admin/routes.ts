@@ -109,8 +109,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: Context): void {
       const id = legacyIdOf("Product", request.params.id);
       const product = id === undefined ? undefined : store.product(id);
       if (!product) throw new AdminError(404, `product ${request.params.id} does not exist`);
-      ctx.app.translate(`gid://platform/Product/${product.id}`, body.locale, body.values);
-      return { product_id: product.id, locale: body.locale, translations: ctx.app.translations(`gid://platform/Product/${product.id}`, body.locale) };
+      ctx.app.translate(`gid://shopify/Product/${product.id}`, body.locale, body.values);
+      return { product_id: product.id, locale: body.locale, translations: ctx.app.translations(`gid://shopify/Product/${product.id}`, body.locale) };
     } catch (error) {
       return fail(reply, error);
     }

@@ -11,7 +11,7 @@ import { UserErrors } from "./user-errors.ts";
  * one user error and nothing is set), `metafieldsDelete` (null for an identifier with no
  * metafield), and `metafield` / `metafields` on products, variants, customers (ownerType
  * CUSTOMER, as an app keeps a counter on a buyer that its checkout function reads) and the shop
- * (owner `gid://platform/Shop/1`, as `shop { id }` answers it). An owner the store does not have
+ * (owner `gid://shopify/Shop/1`, as `shop { id }` answers it). An owner the store does not have
  * is refused (`Owner ... does not exist.`, INVALID_VALUE on ownerId). `$app` and `$app:x` are the
  * calling app's reserved namespace (`app--<app id>`, `app--<app id>--x`), also the default when the
  * namespace is left out; another app's reserved namespace is refused. No metafield definitions:

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import type { EmulatorLog } from "../log.ts";
+import { ADMIN_API_VERSION } from "../../api-version.ts";
 
 export interface WebhookOptions {
   /** The service's webhook base; a delivery goes to `${url}/${topic}`. */
@@ -102,12 +103,12 @@ export class WebhookSender {
         method: "POST",
         headers: {
           "content-type": "application/json",
-          "x-platform-topic": delivery.topic,
-          "x-platform-shop-domain": this.#shopDomain,
-          "x-platform-webhook-id": delivery.id,
-          "x-platform-triggered-at": delivery.triggeredAt,
-          "x-platform-api-version": "2026-10",
-          "x-platform-hmac-sha256": signBody(secret, delivery.body),
+          "x-shopify-topic": delivery.topic,
+          "x-shopify-shop-domain": this.#shopDomain,
+          "x-shopify-webhook-id": delivery.id,
+          "x-shopify-triggered-at": delivery.triggeredAt,
+          "x-shopify-api-version": ADMIN_API_VERSION,
+          "x-shopify-hmac-sha256": signBody(secret, delivery.body),
         },
         body: delivery.body,
         signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(timeoutMs)]),
