@@ -593,8 +593,8 @@ describe("against the platform emulator", () => {
 
   it("refuses a query dearer than the platform allows, without retrying", async () => {
     const c = client();
-    // 250 products x 250 variants: 2 + 250 x (1 + 2 + 250) points, far above the 1000-point cap.
-    const dear = "query Dear($first: Int) { products(first: $first) { nodes { id variants(first: 250) { nodes { id } } } } }";
+    // Pages of 250 in pages of 250 in pages of 250: 2 + 11 × (1 + 2 + 11 × (1 + 2 + 11)) = 1729 points, above the 1000-point cap.
+    const dear = "query Dear($first: Int) { products(first: $first) { nodes { id variants(first: 250) { nodes { id metafields(first: 250) { nodes { id } } } } } } }";
     const error = await rejection(c.request(dear, { first: 250 }));
     expect(error).toMatchObject({ kind: "graphql", attempts: 1 });
     expect(c.stats.requests).toBe(1);

@@ -245,11 +245,42 @@ describe("paging", () => {
     expect(code(bad)).toBe("INVALID_GLOBAL_ID");
   });
 
-  it("answers validation errors like the platform", async () => {
-    const answer = await gql(e, `{ products(first: 1) { nodes { nope } } }`);
+  it("answers validation, parse and variable errors as Shopify does, refused before they are priced", async () => {
+    // Recorded from a real store: fixtures/conformance/.../graphql-base-validation-unhappy-paths.json of airhorns/shopify-draft-proxy.
+    const answer = await gql(e, `query Probe { products(first: 1) { nodes { id nope } } }`);
     expect(answer.status).toBe(200);
-    expect(code(answer)).toBe("GRAPHQL_VALIDATION_FAILED");
-    expect(answer.body.extensions?.cost).toBeDefined();
+    expect(answer.body).toEqual({
+      errors: [
+        {
+          message: "Field 'nope' doesn't exist on type 'Product'",
+          locations: [{ line: 1, column: 47 }],
+          path: ["query Probe", "products", "nodes", "nope"],
+          extensions: { code: "undefinedField", typeName: "Product", fieldName: "nope" },
+        },
+      ],
+    });
+    const noSelection = await gql(e, `query Probe { shop }`);
+    expect(noSelection.body.errors).toEqual([
+      {
+        message: "Field must have selections (field 'shop' returns Shop but has no selections. Did you mean 'shop { ... }'?)",
+        locations: [{ line: 1, column: 15 }],
+        path: ["query Probe", "shop"],
+        extensions: { code: "selectionMismatch", nodeName: "field 'shop'", typeName: "Shop" },
+      },
+    ]);
+    const unparsable = await gql(e, `query Probe {\n  shop {\n    id\n`);
+    expect(unparsable.body.extensions).toBeUndefined();
+    expect(unparsable.body.errors).toMatchObject([{ locations: [{ line: 4, column: 1 }], extensions: { code: "PARSE_ERROR" } }]);
+    const missing = await gql(e, `query Probe($id: ID!) { product(id: $id) { id } }`);
+    expect(missing.body).toEqual({
+      errors: [
+        {
+          message: "Variable $id of type ID! was provided invalid value",
+          locations: [{ line: 1, column: 13 }],
+          extensions: { code: "INVALID_VARIABLE", value: null, problems: [{ path: [], explanation: "Expected value to not be null" }] },
+        },
+      ],
+    });
   });
 });
 
@@ -257,48 +288,59 @@ describe("cost and throttling", () => {
   it("reports requested and actual cost on every answer", async () => {
     const e = await emulator();
     const full = await gql(e, `{ products(first: 10) { nodes { id title } } }`);
+    // A page of 10 is priced as ⌊2·ln 10⌋ = 4 children (cost.ts).
     expect(full.body.extensions?.cost).toMatchObject({
-      requestedQueryCost: 12,
-      actualQueryCost: 12,
+      requestedQueryCost: 2 + 4,
+      actualQueryCost: 2 + 4,
       throttleStatus: { maximumAvailable: 2000, restoreRate: 100 },
     });
     const few = await gql(e, `query($q: String) { products(first: 10, query: $q) { nodes { id variants(first: 5) { nodes { id } } } } }`, {
       q: `id:>${e.store.products.at(-2)?.id}`,
     });
-    // 2 + 10 x (1 + 2 + 5) requested; one product with 5 variants came back: 2 + (1 + 2 + 5).
-    expect(few.body.extensions?.cost).toMatchObject({ requestedQueryCost: 82, actualQueryCost: 10 });
+    // 2 + 4 × (1 + 2 + 3 × 1) requested; one product with 5 variants came back: 2 + 1 × (1 + 2 + 3).
+    expect(few.body.extensions?.cost).toMatchObject({ requestedQueryCost: 26, actualQueryCost: 8 });
     const mutation = await gql(e, `mutation { tagsAdd(id: "gid://shopify/Product/1", tags: ["x"]) { userErrors { field } } }`);
-    expect(mutation.body.extensions?.cost.requestedQueryCost).toBe(11);
+    expect(mutation.body.extensions?.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
   });
 
-  it("refuses a query above the single query limit", async () => {
+  it("refuses a query above the single query limit with Shopify's MAX_COST_EXCEEDED", async () => {
     const e = await emulator();
-    const answer = await gql(e, `{ products(first: 250) { nodes { id variants(first: 10) { nodes { id } } } } }`);
+    const answer = await gql(e, `{ products(first: 250) { nodes { id variants(first: 250) { nodes { id metafields(first: 250) { nodes { id } } } } } } }`);
     expect(answer.status).toBe(200);
-    expect(code(answer)).toBe("MAX_COST_EXCEEDED");
     expect(answer.body.data).toBeUndefined();
-    expect(answer.body.extensions?.cost.requestedQueryCost).toBe(2 + 250 * 13);
+    expect(answer.body.extensions).toBeUndefined();
+    const cost = 2 + 11 * (1 + 2 + 11 * (1 + 2 + 11));
+    const errors = answer.body.errors as { message: string; extensions: unknown }[];
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toMatch(new RegExp(`^Query cost is ${cost}, which exceeds the single query max cost limit \\(1000\\)\\.\n`));
+    expect(errors[0]?.extensions).toEqual({ code: "MAX_COST_EXCEEDED", cost, maxCost: 1000, documentation: "https://shopify.dev/api/usage/limits#rate-limits" });
   });
 
-  it("throttles when the bucket is short and restores at the restore rate", async () => {
+  it("throttles when the bucket is short, with Shopify's THROTTLED body, and restores at the restore rate", async () => {
     const e = await emulator({ throttle: { maximumAvailable: 100, restoreRate: 50 } });
-    const query = `{ products(first: 88) { nodes { id } } }`;
+    // 2 + 9 × (1 + 2 + 3): 100 products of 5 variants each come back, so the actual cost is the same.
+    const query = `{ products(first: 100) { nodes { id variants(first: 5) { nodes { id } } } } }`;
     const first = await gql(e, query);
     expect(first.body.data).toBeTruthy();
-    expect(first.body.extensions?.cost.requestedQueryCost).toBe(90);
-    // Immediately again: about 10 points left, and 80 more take 1.6 s to come back.
+    expect(first.body.extensions?.cost).toMatchObject({ requestedQueryCost: 56, actualQueryCost: 56 });
+    // Immediately again: about 44 points left, and 12 more take a quarter of a second to come back.
     const second = await gql(e, query);
-    expect(code(second)).toBe("THROTTLED");
+    expect(second.status).toBe(200);
     expect(second.body.data).toBeUndefined();
     const status = second.body.extensions?.cost.throttleStatus;
     if (!status) throw new Error("no throttle status");
-    expect(status.currentlyAvailable).toBeLessThan(90);
+    expect(second.body).toEqual({
+      errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }],
+      extensions: { cost: { requestedQueryCost: 56, actualQueryCost: null, throttleStatus: status } },
+    });
+    expect(Object.keys(status).sort()).toEqual(["currentlyAvailable", "maximumAvailable", "restoreRate"]);
+    expect(status.currentlyAvailable).toBeLessThan(56);
     // Wait as long as the reported status says the deficit takes to restore, then it runs.
-    await delay(((90 - status.currentlyAvailable) / status.restoreRate) * 1000 + 100);
+    await delay(((56 - status.currentlyAvailable) / status.restoreRate) * 1000 + 100);
     const third = await gql(e, query);
     expect(code(third)).toBeUndefined();
     expect(third.body.data).toBeTruthy();
-    expect(e.stats()).toMatchObject({ requests: 3, throttled: 1, costSpent: 180 });
+    expect(e.stats()).toMatchObject({ requests: 3, throttled: 1, costSpent: 112 });
   });
 
   it("injects 5xx and THROTTLED answers, and stops when told", async () => {
@@ -332,7 +374,27 @@ describe("cost and throttling", () => {
     for (const token of [null, "wrong-token"]) {
       const answer = await gql(e, `{ shop { name } }`, {}, token);
       expect(answer.status).toBe(401);
-      expect(answer.body.errors).toBe("[API] Invalid API key or access token");
+      expect(answer.body).toEqual({ errors: "[API] Invalid API key or access token (unrecognized login or wrong password)" });
+    }
+  });
+
+  it("serves the API versions Shopify serves and answers 404 for any other", async () => {
+    const e = await emulator();
+    const at = async (version: string) =>
+      fetch(e.graphqlUrl.replace(/\/admin\/api\/[^/]+\//, `/admin/api/${version}/`), {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-shopify-access-token": e.accessToken },
+        body: JSON.stringify({ query: "{ shop { name } }" }),
+      });
+    const current = await at("2026-07");
+    expect(current.status).toBe(200);
+    expect(current.headers.get("x-shopify-api-version")).toBe("2026-07");
+    // No longer supported: falls forward to the oldest supported version.
+    expect((await at("2023-01")).headers.get("x-shopify-api-version")).toBe("2025-07");
+    for (const version of ["2026-08", "2027-01", "latest"]) {
+      const answer = await at(version);
+      expect(answer.status).toBe(404);
+      expect(await answer.json()).toEqual({ errors: "Not Found" });
     }
   });
 });
@@ -586,9 +648,9 @@ describe("metafields", () => {
     ...extra,
   });
 
-  it("sets an app-reserved json metafield, resolves $app, reads it back, and costs a mutation's 10 plus its payload", async () => {
+  it("sets an app-reserved json metafield, resolves $app, reads it back, and costs a mutation's 10 (its payload's own objects are free)", async () => {
     const answer = await gql(e, SET, { m: [config(variant(0), { button: "Preorder" })] });
-    expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 12, actualQueryCost: 12 });
+    expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
     const set = (answer.body.data as SetAnswer).metafieldsSet;
     expect(set.userErrors).toEqual([]);
     expect(set.metafields).toEqual([
@@ -727,12 +789,12 @@ describe("fulfillment orders", () => {
     ]);
   });
 
-  it("holds with a reason and notes (OPEN to ON_HOLD), costs a mutation's 10 plus its payload, and releases to OPEN", async () => {
+  it("holds with a reason and notes (OPEN to ON_HOLD), costs a mutation's 10 (its payload's own objects are free), and releases to OPEN", async () => {
     const order = await newOrder([1]);
     const fulfillmentOrderId = (await fulfillmentOrders(order.gid)).orders[0]?.id ?? "";
     const answer = await gql(e, HOLD, { id: fulfillmentOrderId, hold: { reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March", handle: "preorder" } });
-    // 10 + fulfillmentHold 1 + fulfillmentOrder 1 + remainingFulfillmentOrder 1 + userErrors 1; the null remainder costs nothing.
-    expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 14, actualQueryCost: 13 });
+    // 10, and nothing for fulfillmentHold, fulfillmentOrder, remainingFulfillmentOrder and userErrors: the payload's own objects (a recorded metafieldsSet costs 10 the same way: test/fixtures/shopify-cost/).
+    expect(answer.body.extensions?.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
     const held = (answer.body.data as Hold).fulfillmentOrderHold;
     expect(held).toEqual({
       fulfillmentHold: { id: expect.stringMatching(/^gid:\/\/shopify\/FulfillmentHold\/\d+$/) as string, handle: "preorder", reason: "INVENTORY_OUT_OF_STOCK", reasonNotes: "Ships in March" },

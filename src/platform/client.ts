@@ -71,10 +71,28 @@ const costSchema = z.object({
 const envelopeSchema = z.looseObject({
   data: z.unknown().optional(),
   errors: z
-    .array(z.looseObject({ message: z.string(), extensions: z.looseObject({ code: z.unknown() }).partial().nullish() }))
+    .union([
+      z.array(z.looseObject({ message: z.string(), extensions: z.looseObject({ code: z.unknown() }).partial().nullish() })),
+      // Shopify answers request-level refusals with a bare string: `{"errors":"[API] Invalid API key ..."}`.
+      z.string().transform((message) => [{ message, extensions: undefined }]),
+    ])
     .nullish(),
   extensions: z.looseObject({ cost: z.unknown() }).partial().nullish(),
 });
+
+/** The `errors` string or first message of a refusal's JSON body, for the error's message; never the request. */
+const refusalSchema = z.looseObject({ errors: z.union([z.string(), z.array(z.looseObject({ message: z.string() })).min(1)]) });
+
+/** What Shopify said in a 4xx body, one line, short: `[API] Invalid API key or access token (...)`. */
+function refusalText(text: string): string {
+  const parsed = refusalSchema.safeParse(safeJson(text));
+  const said = parsed.success ? (typeof parsed.data.errors === "string" ? parsed.data.errors : parsed.data.errors[0]?.message ?? "") : "";
+  return firstLine(said).slice(0, 200);
+}
+
+function firstLine(message: string): string {
+  return message.split("\n", 1)[0]?.trim() ?? "";
+}
 
 type Cost = z.infer<typeof costSchema>;
 
@@ -189,9 +207,15 @@ export class PlatformClient implements PlatformRequester {
         return { ok: false, kind: "network", reason: `network error: ${describeNetworkError(error)}`, retry: true };
       }
       const { status } = response;
-      if (status === 401 || status === 403) {
-        return { ok: false, kind: "auth", status, reason: `HTTP ${status}: the access token was refused`, retry: false };
-      }
+      const refusal = (what: string): string => {
+        const said = refusalText(text);
+        return said ? `HTTP ${status}: ${what} (${said})` : `HTTP ${status}: ${what}`;
+      };
+      if (status === 401) return { ok: false, kind: "auth", status, reason: refusal("the access token was refused"), retry: false };
+      if (status === 403) return { ok: false, kind: "auth", status, reason: refusal("the access token lacks a scope this needs"), retry: false };
+      if (status === 402) return { ok: false, kind: "shop_unavailable", status, reason: refusal("the shop is frozen (Payment Required)"), retry: false };
+      if (status === 423) return { ok: false, kind: "shop_unavailable", status, reason: refusal("the shop is locked"), retry: false };
+      if (status === 404) return { ok: false, kind: "not_found", status, reason: refusal("no Admin API here: the API version or the shop is wrong"), retry: false };
       if (status === 429) {
         this.stats.throttled++;
         platformThrottled.inc();
@@ -218,13 +242,17 @@ export class PlatformClient implements PlatformRequester {
       if (errors.some((e) => e.extensions?.code === "THROTTLED")) {
         this.stats.throttled++;
         platformThrottled.inc();
-        // The reservation then waits out the deficit; the backoff keeps retries apart when there is none to go by.
-        return { ok: false, kind: "throttled", status, reason: "THROTTLED", retry: true };
+        // Retried once the bucket holds the query's cost, as the answer's cost says; the backoff when it says nothing.
+        const delayMs = cost.success ? throttledWaitMs(cost.data) : undefined;
+        return { ok: false, kind: "throttled", status, reason: "THROTTLED", retry: true, ...(delayMs === undefined ? {} : { delayMs }) };
       }
       if (cost.success) this.stats.costSpent += cost.data.actualQueryCost ?? cost.data.requestedQueryCost;
       if (errors.length > 0) {
-        const messages = errors.map((e) => (typeof e.extensions?.code === "string" ? `${e.message} (${e.extensions.code})` : e.message));
-        return { ok: false, kind: "graphql", status, reason: `GraphQL errors: ${messages.join("; ")}`, retry: false };
+        // Shopify's messages may run to several lines (MAX_COST_EXCEEDED's does): the first says it.
+        const messages = errors.map((e) => (typeof e.extensions?.code === "string" ? `${firstLine(e.message)} (${e.extensions.code})` : firstLine(e.message)));
+        // "Internal error. Looks like something went wrong on our end.": Shopify's own failure, worth another try.
+        const internal = errors.every((e) => e.extensions?.code === "INTERNAL_SERVER_ERROR");
+        return { ok: false, kind: "graphql", status, reason: `GraphQL errors: ${messages.join("; ")}`, retry: internal };
       }
       if (envelope.data.data === undefined || envelope.data.data === null) {
         return { ok: false, kind: "graphql", status, reason: "the answer has neither data nor errors", retry: false };
@@ -263,6 +291,14 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** How long until the bucket holds a throttled query's cost again: its deficit over the restore rate. */
+function throttledWaitMs(cost: Cost): number | undefined {
+  const { currentlyAvailable, restoreRate, maximumAvailable } = cost.throttleStatus;
+  if (!(restoreRate > 0)) return undefined;
+  const deficit = Math.min(cost.requestedQueryCost, maximumAvailable) - currentlyAvailable;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Math.ceil((deficit / restoreRate) * 1000)));
 }
 
 /** Retry-After is either delta-seconds or an HTTP date. */

@@ -1,5 +1,10 @@
-/** What went wrong talking to the store platform; callers branch on `kind`, people read `message`. */
-export type PlatformErrorKind = "throttled" | "http" | "network" | "timeout" | "graphql" | "user_errors" | "auth";
+/**
+ * What went wrong talking to the store platform; callers branch on `kind`, people read `message`.
+ * `auth`: the token was refused (401) or lacks a scope (403); `shop_unavailable`: the shop is
+ * frozen for an unpaid bill (402) or locked (423); `not_found`: no Admin API at the URL (404: the
+ * API version or the shop is wrong). None of these is retried: only the merchant can change them.
+ */
+export type PlatformErrorKind = "throttled" | "http" | "network" | "timeout" | "graphql" | "user_errors" | "auth" | "shop_unavailable" | "not_found";
 
 interface PlatformUserError {
   field?: string[];

@@ -14,6 +14,15 @@ import type { Context } from "./context.ts";
 import { actualCost, requestedCost } from "./cost.ts";
 import type { Faults } from "./faults.ts";
 import type { EmulatorSchema } from "./schema.ts";
+import {
+  INVALID_TOKEN_BODY,
+  MISSING_QUERY_BODY,
+  invalidVariableError,
+  maxCostError,
+  parseError,
+  throttledError,
+  validationError,
+} from "./shopify-errors.ts";
 import type { Throttle, ThrottleStatus } from "./throttle.ts";
 
 export interface EmulatorStats {
@@ -46,10 +55,6 @@ interface GraphqlEndpointDeps {
   onMutation?: () => void;
 }
 
-function errorJson(error: GraphQLError, code: string): Record<string, unknown> {
-  return { message: error.message, locations: error.locations, extensions: { ...error.extensions, code } };
-}
-
 function requestBody(body: unknown): { query: string; variables: Record<string, unknown>; operationName: string | undefined } | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const { query, variables, operationName } = body as Record<string, unknown>;
@@ -63,9 +68,12 @@ function requestBody(body: unknown): { query: string; variables: Record<string, 
 }
 
 /**
- * One Admin API request, in the platform's order: latency and gateway faults first, then the
- * token, parsing and validation, the single-query cost limit, the bucket (or an injected
- * THROTTLED), and only then execution. Every GraphQL answer carries `extensions.cost`.
+ * One Admin API request, in Shopify's order: latency and gateway faults first, then the token,
+ * parsing and validation, the single-query cost limit, the bucket (or an injected THROTTLED), and
+ * only then execution. The bodies are Shopify's (shopify-errors.ts): a document that does not
+ * parse, validate or take its variables is refused before it is priced, so without
+ * `extensions.cost`, as a real store answers; a throttled one carries its cost with
+ * `actualQueryCost: null`; every executed one carries its requested and actual cost.
  */
 export class GraphqlEndpoint {
   readonly #deps: GraphqlEndpointDeps;
@@ -84,8 +92,9 @@ export class GraphqlEndpoint {
     };
   }
 
-  #errors(errors: unknown[], requested = 0): GraphqlAnswer {
-    return { status: 200, body: { errors, extensions: this.#cost(requested, null) } };
+  /** Refused before it was priced: no cost. */
+  #refused(errors: unknown[]): GraphqlAnswer {
+    return { status: 200, body: { errors } };
   }
 
   async handle(token: string | undefined, body: unknown): Promise<GraphqlAnswer> {
@@ -97,22 +106,22 @@ export class GraphqlEndpoint {
       stats.serverErrors++;
       return { status: failure, body: failure === 502 ? "502 Bad Gateway" : "503 Service Unavailable" };
     }
-    if (token !== accessToken) return { status: 401, body: { errors: "[API] Invalid API key or access token" } };
+    if (token !== accessToken) return { status: 401, body: INVALID_TOKEN_BODY };
     const request = requestBody(body);
-    if (!request) return { status: 400, body: { errors: { query: "Required parameter missing or invalid" } } };
+    if (!request) return { status: 400, body: MISSING_QUERY_BODY };
 
     let document: DocumentNode;
     try {
       document = parse(request.query);
     } catch (error) {
-      return this.#errors([errorJson(error as GraphQLError, "GRAPHQL_PARSE_FAILED")]);
+      return this.#refused([parseError(error as GraphQLError)]);
     }
     const invalid = validate(schema.schema, document);
-    if (invalid.length > 0) return this.#errors(invalid.map((e) => errorJson(e, "GRAPHQL_VALIDATION_FAILED")));
+    if (invalid.length > 0) return this.#refused(invalid.map((e) => validationError(document, e)));
     const operation = getOperationAST(document, request.operationName);
     if (!operation) {
       const message = request.operationName ? `No operation named "${request.operationName}"` : "An operation name is required when the document has several operations";
-      return this.#errors([{ message, extensions: { code: "OPERATION_NOT_FOUND" } }]);
+      return this.#refused([{ message, extensions: { code: "OPERATION_NOT_FOUND" } }]);
     }
     const rootFields = operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : []));
     if (faults.fieldFailure(rootFields)) {
@@ -120,7 +129,7 @@ export class GraphqlEndpoint {
       return { status: 503, body: "503 Service Unavailable" };
     }
     const coerced = getVariableValues(schema.schema, operation.variableDefinitions ?? [], request.variables);
-    if (coerced.errors) return this.#errors(coerced.errors.map((e) => errorJson(e, "INVALID_VARIABLE")));
+    if (coerced.errors) return this.#refused(coerced.errors.map((e) => invalidVariableError(e, request.variables)));
 
     const costInput = {
       schema: schema.schema,
@@ -130,20 +139,10 @@ export class GraphqlEndpoint {
     };
     const requested = requestedCost(costInput);
     const { maxQueryCost } = throttle.settings;
-    if (requested > maxQueryCost) {
-      return this.#errors(
-        [
-          {
-            message: `Query cost is ${requested}, which exceeds the single query max cost limit (${maxQueryCost}).`,
-            extensions: { code: "MAX_COST_EXCEEDED", cost: requested, maxCost: maxQueryCost },
-          },
-        ],
-        requested,
-      );
-    }
+    if (requested > maxQueryCost) return this.#refused([maxCostError(requested, maxQueryCost)]);
     if (faults.throttle() || !throttle.take(accessToken, requested)) {
       stats.throttled++;
-      return this.#errors([{ message: "Throttled", extensions: { code: "THROTTLED" } }], requested);
+      return { status: 200, body: { errors: [throttledError()], extensions: this.#cost(requested, null) } };
     }
 
     const result = await execute({

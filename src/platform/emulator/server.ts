@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { registerAdminRoutes } from "./admin/routes.ts";
+import { servedApiVersion } from "./api-versions.ts";
 import type { Context } from "./context.ts";
 import type { GraphqlEndpoint } from "./graphql-endpoint.ts";
+import { NOT_FOUND_BODY } from "./shopify-errors.ts";
 import { registerPointOfSale } from "./pos/routes.ts";
 import type { StorefrontOptions } from "./storefront/options.ts";
 import { registerStorefront } from "./storefront/routes.ts";
@@ -12,7 +14,8 @@ export { ADMIN_API_VERSION as API_VERSION } from "../api-version.ts";
 const BODY_LIMIT = 2 * 1024 * 1024;
 
 /**
- * The emulator's HTTP surface: the Admin GraphQL endpoint (any API version) and the admin routes.
+ * The emulator's HTTP surface: the Admin GraphQL endpoint (the API versions Shopify serves, named
+ * back in `X-Shopify-API-Version`; any other path answered 404) and the admin routes.
  * `onAdminWrite` is called after each admin route that may change the state (any but GET), and
  * after an order placed through the online store's checkout or the point of sale's. The online
  * store (storefront/) has its pages, cart, checkout and app proxy; the point of sale (pos/) its
@@ -23,7 +26,10 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdmin
   // The platform also takes a bare query with this content type.
   app.addContentTypeParser("application/graphql", { parseAs: "string" }, (_request, body, done) => done(null, { query: body }));
 
-  app.post("/admin/api/:version/graphql.json", async (request, reply) => {
+  app.post<{ Params: { version: string } }>("/admin/api/:version/graphql.json", async (request, reply) => {
+    const version = servedApiVersion(request.params.version);
+    if (!version) return reply.code(404).send(NOT_FOUND_BODY);
+    void reply.header("x-shopify-api-version", version);
     const token = request.headers["x-shopify-access-token"];
     const answer = await endpoint.handle(typeof token === "string" ? token : undefined, request.body);
     if (typeof answer.body === "string") return reply.code(answer.status).type("text/plain; charset=utf-8").send(answer.body);

@@ -17,6 +17,12 @@ export interface ThrottleStatus {
   restoreRate: number;
 }
 
+/**
+ * A standard plan's figures: Shopify documents 100 points a second for the GraphQL Admin API on a
+ * standard plan and a 1,000-point single-query limit
+ * (https://shopify.dev/docs/apps/build/apis/graphql-admin/rate-limits); a real store reports a
+ * bucket of 2,000 (`throttleStatus` of every recorded answer in test/fixtures/shopify-cost/).
+ */
 const THROTTLE_DEFAULTS: ThrottleSettings = { maximumAvailable: 2000, restoreRate: 100, maxQueryCost: 1000 };
 
 interface Bucket {
