@@ -99,7 +99,7 @@ interface Probe {
 }
 
 async function probeApi(origin: string, key: string): Promise<Probe> {
-  const response = await fetch(`${origin}/api/v2/external/back_in_stock/signups?limit=1`, { headers: { "x-auth-token": key } });
+  const response = await fetch(`${origin}/api/v2/external/back_in_stock/signups`, { headers: { "x-auth-token": key } });
   const text = await response.text();
   let body: unknown = text;
   try {
