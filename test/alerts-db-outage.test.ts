@@ -1,18 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { requestAlertRun } from "../src/back_in_stock/alerts/runs.ts";
 import { loadConfig } from "../src/config.ts";
-import { type EmbeddedServer, ensureEmbeddedPostgres } from "../src/db/embedded.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { createLogger } from "../src/logger.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { type SmtpSink, startSmtpSink } from "./helpers/smtp-sink.ts";
+import { startThrowawayPostgres } from "./helpers/throwaway-postgres.ts";
 import { waitFor } from "./helpers/wait.ts";
 import { type WorkerProcess, startWorkerProcess } from "./helpers/worker-process.ts";
 
@@ -38,43 +34,6 @@ afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** This test's own PostgreSQL, on a port of its own; `start` again after `stop` serves the same data on the same port. */
-async function throwawayPostgres(): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void> }> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "db-outage-"));
-  // The server runs as the postgres user when the test runs as root: it must reach its directory.
-  await chmod(dataDir, 0o755);
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const port = await freePort();
-  let server: EmbeddedServer | undefined;
-  const start = async () => {
-    server = await ensureEmbeddedPostgres({
-      dataDir,
-      port,
-      database: "outage",
-      settings: { fsync: "off", synchronous_commit: "off", full_page_writes: "off" },
-    });
-    if (server.port !== port) throw new Error(`the throwaway PostgreSQL came back on port ${server.port}, not ${port}`);
-  };
-  const stop = async () => {
-    await server?.stop({ force: true });
-    server = undefined;
-  };
-  await start();
-  cleanups.push(stop);
-  return { url: `postgres://postgres@127.0.0.1:${port}/outage`, start, stop };
-}
 
 /** The API process; resolves with its origin once it listens. */
 async function startWeb(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; origin: string }> {
@@ -118,13 +77,9 @@ function recipientsTwice(sink: SmtpSink): number {
 
 describe("a database outage under an alert run (web and worker as separate processes)", () => {
   it("pauses sending, keeps the worker running, answers 503 meanwhile, and finishes with at most SEND_CONCURRENCY sent twice", { timeout: 180_000 }, async () => {
-    const db = await throwawayPostgres();
-    const pool = new pg.Pool({ connectionString: db.url, max: 3 });
-    // The test's own connections go down with the server too: that must not surface as an error.
-    pool.on("error", () => undefined);
-    pool.on("connect", (client) => client.on("error", () => undefined));
-    cleanups.push(() => pool.end());
-    await migrate(pool, createLogger("silent"));
+    const db = await startThrowawayPostgres();
+    cleanups.push(() => db.close());
+    const { pool } = db;
     const sink = await startSmtpSink({ keepRaw: false });
     cleanups.push(() => sink.close());
 
