@@ -97,5 +97,5 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
       await closeOwnChannels();
     }
   };
-  return { ...runner, promise: supervised.promise, stop, kill: supervised.kill, [Symbol.asyncDispose]: () => stop() };
+  return { ...runner, promise: supervised.promise, stop, kill: (reason?: string) => supervised.kill(reason), [Symbol.asyncDispose]: () => stop() };
 }
