@@ -4,7 +4,8 @@ import { hashApiKey } from "../db/api-keys.ts";
 import type { Log } from "../logger.ts";
 import { type ActionContext, type AnyAction, COST } from "./action.ts";
 import { withTransaction } from "./db.ts";
-import { ApiError, HTTP_STATUS, type Issue, MESSAGES, unprocessable } from "./errors.ts";
+import { isDatabaseUnavailable } from "./database-unavailable.ts";
+import { ApiError, HTTP_STATUS, type Issue, MESSAGES, databaseUnavailable, unprocessable } from "./errors.ts";
 import { RawResponse } from "./raw-response.ts";
 import { type RateLimitPolicy, authenticateAndCharge, rateLimitHeaders } from "./rate-limit.ts";
 import type { Registry, RouteMatch } from "./registry.ts";
@@ -245,7 +246,8 @@ export class Dispatcher {
     return { match: { action: help, params: {}, template: help.path }, query: { ...query, prefix: scope } };
   }
 
-  private failure(error: unknown, request: DispatchRequest, headers: Record<string, string>): DispatchResult {
+  private failure(raw: unknown, request: DispatchRequest, headers: Record<string, string>): DispatchResult {
+    const error = isDatabaseUnavailable(raw) ? databaseUnavailable() : raw;
     if (error instanceof ApiError) {
       return { status: HTTP_STATUS[error.code], body: { errors: error.messages }, headers: { ...headers, ...error.headers }, issues: error.issues };
     }

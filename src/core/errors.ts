@@ -1,3 +1,5 @@
+import { DATABASE_RETRY_AFTER_SECONDS } from "./database-unavailable.ts";
+
 type ErrorCode =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
@@ -6,7 +8,8 @@ type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "UNPROCESSABLE"
   | "RATE_LIMITED"
-  | "INTERNAL";
+  | "INTERNAL"
+  | "UNAVAILABLE";
 
 /** The one table from error code to HTTP status; transports other than HTTP ignore it. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -18,6 +21,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 };
 
 /**
@@ -68,7 +72,12 @@ export const MESSAGES = {
   notFound: (resource: string, id: string) => `${resource} not found: ${id}`,
   bodyTooLarge: (limit: number) => `Request body is larger than ${limit} bytes`,
   internal: (requestId: string) => `Internal server error (request id ${requestId})`,
+  databaseUnavailable: (retryAfterSeconds: number) => `The service is temporarily unavailable (its database cannot be reached); try again in ${retryAfterSeconds} seconds`,
 };
+
+/** The database is away (isDatabaseUnavailable): a 503 with Retry-After, never a 500. */
+export const databaseUnavailable = (): ApiError =>
+  new ApiError("UNAVAILABLE", MESSAGES.databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS), { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
 
 export const notFound = (resource: string, id: string): ApiError =>
   new ApiError("NOT_FOUND", MESSAGES.notFound(resource, id));

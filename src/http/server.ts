@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
-import { MESSAGES } from "../core/errors.ts";
+import { isDatabaseUnavailable } from "../core/database-unavailable.ts";
+import { HTTP_STATUS, MESSAGES, databaseUnavailable } from "../core/errors.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
@@ -134,6 +135,11 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     }
     if (error.statusCode && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ errors: [String((error as Error).message)] });
+    }
+    // Every route outside the dispatcher (storefront, webhooks intake: Shopify retries a non-2xx, MCP sessions, the console).
+    if (isDatabaseUnavailable(error)) {
+      const unavailable = databaseUnavailable();
+      return reply.code(HTTP_STATUS[unavailable.code]).headers(unavailable.headers).send({ errors: unavailable.messages });
     }
     request.log.error({ err: error, requestId: request.id }, "unhandled HTTP error");
     return reply.code(500).send({ errors: [MESSAGES.internal(request.id)] });

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { withTransaction } from "../core/db.ts";
+import { type Db, withTransaction } from "../core/db.ts";
 import { forceUnlockWorkers, permanentlyFailJobs } from "../queue/admin.ts";
 import { QUEUE_RELATIONS } from "../queue/relations.ts";
 
@@ -38,27 +38,36 @@ export async function reapDeadWorkers(pool: pg.Pool, deadAfterSeconds: number): 
     );
     const workerIds = rows.map((r) => r.worker_id);
     if (workerIds.length === 0) return { workerIds, jobs: 0 };
-    const message = `The worker running this attempt stopped responding (no heartbeat for ${deadAfterSeconds} s)`;
-    const { rows: lost } = await client.query<{ id: string; exhausted: boolean }>(
-      `select id, attempts >= max_attempts as exhausted from ${QUEUE_RELATIONS.jobs} where locked_by = any($1::text[])`,
-      [workerIds],
-    );
-    await client.query(
-      `update jobs a
-       set status = case when g.attempts >= g.max_attempts then 'failed' else 'queued' end,
-           errors = a.errors || jsonb_build_array(jsonb_build_object('attempt', g.attempts, 'message', $2::text, 'at', $3::text)),
-           finished_at = case when g.attempts >= g.max_attempts then now() end,
-           updated_at = now()
-       from ${QUEUE_RELATIONS.jobs} g
-       where g.locked_by = any($1::text[]) and g.key = 'job:' || a.id and a.status in ('queued', 'running')`,
-      [workerIds, message, new Date().toISOString()],
-    );
-    await forceUnlockWorkers(client, workerIds);
-    const exhausted = lost.filter((j) => j.exhausted).map((j) => j.id);
-    if (exhausted.length > 0) {
-      // Already out of attempts; this records why, for whoever reads graphile-worker's table.
-      await permanentlyFailJobs(client, exhausted, message);
-    }
-    return { workerIds, jobs: lost.length };
+    const jobs = await releaseWorkers(client, workerIds, `The worker running this attempt stopped responding (no heartbeat for ${deadAfterSeconds} s)`);
+    return { workerIds, jobs };
   });
+}
+
+/**
+ * Makes the jobs locked by the given graphile-worker pools available again, which must be gone
+ * (dead, or ended: a pool of this process that a database outage stopped, worker-supervisor.ts),
+ * in the caller's transaction; `message` says why in the lost attempt's errors. Answers how many.
+ */
+export async function releaseWorkers(client: Db, workerIds: readonly string[], message: string): Promise<number> {
+  const { rows: lost } = await client.query<{ id: string; exhausted: boolean }>(
+    `select id, attempts >= max_attempts as exhausted from ${QUEUE_RELATIONS.jobs} where locked_by = any($1::text[])`,
+    [workerIds],
+  );
+  await client.query(
+    `update jobs a
+     set status = case when g.attempts >= g.max_attempts then 'failed' else 'queued' end,
+         errors = a.errors || jsonb_build_array(jsonb_build_object('attempt', g.attempts, 'message', $2::text, 'at', $3::text)),
+         finished_at = case when g.attempts >= g.max_attempts then now() end,
+         updated_at = now()
+     from ${QUEUE_RELATIONS.jobs} g
+     where g.locked_by = any($1::text[]) and g.key = 'job:' || a.id and a.status in ('queued', 'running')`,
+    [workerIds, message, new Date().toISOString()],
+  );
+  await forceUnlockWorkers(client, workerIds);
+  const exhausted = lost.filter((j) => j.exhausted).map((j) => j.id);
+  if (exhausted.length > 0) {
+    // Already out of attempts; this records why, for whoever reads graphile-worker's table.
+    await permanentlyFailJobs(client, exhausted, message);
+  }
+  return lost.length;
 }

@@ -7,7 +7,13 @@ import type { AnyTaskDefinition, TaskDeps } from "../core/tasks.ts";
 import { workerLogger } from "../logger.ts";
 import { keepRenderThreadsWarm } from "../messaging/render/pool.ts";
 import { countJobs } from "../metrics/worker.ts";
+import { enqueueAlertRecovery } from "../back_in_stock/alerts/recovery.ts";
+import { withTransaction } from "../core/db.ts";
+import { databaseGate } from "../messaging/ledger/database-gate.ts";
+import { enqueueNotificationRecovery } from "../preorders/notifications/recovery.ts";
 import { type Heartbeat, startHeartbeat } from "./worker-heartbeat.ts";
+import { releaseWorkers } from "./worker-reaper.ts";
+import { superviseRunner } from "./worker-supervisor.ts";
 
 /** The service's task deps; without channels the worker makes its own from the configuration. */
 type WorkerDeps = Omit<TaskDeps, "channels"> & Partial<Pick<TaskDeps, "channels">>;
@@ -35,18 +41,23 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
   // Each pool beats while it lives, so the worker_reap cron task can tell a dead one's locks.
   const events: WorkerEvents = new EventEmitter();
   const heartbeats: Heartbeat[] = [];
+  // Pools of this process that ended by themselves (a database outage): their locks are freed at the restart.
+  const ended: string[] = [];
   // Job runs by task and outcome, into the process's metrics registry (src/metrics).
   countJobs(events);
   events.on("pool:create", ({ workerPool }) => {
     const heartbeat = startHeartbeat(deps.pool, workerPool.id, deps.config.WORKER_HEARTBEAT_SECONDS, deps.log);
     heartbeats.push(heartbeat);
     // A pool that ends by itself (a fatal error) stops beating with it.
-    const stop = () => void heartbeat.stop();
+    const stop = () => {
+      ended.push(workerPool.id);
+      void heartbeat.stop();
+    };
     workerPool.promise.then(stop, stop);
   });
   // Its sends render: the render threads start now, not with a restock's first alerts.
   keepRenderThreadsWarm();
-  const runner = await run({
+  const start = () => run({
     pgPool: deps.pool,
     concurrency: deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
@@ -60,19 +71,31 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
     // Unbatched completions are fire-and-forget, so a shutdown could close the pool before a
     // finished job is marked complete (it would run again). Batchers are drained on shutdown.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-  }).catch(async (error: unknown) => {
+  });
+  const runner = await start().catch(async (error: unknown) => {
     await closeOwnChannels();
     throw error;
   });
+  // After a restart: the jobs the ended pool held run again now (not after the reaper's minute),
+  // and what its batches left claimed is swept at once, as at a worker's start.
+  const restarted = async () => {
+    const gone = ended.splice(0);
+    if (gone.length > 0) await withTransaction(deps.pool, (db) => releaseWorkers(db, gone, "The worker pool running this attempt ended when the database went away"));
+    await enqueueAlertRecovery(deps.pool);
+    await enqueueNotificationRecovery(deps.pool);
+  };
+  const supervised = superviseRunner(runner, start, restarted, deps.log);
   // Beats go on through a graceful stop (its jobs still run, their locks must not look dead);
   // the heartbeat rows are gone before stop() resolves, so the caller may close the pool then.
   const stop = async (reason?: string) => {
+    // Marks waiting for the database give up now: their rows stay claimed for the recovery sweep.
+    databaseGate.stop();
     try {
-      await runner.stop(reason);
+      await supervised.stop(reason);
     } finally {
       await Promise.all(heartbeats.map((h) => h.stop()));
       await closeOwnChannels();
     }
   };
-  return { ...runner, stop, [Symbol.asyncDispose]: () => stop() };
+  return { ...runner, promise: supervised.promise, stop, kill: (reason?: string) => supervised.kill(reason), [Symbol.asyncDispose]: () => stop() };
 }

@@ -20,6 +20,8 @@ export interface SmtpSink {
   reject: Set<string>;
   /** An outage: while set, new connections are refused with 421 and recipients with 421 on open ones. */
   outage: { down: boolean };
+  /** While `until` is set, a message's data is answered (and the message kept) only once it settles: sends hang in flight (`held` counts them). */
+  hold: { until?: Promise<void>; held: number };
   /** Messages to `to`, in arrival order. */
   to(address: string): SinkMessage[];
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
   const tempFail = new Map<string, number>();
   const reject = new Set<string>();
   const outage = { down: false };
+  const hold: { until?: Promise<void>; held: number } = { held: 0 };
   const serviceDown = () => Object.assign(new Error("Service not available, closing transmission channel"), { responseCode: 421 });
   const server = new SMTPServer({
     authOptional: true,
@@ -64,16 +67,23 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
-        const raw = Buffer.concat(chunks).toString("utf8");
-        const messageId = header(raw, "Message-ID") ?? "";
-        byMessageId.set(messageId, (byMessageId.get(messageId) ?? 0) + 1);
-        messages.push({
-          to: session.envelope.rcptTo[0]?.address.toLowerCase() ?? "",
-          messageId,
-          subject: header(raw, "Subject") ?? "",
-          raw: keepRaw ? raw : "",
-        });
-        callback();
+        const accept = () => {
+          const raw = Buffer.concat(chunks).toString("utf8");
+          const messageId = header(raw, "Message-ID") ?? "";
+          byMessageId.set(messageId, (byMessageId.get(messageId) ?? 0) + 1);
+          messages.push({
+            to: session.envelope.rcptTo[0]?.address.toLowerCase() ?? "",
+            messageId,
+            subject: header(raw, "Subject") ?? "",
+            raw: keepRaw ? raw : "",
+          });
+          callback();
+        };
+        if (hold.until) {
+          hold.held += 1;
+          void hold.until.then(accept);
+        }
+        else accept();
       });
     },
   });
@@ -87,6 +97,7 @@ export async function startSmtpSink(options: { keepRaw?: boolean } = {}): Promis
     tempFail,
     reject,
     outage,
+    hold,
     to: (address) => messages.filter((m) => m.to === address.toLowerCase()),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -14,6 +14,8 @@ export interface WorkerProcess {
 export async function startWorkerProcess(script: string, env: NodeJS.ProcessEnv, children: ChildProcess[]): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
+  // Its log (stdout, as the service logs) is shown when a level is asked for (FIXTURE_LOG_LEVEL).
+  if (process.env.FIXTURE_LOG_LEVEL) child.stdout?.pipe(process.stderr);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {

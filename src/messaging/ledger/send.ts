@@ -3,6 +3,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { ChannelName, Channels, OutboundMessage } from "../../channels/index.ts";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { countSend } from "../../metrics/registry.ts";
+import { type SendCall, databaseGate } from "./database-gate.ts";
 import { type LeaseHolder, leaseHolder, releaseLeases } from "./lease.ts";
 import { Marks } from "./marks.ts";
 import { type Attempt, type Outcome, RetryLater, type RetryPolicy, attemptSend } from "./outcome.ts";
@@ -123,9 +124,12 @@ export async function sendClaimed<Row extends ClaimedRow, Reason extends string,
     const holder = options.holder ?? (await leaseHolder(own as pg.PoolClient));
     const rows = await ledger.lease(deps.pool, ids, holder);
     summary.skipped = ids.length - rows.length;
-    const marks = new Marks<MarkResult<Row, Reason>>((batch) => markBatch(deps, ledger, policy, batch));
+    // A mark the database cannot take now is written again once it answers, and no send starts meanwhile;
+    // after a mark failed for good, none of this call's (database-gate.ts).
+    const gate = databaseGate.call(deps.pool, ledger.table, holder, rows.map((r) => r.id));
+    const marks = new Marks<MarkResult<Row, Reason>>((batch) => gate.write(() => markBatch(deps, ledger, policy, batch)));
     try {
-      await sendLeased(deps, ledger, rows, policy, options, marks, results);
+      await sendLeased(deps, ledger, rows, policy, options, marks, results, gate);
     } finally {
       await marks.flushed();
       // A row this call leased and did not mark (an error midway): free for the next sender now.
@@ -152,6 +156,7 @@ async function sendLeased<Row extends ClaimedRow, Reason extends string, Shop>(
   options: SendOptions,
   marks: Marks<MarkResult<Row, Reason>>,
   results: MarkResult<Row, Reason>[],
+  gate: SendCall,
 ): Promise<void> {
   if (rows.length === 0) return;
   const priority = options.priority ?? 0;
@@ -191,6 +196,7 @@ async function sendLeased<Row extends ClaimedRow, Reason extends string, Shop>(
 
   const judged = { priority, lastAttempt: policy.mode === "throw" && policy.lastAttempt, retryHours: deps.config.SEND_RETRY_HOURS };
   const sendOne = async (row: Row): Promise<void> => {
+    await gate.passage(row.id);
     const attempt = await attemptSend(deps.channels, () => ledger.render(row, shopOf(row)), judged);
     const result: MarkResult<Row, Reason> = { ...attempt, row };
     results.push(result);
