@@ -72,7 +72,7 @@ export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteO
     if (!parsed.ok) return refuse(request, reply, 400, parsed.error);
     const named = payloadShopDomain(parsed.payload);
     if (named !== undefined && named.toLowerCase() !== shopDomain.toLowerCase()) return refuse(request, reply, 401, OTHER_SHOP);
-    const outcome = await acceptWebhook(options.pool, { shopDomain, topic, webhookId, payload: parsed.payload }, { log: request.log });
+    const outcome = await acceptWebhook(options.pool, { shopDomain, topic, webhookId, triggeredAt, payload: parsed.payload }, { log: request.log });
     if (outcome === "unknown_shop") return refuse(request, reply, 404, `Unknown shop: ${shopDomain}`);
     if (outcome === "other_shop") return refuse(request, reply, 401, OTHER_SHOP);
     return reply.code(200).send({ status: outcome });
