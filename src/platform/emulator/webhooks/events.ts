@@ -10,5 +10,6 @@ export function webhookEvents(store: Store, sender: WebhookSender | undefined): 
     inventoryLevelUpdated: (level) => sender?.send("inventory_levels/update", inventoryLevelPayload(store, level)).id ?? null,
     orderEvent: (topic, order) => sender?.send(topic, orderPayload(store, order)).id ?? null,
     orderEdited: (edit) => sender?.send("orders/edited", orderEditPayload(edit)).id ?? null,
+    appEvent: (topic, payload) => sender?.send(topic, payload).id ?? null,
   };
 }
