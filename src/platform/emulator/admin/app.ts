@@ -52,7 +52,10 @@ export function registerAppLifecycleRoutes(app: FastifyInstance, ctx: Context): 
   app.post<{ Params: { topic: string; action: string } }>("/admin/compliance/:topic/:action", async (request, reply) => {
     try {
       const topic = `${request.params.topic}/${request.params.action}`;
-      if (topic === "shop/redact") return { webhook_id: ctx.events.appEvent(topic, shopRedactPayload(ctx.shop)) };
+      if (topic === "shop/redact") {
+        const payload = shopRedactPayload(ctx.shop);
+        return { webhook_id: ctx.events.appEvent(topic, payload), payload };
+      }
       if (topic !== "customers/data_request" && topic !== "customers/redact") throw new AdminError(404, `no compliance topic ${topic}`);
       const body = parsed(customerBody, request.body);
       const customer = customerOf(ctx, body);
