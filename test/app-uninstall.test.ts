@@ -67,7 +67,7 @@ describe("app/uninstalled and the reinstall", () => {
     const waiting = await signup("waiting@example.com");
 
     // The merchant uninstalls: the store revokes the token and sends app/uninstalled.
-    expect(await emulatorAdmin("/admin/app/uninstall")).toMatchObject({ installed: false, webhook_id: expect.any(String) });
+    expect(await emulatorAdmin("/admin/app/uninstall")).toMatchObject({ installed: false, webhook_id: expect.any(String) as unknown });
     await settled();
     expect(await adminRequest(env.emulator.accessToken)).toEqual({ status: 401, body: { errors: "[API] Invalid API key or access token" } });
     const { rows: shops } = await pool.query("select platform_access_token is null as token_dropped, platform_uninstalled_at is not null as uninstalled from shops where id = $1", [shopId]);

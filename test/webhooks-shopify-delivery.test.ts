@@ -125,7 +125,7 @@ describe("a webhook exactly as Shopify sends it", () => {
       "select id, platform_order_id, email, total_outstanding::text, name from preorder_orders where shop_id = $1",
       [env.shopId],
     );
-    expect(orders).toEqual([{ id: expect.any(String), platform_order_id: `gid://shopify/Order/${orderId}`, email: "zoe@example.com", total_outstanding: "60.00", name: "#1042" }]);
+    expect(orders).toEqual([{ id: expect.any(String) as unknown, platform_order_id: `gid://shopify/Order/${orderId}`, email: "zoe@example.com", total_outstanding: "60.00", name: "#1042" }]);
     const { rows: lines } = await env.pool.query("select variant_id, selling_plan_id, offer_id, quantity from preorder_order_lines where order_id = $1", [orders[0]?.id]);
     expect(lines).toEqual([{ variant_id: variant.id, selling_plan_id: `gid://shopify/SellingPlan/${plan}`, offer_id: offerId, quantity: 1 }]);
   });
