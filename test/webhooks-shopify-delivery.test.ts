@@ -81,7 +81,32 @@ function shopifyOrder(id: number, variant: { legacyId: number; productLegacyId: 
   };
 }
 
+function shopifyHeaders(topic: string | undefined, body: Buffer): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    ...(topic ? { "x-shopify-topic": topic } : {}),
+    "x-shopify-hmac-sha256": createHmac("sha256", TEST_WEBHOOK_SECRET).update(body).digest("base64"),
+    "x-shopify-shop-domain": env.emulator.shopDomain,
+    "x-shopify-webhook-id": randomUUID(),
+    "x-shopify-triggered-at": new Date().toISOString(),
+    "x-shopify-api-version": ADMIN_API_VERSION,
+    "x-shopify-event-id": randomUUID(),
+  };
+}
+
 describe("a webhook exactly as Shopify sends it", () => {
+  it("a compliance topic at the one compliance URI (/webhooks/platform, the topic in X-Shopify-Topic) is accepted; without the header it is an unknown topic", async () => {
+    const body = Buffer.from(JSON.stringify({ shop_id: 954889, shop_domain: env.emulator.shopDomain, customer: { id: 191167, email: "john@example.com", phone: "555-625-1199" }, orders_to_redact: [299938] }));
+    const accepted = await fetch(`${env.app.origin}/webhooks/platform`, { method: "POST", headers: shopifyHeaders("customers/redact", body), body });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ status: "accepted" });
+    const unnamed = await fetch(`${env.app.origin}/webhooks/platform`, { method: "POST", headers: shopifyHeaders(undefined, body), body });
+    expect(unnamed.status).toBe(404);
+    await webhooksProcessed(env.pool, env.shopId);
+    const { rows } = await env.pool.query("select topic, processed_at is not null as processed from webhook_deliveries where shop_id = $1 and topic = 'customers/redact'", [env.shopId]);
+    expect(rows).toEqual([{ topic: "customers/redact", processed: true }]);
+  });
+
   it("orders/create with X-Shopify-* headers and gid://shopify/ ids is accepted and recorded against the mirrored variant and the offer", async () => {
     const { rows: variants } = await env.pool.query<{ id: string; legacy_id: string; product_id: string }>(
       "select id, legacy_id, product_id from variants where shop_id = $1 order by id limit 1",
