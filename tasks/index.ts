@@ -4,6 +4,7 @@ import { catalogSyncJobRun } from "../src/catalog/jobs/sync.ts";
 import catalogSyncSchedule from "../src/catalog/jobs/sync-schedule.ts";
 import maintenancePrune from "../src/runtime/jobs/maintenance-prune.ts";
 import platformWebhook from "../src/webhooks/jobs/platform-webhook.ts";
+import { customerDataRequestJobRun } from "../src/webhooks/jobs/customer-data-request.ts";
 import { preordersTasks } from "./preorders/index.ts";
 import { providerTasks } from "./providers/index.ts";
 import { preorderScheduleTasks } from "../src/preorders/offers/jobs/schedule.ts";
@@ -20,6 +21,7 @@ export const TASKS: readonly AnyTaskDefinition[] = [
   catalogSyncJobRun,
   catalogSyncSchedule,
   platformWebhook,
+  customerDataRequestJobRun,
   workerReap,
   ...backInStockTasks,
   ...preordersTasks,

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { type z, prettifyError } from "zod";
 import { type JobRef, type JobRow, jobTaskPayload, refusalOf } from "./jobs.ts";
+import { ShopUninstalled, UNINSTALLED_SKIP } from "../platform/installation.ts";
 import { PermanentJobFailure, type TaskContext, type TaskDefinition, defineTask } from "./tasks.ts";
 
 type JobTaskPayload = z.output<typeof jobTaskPayload>;
@@ -125,7 +126,7 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
         },
       };
       try {
-        const result = await definition.run(context);
+        const result = await runOrSkipUninstalled(definition.run, context);
         await settled();
         // A run whose work was all refused ends failed with the reason, never completed.
         // A run with nothing to record ends with graphile-worker's completion: the jobs row is
@@ -145,6 +146,20 @@ export function defineJobTask(definition: { name: string; run: JobHandler }): Ta
       }
     },
   });
+}
+
+/**
+ * The run's result, or UNINSTALLED_SKIP when it asked for the client of a shop the app is
+ * uninstalled from: the job completes with that result instead of failing through its retries.
+ */
+async function runOrSkipUninstalled(run: JobHandler, context: JobContext): Promise<unknown> {
+  try {
+    return await run(context);
+  } catch (error) {
+    if (!(error instanceof ShopUninstalled)) throw error;
+    context.log.info({ shopId: error.shopId }, "job skipped: the app is uninstalled from the shop's store");
+    return UNINSTALLED_SKIP;
+  }
 }
 
 async function loadRunnable(pool: pg.Pool, jobId: string): Promise<JobRow | undefined> {

@@ -1,6 +1,7 @@
 import { type JobHelpers, type ParsedCronItem, type Task, type TaskList, parseCronItems } from "graphile-worker";
 import { type AnyTaskDefinition, PermanentJobFailure, type TaskContext, type TaskDeps } from "./tasks.ts";
 import { endAttempts } from "../queue/admin.ts";
+import { ShopUninstalled } from "../platform/installation.ts";
 
 /** Every task the worker runs, by name; beside the action registry (registry.ts). */
 export class TaskRegistry {
@@ -43,7 +44,9 @@ export class TaskRegistry {
 /**
  * The one policy for a payload the task's schema refuses: it can never succeed, so it is logged
  * at error (job id, task, attempt, issues) and the job finishes without a retry. A run that
- * throws a PermanentJobFailure is failed for good, with its reason, on its first attempt.
+ * throws a PermanentJobFailure is failed for good, with its reason, on its first attempt. A run
+ * that asked for the client of a shop the app is uninstalled from (ShopUninstalled) is skipped:
+ * the job completes, since no retry can succeed before a reinstall, which resumes the shop's work.
  */
 function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
   return async (raw: unknown, helpers: JobHelpers) => {
@@ -65,6 +68,10 @@ function wrap(task: AnyTaskDefinition, deps: TaskDeps): Task {
     try {
       await task.run(ctx, parsed.data);
     } catch (error) {
+      if (error instanceof ShopUninstalled) {
+        deps.log.info({ workerJobId: helpers.job.id, task: task.name, shopId: error.shopId }, "job skipped: the app is uninstalled from the shop's store");
+        return;
+      }
       if (error instanceof PermanentJobFailure) {
         // With its attempts used up, the failure graphile-worker records next is final.
         await endAttempts(deps.pool, helpers.job.id);

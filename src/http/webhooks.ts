@@ -40,7 +40,9 @@ function refuse(request: FastifyRequest, reply: FastifyReply, status: number, er
 /**
  * `POST /webhooks/platform/{topic}`: verifies the HMAC of the raw body in constant time, checks
  * the delivery is fresh and addressed to the shop that first delivered its payload, records it and
- * queues its work, and answers at once; the work runs in the worker.
+ * queues its work, and answers at once; the work runs in the worker. `POST /webhooks/platform`
+ * takes the topic from `X-Shopify-Topic` alone: one URI for several topics, as an app's
+ * configuration often subscribes the three compliance topics.
  */
 export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
   const maxAgeSeconds = options.maxAgeSeconds ?? DEFAULT_WEBHOOK_MAX_AGE_SECONDS;
@@ -48,13 +50,13 @@ export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteO
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 
-  app.post(`${WEBHOOK_PREFIX}/*`, async (request, reply) => {
+  const receive = async (request: FastifyRequest, reply: FastifyReply, pathTopic: string | undefined) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     if (!verifyWebhookSignature(options.secret, body, header(request.headers["x-shopify-hmac-sha256"]))) {
       return refuse(request, reply, 401, "Webhook signature is missing or invalid");
     }
-    const topic = (request.params as { "*": string })["*"];
     const declared = header(request.headers["x-shopify-topic"]);
+    const topic = pathTopic ?? declared ?? "";
     if (!isWebhookTopic(topic) || (declared !== undefined && declared !== topic)) {
       return refuse(request, reply, 404, `Unknown webhook topic: ${topic}`);
     }
@@ -72,9 +74,11 @@ export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteO
     if (!parsed.ok) return refuse(request, reply, 400, parsed.error);
     const named = payloadShopDomain(parsed.payload);
     if (named !== undefined && named.toLowerCase() !== shopDomain.toLowerCase()) return refuse(request, reply, 401, OTHER_SHOP);
-    const outcome = await acceptWebhook(options.pool, { shopDomain, topic, webhookId, payload: parsed.payload }, { log: request.log });
+    const outcome = await acceptWebhook(options.pool, { shopDomain, topic, webhookId, triggeredAt, payload: parsed.payload }, { log: request.log });
     if (outcome === "unknown_shop") return refuse(request, reply, 404, `Unknown shop: ${shopDomain}`);
     if (outcome === "other_shop") return refuse(request, reply, 401, OTHER_SHOP);
     return reply.code(200).send({ status: outcome });
-  });
+  };
+  app.post(`${WEBHOOK_PREFIX}/*`, (request, reply) => receive(request, reply, (request.params as { "*": string })["*"]));
+  app.post(WEBHOOK_PREFIX, (request, reply) => receive(request, reply, undefined));
 }

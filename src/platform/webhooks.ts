@@ -8,6 +8,11 @@ export const WEBHOOK_TOPICS = [
   "orders/cancelled",
   "orders/fulfilled",
   "products/update",
+  "app/uninstalled",
+  // The three mandatory compliance topics (decision 0223): sent to the app's compliance URI.
+  "customers/data_request",
+  "customers/redact",
+  "shop/redact",
 ] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 

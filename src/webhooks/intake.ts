@@ -20,6 +20,8 @@ interface Delivery {
   topic: WebhookTopic;
   webhookId: string;
   payload: unknown;
+  /** X-Shopify-Triggered-At, as sent (checked fresh by the route); absent: unknown. */
+  triggeredAt?: string;
 }
 
 /**
@@ -188,16 +190,16 @@ const insertDeliveryQuery = (level: boolean) => ({
   text: `with seen as (
            select shop_id, topic from webhook_deliveries where payload_sha256 = $5::bytea
          ), inserted as (
-           insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256, processed_at)
-           select $1::uuid, $2::text, $3::text, $4::jsonb, $5::bytea, case when $6::boolean then now() end
+           insert into webhook_deliveries (shop_id, webhook_id, topic, payload, payload_sha256, processed_at, triggered_at)
+           select $1::uuid, $2::text, $3::text, $4::jsonb, $5::bytea, case when $6::boolean then now() end, $7::timestamptz
            where not exists (select 1 from seen where seen.shop_id <> $1::uuid or seen.topic = $3::text)
            on conflict (shop_id, webhook_id) do nothing
            returning id
-         )${level ? `, level as (${inventoryLevelsUpsert("$1::uuid", "$8::jsonb", "now()", "exists (select 1 from inserted)")})` : ""}
+         )${level ? `, level as (${inventoryLevelsUpsert("$1::uuid", "$9::jsonb", "now()", "exists (select 1 from inserted)")})` : ""}
          select (select id from inserted) as id, exists (select 1 from seen where seen.shop_id <> $1::uuid) as other_shop,
            ${
              level
-               ? `(select jsonb_agg(jsonb_build_object('variant_id', b.variant_id, 'available', b.available)) from (${itemStocksQuery("$1::uuid", "$7::text")}) b)`
+               ? `(select jsonb_agg(jsonb_build_object('variant_id', b.variant_id, 'available', b.available)) from (${itemStocksQuery("$1::uuid", "$8::text")}) b)`
                : "null::jsonb"
            } as before`,
 });
@@ -206,7 +208,16 @@ const INSERT_DELIVERY = { plain: insertDeliveryQuery(false), withStock: insertDe
 async function insertDelivery(db: pg.ClientBase, shop: LockedShop, delivery: Delivery, payload: string, level: InventoryLevelRecord | undefined): Promise<Recorded> {
   const { rows } = await db.query<{ id: string | null; other_shop: boolean; before: StockBefore[] | null }>({
     ...(level ? INSERT_DELIVERY.withStock : INSERT_DELIVERY.plain),
-    values: [shop.id, delivery.webhookId, delivery.topic, payload, shop.digest, level !== undefined, ...(level ? [level.inventoryItemId, JSON.stringify([level])] : [])],
+    values: [
+      shop.id,
+      delivery.webhookId,
+      delivery.topic,
+      payload,
+      shop.digest,
+      level !== undefined,
+      delivery.triggeredAt ?? null,
+      ...(level ? [level.inventoryItemId, JSON.stringify([level])] : []),
+    ],
   });
   const row = rows[0];
   if (row?.other_shop) return { outcome: "other_shop" };

@@ -10,6 +10,11 @@ import type { Db } from "../core/db.ts";
 import type { PreparingDb } from "../core/rate-limit.ts";
 import { PermanentJobFailure } from "../core/tasks.ts";
 import type { WebhookTopic } from "../platform/webhooks.ts";
+import { applyCustomersDataRequest } from "./lifecycle/data-request.ts";
+import { applyCustomersRedact } from "./lifecycle/customer-redact.ts";
+import type { TopicHandler } from "./lifecycle/delivery.ts";
+import { applyShopRedact } from "./lifecycle/shop-redact.ts";
+import { applyAppUninstalled } from "./lifecycle/uninstalled.ts";
 
 const gid = (type: string, id: number | string) => `gid://shopify/${type}/${id}`;
 
@@ -109,14 +114,21 @@ async function applyOrder(db: Db, shopId: string, payload: unknown): Promise<voi
   await convertSignupsFromOrder(db, shopId, payload);
 }
 
-const HANDLERS: Record<WebhookTopic, (db: Db & PreparingDb, shopId: string, payload: unknown) => Promise<void>> = {
+const HANDLERS: Record<WebhookTopic, TopicHandler> = {
   "inventory_levels/update": applyInventory,
   "products/update": applyProduct,
   "orders/create": applyOrder,
   "orders/paid": applyOrder,
   "orders/cancelled": applyOrder,
   "orders/fulfilled": applyOrder,
+  "app/uninstalled": applyAppUninstalled,
+  "customers/data_request": applyCustomersDataRequest,
+  "customers/redact": applyCustomersRedact,
+  "shop/redact": applyShopRedact,
 };
+
+/** What still applies to a shop whose data shop/redact deleted: only the compliance topics (a catalog or order webhook would bring data back). */
+const AFTER_REDACT: ReadonlySet<WebhookTopic> = new Set(["customers/data_request", "customers/redact", "shop/redact"]);
 
 /**
  * Why a handler's failure means the payload itself is unusable (not the topic's shape, or a value
@@ -139,14 +151,17 @@ function unusablePayload(error: unknown): string | undefined {
  */
 export async function processWebhook(pool: pg.Pool, deliveryId: number): Promise<"processed" | "skipped"> {
   return withTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ shop_id: string; topic: WebhookTopic; payload: unknown }>(
-      "select shop_id, topic, payload from webhook_deliveries where id = $1 and processed_at is null for update",
+    const { rows } = await db.query<{ shop_id: string; topic: WebhookTopic; payload: unknown; triggered_at: Date; redacted: boolean }>(
+      `select d.shop_id, d.topic, d.payload, coalesce(d.triggered_at, d.received_at) as triggered_at, s.platform_redacted_at is not null as redacted
+       from webhook_deliveries d join shops s on s.id = d.shop_id where d.id = $1 and d.processed_at is null for update of d`,
       [deliveryId],
     );
     const delivery = rows[0];
     if (!delivery) return "skipped";
     try {
-      await HANDLERS[delivery.topic](db, delivery.shop_id, delivery.payload);
+      if (!delivery.redacted || AFTER_REDACT.has(delivery.topic)) {
+        await HANDLERS[delivery.topic](db, delivery.shop_id, delivery.payload, { id: deliveryId, triggeredAt: delivery.triggered_at });
+      }
     } catch (error) {
       const reason = unusablePayload(error);
       if (reason === undefined) throw error;

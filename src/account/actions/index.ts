@@ -1,4 +1,5 @@
 import type { AnyAction } from "../../core/action.ts";
+import { listDataRequests } from "./data-requests.ts";
 import { getPlanUsage } from "./plan-usage.ts";
 import { getCatalogProduct, searchCatalogProducts } from "./products.ts";
 import { getSending, patchSending } from "./sending.ts";
@@ -6,9 +7,10 @@ import { getAccountSettings, patchAccountSettings } from "./settings.ts";
 import { getEmailLayout, patchEmailLayout, previewEmailLayout } from "./templates.ts";
 import { getTranslations, listTranslations, patchTranslations } from "./translations.ts";
 
-/** Account: plan usage, products, sending, settings, templates, translations. */
+/** Account: plan usage, customer data requests, products, sending, settings, templates, translations. */
 export const ACCOUNT_ACTIONS: readonly AnyAction[] = [
   getPlanUsage,
+  listDataRequests,
   searchCatalogProducts,
   getCatalogProduct,
   getSending,

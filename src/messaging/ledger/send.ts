@@ -3,6 +3,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { ChannelName, Channels, OutboundMessage } from "../../channels/index.ts";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { countSend } from "../../metrics/registry.ts";
+import { uninstalledShops } from "../../platform/installation.ts";
 import { type SendCall, databaseGate } from "./database-gate.ts";
 import { type LeaseHolder, leaseHolder, releaseLeases } from "./lease.ts";
 import { Marks } from "./marks.ts";
@@ -122,7 +123,10 @@ export async function sendClaimed<Row extends ClaimedRow, Reason extends string,
   const own = options.holder ? undefined : await deps.pool.connect();
   try {
     const holder = options.holder ?? (await leaseHolder(own as pg.PoolClient));
-    const rows = await ledger.lease(deps.pool, ids, holder);
+    const leased = await ledger.lease(deps.pool, ids, holder);
+    // Nothing is sent for a shop the app is uninstalled from: its rows stay pending, unmarked.
+    const uninstalled = await uninstalledShops(deps.pool, leased.map((r) => r.shop_id));
+    const rows = uninstalled.size === 0 ? leased : leased.filter((r) => !uninstalled.has(r.shop_id));
     summary.skipped = ids.length - rows.length;
     // A mark the database cannot take now is written again once it answers, and no send starts meanwhile;
     // after a mark failed for good, none of this call's (database-gate.ts).
@@ -133,7 +137,7 @@ export async function sendClaimed<Row extends ClaimedRow, Reason extends string,
     } finally {
       await marks.flushed();
       // A row this call leased and did not mark (an error midway): free for the next sender now.
-      await releaseLeases(deps.pool, ledger.table, rows.map((r) => r.id), holder);
+      await releaseLeases(deps.pool, ledger.table, leased.map((r) => r.id), holder);
     }
   } finally {
     own?.release();

@@ -39,6 +39,8 @@ export interface SavedTranslation {
 
 /** What a state file keeps of the installation. */
 export interface SavedAppInstallation {
+  /** Absent in a state file written before uninstalling was emulated: installed. */
+  installed?: boolean;
   accessScopes: string[];
   flowTriggers: ReceivedFlowTrigger[];
   translations: SavedTranslation[];
@@ -46,12 +48,28 @@ export interface SavedAppInstallation {
 
 export class AppInstallation {
   readonly #scopes: Set<string>;
+  #installed = true;
   readonly flowTriggers: ReceivedFlowTrigger[] = [];
   /** Resource gid → locale → key → value. */
   readonly #translations = new Map<string, Map<string, Map<string, string>>>();
 
   constructor(scopes: readonly string[] = DEFAULT_ACCESS_SCOPES) {
     this.#scopes = new Set(scopes);
+  }
+
+  /** Whether the app is installed: once uninstalled, its access token is revoked (Admin API requests answer 401). */
+  isInstalled(): boolean {
+    return this.#installed;
+  }
+
+  /** The merchant uninstalls the app (POST /admin/app/uninstall): the token stops working. */
+  uninstall(): void {
+    this.#installed = false;
+  }
+
+  /** The app is installed again: the access token works again. */
+  install(): void {
+    this.#installed = true;
   }
 
   scopes(): string[] {
@@ -92,11 +110,12 @@ export class AppInstallation {
     for (const [resourceId, byLocale] of this.#translations) {
       for (const [locale, byKey] of byLocale) for (const [key, value] of byKey) translations.push({ resourceId, locale, key, value });
     }
-    return { accessScopes: this.scopes(), flowTriggers: [...this.flowTriggers], translations };
+    return { installed: this.#installed, accessScopes: this.scopes(), flowTriggers: [...this.flowTriggers], translations };
   }
 
   /** Replaces the scopes, Flow triggers and translations with saved ones (a restart from a state file). */
   restore(saved: SavedAppInstallation): void {
+    this.#installed = saved.installed ?? true;
     this.#scopes.clear();
     this.grant(saved.accessScopes);
     this.flowTriggers.length = 0;

@@ -24,7 +24,11 @@ export interface Events {
   inventoryLevelUpdated(level: InventoryLevelView): string | null;
   orderEvent(topic: OrderTopic, order: Order): string | null;
   orderEdited(edit: OrderEditEvent): string | null;
+  /** The app's own lifecycle (app/uninstalled) and the compliance topics, with their payloads (webhooks/payloads.ts). */
+  appEvent(topic: AppTopic, payload: unknown): string | null;
 }
+
+export type AppTopic = "app/uninstalled" | "customers/data_request" | "customers/redact" | "shop/redact";
 
 /** What every resolver and admin route works on. */
 export interface Context {

@@ -31,7 +31,8 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdmin
     if (!version) return reply.code(404).send(NOT_FOUND_BODY);
     void reply.header("x-shopify-api-version", version);
     const token = request.headers["x-shopify-access-token"];
-    const answer = await endpoint.handle(typeof token === "string" ? token : undefined, request.body);
+    // An uninstalled app's token is revoked: the endpoint answers it as it answers any wrong token.
+    const answer = await endpoint.handle(typeof token === "string" && context.app.isInstalled() ? token : undefined, request.body);
     if (typeof answer.body === "string") return reply.code(answer.status).type("text/plain; charset=utf-8").send(answer.body);
     return reply.code(answer.status).send(answer.body);
   });

@@ -4,6 +4,7 @@ import type { Context } from "../context.ts";
 import { legacyIdOf } from "../ids.ts";
 import { inventoryLevelPayload, orderPayload, productPayload } from "../webhooks/payloads.ts";
 import { inventoryBody, orderBody, productBody } from "./bodies.ts";
+import { registerAppLifecycleRoutes } from "./app.ts";
 import { AdminError } from "./errors.ts";
 import { type OrderAction, changeOrder, createOrder } from "./orders.ts";
 import { splitTags } from "../tags.ts";
@@ -37,6 +38,7 @@ function fail(reply: FastifyReply, error: unknown): FastifyReply {
  */
 export function registerAdminRoutes(app: FastifyInstance, ctx: Context): void {
   const { store } = ctx;
+  registerAppLifecycleRoutes(app, ctx);
 
   app.get("/admin/variants", async (request, reply) => {
     try {
