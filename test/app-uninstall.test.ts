@@ -69,7 +69,7 @@ describe("app/uninstalled and the reinstall", () => {
     // The merchant uninstalls: the store revokes the token and sends app/uninstalled.
     expect(await emulatorAdmin("/admin/app/uninstall")).toMatchObject({ installed: false, webhook_id: expect.any(String) as unknown });
     await settled();
-    expect(await adminRequest(env.emulator.accessToken)).toEqual({ status: 401, body: { errors: "[API] Invalid API key or access token" } });
+    expect(await adminRequest(env.emulator.accessToken)).toEqual({ status: 401, body: { errors: "[API] Invalid API key or access token (unrecognized login or wrong password)" } });
     const { rows: shops } = await pool.query("select platform_access_token is null as token_dropped, platform_uninstalled_at is not null as uninstalled from shops where id = $1", [shopId]);
     expect(shops).toEqual([{ token_dropped: true, uninstalled: true }]);
     // The runtime that had this shop's client cached (the fixture's, shared with the worker) no longer hands it out.
