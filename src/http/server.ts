@@ -13,6 +13,7 @@ import { AuthThrottle } from "./auth-throttle.ts";
 import { cachedFor } from "./cached.ts";
 import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
+import { type OAuthRouteOptions, oauthRoutes } from "./oauth.ts";
 import { storefrontRoutes } from "./storefront.ts";
 import { widgetRoutes } from "./storefront-widget.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
@@ -38,6 +39,8 @@ interface HttpDeps {
   requestTimeoutMs?: number;
   /** The proxies (addresses or CIDRs) whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: string[];
+  /** The app's install on a store (/auth, /auth/callback, /auth/token-exchange), when given. */
+  oauth?: OAuthRouteOptions;
   /** The operator console at /ops (src/ops), when given. */
   ops?: OpsOptions;
   /** Answers whether the database is reachable, for /healthz. */
@@ -187,6 +190,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   // The storefront widget's script (public: a theme's script tag carries no key nor signature).
   void app.register(widgetRoutes, {});
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
+  if (deps.oauth) void app.register(oauthRoutes, deps.oauth);
   if (deps.ops) void app.register(opsRoutes, deps.ops);
   if (deps.actions) {
     const actions = deps.actions;
