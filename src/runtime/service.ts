@@ -158,7 +158,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       ensureHelpArticles(pool).catch((error: unknown) => log.warn({ err: error }, "help articles not loaded at start"));
     }
     if (wanted(options.demo)) {
-      const close = await connectDemoShop(pool, platform, config, log, url);
+      const close = await connectDemoShop(pool, platform, config, log, url, url ? appUrl(config, url) : undefined);
       if (close) closers.push(close);
       const closeProviders = await startDemoProviders(pool, platform, config, log);
       if (closeProviders) closers.push(closeProviders);

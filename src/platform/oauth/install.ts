@@ -28,7 +28,7 @@ export async function installStore(pool: pg.Pool, platform: PlatformRuntime, sto
   const graphqlUrl = `${adminOrigin(store.domain)}/admin/api/${ADMIN_API_VERSION}/graphql.json`;
   const installed = await withTransaction(pool, async (db) => {
     // One install of a store at a time: two callbacks at once must not create two shops.
-    await db.query("select pg_advisory_xact_lock(7215300029, hashtext($1))", [store.domain]);
+    await db.query("select pg_advisory_xact_lock(hashtext('platform_install:' || $1))", [store.domain]);
     const { rows } = await db.query<{ id: string }>("select id from shops where platform_domain = $1", [store.domain]);
     const holder = rows[0]?.id;
     let shopId: string;

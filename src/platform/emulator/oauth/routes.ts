@@ -41,7 +41,7 @@ const INVALID_SUBJECT = { error: "invalid_subject_token", error_description: "To
  * - `POST /admin/oauth/access_token` (JSON or a form): the authorization-code grant (`client_id`,
  *   `client_secret`, `code`, once) and the token-exchange grant (`grant_type`
  *   `urn:ietf:params:oauth:grant-type:token-exchange`, `subject_token` an App Bridge session
- *   token), answered `{access_token, scope}`. A code grant's scopes become the installation's.
+ *   token), answered `{access_token, scope}`. A code grant's scopes are granted to the installation.
  */
 export async function registerOAuth(app: FastifyInstance, options: OAuthRouteOptions): Promise<void> {
   const { ctx } = options;
@@ -66,7 +66,9 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthRouteOpt
     if (options.app.redirectUrls && !options.app.redirectUrls.includes(redirect)) {
       return text(reply, 400, "Oauth error invalid_request: The redirect_uri is not whitelisted");
     }
-    const scopes = [...new Set(str("scope").split(",").map((s) => s.trim()).filter(Boolean))];
+    // A write scope grants its read scope too, as the platform grants them.
+    const asked = str("scope").split(",").map((s) => s.trim()).filter(Boolean);
+    const scopes = [...new Set(asked.flatMap((s) => (s.startsWith("write_") ? [s, `read_${s.slice("write_".length)}`] : [s])))];
     for (const [code, grant] of codes) if (grant.expiresAt < Date.now()) codes.delete(code);
     const code = randomBytes(16).toString("hex");
     codes.set(code, { scopes, expiresAt: Date.now() + CODE_TTL_MS });
@@ -96,7 +98,8 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthRouteOpt
     const grant = codes.get(str("code"));
     codes.delete(str("code"));
     if (!grant || grant.expiresAt < Date.now()) return reply.code(400).send(INVALID_CODE);
-    ctx.app.revoke(ctx.app.scopes());
+    // The scopes approved become the installation's; a reinstall takes none away that the merchant
+    // granted since (as read_translations, granted by hand): only a revoke does.
     ctx.app.grant(grant.scopes);
     options.changed?.();
     return reply.send({ access_token: options.accessToken, scope: ctx.app.scopes().join(",") });
