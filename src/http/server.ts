@@ -54,8 +54,8 @@ interface HttpDeps {
   /** Failed authentications counted per client address (default: 60 a minute, see auth-throttle.ts). */
   authThrottle?: AuthThrottle;
   /**
-   * The storefront's clock (ms since the epoch, tests): app-proxy timestamps are checked against it
-   * and its signup limit counts its windows by it. Absent: the wall clock, the database's for the limit.
+   * The storefront's clock (ms since the epoch, tests): its signup limit counts its windows by it.
+   * Absent: the database's. (App-proxy timestamps are checked by Shopify's library, on the process clock.)
    */
   storefrontNow?: () => number;
 }

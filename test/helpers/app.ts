@@ -41,7 +41,7 @@ export interface TestAppOptions {
   /**
    * The clock (ms since the epoch) the app counts its windows by: the API's rate limit, failed
    * authentications per address, the console's login attempts, the storefront's signups per address
-   * (whose app-proxy timestamps are then checked against it too) (a TestClock's `now`, helpers/clock.ts).
+   * (a TestClock's `now`, helpers/clock.ts; app-proxy timestamps are checked on the process clock).
    * Absent: the service's own (the database's clock; the wall clock for failed authentications).
    */
   now?: () => number;
