@@ -158,7 +158,7 @@ describe("OAuth install", () => {
     const shopId = await createShop(app.pool, "Link Shop");
     const answer = async (url: string) => {
       const response = await fetch(url, { redirect: "manual", headers: { "user-agent": BROWSER } });
-      return { status: response.status, body: (await response.json()) as unknown };
+      return { status: response.status, body: await response.json() };
     };
     expect(await answer(installUrl(app.origin, "attacker.example.com"))).toEqual({ status: 400, body: { errors: ["shop must be a store's myshopify.com domain"] } });
     const invalid = { status: 400, body: { errors: ["The install link is not valid for this store (expired, changed or not signed by this app)"] } };
@@ -185,7 +185,7 @@ describe("the store's token endpoint", () => {
     const emulator = await store("token-store.myshopify.com", "shpat_token_0123456789");
     const post = async (body: Record<string, string>) => {
       const response = await fetch(`${emulator.origin}/admin/oauth/access_token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      return { status: response.status, body: (await response.json()) as unknown };
+      return { status: response.status, body: await response.json() };
     };
     const { callback: url } = await authorize(emulator.shopDomain);
     const code = url.searchParams.get("code") ?? "";

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { RequestedTokenType, type Shopify, ShopifyError } from "@shopify/shopify-api";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type pg from "pg";
@@ -103,7 +103,7 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRouteOptio
       callbackPath: OAUTH_CALLBACK_PATH,
       isOnline: false,
       rawRequest: request.raw,
-      rawResponse: collected as unknown as ServerResponse,
+      rawResponse: collected,
     });
     const cookies = asList(collected.headers.get("set-cookie"));
     if (bind !== undefined) {
@@ -120,7 +120,7 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRouteOptio
     const shopify = options.shopify();
     let store: { domain: string; accessToken: string };
     try {
-      const { session } = await shopify.auth.callback({ rawRequest: request.raw as IncomingMessage, rawResponse: reply.raw });
+      const { session } = await shopify.auth.callback({ rawRequest: request.raw, rawResponse: reply.raw });
       if (!session.accessToken) throw new ShopifyError("the store answered no access token");
       store = { domain: session.shop, accessToken: session.accessToken };
     } catch (error) {

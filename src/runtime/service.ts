@@ -18,7 +18,7 @@ import { ensureHelpArticles } from "../help_docs/load.ts";
 import { createHttpServer } from "../http/server.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
-import { type Shopify } from "@shopify/shopify-api";
+import type { Shopify } from "@shopify/shopify-api";
 import { createShopifyApp } from "../platform/oauth/app.ts";
 import { operatorToken } from "../ops/auth.ts";
 import { type Database, createPool, resolveDatabase } from "./database.ts";
@@ -124,7 +124,8 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       // Queue depth is read by the process that serves /metrics on the API's listener (not by a worker-only one: no double count).
       const stopQueueDepth = collectQueueDepth(pool);
       closers.push(() => Promise.resolve(stopQueueDepth()));
-      let shopify: Shopify | undefined;
+      // Built once the service knows its own URL (the OAuth redirect_uri's origin), after listen.
+      const oauthApp: { shopify?: Shopify } = {};
       http = createHttpServer({
         dispatcher,
         actions: registry.actions,
@@ -144,14 +145,14 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
           secret: platform.webhookSecret,
           log,
           shopify: () => {
-            if (!shopify) throw new Error("the OAuth routes answered before the service listens");
-            return shopify;
+            if (!oauthApp.shopify) throw new Error("the OAuth routes answered before the service listens");
+            return oauthApp.shopify;
           },
         },
         ops: { pool, token: operator.token, secureCookies: publicOrigin.startsWith("https:"), publicOrigin, sendRetryHours: config.SEND_RETRY_HOURS },
       });
       url = await http.listen({ port: config.PORT, host: config.HOST });
-      shopify = createShopifyApp({ apiKey: config.SHOPIFY_API_KEY, apiSecret: platform.webhookSecret, appUrl: appUrl(config, url) }, log);
+      oauthApp.shopify = createShopifyApp({ apiKey: config.SHOPIFY_API_KEY, apiSecret: platform.webhookSecret, appUrl: appUrl(config, url) }, log);
       log.info({ url }, "HTTP API listening");
       // The help articles (docs/help) into help_articles now, so the first search does not wait;
       // GET /account/help_docs also loads them on first use, so a failure here only delays that.

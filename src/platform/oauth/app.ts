@@ -19,7 +19,7 @@ export const OAUTH_CALLBACK_PATH = "/auth/callback";
 
 // The library's ApiVersion enum is a string enum of the published versions: the pinned one is among them.
 function pinnedApiVersion(): ApiVersion {
-  const known = Object.values(ApiVersion).find((v) => v === ADMIN_API_VERSION);
+  const known = Object.values(ApiVersion).find((v: string) => v === ADMIN_API_VERSION);
   if (known === undefined) throw new Error(`@shopify/shopify-api does not know Admin API version ${ADMIN_API_VERSION}`);
   return known;
 }
