@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { SecretBox } from "../src/core/secrets.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { verifyInstallBinding } from "../src/platform/oauth/install-binding.ts";
 import { type CliResult, runCli } from "./helpers/cli.ts";
@@ -44,5 +46,35 @@ describe("cli: shops install", () => {
     const held = await cli("shops", "install", "--shop", "held.myshopify.com", "--id", other);
     expect(held.code).toBe(1);
     expect(held.stderr).toContain(`held.myshopify.com is connected to another shop (${holder})`);
+  });
+});
+
+describe("cli: shops connect (a custom app's token)", () => {
+  const secretsKey = randomBytes(32);
+  const connect = (args: string[], token?: string) =>
+    runCli(env.db.url, ["shops", "connect", ...args], { PLATFORM_API_SECRET: SECRET, SECRETS_KEY: secretsKey.toString("base64"), ...(token ? { PLATFORM_ACCESS_TOKEN: token } : {}) });
+
+  it("seals the token from PLATFORM_ACCESS_TOKEN into the shop row for the store's Admin API, and queues its first sync", async () => {
+    const shopId = await createShop(env.pool, "Custom App Shop");
+    const result = await connect(["--id", shopId, "--shop", "custom-app.myshopify.com"], "shpat_custom_0123456789abcdef");
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ shop_id: shopId, shop: "custom-app.myshopify.com", connected: true });
+    expect(result.stdout + result.stderr).not.toContain("shpat_custom");
+    const { rows } = await env.pool.query<{ domain: string; url: string; token: Buffer }>(
+      "select platform_domain as domain, platform_graphql_url as url, platform_access_token as token from shops where id = $1",
+      [shopId],
+    );
+    expect(rows[0]?.domain).toBe("custom-app.myshopify.com");
+    expect(rows[0]?.url).toBe("https://custom-app.myshopify.com/admin/api/2026-07/graphql.json");
+    expect(new SecretBox(secretsKey).open(rows[0]?.token ?? Buffer.alloc(0))).toBe("shpat_custom_0123456789abcdef");
+    const jobs = await env.pool.query("select 1 from jobs where shop_id = $1 and kind = 'catalog_sync'", [shopId]);
+    expect(jobs.rowCount).toBe(1);
+  });
+
+  it("needs the token in the environment, not on the command line", async () => {
+    const shopId = await createShop(env.pool, "No Token Shop");
+    const result = await connect(["--id", shopId, "--shop", "no-token.myshopify.com"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("set PLATFORM_ACCESS_TOKEN");
   });
 });

@@ -3,6 +3,8 @@ import { withTransaction } from "../core/db.ts";
 import { createApiKey, createShop } from "../db/api-keys.ts";
 import { publicUrl } from "../channels/public-url.ts";
 import { installUrl, signInstallBinding } from "../platform/oauth/install-binding.ts";
+import { InstallConflict, installStore } from "../platform/oauth/install.ts";
+import { createPlatformRuntime } from "../runtime/platform.ts";
 import { secretFromEnvOrFile } from "../runtime/local-secrets.ts";
 import { positionals, requireOption, usageErrors } from "./args.ts";
 import { CliError } from "./errors.ts";
@@ -67,4 +69,36 @@ const install: CommandParser = (args) => {
   };
 };
 
-export const shopsCommands: Record<string, CommandParser> = { create, install };
+/**
+ * shops connect --id SHOP_ID --shop STORE.myshopify.com: connects the shop to a store with a custom
+ * app's Admin API token, for merchants who install that way (no OAuth). The token is read from
+ * PLATFORM_ACCESS_TOKEN, never from the command line (which shell history and `ps` keep), and is
+ * sealed with SECRETS_KEY as an OAuth install's is (decision 0220's rules: a store another shop
+ * holds is refused).
+ */
+const connect: CommandParser = (args) => {
+  const { store, shopId } = usageErrors(() => {
+    const parsed = parseArgs({ args, options: { shop: { type: "string" }, id: { type: "string" } }, allowPositionals: true, strict: true });
+    positionals(parsed.positionals, []);
+    const value = requireOption(parsed.values.shop, "shop").trim().toLowerCase();
+    if (!STORE_DOMAIN.test(value)) throw new UsageError("--shop must be the store's myshopify.com domain (example.myshopify.com)");
+    return { store: value, shopId: requireOption(parsed.values.id, "id") };
+  });
+  return {
+    ensureSchema: true,
+    async run({ pool, config, log }) {
+      const accessToken = config.PLATFORM_ACCESS_TOKEN;
+      if (!accessToken) throw new UsageError("set PLATFORM_ACCESS_TOKEN to the custom app's Admin API access token");
+      await requireShop(pool, shopId);
+      try {
+        await installStore(pool, await createPlatformRuntime(config, log), { domain: store, accessToken }, shopId);
+      } catch (error) {
+        if (error instanceof InstallConflict) throw new CliError(`${store}: ${error.message}`);
+        throw error;
+      }
+      printJsonLine({ shop_id: shopId, shop: store, connected: true });
+    },
+  };
+};
+
+export const shopsCommands: Record<string, CommandParser> = { create, install, connect };
