@@ -127,6 +127,10 @@ describe("OAuth install", () => {
     expect(rows[0]?.name).toBe(emulator.shopDomain);
     expect((await connection(first.shop_id)).domain).toBe(emulator.shopDomain);
     expect(await installLikeABrowser(app.origin, emulator.shopDomain)).toEqual(first);
+    // A plain /auth clears the binding cookie an earlier link left: it does not bind this install.
+    const plain = await fetch(installUrl(app.origin, emulator.shopDomain), { redirect: "manual", headers: { "user-agent": BROWSER } });
+    expect(plain.headers.getSetCookie().find((c) => c.startsWith("preorder_install_bind="))).toMatch(/^preorder_install_bind=; .*Max-Age=0/);
+    await plain.body?.cancel();
     const keys = await app.pool.query("select 1 from api_keys where shop_id = $1", [first.shop_id]);
     expect(keys.rowCount).toBe(0);
   });

@@ -106,9 +106,9 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRouteOptio
       rawResponse: collected,
     });
     const cookies = asList(collected.headers.get("set-cookie"));
-    if (bind !== undefined) {
-      cookies.push(`${INSTALL_BINDING_COOKIE}=${encodeURIComponent(bind)}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=${BINDING_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secure() ? "; Secure" : ""}`);
-    }
+    // An install without a binding clears one left by an earlier link: it must not bind this one.
+    const value = bind === undefined ? "" : encodeURIComponent(bind);
+    cookies.push(`${INSTALL_BINDING_COOKIE}=${value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=${bind === undefined ? 0 : BINDING_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secure() ? "; Secure" : ""}`);
     const location = collected.headers.get("location");
     void reply.code(collected.statusCode);
     if (cookies.length > 0) void reply.header("set-cookie", cookies);
@@ -131,7 +131,7 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRouteOptio
     }
     const binding = cookieValue(request.headers.cookie, INSTALL_BINDING_COOKIE);
     let boundShopId: string | undefined;
-    if (binding !== undefined) {
+    if (binding) {
       addRawCookie(reply.raw, `${INSTALL_BINDING_COOKIE}=; Path=${OAUTH_CALLBACK_PATH}; Max-Age=0; HttpOnly; SameSite=Lax${secure() ? "; Secure" : ""}`);
       boundShopId = verifyInstallBinding(options.secret, binding, store.domain);
       if (boundShopId === undefined) return refuse(reply, 400, "The install link is not valid for this store (expired, changed or not signed by this app)");

@@ -23,7 +23,10 @@ export async function installLikeABrowser(appUrl: string, store: string, binding
       for (const line of response.headers.getSetCookie()) {
         const [pair = ""] = line.split(";");
         const at = pair.indexOf("=");
-        if (at > 0) cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+        const [name, value] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+        // An emptied cookie (Max-Age=0, expires in the past) is gone, as a browser drops it.
+        if (at > 0 && value !== "" && !/max-age=0|expires=thu, 01 jan 1970/i.test(line)) cookies.set(name, value);
+        else if (at > 0) cookies.delete(name);
       }
     }
     const location = response.headers.get("location");

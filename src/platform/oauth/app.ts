@@ -40,6 +40,8 @@ export function createShopifyApp(credentials: AppCredentials, log: Log): Shopify
     hostName: url.host,
     hostScheme: url.protocol === "http:" ? "http" : "https",
     apiVersion: API_VERSION,
+    // Only decides whether the callback also sets the library's session cookie: the service keeps
+    // no library sessions (the token goes to the shop row), so none.
     isEmbeddedApp: true,
     logger: {
       level: LogSeverity.Warning,
