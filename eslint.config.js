@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".data/", "coverage/", "eslint.config.js", ".dependency-cruiser.cjs"] },
+  { ignores: ["node_modules/", ".data/", "extensions/", "coverage/", "eslint.config.js", ".dependency-cruiser.cjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -4,6 +4,9 @@ import { z } from "zod";
 import { DEFAULT_WEBHOOK_MAX_AGE_SECONDS } from "./webhooks/freshness.ts";
 import { MAX_SEND_RETRY_HOURS } from "./messaging/retry.ts";
 
+/** The embedded emulator's app client id (SHOPIFY_API_KEY's default): a real app's comes from its Partner Dashboard. */
+export const EMULATOR_CLIENT_ID = "preorder-app-emulator";
+
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
@@ -59,6 +62,10 @@ const envSchema = z.object({
   PLATFORM_SHOP_DOMAIN: z.string().min(1).optional(),
   /** The app's secret on the platform: signs webhooks. Default: generated under DATA_DIR. */
   PLATFORM_API_SECRET: z.string().min(16).optional(),
+  /** The app's client id on Shopify (shopify.app.toml's client_id). Default: the embedded emulator's app. */
+  SHOPIFY_API_KEY: z.string().min(1).default(EMULATOR_CLIENT_ID),
+  /** Where stores and browsers reach this service: the OAuth redirect_uri's origin and the install links'. Default: PUBLIC_URL, else where it listens. */
+  APP_URL: z.url().optional(),
   /** A platform webhook triggered (X-Shopify-Triggered-At) longer ago than this is refused. */
   WEBHOOK_MAX_AGE_SECONDS: positiveInt.default(DEFAULT_WEBHOOK_MAX_AGE_SECONDS),
   PLATFORM_EMULATOR_PORT: port.default(3001),

@@ -221,6 +221,18 @@ describe("`npm start` in its own process group", () => {
     await expectStopped(started.postmaster);
   });
 
+  it("installs the demo shop on the platform emulator through OAuth (/auth → the emulator's authorize → /auth/callback), on every start", async () => {
+    const started = await startNpm();
+    const installed = async () => (messages(started.output()).includes("demo shop installed on the platform emulator through OAuth") ? true : undefined);
+    await waitFor("the demo shop's OAuth install to be logged", installed, 60_000);
+    expect(messages(started.output())).toContain("app installed on a store");
+    // The token came through the install, never printed nor logged.
+    expect(started.output()).not.toMatch(/shpat_[0-9a-f]{32}/);
+    process.kill(-(started.npm.pid as number), "SIGINT");
+    expect(await started.exited, started.output()).toEqual([0, null]);
+    await expectStopped(started.postmaster);
+  });
+
   it("drains on `kill -TERM -- -PGID`, exits 0 and stops its embedded PostgreSQL", async () => {
     const started = await startNpm();
     process.kill(-(started.npm.pid as number), "SIGTERM");

@@ -4,6 +4,13 @@ Usage: npm run cli -- <command> [options]
 
   migrate                                  apply pending database migrations
   shops create --name NAME                 create a shop and its first API key
+  shops install --shop STORE.myshopify.com [--id SHOP_ID]
+                                           print the link that installs the app on the store
+                                           (JSON: install_url); --id binds the install to that
+                                           shop (signed with PLATFORM_API_SECRET, 7 days)
+  shops connect --id SHOP_ID --shop STORE.myshopify.com
+                                           connect the shop with a custom app's Admin API token,
+                                           read from PLATFORM_ACCESS_TOKEN (stored encrypted)
   keys create --shop SHOP_ID               create another API key for a shop
   keys revoke KEY_OR_KEY_ID                revoke an API key (the key itself or its id)
   keys list --shop SHOP_ID [--json]        list a shop's keys (ids and dates, never the keys)

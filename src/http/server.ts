@@ -14,6 +14,7 @@ import { AuthThrottle } from "./auth-throttle.ts";
 import { cachedFor } from "./cached.ts";
 import { clientErrorHandler } from "./client-errors.ts";
 import { mountMcp } from "./mcp.ts";
+import { type OAuthRouteOptions, oauthRoutes } from "./oauth.ts";
 import { storefrontRoutes } from "./storefront.ts";
 import { widgetRoutes } from "./storefront-widget.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
@@ -39,6 +40,8 @@ interface HttpDeps {
   requestTimeoutMs?: number;
   /** The proxies (addresses or CIDRs) whose X-Forwarded-For names the client (TRUST_PROXY); none by default. */
   trustProxy?: string[];
+  /** The app's install on a store (/auth, /auth/callback, /auth/token-exchange), when given. */
+  oauth?: OAuthRouteOptions;
   /** The operator console at /ops (src/ops), when given. */
   ops?: OpsOptions;
   /** Answers whether the database is reachable, for /healthz. */
@@ -52,8 +55,8 @@ interface HttpDeps {
   /** Failed authentications counted per client address (default: 60 a minute, see auth-throttle.ts). */
   authThrottle?: AuthThrottle;
   /**
-   * The storefront's clock (ms since the epoch, tests): app-proxy timestamps are checked against it
-   * and its signup limit counts its windows by it. Absent: the wall clock, the database's for the limit.
+   * The storefront's clock (ms since the epoch, tests): its signup limit counts its windows by it.
+   * Absent: the database's. (App-proxy timestamps are checked by Shopify's library, on the process clock.)
    */
   storefrontNow?: () => number;
 }
@@ -193,6 +196,7 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
   // The storefront widget's script (public: a theme's script tag carries no key nor signature).
   void app.register(widgetRoutes, {});
   if (deps.twilioStatus) void app.register(twilioStatusRoutes, deps.twilioStatus);
+  if (deps.oauth) void app.register(oauthRoutes, deps.oauth);
   if (deps.ops) void app.register(opsRoutes, deps.ops);
   if (deps.actions) {
     const actions = deps.actions;

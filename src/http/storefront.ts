@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { ClientRateLimit } from "../core/client-rate-limit.ts";
@@ -6,6 +6,7 @@ import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { loginClient } from "../ops/login-limit.ts";
 import { ownSignup } from "../back_in_stock/signups/own-signup.ts";
+import { appProxyVerifier } from "../platform/oauth/app-proxy.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
 
 /**
@@ -33,9 +34,6 @@ import type { PlatformRuntime } from "../platform/runtime.ts";
 
 export const STOREFRONT_PREFIX = "/storefront";
 
-/** How far a signed request's timestamp may be from now, either way (the platform's libraries allow 90 s). */
-export const APP_PROXY_MAX_AGE_SECONDS = 90;
-
 /** What every accepted signup answers, but the signed-in customer's own (decision 0214): a new signup's status. */
 export const NEW_SIGNUP_ANSWER = { status: "waiting" } as const;
 
@@ -57,8 +55,8 @@ export interface StorefrontRouteOptions {
   /** The app's secret on the platform (PLATFORM_API_SECRET): the app proxy's HMAC key. */
   secret: string;
   /**
-   * The clock (ms since the epoch) signed timestamps are checked against and the signup limit's
-   * windows are counted by (tests). Absent: the wall clock, and the database's for the limit.
+   * The clock (ms since the epoch) the signup limit's windows are counted by (tests). Absent: the
+   * database's. (Signed timestamps are checked by Shopify's library against the process clock.)
    */
   now?: (() => number) | undefined;
   /** Signups per shop and client address (default STOREFRONT_SIGNUPS_PER_MINUTE a minute, in PostgreSQL). */
@@ -68,29 +66,16 @@ export interface StorefrontRouteOptions {
 }
 
 /**
- * The app proxy's signature of a query: every parameter but `signature`, as `key=value` (the
- * values of a repeated key joined by commas), sorted, concatenated without a separator,
- * HMAC-SHA256 under the app's secret, hex.
+ * The app proxy's signature of a query as the platform computes it: every parameter but
+ * `signature`, as `key=value` (the values of a repeated key joined by commas), sorted,
+ * concatenated without a separator, HMAC-SHA256 under the app's secret, hex. The service checks
+ * signatures with Shopify's library (platform/oauth/app-proxy.ts); tests sign with this.
  */
 export function appProxySignature(secret: string, query: URLSearchParams): string {
   const values = new Map<string, string[]>();
   for (const [key, value] of query) if (key !== "signature") values.set(key, [...(values.get(key) ?? []), value]);
   const message = [...values].map(([key, list]) => `${key}=${list.join(",")}`).sort().join("");
   return createHmac("sha256", secret).update(message).digest("hex");
-}
-
-/** The shop domain and customer of a correctly signed, recent query; undefined otherwise. */
-function verifiedQuery(secret: string, rawQuery: string, nowMs: number): { shop: string; customerId: string | null } | undefined {
-  const query = new URLSearchParams(rawQuery);
-  const signature = query.get("signature") ?? "";
-  const shop = query.get("shop");
-  const timestamp = Number(query.get("timestamp"));
-  if (!shop || !/^[0-9a-f]{64}$/.test(signature) || !Number.isInteger(timestamp)) return undefined;
-  if (Math.abs(nowMs / 1000 - timestamp) > APP_PROXY_MAX_AGE_SECONDS) return undefined;
-  const expected = Buffer.from(appProxySignature(secret, query), "hex");
-  if (!timingSafeEqual(expected, Buffer.from(signature, "hex"))) return undefined;
-  const customer = query.get("logged_in_customer_id");
-  return { shop: shop.toLowerCase(), customerId: customer && /^\d+$/.test(customer) ? customer : null };
 }
 
 /**
@@ -117,11 +102,11 @@ async function shopIdOf(pool: pg.Pool, domain: string): Promise<string | undefin
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function storefrontRoutes(app: FastifyInstance, options: StorefrontRouteOptions): Promise<void> {
-  const now = options.now ?? Date.now;
+  const verifiedQuery = appProxyVerifier(options.secret);
 
   app.get<{ Params: { id: string } }>(`${STOREFRONT_PREFIX}/preorders/offers/:id/remaining`, async (request, reply) => {
     reply.header("cache-control", "no-store");
-    const verified = verifiedQuery(options.secret, request.url.split("?")[1] ?? "", now());
+    const verified = await verifiedQuery(request.url.split("?")[1] ?? "");
     if (!verified) return reply.code(401).send({ errors: [UNSIGNED] });
     const shopId = await shopIdOf(options.pool, verified.shop);
     if (!shopId) return reply.code(404).send({ errors: [UNKNOWN_SHOP] });
@@ -143,7 +128,7 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
 
   app.post(`${STOREFRONT_PREFIX}/back_in_stock/signups`, async (request, reply) => {
     reply.header("cache-control", "no-store");
-    const verified = verifiedQuery(options.secret, request.url.split("?")[1] ?? "", now());
+    const verified = await verifiedQuery(request.url.split("?")[1] ?? "");
     if (!verified) return reply.code(401).send({ errors: [UNSIGNED] });
     // One statement counts and answers, shared by every process; keyed by the signed shop and an
     // HMAC of the address (the row never holds the address), before the shop's own lookup.

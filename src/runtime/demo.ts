@@ -1,14 +1,20 @@
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type pg from "pg";
 import type { Config } from "../config.ts";
 import { withTransaction } from "../core/db.ts";
 import { createApiKey, createShop } from "../db/api-keys.ts";
 import type { Log } from "../logger.ts";
+import { routeShopToOrigin, unrouteShop } from "../platform/oauth/shop-origins.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
+import { demoBinding, installLikeABrowser } from "./demo-install.ts";
 import { enqueueShopConfigSync } from "../storefront/enqueue.ts";
 
 /** The embedded emulator's state, under DATA_DIR. */
 const EMULATOR_STATE_FILE = "platform-emulator.json";
+
+/** The embedded emulator's store: a myshopify.com domain, as the install path accepts only a store's. */
+export const DEMO_STORE_DOMAIN = "demo-store.myshopify.com";
 
 /**
  * Creates the demo shop on first start. Answers the new API key once; undefined when the demo
@@ -28,11 +34,14 @@ export async function ensureDemoShop(pool: pg.Pool, demoKey: string | undefined)
 }
 
 /**
- * Connects the demo shop to the store platform: PLATFORM_URL when set, else an emulator started
- * here on PLATFORM_EMULATOR_PORT that sends its webhooks to this service and keeps its state in
- * DATA_DIR/platform-emulator.json, and queues the write of its storefront configuration metafield
- * (a connection is the shop's setup; the write is skipped when the platform has it already).
- * Answers how to stop the emulator, if one was started.
+ * Connects the demo shop to the store platform: PLATFORM_URL when set (a custom app's Admin API
+ * token, PLATFORM_ACCESS_TOKEN, for PLATFORM_SHOP_DOMAIN), else an emulator started here on
+ * PLATFORM_EMULATOR_PORT that sends its webhooks to this service and keeps its state in
+ * DATA_DIR/platform-emulator.json, on which the demo shop is installed through OAuth as on a real
+ * store (`/auth` → the emulator's authorize → `/auth/callback`, over HTTP on 127.0.0.1, decision
+ * 0219): the token is the one the emulator issued, never copied from it. Queues the write of its
+ * storefront configuration metafield (the install queues it too). Answers how to stop the emulator,
+ * if one was started.
  */
 export async function connectDemoShop(
   pool: pg.Pool,
@@ -40,6 +49,7 @@ export async function connectDemoShop(
   config: Config,
   log: Log,
   serviceUrl: string | undefined,
+  appUrl: string | undefined = serviceUrl,
 ): Promise<(() => Promise<void>) | undefined> {
   const { rows } = await pool.query<{ id: string }>("select id from shops where is_demo");
   const shopId = rows[0]?.id;
@@ -60,6 +70,10 @@ export async function connectDemoShop(
   const { startEmulator } = await import("../platform/emulator/index.ts");
   const emulator = await startEmulator({
     port: config.PLATFORM_EMULATOR_PORT,
+    shopDomain: DEMO_STORE_DOMAIN,
+    // Issued to the install below; a new one each start, as nothing but the install may know it.
+    accessToken: `shpat_${randomBytes(16).toString("hex")}`,
+    ...(appUrl ? { oauth: { clientId: config.SHOPIFY_API_KEY, clientSecret: platform.webhookSecret, redirectUrls: [`${appUrl}/auth/callback`] } } : {}),
     // Kept across restarts: a reseeded emulator would hand the offers' selling plan group ids to new groups.
     stateFile: path.join(config.dataDir, EMULATOR_STATE_FILE),
     log: log.child({ component: "platform-emulator" }),
@@ -68,7 +82,22 @@ export async function connectDemoShop(
     ...(serviceUrl ? { storefront: { appEmbedUrl: `${serviceUrl}/storefront/widget.js`, appProxy: { url: `${serviceUrl}/storefront`, secret: platform.webhookSecret } } } : {}),
   });
   log.info({ url: emulator.origin }, "store platform emulator listening");
-  await platform.connect(pool, shopId, { domain: emulator.shopDomain, graphqlUrl: emulator.graphqlUrl, accessToken: emulator.accessToken });
-  await enqueueShopConfigSync(pool, shopId);
-  return () => emulator.close();
+  if (!appUrl) {
+    // No web process here to install through (a worker-only start): nothing to connect.
+    return () => emulator.close();
+  }
+  // The only place the store's admin is not at https://<shop>: its requests go to the emulator.
+  routeShopToOrigin(emulator.shopDomain, emulator.origin);
+  try {
+    const installed = await installLikeABrowser(appUrl, emulator.shopDomain, demoBinding(platform.webhookSecret, shopId, emulator.shopDomain));
+    log.info({ shopId: installed.shop_id, shop: installed.shop }, "demo shop installed on the platform emulator through OAuth");
+  } catch (error) {
+    unrouteShop(emulator.shopDomain);
+    await emulator.close();
+    throw error;
+  }
+  return async () => {
+    unrouteShop(emulator.shopDomain);
+    await emulator.close();
+  };
 }

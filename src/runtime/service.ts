@@ -18,6 +18,8 @@ import { ensureHelpArticles } from "../help_docs/load.ts";
 import { createHttpServer } from "../http/server.ts";
 import type { Log } from "../logger.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
+import type { Shopify } from "@shopify/shopify-api";
+import { createShopifyApp } from "../platform/oauth/app.ts";
 import { operatorToken } from "../ops/auth.ts";
 import { type Database, createPool, resolveDatabase } from "./database.ts";
 import { connectDemoShop, ensureDemoShop } from "./demo.ts";
@@ -55,6 +57,11 @@ export interface Service {
   /** A worker-only process's /metrics address (WORKER_METRICS_PORT). */
   metricsUrl?: string;
   stop: () => Promise<void>;
+}
+
+/** Where stores and browsers reach the service: APP_URL, else PUBLIC_URL, else where it listens. */
+export function appUrl(config: Config, listening: string): string {
+  return (config.APP_URL ?? config.PUBLIC_URL ?? listening).replace(/\/+$/, "");
 }
 
 export async function startService(config: Config, log: Log, options: ServiceOptions): Promise<Service> {
@@ -117,6 +124,8 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       // Queue depth is read by the process that serves /metrics on the API's listener (not by a worker-only one: no double count).
       const stopQueueDepth = collectQueueDepth(pool);
       closers.push(() => Promise.resolve(stopQueueDepth()));
+      // Built once the service knows its own URL (the OAuth redirect_uri's origin), after listen.
+      const oauthApp: { shopify?: Shopify } = {};
       http = createHttpServer({
         dispatcher,
         actions: registry.actions,
@@ -132,16 +141,27 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         healthy: () => Promise.resolve(true),
         ready: () => readiness.check(),
         metrics: exposition,
+        oauth: {
+          pool,
+          platform,
+          secret: platform.webhookSecret,
+          log,
+          shopify: () => {
+            if (!oauthApp.shopify) throw new Error("the OAuth routes answered before the service listens");
+            return oauthApp.shopify;
+          },
+        },
         ops: { pool, token: operator.token, secureCookies: publicOrigin.startsWith("https:"), publicOrigin, sendRetryHours: config.SEND_RETRY_HOURS },
       });
       url = await http.listen({ port: config.PORT, host: config.HOST });
+      oauthApp.shopify = createShopifyApp({ apiKey: config.SHOPIFY_API_KEY, apiSecret: platform.webhookSecret, appUrl: appUrl(config, url) }, log);
       log.info({ url }, "HTTP API listening");
       // The help articles (docs/help) into help_articles now, so the first search does not wait;
       // GET /account/help_docs also loads them on first use, so a failure here only delays that.
       ensureHelpArticles(pool).catch((error: unknown) => log.warn({ err: error }, "help articles not loaded at start"));
     }
     if (wanted(options.demo)) {
-      const close = await connectDemoShop(pool, platform, config, log, url);
+      const close = await connectDemoShop(pool, platform, config, log, url, url ? appUrl(config, url) : undefined);
       if (close) closers.push(close);
       const closeProviders = await startDemoProviders(pool, platform, config, log);
       if (closeProviders) closers.push(closeProviders);

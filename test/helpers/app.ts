@@ -12,6 +12,8 @@ import { createApiKey, createShop } from "../../src/db/api-keys.ts";
 import { AuthThrottle } from "../../src/http/auth-throttle.ts";
 import { createHttpServer } from "../../src/http/server.ts";
 import { type Log, createLogger } from "../../src/logger.ts";
+import type { Shopify } from "@shopify/shopify-api";
+import { createShopifyApp } from "../../src/platform/oauth/app.ts";
 import type { PlatformRuntime } from "../../src/platform/runtime.ts";
 import { createServices } from "../../src/runtime/services.ts";
 import { TEST_WEBHOOK_SECRET } from "./platform.ts";
@@ -39,10 +41,12 @@ export interface TestAppOptions {
   /**
    * The clock (ms since the epoch) the app counts its windows by: the API's rate limit, failed
    * authentications per address, the console's login attempts, the storefront's signups per address
-   * (whose app-proxy timestamps are then checked against it too) (a TestClock's `now`, helpers/clock.ts).
+   * (a TestClock's `now`, helpers/clock.ts; app-proxy timestamps are checked on the process clock).
    * Absent: the service's own (the database's clock; the wall clock for failed authentications).
    */
   now?: () => number;
+  /** The install routes (/auth, /auth/callback, /auth/token-exchange) with this client id, connecting through `platform`; the app's own origin is APP_URL. */
+  oauth?: { apiKey: string; platform: PlatformRuntime };
 }
 
 /**
@@ -60,6 +64,19 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
   const services = createServices(config, log, options.platform ? { platform: options.platform } : {});
   const registry = options.actions ? new Registry(options.actions) : createRegistry();
   const dispatcher = new Dispatcher({ registry, pool, config, log, services, ...(options.now ? { now: options.now } : {}) });
+  let shopify: Shopify | undefined;
+  const oauth = options.oauth
+    ? {
+        pool,
+        platform: options.oauth.platform,
+        secret: TEST_WEBHOOK_SECRET,
+        log,
+        shopify: () => {
+          if (!shopify) throw new Error("not listening yet");
+          return shopify;
+        },
+      }
+    : undefined;
   const http = createHttpServer({
     dispatcher,
     actions: registry.actions,
@@ -71,9 +88,11 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
     healthy: async () => true,
     // The operator console (/ops): its token from OPERATOR_TOKEN, else a random one no test knows.
     ops: { pool, token: config.OPERATOR_TOKEN ?? randomBytes(24).toString("base64url"), secureCookies: false, now: options.now },
+    ...(oauth ? { oauth } : {}),
     ...(options.now ? { authThrottle: new AuthThrottle({ now: options.now }), storefrontNow: options.now } : {}),
   });
   const origin = await http.listen({ port: 0, host: "127.0.0.1" });
+  if (options.oauth) shopify = createShopifyApp({ apiKey: options.oauth.apiKey, apiSecret: TEST_WEBHOOK_SECRET, appUrl: origin }, log);
   return {
     origin,
     pool,

@@ -5,23 +5,10 @@
  * (which a translation app or the merchant writes). A state file keeps them beside the store
  * (saved(), restore()).
  */
+import { APP_ACCESS_SCOPES } from "../access-scopes.ts";
 
-/** Scopes the app holds unless told otherwise: what the service uses, without read_translations. */
-export const DEFAULT_ACCESS_SCOPES = [
-  "read_products",
-  "write_products",
-  "read_inventory",
-  "read_orders",
-  "write_orders",
-  "read_customers",
-  "write_customers",
-  "read_purchase_options",
-  "write_purchase_options",
-  "read_markets",
-  "read_locations",
-  "read_merchant_managed_fulfillment_orders",
-  "write_merchant_managed_fulfillment_orders",
-];
+/** Scopes the app holds unless told otherwise: the ones the service asks for (APP_ACCESS_SCOPES), without read_translations. */
+export const DEFAULT_ACCESS_SCOPES: readonly string[] = APP_ACCESS_SCOPES;
 
 export interface ReceivedFlowTrigger {
   handle: string;

@@ -4,6 +4,7 @@ import type { Context, ShopInfo } from "./context.ts";
 import { Faults, type FaultSettings } from "./faults.ts";
 import { type EmulatorStats, GraphqlEndpoint } from "./graphql-endpoint.ts";
 import { type EmulatorLog, silentLog } from "./log.ts";
+import type { OAuthAppOptions } from "./oauth/routes.ts";
 import { loadSchema } from "./schema.ts";
 import { type SeedOptions, SEED_DEFAULTS, seedStore } from "./seed.ts";
 import { API_VERSION, buildServer } from "./server.ts";
@@ -16,6 +17,7 @@ import { Throttle, type ThrottleSettings } from "./throttle.ts";
 import { webhookEvents } from "./webhooks/events.ts";
 import { type Delivery, type WebhookOptions, WebhookSender } from "./webhooks/sender.ts";
 
+export type { OAuthAppOptions };
 export type { Delivery, EmulatorStats, FaultSettings, SeedOptions, Store, StorefrontOptions, ThrottleSettings, WebhookOptions };
 
 export interface EmulatorOptions {
@@ -43,6 +45,11 @@ export interface EmulatorOptions {
   storefront?: StorefrontOptions;
   /** The access scopes the app holds at start (default DEFAULT_ACCESS_SCOPES: no read_translations); a state file's saved scopes win over them. */
   accessScopes?: readonly string[];
+  /**
+   * The app's client credentials: the store then installs it through OAuth (`/admin/oauth/authorize`,
+   * `/admin/oauth/access_token`, oauth/routes.ts), issuing `accessToken`. Unset: no OAuth endpoints.
+   */
+  oauth?: OAuthAppOptions;
 }
 
 export interface Emulator {
@@ -93,7 +100,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const stats: EmulatorStats = { requests: 0, throttled: 0, serverErrors: 0, costSpent: 0 };
   const changed = state ? () => state.changed() : undefined;
   const endpoint = new GraphqlEndpoint({ schema: loadSchema(), context, throttle, faults, accessToken, stats, ...(changed ? { onMutation: changed } : {}) });
-  const app = buildServer(endpoint, context, changed, options.storefront);
+  const app = buildServer(endpoint, context, changed, options.storefront, options.oauth ? { app: options.oauth, accessToken } : undefined);
   await app.listen({ port: options.port ?? 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("the emulator is not listening on a TCP port");

@@ -3,6 +3,7 @@ import { registerAdminRoutes } from "./admin/routes.ts";
 import { servedApiVersion } from "./api-versions.ts";
 import type { Context } from "./context.ts";
 import type { GraphqlEndpoint } from "./graphql-endpoint.ts";
+import { type OAuthAppOptions, registerOAuth } from "./oauth/routes.ts";
 import { NOT_FOUND_BODY } from "./shopify-errors.ts";
 import { registerPointOfSale } from "./pos/routes.ts";
 import type { StorefrontOptions } from "./storefront/options.ts";
@@ -19,9 +20,15 @@ const BODY_LIMIT = 2 * 1024 * 1024;
  * `onAdminWrite` is called after each admin route that may change the state (any but GET), and
  * after an order placed through the online store's checkout or the point of sale's. The online
  * store (storefront/) has its pages, cart, checkout and app proxy; the point of sale (pos/) its
- * checkout at a retail location.
+ * checkout at a retail location; oauth/ the app's install.
  */
-export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdminWrite?: () => void, storefront: StorefrontOptions = {}): FastifyInstance {
+export function buildServer(
+  endpoint: GraphqlEndpoint,
+  context: Context,
+  onAdminWrite?: () => void,
+  storefront: StorefrontOptions = {},
+  oauth?: { app: OAuthAppOptions; accessToken: string },
+): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
   // The platform also takes a bare query with this content type.
   app.addContentTypeParser("application/graphql", { parseAs: "string" }, (_request, body, done) => done(null, { query: body }));
@@ -48,6 +55,8 @@ export function buildServer(endpoint: GraphqlEndpoint, context: Context, onAdmin
   });
   // In its own scope too: its body parsers (forms, the app proxy's raw bodies) are the store's only.
   void app.register(async (store) => registerStorefront(store, { ctx: context, options: storefront, ...(onAdminWrite ? { changed: onAdminWrite } : {}) }));
+  // The app's install (oauth/): authorize and the token endpoint, when the app's credentials are given.
+  if (oauth) void app.register(async (scope) => registerOAuth(scope, { ctx: context, ...oauth, ...(onAdminWrite ? { changed: onAdminWrite } : {}) }));
   // The point of sale (pos/): its checkout at a retail location, with the app's POS extension.
   void app.register(async (pos) => registerPointOfSale(pos, { ctx: context, ...(onAdminWrite ? { changed: onAdminWrite } : {}) }));
   return app;

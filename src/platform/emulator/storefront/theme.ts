@@ -1,4 +1,5 @@
-import { Liquid } from "liquidjs";
+import { readFileSync } from "node:fs";
+import { Liquid, Tag, type TagToken, type TopLevelToken, type Liquid as LiquidEngine } from "liquidjs";
 
 /**
  * The emulator's theme: Liquid templates rendered with liquidjs, as a store's theme renders its
@@ -18,6 +19,37 @@ const engine = new Liquid({ strictFilters: true });
 // JSON inside a script tag: `<` escaped so a value holding `</script>` cannot end it.
 engine.registerFilter("json_script", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
 engine.registerFilter("money", (cents: number) => `$${(Number(cents) / 100).toFixed(2)}`);
+// Inside a script tag too (the app embed's JSON): `<` escaped, as json_script.
+engine.registerFilter("json", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
+// A theme app extension's asset: where the page's scope (`app_assets`) says it is served.
+engine.registerFilter("asset_url", function (this: { context: { getSync(paths: PropertyKey[]): unknown } }, name: string) {
+  const assets = this.context.getSync(["app_assets"]) as Record<string, string> | undefined;
+  return assets?.[name] ?? "";
+});
+
+/** `{% schema %}...{% endschema %}`: a block's settings for the theme editor; renders nothing. */
+class SchemaTag extends Tag {
+  constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: LiquidEngine) {
+    super(token, remainTokens, liquid);
+    while (remainTokens.length > 0) {
+      const next = remainTokens.shift();
+      if (next && "name" in next && next.name === "endschema") return;
+    }
+    throw new Error("{% schema %} without {% endschema %}");
+  }
+  *render(): Generator<unknown, void, unknown> {
+    // The schema is for the theme editor, not the page.
+  }
+}
+engine.registerTag("schema", SchemaTag);
+
+/**
+ * The app's theme app extension (extensions/preorder-widget/): its app embed block, the very file
+ * `shopify app deploy` uploads, rendered at the end of every page while the app is installed
+ * (`app_embed_url` set), with the Liquid objects it reads: the shop's `$app:preorder` metafields,
+ * `request.locale`, `localization.market`, `template`, and its asset at `app_embed_url`.
+ */
+const APP_EMBED_BLOCK = readFileSync(new URL("../../../../extensions/preorder-widget/blocks/app-embed.liquid", import.meta.url), "utf8");
 
 const LAYOUT_HEAD = `<!doctype html>
 <html lang="{{ locale | escape }}">
@@ -50,8 +82,7 @@ window.Shopify.analytics = { published: [], publish: function (name, data) { thi
 <header><a href="/">{{ shop.name | escape }}</a><a href="/cart" data-cart-link>Cart</a></header>
 `;
 
-const APP_EMBED = `<script type="application/json" id="preorder-app-embed">{{ embed | json_script }}</script>
-{% if app_embed_url %}<script src="{{ app_embed_url | escape }}" defer></script>{% endif %}
+const APP_EMBED = `{% if app_embed_url %}${APP_EMBED_BLOCK}{% endif %}
 </body>
 </html>`;
 
@@ -165,6 +196,19 @@ export function productTemplate(view: unknown): TemplateName {
   return typeof view === "string" && name in templates ? (name as TemplateName) : "product";
 }
 
+/** The Liquid objects the app embed block reads, from the page's `embed` (routes.ts) and `app_embed_url`. */
+function appEmbedScope(scope: Record<string, unknown>): Record<string, unknown> {
+  const embed = (scope.embed ?? {}) as { shop?: unknown; locale?: string; market_id?: string | null; template?: string };
+  const url = typeof scope.app_embed_url === "string" ? scope.app_embed_url : undefined;
+  return {
+    app_assets: url ? { "preorder-widget.js": url } : {},
+    request: { locale: { iso_code: embed.locale ?? "en" } },
+    localization: { market: embed.market_id ? { id: embed.market_id } : null },
+    template: { name: embed.template ?? "" },
+    shop: { ...(scope.shop as Record<string, unknown> | undefined), metafields: { "$app:preorder": { shop: { value: embed.shop ?? null } } } },
+  };
+}
+
 export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
-  return (await engine.render(templates[name], scope)) as string;
+  return (await engine.render(templates[name], { ...scope, ...appEmbedScope(scope) })) as string;
 }
