@@ -135,6 +135,30 @@ describe("OAuth install", () => {
     expect(keys.rowCount).toBe(0);
   });
 
+  it("a reinstall after app/uninstalled works again on the store and mirrors the catalog whole", async () => {
+    const emulator = await store("returning-store.myshopify.com", "shpat_returning_0123456789");
+    const { shop_id: shopId } = await installLikeABrowser(app.origin, emulator.shopDomain);
+    const fullSyncs = async () =>
+      (await app.pool.query("select 1 from jobs where shop_id = $1 and kind = 'catalog_sync' and payload->>'mode' = 'full' and status = 'queued'", [shopId])).rowCount;
+    expect(await fullSyncs()).toBe(1);
+    // The first mirror ran; a plain reinstall of an installed app queues no second one.
+    await app.pool.query("update jobs set status = 'completed', finished_at = now() where shop_id = $1 and kind = 'catalog_sync'", [shopId]);
+    await installLikeABrowser(app.origin, emulator.shopDomain);
+    expect(await fullSyncs()).toBe(0);
+
+    // The merchant uninstalls: the store revokes the token, app/uninstalled drops it (as its job does).
+    emulator.app.uninstall();
+    await app.pool.query("update shops set platform_access_token = null, platform_uninstalled_at = now() where id = $1", [shopId]);
+    await installLikeABrowser(app.origin, emulator.shopDomain);
+    const { rows } = await app.pool.query<{ uninstalled: boolean }>("select platform_uninstalled_at is not null as uninstalled from shops where id = $1", [shopId]);
+    expect(rows[0]?.uninstalled).toBe(false);
+    expect(emulator.app.isInstalled()).toBe(true);
+    const client = await platform.clientFor(app.pool, shopId);
+    expect((await client.request<{ shop: { name: string } }>("query ShopName { shop { name } }")).shop.name).toBe("Demo Store");
+    // What changed on the store while uninstalled reached no webhook: the catalog is mirrored whole.
+    expect(await fullSyncs()).toBe(1);
+  });
+
   it("the callback refuses a bad hmac, a state not the cookie's, and a shop host that is not a myshopify.com store", async () => {
     const emulator = await store("refused-store.myshopify.com", "shpat_refused_0123456789");
     const refused = { status: 400, body: { errors: ["The install could not be verified: start it again from the store"] } };
