@@ -140,20 +140,28 @@ describe("seeded catalog", () => {
     const answer = await data<{
       active: PageOf<{ id: string; isActive: boolean }>;
       all: PageOf<{ id: string; isActive: boolean }>;
-      markets: PageOf<{ primary: boolean; countryCodes: string[]; locations: { id: string }[] }>;
+      backupRegion: { code: string };
+      markets: PageOf<{ status: string; conditions: { regionsCondition: { regions: { nodes: { code: string }[] } }; locationsCondition: { locations: { nodes: { id: string }[] } } | null } }>;
       collections: PageOf<{ id: string }>;
       excluded: PageOf<{ id: string; tags: string[] }>;
     }>(e, `{
       active: locations(first: 10) { nodes { id isActive } pageInfo { hasNextPage endCursor } }
       all: locations(first: 10, includeInactive: true) { nodes { id isActive } pageInfo { hasNextPage endCursor } }
-      markets(first: 10) { nodes { primary countryCodes locations { id } } pageInfo { hasNextPage endCursor } }
+      backupRegion { ... on MarketRegionCountry { code } }
+      markets(first: 10) {
+        nodes { status conditions { regionsCondition { regions(first: 20) { nodes { ... on MarketRegionCountry { code } } } } locationsCondition { locations(first: 10) { nodes { id } } } } }
+        pageInfo { hasNextPage endCursor }
+      }
       collections(first: 50) { nodes { id } pageInfo { hasNextPage endCursor } }
       excluded: products(first: 250, query: "tag:preorder-exclude") { nodes { id tags } pageInfo { hasNextPage endCursor } }
     }`);
     expect(answer.all.nodes.map((l) => l.isActive)).toEqual([true, true, false]);
     expect(answer.active.nodes).toHaveLength(2);
-    expect(answer.markets.nodes.map((m) => m.primary)).toEqual([true, false]);
-    expect(answer.markets.nodes[0]?.locations).toHaveLength(2);
+    // The primary market is the one holding the backup region (Market.primary is deprecated).
+    const countries = answer.markets.nodes.map((m) => m.conditions.regionsCondition.regions.nodes.map((r) => r.code));
+    expect(countries.map((c) => c.includes(answer.backupRegion.code))).toEqual([true, false]);
+    expect(answer.markets.nodes.map((m) => m.status)).toEqual(["ACTIVE", "ACTIVE"]);
+    expect(answer.markets.nodes[0]?.conditions.locationsCondition?.locations.nodes).toHaveLength(2);
     expect(answer.collections.nodes).toHaveLength(10);
     expect(answer.excluded.nodes.length).toBeGreaterThan(0);
     expect(answer.excluded.nodes.every((p) => p.tags.includes("preorder-exclude"))).toBe(true);
@@ -379,7 +387,7 @@ describe("mutations", () => {
     expect(unknown.tagsAdd.userErrors[0]?.field).toEqual(["id"]);
   });
 
-  const GROUP = `id name merchantCode options productVariantsCount
+  const GROUP = `id name merchantCode options productVariantsCount { count precision }
     sellingPlans(first: 5) { nodes { id name category options
       billingPolicy { checkoutCharge { type value { percentage fixedValue } } remainingBalanceChargeTrigger remainingBalanceChargeExactTime }
       deliveryPolicy { fulfillmentTrigger fulfillmentExactTime } inventoryPolicy { reserve } } }
@@ -389,7 +397,7 @@ describe("mutations", () => {
   const UPDATE = `mutation($id: ID!, $input: SellingPlanGroupInput!) {
     sellingPlanGroupUpdate(id: $id, input: $input) { sellingPlanGroup { ${GROUP} } deletedSellingPlanIds userErrors { field message code } } }`;
   const ADD = `mutation($id: ID!, $ids: [ID!]!) {
-    sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $ids) { sellingPlanGroup { productVariantsCount } userErrors { field message code } } }`;
+    sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $ids) { sellingPlanGroup { productVariantsCount { count } } userErrors { field message code } } }`;
   const REMOVE = `mutation($id: ID!, $ids: [ID!]!) {
     sellingPlanGroupRemoveProductVariants(id: $id, productVariantIds: $ids) { removedProductVariantIds userErrors { field message code } } }`;
   const DELETE = `mutation($id: ID!) { sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { field message code } } }`;
@@ -411,7 +419,7 @@ describe("mutations", () => {
 
   type GroupShape = {
     id: string;
-    productVariantsCount: number;
+    productVariantsCount: { count: number; precision: string };
     sellingPlans: { nodes: { id: string; name: string; billingPolicy: { remainingBalanceChargeExactTime: string } }[] };
     productVariants: { nodes: { id: string }[] };
   };
@@ -425,16 +433,16 @@ describe("mutations", () => {
     expect(created.sellingPlanGroupCreate.userErrors).toEqual([]);
     const group = created.sellingPlanGroupCreate.sellingPlanGroup;
     if (!group) throw new Error("no group");
-    expect(group.productVariantsCount).toBe(2);
+    expect(group.productVariantsCount).toEqual({ count: 2, precision: "EXACT" });
     expect(group.productVariants.nodes.map((n) => n.id)).toEqual([variant(0), variant(1)]);
     expect(group.sellingPlans.nodes[0]?.billingPolicy.remainingBalanceChargeExactTime).toBe("2027-03-01T00:00:00.000Z");
 
-    const added = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: { productVariantsCount: number }; userErrors: UserError[] } }>(
+    const added = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: { productVariantsCount: { count: number } }; userErrors: UserError[] } }>(
       e,
       ADD,
       { id: group.id, ids: [variant(2), variant(1)] },
     );
-    expect(added.sellingPlanGroupAddProductVariants).toEqual({ sellingPlanGroup: { productVariantsCount: 3 }, userErrors: [] });
+    expect(added.sellingPlanGroupAddProductVariants).toEqual({ sellingPlanGroup: { productVariantsCount: { count: 3 } }, userErrors: [] });
 
     const badAdd = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, ADD, {
       id: group.id,

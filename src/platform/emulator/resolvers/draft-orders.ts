@@ -68,7 +68,9 @@ function stateOf(store: Store): DraftState {
 
 interface DraftOrderInput {
   email?: string | null;
+  /** Deprecated on the platform for purchasingEntity.customerId; both are taken. */
   customerId?: string | null;
+  purchasingEntity?: { customerId?: string | null } | null;
   lineItems?: { variantId?: string | null; quantity: number; customAttributes?: { key: string; value: string }[] | null; priceOverride?: { amount: string; currencyCode: string } | null }[] | null;
   tags?: string[] | null;
   note?: string | null;
@@ -121,8 +123,11 @@ function draftOrderCreate(ctx: Context, args: { input: DraftOrderInput }) {
     } else lines.push({ variantId: variant.id, quantity: item.quantity, priceCents: item.priceOverride ? Math.round(Number(item.priceOverride.amount) * 100) : null });
   });
   if (errors.length === 0 && lines.length === 0) errors.push(error(["lineItems"], "Add at least 1 product."));
-  const customer = input.customerId ? parseGid(input.customerId) : undefined;
-  if (input.customerId && (customer?.type !== "Customer" || !ctx.store.customer(customer.id))) errors.push(error(["customerId"], "Customer does not exist."));
+  const customerId = input.purchasingEntity?.customerId ?? input.customerId;
+  const customer = customerId ? parseGid(customerId) : undefined;
+  if (customerId && (customer?.type !== "Customer" || !ctx.store.customer(customer.id))) {
+    errors.push(error(input.purchasingEntity?.customerId ? ["purchasingEntity", "customerId"] : ["customerId"], "Customer does not exist."));
+  }
   if (errors.length > 0) return { draftOrder: null, userErrors: errors };
   const state = stateOf(ctx.store);
   const id = state.nextId++;

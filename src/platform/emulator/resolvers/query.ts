@@ -3,6 +3,7 @@ import { type Source, byId, byIndex, paginate } from "../connection.ts";
 import type { Collection, Order, Product, Variant } from "../model.ts";
 import { type FieldFilter, compileSearch } from "../search.ts";
 import { SHOP_ID } from "../ids.ts";
+import { marketCountries } from "./catalog.ts";
 import { findNode, findTyped } from "./nodes.ts";
 import type { ConnectionArgs, IdArgs, Resolvers, SearchArgs } from "./types.ts";
 
@@ -93,6 +94,11 @@ export const queryResolvers: Resolvers = {
       paginate(byId(ctx.store.locations), args, args.includeInactive ? undefined : (l) => l.isActive),
     location: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Location"),
     markets: (_: unknown, args: ConnectionArgs, ctx: Context) => paginate(byId(ctx.store.markets), args),
+    // The region a visitor no market matches is sold to: the primary market's first country.
+    backupRegion: (_: unknown, __: unknown, ctx: Context) => {
+      const primary = ctx.store.markets.find((m) => m.primary) ?? ctx.store.markets[0];
+      return (primary && marketCountries(primary)[0]) ?? { kind: "MarketRegionCountry", id: 1, code: "US", name: "United States" };
+    },
     customer: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Customer"),
     orders: (_: unknown, args: SearchArgs, ctx: Context) =>
       paginate(orderSource(ctx.store.orders, args.sortKey), args, compileSearch(args.query, orderFields)),

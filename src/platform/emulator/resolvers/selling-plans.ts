@@ -17,6 +17,6 @@ export const sellingPlanResolvers: Resolvers = {
         .filter((v): v is Variant => v !== undefined);
       return paginate(byId(variants), args);
     },
-    productVariantsCount: (g: SellingPlanGroup) => g.variantIds.size,
+    productVariantsCount: (g: SellingPlanGroup) => ({ count: g.variantIds.size, precision: "EXACT" }),
   },
 };
