@@ -212,12 +212,17 @@ describe("paging", () => {
     const tail = await pageAll("productVariants", `id:>${e.store.variants.at(-3)?.id}`);
     expect(tail).toHaveLength(2);
 
-    const byUpdated = await data<{ productVariants: PageOf<{ id: string }> }>(
+    // Variants have no UPDATED_AT sort key on the platform (ProductVariantSortKeys); products do.
+    const [p, q] = [e.store.products[9], e.store.products[2]];
+    if (!p || !q) throw new Error("seed too small");
+    e.store.touchProduct(p);
+    e.store.touchProduct(q);
+    const byUpdated = await data<{ products: PageOf<{ id: string }> }>(
       e,
-      `{ productVariants(first: 2, sortKey: UPDATED_AT, reverse: true) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+      `{ products(first: 2, sortKey: UPDATED_AT, reverse: true) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
     );
     // Touched last, so first in reverse update order.
-    expect(byUpdated.productVariants.nodes.map((n) => n.id)).toEqual([`gid://shopify/ProductVariant/${y.id}`, `gid://shopify/ProductVariant/${x.id}`]);
+    expect(byUpdated.products.nodes.map((n) => n.id)).toEqual([`gid://shopify/Product/${q.id}`, `gid://shopify/Product/${p.id}`]);
   });
 
   it("filters a location's inventory levels by updated_at", async () => {
@@ -389,8 +394,9 @@ describe("mutations", () => {
 
   const GROUP = `id name merchantCode options productVariantsCount { count precision }
     sellingPlans(first: 5) { nodes { id name category options
-      billingPolicy { checkoutCharge { type value { percentage fixedValue } } remainingBalanceChargeTrigger remainingBalanceChargeExactTime }
-      deliveryPolicy { fulfillmentTrigger fulfillmentExactTime } inventoryPolicy { reserve } } }
+      billingPolicy { ... on SellingPlanFixedBillingPolicy { checkoutCharge { type value { ... on SellingPlanCheckoutChargePercentageValue { percentage } ... on MoneyV2 { amount currencyCode } } }
+        remainingBalanceChargeTrigger remainingBalanceChargeExactTime } }
+      deliveryPolicy { ... on SellingPlanFixedDeliveryPolicy { fulfillmentTrigger fulfillmentExactTime } } inventoryPolicy { reserve } } }
     productVariants(first: 10) { nodes { id } }`;
   const CREATE = `mutation($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
     sellingPlanGroupCreate(input: $input, resources: $resources) { sellingPlanGroup { ${GROUP} } userErrors { field message code } } }`;

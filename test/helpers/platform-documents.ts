@@ -1,7 +1,20 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type GraphQLSchema, NoDeprecatedCustomRule, OperationTypeNode, buildSchema, parse, specifiedRules, validate } from "graphql";
+import {
+  type GraphQLInputType,
+  type GraphQLSchema,
+  Kind,
+  NoDeprecatedCustomRule,
+  buildSchema,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  parse,
+  specifiedRules,
+  typeFromAST,
+  validate,
+} from "graphql";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 /** The emulator's own documents (none today) are not the client's: it serves, it does not send. */
@@ -70,7 +83,39 @@ export function documentErrors(text: string): string[] {
   return validate(realAdminSchema(), parse(text), [...specifiedRules, NoDeprecatedCustomRule]).map((error) => error.message);
 }
 
-/** Whether the document is a mutation. */
-export function isMutation(text: string): boolean {
-  return parse(text).definitions.some((d) => d.kind === "OperationDefinition" && d.operation === OperationTypeNode.MUTATION);
+/**
+ * The deprecated input fields the variables of one request set (`DraftOrderInput.customerId`):
+ * what the document validation cannot see, since the document only names the variable's type.
+ */
+export function deprecatedInputs(text: string, variables: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const walk = (type: GraphQLInputType, value: unknown): void => {
+    if (value === null || value === undefined) return;
+    if (isNonNullType(type)) return walk(type.ofType, value);
+    if (isListType(type)) {
+      for (const item of Array.isArray(value) ? value : [value]) walk(type.ofType, item);
+      return;
+    }
+    if (!isInputObjectType(type) || typeof value !== "object") return;
+    const fields = type.getFields();
+    for (const [key, inner] of Object.entries(value)) {
+      const field = fields[key];
+      if (!field) continue;
+      if (field.deprecationReason !== undefined && field.deprecationReason !== null) found.push(`${type.name}.${key}`);
+      walk(field.type, inner);
+    }
+  };
+  for (const definition of parse(text).definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const variable of definition.variableDefinitions ?? []) {
+      const type = typeFromAST(realAdminSchema(), variable.type);
+      if (type) walk(type as GraphQLInputType, variables[variable.variable.name.value]);
+    }
+  }
+  return found;
+}
+
+/** The operation's name (`query GetOrder(...)` → GetOrder). */
+export function operationName(text: string): string {
+  return /^\s*(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(text)?.[1] ?? "(anonymous)";
 }

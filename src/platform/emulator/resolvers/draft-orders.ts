@@ -187,7 +187,7 @@ function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?:
 }
 
 export const draftOrderResolvers: Resolvers = {
-  Query: {
+  QueryRoot: {
     draftOrder: (_: unknown, args: { id: string }, ctx: Context) => findDraft(ctx, args.id) ?? null,
     draftOrders: (_: unknown, args: SearchArgs, ctx: Context) =>
       paginate(byId([...stateOf(ctx.store).drafts.values()]), args, compileSearch(args.query, draftFields)),

@@ -63,8 +63,8 @@ function productSource(ctx: Context, sortKey: string | null | undefined): Source
   return byId(ctx.store.products);
 }
 
-function variantSource(ctx: Context, sortKey: string | null | undefined): Source<Variant> {
-  if (sortKey === "UPDATED_AT") return byIndex(ctx.store.variants, ctx.store.variantsByUpdated(), (v) => v.updatedAt);
+/** Variants ascend by id: the platform's ProductVariantSortKeys has no UPDATED_AT. */
+function variantSource(ctx: Context): Source<Variant> {
   return byId(ctx.store.variants);
 }
 
@@ -76,7 +76,7 @@ function orderSource(orders: readonly Order[], sortKey: string | null | undefine
 }
 
 export const queryResolvers: Resolvers = {
-  Query: {
+  QueryRoot: {
     node: (_: unknown, args: IdArgs, ctx: Context) => findNode(ctx.store, args.id),
     nodes: (_: unknown, args: { ids: string[] }, ctx: Context) => {
       if (args.ids.length > MAX_NODES) throw new Error(`The ids argument accepts at most ${MAX_NODES} ids (got ${args.ids.length})`);
@@ -87,7 +87,7 @@ export const queryResolvers: Resolvers = {
       paginate(productSource(ctx, args.sortKey), args, compileSearch(args.query, productFields)),
     product: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Product"),
     productVariants: (_: unknown, args: SearchArgs, ctx: Context) =>
-      paginate(variantSource(ctx, args.sortKey), args, compileSearch(args.query, variantFields)),
+      paginate(variantSource(ctx), args, compileSearch(args.query, variantFields)),
     productVariant: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "ProductVariant"),
     collections: (_: unknown, args: SearchArgs, ctx: Context) => paginate(byId(ctx.store.collections), args, compileSearch(args.query, collectionFields)),
     locations: (_: unknown, args: ConnectionArgs & { includeInactive?: boolean | null }, ctx: Context) =>
