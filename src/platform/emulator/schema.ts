@@ -43,7 +43,7 @@ function merge(...maps: Resolvers[]): Resolvers {
 const RESOLVERS = merge(queryResolvers, catalogResolvers, orderResolvers, sellingPlanResolvers, sellingPlanMutations, tagMutations, metafieldResolvers, fulfillmentOrderResolvers, variantMutations, appResolvers, orderEditResolvers, draftOrderResolvers);
 
 /** A resolver for a field the schema does not have is a typo or a field the platform dropped: refuse to start. */
-function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): void {
+export function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): void {
   for (const [typeName, fields] of Object.entries(resolvers)) {
     const type = schema.getType(typeName);
     if (!isObjectType(type)) throw new Error(`emulator resolvers name type ${typeName}, which the schema does not define`);

@@ -77,6 +77,9 @@ export const catalogResolvers: Resolvers = {
     collections: (p: Product, args: ConnectionArgs, ctx: Context) =>
       paginate(byId(p.collectionIds.map((id) => ctx.store.collection(id)).filter((c): c is Collection => c !== undefined)), args),
     variants: (p: Product, args: ConnectionArgs, ctx: Context) => paginate(byId(ctx.store.variantsOf(p)), args),
+    // Non-null on the platform: a product without one has "".
+    vendor: (p: Product) => p.vendor ?? "",
+    productType: (p: Product) => p.productType ?? "",
     onlineStoreUrl: (p: Product, _: unknown, ctx: Context) => (p.status === "ACTIVE" ? `https://${ctx.shop.domain}/products/${p.handle}` : null),
   },
   ProductVariant: {
