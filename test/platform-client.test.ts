@@ -653,7 +653,7 @@ describe("against the platform emulator", () => {
       createSellingPlanGroup(client(), { name: "Preorder", merchantCode: "bad", options: ["Preorder"] }, ["gid://shopify/ProductVariant/1"]),
     );
     expect(error.kind).toBe("user_errors");
-    expect(error.message).toMatch(/^sellingPlanGroupCreate: .*gid:\/\/shopify\/ProductVariant\/1.*\(resources\.productVariantIds\.0\)$/);
+    expect(error.message).toMatch(/^sellingPlanGroupCreate: .*gid:\/\/shopify\/ProductVariant\/1.*\(resources\.productVariantIds\)$/);
     expect(error.userErrors?.length).toBeGreaterThan(0);
   });
 
@@ -800,12 +800,12 @@ describe("against the platform emulator", () => {
     expect(raise.kind).toBe("user_errors");
 
     const draftId = await createDraftOrder(c, { lineItems: [{ variantId: variantIds[0] ?? "", quantity: 2 }], tags: ["preorder-split"], poNumber: "#1001-P", customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
-    expect((await rejection(completeDraftOrder(c, draftId, "gid://shopify/PaymentGateway/99"))).message).toBe("draftOrderComplete: Payment gateway is invalid. (paymentGatewayId)");
+    expect((await rejection(completeDraftOrder(c, draftId, "gid://shopify/PaymentGateway/99"))).message).toBe("draftOrderComplete: Invalid payment gateway");
     const completed = await completeDraftOrder(c, draftId, "gid://shopify/PaymentGateway/2");
     expect(await getDraftOrder(c, draftId)).toEqual({ id: draftId, status: "COMPLETED", order: completed });
     const made = emulator.store.order(Number(completed.id.split("/").pop()));
     expect(made).toMatchObject({ tags: ["preorder-split"], poNumber: "#1001-P", paymentGatewayNames: ["bogus"], customAttributes: [{ key: "_preorder_split_of", value: order.admin_graphql_api_id }] });
-    expect((await rejection(completeDraftOrder(c, draftId, null))).message).toBe("draftOrderComplete: This order has already been completed. (id)");
+    expect((await rejection(completeDraftOrder(c, draftId, null))).message).toBe("draftOrderComplete: This order has been paid");
     expect((await rejection(createDraftOrder(c, { lineItems: [] }))).kind).toBe("user_errors");
     // A priceOverride replaces the catalog price; in another currency than the draft's it is refused (the emulator has no rates).
     const priced = await completeDraftOrder(c, await createDraftOrder(c, { lineItems: [{ variantId: variantIds[0] ?? "", quantity: 1, priceOverride: { amount: "3.50", currencyCode: "USD" } }] }), null);

@@ -456,7 +456,8 @@ describe("mutations", () => {
     });
     expect(badAdd.sellingPlanGroupAddProductVariants.sellingPlanGroup).toBeNull();
     expect(badAdd.sellingPlanGroupAddProductVariants.userErrors).toEqual([
-      { field: ["productVariantIds", "1"], message: expect.stringContaining("does not exist") as string, code: "PRODUCT_VARIANT_DOES_NOT_EXIST" },
+      // As the platform answers it (a recorded sellingPlanGroupAddProductVariants): on the list, code NOT_FOUND.
+      { field: ["productVariantIds"], message: "Product variant gid://shopify/ProductVariant/1 does not exist.", code: "NOT_FOUND" },
     ]);
 
     const tooMany = await data<{ sellingPlanGroupAddProductVariants: { userErrors: UserError[] } }>(e, ADD, {
@@ -546,7 +547,7 @@ describe("mutations", () => {
     });
     expect(unknown.sellingPlanGroupCreate.sellingPlanGroup).toBeNull();
     expect(unknown.sellingPlanGroupCreate.userErrors).toEqual([
-      { field: ["resources", "productVariantIds", "1"], message: expect.stringContaining("does not exist") as string, code: "PRODUCT_VARIANT_DOES_NOT_EXIST" },
+      { field: ["resources", "productVariantIds"], message: "Product variant gid://shopify/ProductVariant/12 does not exist.", code: "NOT_FOUND" },
     ]);
 
     const incomplete = await data<{ sellingPlanGroupCreate: { userErrors: UserError[] } }>(e, CREATE, {
