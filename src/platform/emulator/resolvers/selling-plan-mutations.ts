@@ -18,7 +18,7 @@ function existingIds(ctx: Context, type: "ProductVariant" | "Product", ids: read
     return [];
   }
   const found: number[] = [];
-  ids.forEach((id, i) => {
+  ids.forEach((id) => {
     const parsed = parseGid(id);
     const exists = parsed?.type === type && (type === "Product" ? ctx.store.product(parsed.id) : ctx.store.variant(parsed.id));
     if (parsed && exists) found.push(parsed.id);
