@@ -395,6 +395,18 @@ describe("user errors, chunking and paging (fake platform)", () => {
     ]);
   });
 
+  it("names the input of a metafieldsSet error by its place in the whole list, from the path when elementIndex is null (as the platform mostly answers)", async () => {
+    // The second call (inputs 25..29) answers an error on its own input 1, the platform's way: elementIndex null.
+    const fake = await FakePlatform.start((_, i) =>
+      i === 0
+        ? { data: { metafieldsSet: { metafields: [], userErrors: [] } } }
+        : { data: { metafieldsSet: { metafields: null, userErrors: [{ field: ["metafields", "1", "type"], message: "Type can't be blank", code: "BLANK", elementIndex: null }] } } },
+    );
+    const inputs = Array.from({ length: 30 }, (_, i) => ({ ownerId: `gid://shopify/ProductVariant/${i + 1}`, namespace: "$app:preorder", key: "offer", type: "json", value: "{}" }));
+    const error = await rejection(setMetafields(fake.client(), inputs));
+    expect(error.message).toBe("metafieldsSet: Type can't be blank (metafields.26.type)");
+  });
+
   it("expectNoUserErrors passes a clean payload through", () => {
     const payload = { userErrors: [], node: { id: "x" } };
     expect(expectNoUserErrors(payload, "tagsAdd")).toBe(payload);

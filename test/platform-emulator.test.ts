@@ -639,14 +639,15 @@ describe("metafields", () => {
       ],
     });
     expect(bad.metafieldsSet.metafields).toBeNull();
+    // The path names the input; elementIndex is null, as the platform answers it.
     expect(bad.metafieldsSet.userErrors.map((u) => [u.elementIndex, u.field?.join("."), u.code])).toEqual([
-      [1, "metafields.1.value", "INVALID_VALUE"],
-      [2, "metafields.2.type", "INVALID_TYPE"],
-      [3, "metafields.3.namespace", "APP_NOT_AUTHORIZED"],
-      [4, "metafields.4.key", "TOO_SHORT"],
-      [5, "metafields.5.type", "BLANK"],
-      [6, "metafields.6.value", "TOO_LONG"],
-      [7, "metafields.7.ownerId", "INVALID_VALUE"],
+      [null, "metafields.1.value", "INVALID_VALUE"],
+      [null, "metafields.2.type", "INVALID_TYPE"],
+      [null, "metafields.3.namespace", "APP_NOT_AUTHORIZED"],
+      [null, "metafields.4.key", "TOO_SHORT"],
+      [null, "metafields.5.type", "BLANK"],
+      [null, "metafields.6.value", "TOO_LONG"],
+      [null, "metafields.7.ownerId", "INVALID_VALUE"],
     ]);
     expect((await data<Read>(e, READ, { id: variant(1), ns: "$app:preorder", key: "config" })).productVariant.metafield).toBeNull();
 
@@ -667,7 +668,7 @@ describe("metafields", () => {
     const unknown = await data<SetAnswer>(e, SET, { m: [config("gid://shopify/Customer/1", { offer: 1 }, { key: "units" })] });
     expect(unknown.metafieldsSet.metafields).toBeNull();
     expect(unknown.metafieldsSet.userErrors).toEqual([
-      { field: ["metafields", "0", "ownerId"], message: "Owner gid://shopify/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: 0 },
+      { field: ["metafields", "0", "ownerId"], message: "Owner gid://shopify/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: null },
     ]);
   });
 
