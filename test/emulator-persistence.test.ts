@@ -58,7 +58,7 @@ const CREATE = `mutation C($input: SellingPlanGroupInput!, $resources: SellingPl
   sellingPlanGroupCreate(input: $input, resources: $resources) {
     sellingPlanGroup { id sellingPlans(first: 5) { nodes { id } } } userErrors { message } } }`;
 const DELETE = `mutation D($id: ID!) { sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { message } } }`;
-const GROUP = `query G($id: ID!) { sellingPlanGroup(id: $id) { id name productVariantsCount sellingPlans(first: 5) { nodes { id name } } } }`;
+const GROUP = `query G($id: ID!) { sellingPlanGroup(id: $id) { id name productVariantsCount { count } sellingPlans(first: 5) { nodes { id name } } } }`;
 
 interface Created {
   groupId: string;
@@ -119,12 +119,12 @@ describe("emulator state across restarts", () => {
     await stop(first);
 
     const second = await start({ stateFile: file });
-    const group = await gql<{ sellingPlanGroup: { id: string; name: string; productVariantsCount: number; sellingPlans: { nodes: { id: string }[] } } | null }>(
+    const group = await gql<{ sellingPlanGroup: { id: string; name: string; productVariantsCount: { count: number }; sellingPlans: { nodes: { id: string }[] } } | null }>(
       second,
       GROUP,
       { id: kept.groupId },
     );
-    expect(group.sellingPlanGroup).toMatchObject({ id: kept.groupId, name: "Kept", productVariantsCount: 1 });
+    expect(group.sellingPlanGroup).toMatchObject({ id: kept.groupId, name: "Kept", productVariantsCount: { count: 1 } });
     expect(group.sellingPlanGroup?.sellingPlans.nodes.map((p) => p.id)).toEqual([kept.planId]);
     expect((await gql<{ sellingPlanGroup: unknown }>(second, GROUP, { id: dropped.groupId })).sellingPlanGroup).toBeNull();
     expect(second.store.order(Number(order.id))?.email).toBe("persist@example.com");

@@ -140,20 +140,28 @@ describe("seeded catalog", () => {
     const answer = await data<{
       active: PageOf<{ id: string; isActive: boolean }>;
       all: PageOf<{ id: string; isActive: boolean }>;
-      markets: PageOf<{ primary: boolean; countryCodes: string[]; locations: { id: string }[] }>;
+      backupRegion: { code: string };
+      markets: PageOf<{ status: string; conditions: { regionsCondition: { regions: { nodes: { code: string }[] } }; locationsCondition: { locations: { nodes: { id: string }[] } } | null } }>;
       collections: PageOf<{ id: string }>;
       excluded: PageOf<{ id: string; tags: string[] }>;
     }>(e, `{
       active: locations(first: 10) { nodes { id isActive } pageInfo { hasNextPage endCursor } }
       all: locations(first: 10, includeInactive: true) { nodes { id isActive } pageInfo { hasNextPage endCursor } }
-      markets(first: 10) { nodes { primary countryCodes locations { id } } pageInfo { hasNextPage endCursor } }
+      backupRegion { ... on MarketRegionCountry { code } }
+      markets(first: 10) {
+        nodes { status conditions { regionsCondition { regions(first: 20) { nodes { ... on MarketRegionCountry { code } } } } locationsCondition { locations(first: 10) { nodes { id } } } } }
+        pageInfo { hasNextPage endCursor }
+      }
       collections(first: 50) { nodes { id } pageInfo { hasNextPage endCursor } }
       excluded: products(first: 250, query: "tag:preorder-exclude") { nodes { id tags } pageInfo { hasNextPage endCursor } }
     }`);
     expect(answer.all.nodes.map((l) => l.isActive)).toEqual([true, true, false]);
     expect(answer.active.nodes).toHaveLength(2);
-    expect(answer.markets.nodes.map((m) => m.primary)).toEqual([true, false]);
-    expect(answer.markets.nodes[0]?.locations).toHaveLength(2);
+    // The primary market is the one holding the backup region (Market.primary is deprecated).
+    const countries = answer.markets.nodes.map((m) => m.conditions.regionsCondition.regions.nodes.map((r) => r.code));
+    expect(countries.map((c) => c.includes(answer.backupRegion.code))).toEqual([true, false]);
+    expect(answer.markets.nodes.map((m) => m.status)).toEqual(["ACTIVE", "ACTIVE"]);
+    expect(answer.markets.nodes[0]?.conditions.locationsCondition?.locations.nodes).toHaveLength(2);
     expect(answer.collections.nodes).toHaveLength(10);
     expect(answer.excluded.nodes.length).toBeGreaterThan(0);
     expect(answer.excluded.nodes.every((p) => p.tags.includes("preorder-exclude"))).toBe(true);
@@ -204,12 +212,17 @@ describe("paging", () => {
     const tail = await pageAll("productVariants", `id:>${e.store.variants.at(-3)?.id}`);
     expect(tail).toHaveLength(2);
 
-    const byUpdated = await data<{ productVariants: PageOf<{ id: string }> }>(
+    // Variants have no UPDATED_AT sort key on the platform (ProductVariantSortKeys); products do.
+    const [p, q] = [e.store.products[9], e.store.products[2]];
+    if (!p || !q) throw new Error("seed too small");
+    e.store.touchProduct(p);
+    e.store.touchProduct(q);
+    const byUpdated = await data<{ products: PageOf<{ id: string }> }>(
       e,
-      `{ productVariants(first: 2, sortKey: UPDATED_AT, reverse: true) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
+      `{ products(first: 2, sortKey: UPDATED_AT, reverse: true) { nodes { id } pageInfo { hasNextPage endCursor } } }`,
     );
     // Touched last, so first in reverse update order.
-    expect(byUpdated.productVariants.nodes.map((n) => n.id)).toEqual([`gid://shopify/ProductVariant/${y.id}`, `gid://shopify/ProductVariant/${x.id}`]);
+    expect(byUpdated.products.nodes.map((n) => n.id)).toEqual([`gid://shopify/Product/${q.id}`, `gid://shopify/Product/${p.id}`]);
   });
 
   it("filters a location's inventory levels by updated_at", async () => {
@@ -441,17 +454,18 @@ describe("mutations", () => {
     expect(unknown.tagsAdd.userErrors[0]?.field).toEqual(["id"]);
   });
 
-  const GROUP = `id name merchantCode options productVariantsCount
+  const GROUP = `id name merchantCode options productVariantsCount { count precision }
     sellingPlans(first: 5) { nodes { id name category options
-      billingPolicy { checkoutCharge { type value { percentage fixedValue } } remainingBalanceChargeTrigger remainingBalanceChargeExactTime }
-      deliveryPolicy { fulfillmentTrigger fulfillmentExactTime } inventoryPolicy { reserve } } }
+      billingPolicy { ... on SellingPlanFixedBillingPolicy { checkoutCharge { type value { ... on SellingPlanCheckoutChargePercentageValue { percentage } ... on MoneyV2 { amount currencyCode } } }
+        remainingBalanceChargeTrigger remainingBalanceChargeExactTime } }
+      deliveryPolicy { ... on SellingPlanFixedDeliveryPolicy { fulfillmentTrigger fulfillmentExactTime } } inventoryPolicy { reserve } } }
     productVariants(first: 10) { nodes { id } }`;
   const CREATE = `mutation($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {
     sellingPlanGroupCreate(input: $input, resources: $resources) { sellingPlanGroup { ${GROUP} } userErrors { field message code } } }`;
   const UPDATE = `mutation($id: ID!, $input: SellingPlanGroupInput!) {
     sellingPlanGroupUpdate(id: $id, input: $input) { sellingPlanGroup { ${GROUP} } deletedSellingPlanIds userErrors { field message code } } }`;
   const ADD = `mutation($id: ID!, $ids: [ID!]!) {
-    sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $ids) { sellingPlanGroup { productVariantsCount } userErrors { field message code } } }`;
+    sellingPlanGroupAddProductVariants(id: $id, productVariantIds: $ids) { sellingPlanGroup { productVariantsCount { count } } userErrors { field message code } } }`;
   const REMOVE = `mutation($id: ID!, $ids: [ID!]!) {
     sellingPlanGroupRemoveProductVariants(id: $id, productVariantIds: $ids) { removedProductVariantIds userErrors { field message code } } }`;
   const DELETE = `mutation($id: ID!) { sellingPlanGroupDelete(id: $id) { deletedSellingPlanGroupId userErrors { field message code } } }`;
@@ -473,7 +487,7 @@ describe("mutations", () => {
 
   type GroupShape = {
     id: string;
-    productVariantsCount: number;
+    productVariantsCount: { count: number; precision: string };
     sellingPlans: { nodes: { id: string; name: string; billingPolicy: { remainingBalanceChargeExactTime: string } }[] };
     productVariants: { nodes: { id: string }[] };
   };
@@ -487,16 +501,16 @@ describe("mutations", () => {
     expect(created.sellingPlanGroupCreate.userErrors).toEqual([]);
     const group = created.sellingPlanGroupCreate.sellingPlanGroup;
     if (!group) throw new Error("no group");
-    expect(group.productVariantsCount).toBe(2);
+    expect(group.productVariantsCount).toEqual({ count: 2, precision: "EXACT" });
     expect(group.productVariants.nodes.map((n) => n.id)).toEqual([variant(0), variant(1)]);
     expect(group.sellingPlans.nodes[0]?.billingPolicy.remainingBalanceChargeExactTime).toBe("2027-03-01T00:00:00.000Z");
 
-    const added = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: { productVariantsCount: number }; userErrors: UserError[] } }>(
+    const added = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: { productVariantsCount: { count: number } }; userErrors: UserError[] } }>(
       e,
       ADD,
       { id: group.id, ids: [variant(2), variant(1)] },
     );
-    expect(added.sellingPlanGroupAddProductVariants).toEqual({ sellingPlanGroup: { productVariantsCount: 3 }, userErrors: [] });
+    expect(added.sellingPlanGroupAddProductVariants).toEqual({ sellingPlanGroup: { productVariantsCount: { count: 3 } }, userErrors: [] });
 
     const badAdd = await data<{ sellingPlanGroupAddProductVariants: { sellingPlanGroup: null; userErrors: UserError[] } }>(e, ADD, {
       id: group.id,
@@ -504,7 +518,8 @@ describe("mutations", () => {
     });
     expect(badAdd.sellingPlanGroupAddProductVariants.sellingPlanGroup).toBeNull();
     expect(badAdd.sellingPlanGroupAddProductVariants.userErrors).toEqual([
-      { field: ["productVariantIds", "1"], message: expect.stringContaining("does not exist") as string, code: "PRODUCT_VARIANT_DOES_NOT_EXIST" },
+      // As the platform answers it (a recorded sellingPlanGroupAddProductVariants): on the list, code NOT_FOUND.
+      { field: ["productVariantIds"], message: "Product variant gid://shopify/ProductVariant/1 does not exist.", code: "NOT_FOUND" },
     ]);
 
     const tooMany = await data<{ sellingPlanGroupAddProductVariants: { userErrors: UserError[] } }>(e, ADD, {
@@ -594,7 +609,7 @@ describe("mutations", () => {
     });
     expect(unknown.sellingPlanGroupCreate.sellingPlanGroup).toBeNull();
     expect(unknown.sellingPlanGroupCreate.userErrors).toEqual([
-      { field: ["resources", "productVariantIds", "1"], message: expect.stringContaining("does not exist") as string, code: "PRODUCT_VARIANT_DOES_NOT_EXIST" },
+      { field: ["resources", "productVariantIds"], message: "Product variant gid://shopify/ProductVariant/12 does not exist.", code: "NOT_FOUND" },
     ]);
 
     const incomplete = await data<{ sellingPlanGroupCreate: { userErrors: UserError[] } }>(e, CREATE, {
@@ -686,14 +701,15 @@ describe("metafields", () => {
       ],
     });
     expect(bad.metafieldsSet.metafields).toBeNull();
+    // The path names the input; elementIndex is null, as the platform answers it.
     expect(bad.metafieldsSet.userErrors.map((u) => [u.elementIndex, u.field?.join("."), u.code])).toEqual([
-      [1, "metafields.1.value", "INVALID_VALUE"],
-      [2, "metafields.2.type", "INVALID_TYPE"],
-      [3, "metafields.3.namespace", "APP_NOT_AUTHORIZED"],
-      [4, "metafields.4.key", "TOO_SHORT"],
-      [5, "metafields.5.type", "BLANK"],
-      [6, "metafields.6.value", "TOO_LONG"],
-      [7, "metafields.7.ownerId", "INVALID_VALUE"],
+      [null, "metafields.1.value", "INVALID_VALUE"],
+      [null, "metafields.2.type", "INVALID_TYPE"],
+      [null, "metafields.3.namespace", "APP_NOT_AUTHORIZED"],
+      [null, "metafields.4.key", "TOO_SHORT"],
+      [null, "metafields.5.type", "BLANK"],
+      [null, "metafields.6.value", "TOO_LONG"],
+      [null, "metafields.7.ownerId", "INVALID_VALUE"],
     ]);
     expect((await data<Read>(e, READ, { id: variant(1), ns: "$app:preorder", key: "config" })).productVariant.metafield).toBeNull();
 
@@ -714,7 +730,7 @@ describe("metafields", () => {
     const unknown = await data<SetAnswer>(e, SET, { m: [config("gid://shopify/Customer/1", { offer: 1 }, { key: "units" })] });
     expect(unknown.metafieldsSet.metafields).toBeNull();
     expect(unknown.metafieldsSet.userErrors).toEqual([
-      { field: ["metafields", "0", "ownerId"], message: "Owner gid://shopify/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: 0 },
+      { field: ["metafields", "0", "ownerId"], message: "Owner gid://shopify/Customer/1 does not exist.", code: "INVALID_VALUE", elementIndex: null },
     ]);
   });
 

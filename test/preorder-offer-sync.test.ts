@@ -23,10 +23,13 @@ const call = (method: string, id: string, suffix = "", body?: unknown) => offerC
 
 const PLAN_POLICIES = `query Plans($id: ID!) { sellingPlanGroup(id: $id) { sellingPlans(first: 5) { nodes {
   name options category
-  billingPolicy { checkoutCharge { type value { percentage fixedValue } } remainingBalanceChargeTrigger remainingBalanceChargeExactTime remainingBalanceChargeTimeAfterCheckout }
-  deliveryPolicy { fulfillmentTrigger fulfillmentExactTime }
+  billingPolicy { ... on SellingPlanFixedBillingPolicy {
+    checkoutCharge { type value { ... on SellingPlanCheckoutChargePercentageValue { percentage } ... on MoneyV2 { amount } } }
+    remainingBalanceChargeTrigger remainingBalanceChargeExactTime remainingBalanceChargeTimeAfterCheckout
+  } }
+  deliveryPolicy { ... on SellingPlanFixedDeliveryPolicy { fulfillmentTrigger fulfillmentExactTime } }
   inventoryPolicy { reserve }
-  pricingPolicies { adjustmentType adjustmentValue { percentage fixedValue } }
+  pricingPolicies { ... on SellingPlanFixedPricingPolicy { adjustmentType adjustmentValue { ... on SellingPlanPricingPolicyPercentageValue { percentage } ... on MoneyV2 { amount } } } }
 } } } }`;
 
 async function plans(groupId: string): Promise<Json[]> {
@@ -85,14 +88,14 @@ describe("offer sync to the platform", () => {
         options: ["Pay a deposit"],
         category: "PRE_ORDER",
         billingPolicy: {
-          checkoutCharge: { type: "PERCENTAGE", value: { percentage: 25, fixedValue: null } },
+          checkoutCharge: { type: "PERCENTAGE", value: { percentage: 25 } },
           remainingBalanceChargeTrigger: "TIME_AFTER_CHECKOUT",
           remainingBalanceChargeExactTime: null,
           remainingBalanceChargeTimeAfterCheckout: "P21D",
         },
         deliveryPolicy: { fulfillmentTrigger: "EXACT_TIME", fulfillmentExactTime: "2026-12-01T00:00:00.000Z" },
         inventoryPolicy: { reserve: "ON_FULFILLMENT" },
-        pricingPolicies: [{ adjustmentType: "PERCENTAGE", adjustmentValue: { percentage: 10, fixedValue: null } }],
+        pricingPolicies: [{ adjustmentType: "PERCENTAGE", adjustmentValue: { percentage: 10 } }],
       },
     ]);
   });
@@ -160,7 +163,8 @@ describe("offer sync to the platform", () => {
     const synced = await waitSynced(env, id);
     const groupId = synced.platform_selling_plan_group_id ?? "";
     const PLANS = `query P($id: ID!) { sellingPlanGroup(id: $id) { options sellingPlans(first: 5) { nodes {
-      id name description options billingPolicy { checkoutCharge { value { percentage } } remainingBalanceChargeTrigger } } } } }`;
+      id name description options
+      billingPolicy { ... on SellingPlanFixedBillingPolicy { checkoutCharge { value { ... on SellingPlanCheckoutChargePercentageValue { percentage } } } remainingBalanceChargeTrigger } } } } } }`;
     type Plans = { sellingPlanGroup: { options: string[]; sellingPlans: { nodes: { id: string; name: string; description: string; options: string[]; billingPolicy: Json }[] } } };
     const read = async () => (await client.request<Plans>(PLANS, { id: groupId })).sellingPlanGroup;
     const offerPlans = async () =>

@@ -87,7 +87,8 @@ async function* pages<Raw, Out>(
   for await (const page of paginate(client, query.text, variables, select, query.pageSize, requestOptions)) yield page.map(map);
 }
 
-const PRODUCTS = `query MirrorProducts($first: Int!, $after: String, $query: String) {
+// Each document is exported: test/platform-client.test.ts validates every one against the schema.
+export const PRODUCTS = `query MirrorProducts($first: Int!, $after: String, $query: String) {
   products(first: $first, after: $after, query: $query) {
     nodes { id title handle status tags vendor productType updatedAt collections(first: 5) { nodes { id } } }
     pageInfo { hasNextPage endCursor }
@@ -117,7 +118,7 @@ export function productPages(client: PlatformClient, since?: string, options?: P
   );
 }
 
-const VARIANTS = `query MirrorVariants($first: Int!, $after: String, $query: String) {
+export const VARIANTS = `query MirrorVariants($first: Int!, $after: String, $query: String) {
   productVariants(first: $first, after: $after, query: $query) {
     nodes { id title sku price inventoryPolicy updatedAt product { id } inventoryItem { id } }
     pageInfo { hasNextPage endCursor }
@@ -156,7 +157,7 @@ export function variantPages(client: PlatformClient, since?: string, options?: P
   );
 }
 
-const INVENTORY = `query MirrorInventory($location: ID!, $first: Int!, $after: String, $query: String) {
+export const INVENTORY = `query MirrorInventory($location: ID!, $first: Int!, $after: String, $query: String) {
   location(id: $location) {
     inventoryLevels(first: $first, after: $after, query: $query) {
       nodes { updatedAt item { id } quantities(names: ["available"]) { name quantity } }
@@ -190,7 +191,7 @@ export function inventoryPages(client: PlatformClient, locationId: string, since
   );
 }
 
-const LOCATIONS = `query MirrorLocations($first: Int!, $after: String) {
+export const LOCATIONS = `query MirrorLocations($first: Int!, $after: String) {
   locations(first: $first, after: $after, includeInactive: true) {
     nodes { id name isActive }
     pageInfo { hasNextPage endCursor }
@@ -208,34 +209,84 @@ export function locationPages(client: PlatformClient, options?: PageOptions): As
   );
 }
 
-const MARKETS = `query MirrorMarkets($first: Int!, $after: String) {
+/** Regions read per market: more than the countries there are. */
+const MARKET_REGIONS = 250;
+/** Locations read per market. */
+const MARKET_LOCATIONS = 100;
+/** A market's requested cost: itself, its conditions, each condition, each connection (2 + first). */
+const MARKET_COST = 1 + 1 + 1 + (2 + MARKET_REGIONS) + 1 + (2 + MARKET_LOCATIONS);
+/** Markets per page, under the platform's single-query cost cap (1,000). */
+const MARKETS_PER_PAGE = 2;
+
+/**
+ * Markets through today's Markets API (decision 0218): a market is active when its status is
+ * ACTIVE, its countries are its regions condition's, its locations its locations condition's.
+ * The primary market (Market.primary is deprecated) is the one holding the shop's backup region,
+ * where a visitor no market matches is sold to: the shop's home market.
+ */
+export const MARKETS = `query MirrorMarkets($first: Int!, $after: String) {
+  backupRegion { ... on MarketRegionCountry { code } }
   markets(first: $first, after: $after) {
-    nodes { id name enabled primary countryCodes locations { id } }
+    nodes {
+      id name status
+      conditions {
+        regionsCondition { regions(first: ${MARKET_REGIONS}) { nodes { ... on MarketRegionCountry { code } } pageInfo { hasNextPage } } }
+        locationsCondition { locations(first: ${MARKET_LOCATIONS}) { nodes { id } pageInfo { hasNextPage } } }
+      }
+    }
     pageInfo { hasNextPage endCursor }
   }
 }`;
 
+const truncated = z.object({ hasNextPage: z.boolean() });
 const marketNode = z.object({
   id: z.string(),
   name: z.string(),
-  enabled: z.boolean(),
-  primary: z.boolean(),
-  countryCodes: z.array(z.string()),
-  locations: z.array(z.object({ id: z.string() })),
+  status: z.string(),
+  conditions: z
+    .object({
+      regionsCondition: z.object({ regions: z.object({ nodes: z.array(z.object({ code: z.string() }).partial()), pageInfo: truncated }) }).nullable(),
+      locationsCondition: z.object({ locations: z.object({ nodes: z.array(z.object({ id: z.string() })), pageInfo: truncated }) }).nullable(),
+    })
+    .nullable(),
 });
+const marketsAnswer = z.object({ backupRegion: z.object({ code: z.string() }).partial(), markets: connectionSchema(marketNode) });
+
+function marketRecord(market: z.infer<typeof marketNode>, backupCountry: string | undefined): MarketRecord {
+  const regions = market.conditions?.regionsCondition?.regions;
+  const locations = market.conditions?.locationsCondition?.locations;
+  // Every country there is fits in one page; a market with more locations than one page is not mirrored wrong, it fails loudly.
+  if (regions?.pageInfo.hasNextPage || locations?.pageInfo.hasNextPage) {
+    throw new Error(`market ${market.id} has more than ${MARKET_REGIONS} regions or ${MARKET_LOCATIONS} locations, more than the mirror reads`);
+  }
+  const countries = (regions?.nodes ?? []).flatMap((r) => (r.code === undefined ? [] : [r.code]));
+  return {
+    id: market.id,
+    name: market.name,
+    active: market.status === "ACTIVE",
+    primary: backupCountry !== undefined && countries.includes(backupCountry),
+    countries,
+    locationIds: (locations?.nodes ?? []).map((l) => l.id),
+  };
+}
 
 export function marketPages(client: PlatformClient, options?: PageOptions): AsyncGenerator<MarketRecord[]> {
+  let backupCountry: string | undefined;
   return pages(
     client,
-    { text: MARKETS, cost: 2 + 50 * 2, pageSize: 50 },
+    { text: MARKETS, cost: 1 + 2 + MARKETS_PER_PAGE * MARKET_COST, pageSize: MARKETS_PER_PAGE },
     {},
-    (data) => z.object({ markets: connectionSchema(marketNode) }).parse(data).markets,
-    (m) => ({ id: m.id, name: m.name, active: m.enabled, primary: m.primary, countries: m.countryCodes, locationIds: m.locations.map((l) => l.id) }),
+    (data) => {
+      const answer = marketsAnswer.parse(data);
+      backupCountry = answer.backupRegion.code;
+      return answer.markets;
+    },
+    (m) => marketRecord(m, backupCountry),
     options,
   );
 }
 
-const COLLECTIONS = `query MirrorCollections($first: Int!, $after: String) {
+export const COLLECTIONS = `query MirrorCollections($first: Int!, $after: String) {
   collections(first: $first, after: $after) {
     nodes { id title handle updatedAt }
     pageInfo { hasNextPage endCursor }

@@ -3,17 +3,28 @@ import type { PlatformRequester, RequestOptions } from "../client.ts";
 import { parseAnswer } from "./parse.ts";
 import { addTags, removeTags } from "./tags.ts";
 
-export const customerSchema = z.object({
-  id: z.string(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  firstName: z.string().nullable(),
-  tags: z.array(z.string()),
-});
+/** The customer's fields every document selects: the default e-mail address and phone number (Customer.email/phone are deprecated). */
+export const CUSTOMER_FIELDS = `id defaultEmailAddress { emailAddress } defaultPhoneNumber { phoneNumber } firstName tags`;
+
+/** A customer as this service uses it: the default contact details flattened to email and phone. */
+export const customerSchema = z
+  .object({
+    id: z.string(),
+    defaultEmailAddress: z.object({ emailAddress: z.string() }).nullable(),
+    defaultPhoneNumber: z.object({ phoneNumber: z.string() }).nullable(),
+    firstName: z.string().nullable(),
+    tags: z.array(z.string()),
+  })
+  .transform(({ defaultEmailAddress, defaultPhoneNumber, ...rest }) => ({
+    ...rest,
+    email: defaultEmailAddress?.emailAddress ?? null,
+    phone: defaultPhoneNumber?.phoneNumber ?? null,
+  }));
 export type Customer = z.infer<typeof customerSchema>;
 
+// Each document is exported: test/platform-client.test.ts validates every one against the schema.
 export const GET_CUSTOMER = `query GetCustomer($id: ID!) {
-  customer(id: $id) { id email phone firstName tags }
+  customer(id: $id) { ${CUSTOMER_FIELDS} }
 }`;
 
 /** The customer, or null when the platform has no customer with that id. */

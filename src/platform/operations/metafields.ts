@@ -98,11 +98,13 @@ export async function setMetafields(client: PlatformRequester, inputs: readonly 
   for (const part of chunk(inputs, METAFIELDS_PER_CALL)) {
     const data = await client.request<unknown>(METAFIELDS_SET, { metafields: part }, options);
     const payload = parseAnswer(setAnswer, data, "metafieldsSet").metafieldsSet;
-    // elementIndex and the path count from this call's first input: shift both to the whole list's.
+    // The path (and elementIndex, when the platform gives one: it mostly answers null) counts from
+    // this call's first input: shift it to the whole list's.
     const base = offset;
     const userErrors = payload.userErrors.map((e) => {
-      const index = typeof e.elementIndex === "number" ? e.elementIndex + base : null;
-      const field = e.field && index !== null && e.field[0] === "metafields" && e.field.length > 1 ? ["metafields", String(index), ...e.field.slice(2)] : e.field;
+      const pathIndex = e.field?.[0] === "metafields" && e.field.length > 1 && /^\d+$/.test(e.field[1] ?? "") ? Number(e.field[1]) : null;
+      const index = typeof e.elementIndex === "number" ? e.elementIndex + base : pathIndex === null ? null : pathIndex + base;
+      const field = e.field && index !== null && pathIndex !== null ? ["metafields", String(index), ...e.field.slice(2)] : e.field;
       return { ...e, field };
     });
     expectNoUserErrors({ userErrors }, "metafieldsSet");

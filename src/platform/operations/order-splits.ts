@@ -44,8 +44,9 @@ export const DRAFT_ORDER_CREATE = `mutation DraftOrderCreate($input: DraftOrderI
   draftOrderCreate(input: $input) { draftOrder { id name status } userErrors { field message } }
 }`;
 
-export const DRAFT_ORDER_COMPLETE = `mutation DraftOrderComplete($id: ID!, $paymentGatewayId: ID, $paymentPending: Boolean) {
-  draftOrderComplete(id: $id, paymentGatewayId: $paymentGatewayId, paymentPending: $paymentPending) {
+// paymentPending (deprecated) is left at its default, false: the draft is completed paid.
+export const DRAFT_ORDER_COMPLETE = `mutation DraftOrderComplete($id: ID!, $paymentGatewayId: ID) {
+  draftOrderComplete(id: $id, paymentGatewayId: $paymentGatewayId) {
     draftOrder { id status order { id name } }
     userErrors { field message }
   }
@@ -131,7 +132,8 @@ export async function editOrderQuantities(client: PlatformRequester, orderId: st
 
 export interface DraftOrderInput {
   email?: string | null;
-  customerId?: string | null;
+  /** The customer the draft is for (DraftOrderInput.customerId is deprecated for it). */
+  purchasingEntity?: { customerId: string } | null;
   /** priceOverride: the unit price in place of the variant's catalog price. */
   lineItems: { variantId: string; quantity: number; priceOverride?: { amount: string; currencyCode: string } }[];
   tags?: string[];
@@ -162,7 +164,7 @@ export async function getDraftOrder(client: PlatformRequester, id: string, optio
 
 /** Completes the draft into an order, paid through the gateway (the store's default when null); answers the order. */
 export async function completeDraftOrder(client: PlatformRequester, id: string, paymentGatewayId: string | null, options?: RequestOptions): Promise<{ id: string; name: string }> {
-  const data = await client.request<unknown>(DRAFT_ORDER_COMPLETE, { id, paymentGatewayId, paymentPending: false }, options);
+  const data = await client.request<unknown>(DRAFT_ORDER_COMPLETE, { id, paymentGatewayId }, options);
   const payload = expectNoUserErrors(parseAnswer(completeAnswer, data, "draftOrderComplete").draftOrderComplete, "draftOrderComplete");
   const order = payload.draftOrder?.order;
   if (!order) throw new PlatformError("draftOrderComplete: answered no order and no user error", { kind: "graphql", attempts: 0 });

@@ -1,47 +1,55 @@
 import { z } from "zod";
 import type { PlatformRequester, RequestOptions } from "../client.ts";
-import { collect, connectionSchema, MAX_PAGE_SIZE, paginate } from "../paginate.ts";
+import { collect, connectionSchema, paginate } from "../paginate.ts";
 import { largestBatch } from "./cost.ts";
-import { customerSchema } from "./customers.ts";
-import { decimalSchema, parseAnswer } from "./parse.ts";
+import { CUSTOMER_FIELDS, customerSchema } from "./customers.ts";
+import { parseAnswer, shopMoneySchema } from "./parse.ts";
 
-const lineItemSchema = z.object({
-  id: z.string(),
-  quantity: z.number().int(),
-  variant: z.object({ id: z.string() }).nullable(),
-  sellingPlanId: z.string().nullable(),
-  originalUnitPrice: decimalSchema,
-});
+const lineItemSchema = z
+  .object({
+    id: z.string(),
+    quantity: z.number().int(),
+    variant: z.object({ id: z.string() }).nullable(),
+    sellingPlan: z.object({ sellingPlanId: z.string().nullable() }).nullable(),
+    originalUnitPriceSet: shopMoneySchema,
+  })
+  .transform(({ sellingPlan, originalUnitPriceSet, ...rest }) => ({ ...rest, sellingPlanId: sellingPlan?.sellingPlanId ?? null, originalUnitPrice: originalUnitPriceSet }));
 export type LineItem = z.infer<typeof lineItemSchema>;
 
 const lineItemPage = connectionSchema(lineItemSchema);
 
-const orderNodeSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  cancelledAt: z.string().nullable(),
-  displayFinancialStatus: z.string(),
-  displayFulfillmentStatus: z.string(),
-  currencyCode: z.string(),
-  totalPrice: decimalSchema,
-  totalOutstanding: decimalSchema,
-  tags: z.array(z.string()),
-  customer: customerSchema.nullable(),
-  lineItems: lineItemPage,
-});
-type OrderNode = z.infer<typeof orderNodeSchema>;
+const orderNodeSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    cancelledAt: z.string().nullable(),
+    // OrderDisplayFinancialStatus is nullable on the platform (an order's webhook then has financial_status null).
+    displayFinancialStatus: z.string().nullable(),
+    displayFulfillmentStatus: z.string(),
+    currencyCode: z.string(),
+    totalPriceSet: shopMoneySchema,
+    totalOutstandingSet: shopMoneySchema,
+    tags: z.array(z.string()),
+    customer: customerSchema.nullable(),
+    lineItems: lineItemPage,
+  })
+  .transform(({ totalPriceSet, totalOutstandingSet, ...rest }) => ({ ...rest, totalPrice: totalPriceSet, totalOutstanding: totalOutstandingSet }));
+type OrderNode = z.output<typeof orderNodeSchema>;
 
 /** An order with all its line items. */
 export type Order = Omit<OrderNode, "lineItems"> & { lineItems: LineItem[] };
 
-const LINE_ITEM_FIELDS = `nodes { id quantity variant { id } sellingPlanId originalUnitPrice } pageInfo { hasNextPage endCursor }`;
+// Amounts in the shop's currency (currencyCode), as the order webhooks' total_price and price are.
+const LINE_ITEM_FIELDS = `nodes { id quantity variant { id } sellingPlan { sellingPlanId } originalUnitPriceSet { shopMoney { amount } } } pageInfo { hasNextPage endCursor }`;
 const ORDER_FIELDS = `id name email createdAt updatedAt cancelledAt displayFinancialStatus displayFulfillmentStatus
-  currencyCode totalPrice totalOutstanding tags
-  customer { id email phone firstName tags }
+  currencyCode totalPriceSet { shopMoney { amount } } totalOutstandingSet { shopMoney { amount } } tags
+  customer { ${CUSTOMER_FIELDS} }
   lineItems(first: $lineItems) { ${LINE_ITEM_FIELDS} }`;
+
+// Each document is exported: test/platform-client.test.ts validates every one against the schema.
 
 export const GET_ORDER = `query GetOrder($id: ID!, $lineItems: Int) { order(id: $id) { ${ORDER_FIELDS} } }`;
 
@@ -59,7 +67,7 @@ const listAnswer = z.object({ orders: connectionSchema(orderNodeSchema) });
 
 /** The order with every line item, or null when the platform has no order with that id. */
 export async function getOrder(client: PlatformRequester, id: string, options?: RequestOptions): Promise<Order | null> {
-  const data = await client.request<unknown>(GET_ORDER, { id, lineItems: MAX_PAGE_SIZE }, options);
+  const data = await client.request<unknown>(GET_ORDER, { id, lineItems: LINES_WITH_ORDER }, options);
   const order = parseAnswer(getAnswer, data, "order").order;
   return order ? complete(client, order, options) : null;
 }
@@ -69,17 +77,25 @@ export interface ListOrdersOptions extends RequestOptions {
   updatedSince?: Date | string;
   /** Line items fetched with each order; an order with more gets the rest in its own queries. */
   lineItemsPerOrder?: number;
-  /** Orders per page; by default as many as the platform's cost cap allows (41 with 10 line items each). */
+  /** Orders per page; by default as many as the platform's cost cap allows (16 with 10 line items each). */
   pageSize?: number;
 }
 
+/** What one line item costs: itself 1, its variant 1, its selling plan 1, its price's MoneyBag 1 and shop money 1. */
+const LINE_ITEM_COST = 5;
+
 /**
- * What one order costs in LIST_ORDERS: the order 1, its customer 1, the line item connection 2,
- * and per line item 1 + its variant 1. The orders connection itself adds 2 per page.
+ * What one order costs in LIST_ORDERS: the order 1, its customer 1 with its e-mail address 1 and
+ * phone number 1, each of its two MoneyBags 2, the line item connection 2, and per line item
+ * LINE_ITEM_COST. The orders connection itself adds 2 per page.
  */
 function orderCost(lineItemsPerOrder: number): number {
-  return 4 + 2 * lineItemsPerOrder;
+  return 10 + LINE_ITEM_COST * lineItemsPerOrder;
 }
+
+/** Line items read with one order (GET_ORDER) and per page of ORDER_LINE_ITEMS: as many as the cost cap allows. */
+const LINES_WITH_ORDER = largestBatch(LINE_ITEM_COST, orderCost(0));
+const LINES_PER_PAGE = largestBatch(LINE_ITEM_COST, 1 + 2);
 
 /** Orders in ascending id order, page by page, each with all its line items. */
 export async function* listOrders(client: PlatformRequester, options: ListOrdersOptions = {}): AsyncGenerator<Order[], void, undefined> {
@@ -104,17 +120,19 @@ async function complete(client: PlatformRequester, order: OrderNode, options: Re
       ORDER_LINE_ITEMS,
       { id: order.id },
       (data) => parseAnswer(lineItemsAnswer, data, "order").order?.lineItems ?? { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } },
-      MAX_PAGE_SIZE,
+      LINES_PER_PAGE,
       options,
     ),
   );
   return { ...rest, lineItems: all };
 }
 
-export const ORDER_PAYMENT_COLLECTION_URL = `query OrderPaymentCollectionUrl($id: ID!) { order(id: $id) { id totalOutstanding paymentCollectionDetails { additionalPaymentCollectionUrl } } }`;
+export const ORDER_PAYMENT_COLLECTION_URL = `query OrderPaymentCollectionUrl($id: ID!) {
+  order(id: $id) { id totalOutstandingSet { shopMoney { amount } } paymentCollectionDetails { additionalPaymentCollectionUrl } }
+}`;
 
 const paymentCollectionAnswer = z.object({
-  order: z.object({ id: z.string(), totalOutstanding: decimalSchema, paymentCollectionDetails: z.object({ additionalPaymentCollectionUrl: z.string().nullable() }) }).nullable(),
+  order: z.object({ id: z.string(), totalOutstandingSet: shopMoneySchema, paymentCollectionDetails: z.object({ additionalPaymentCollectionUrl: z.string().nullable() }) }).nullable(),
 });
 
 /**
@@ -125,5 +143,5 @@ const paymentCollectionAnswer = z.object({
 export async function getPaymentCollectionUrl(client: PlatformRequester, id: string, options?: RequestOptions): Promise<{ url: string | null; outstanding: string } | undefined> {
   const data = await client.request<unknown>(ORDER_PAYMENT_COLLECTION_URL, { id }, options);
   const order = parseAnswer(paymentCollectionAnswer, data, "order").order;
-  return order ? { url: order.paymentCollectionDetails.additionalPaymentCollectionUrl, outstanding: order.totalOutstanding } : undefined;
+  return order ? { url: order.paymentCollectionDetails.additionalPaymentCollectionUrl, outstanding: order.totalOutstandingSet } : undefined;
 }

@@ -18,3 +18,6 @@ export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, opera
 
 /** The Decimal scalar: the platform sends a string ("12.50"); accept a number too, keep a string. */
 export const decimalSchema = z.union([z.string(), z.number()]).transform(String);
+
+/** A MoneyBag read for its shop-currency amount (`… { shopMoney { amount } }`): the amount as a decimal string. */
+export const shopMoneySchema = z.object({ shopMoney: z.object({ amount: decimalSchema }) }).transform((bag) => bag.shopMoney.amount);

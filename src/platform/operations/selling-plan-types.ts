@@ -1,5 +1,5 @@
 /**
- * Inputs for selling plan groups, as the platform's Admin API models them (admin-schema.graphql).
+ * Inputs for selling plan groups, as the platform's Admin API models them (SellingPlanGroupInput in admin-2026-07.graphql).
  * A preorder offer is one group with a plan of category PRE_ORDER per enabled payment option
  * (decision 0212): a fixed billing policy (all at checkout, or a deposit and the balance later),
  * a fixed delivery policy and an inventory policy.

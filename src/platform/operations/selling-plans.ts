@@ -13,7 +13,7 @@ export type * from "./selling-plan-types.ts";
  * A preorder group holds a plan per payment option (decision 0212); 20 leaves room without making
  * the query dear. The billing policy's trigger tells which option a plan charges by.
  */
-const GROUP_FIELDS = `id name merchantCode options productVariantsCount
+const GROUP_FIELDS = `id name merchantCode options productVariantsCount { count }
   sellingPlans(first: 20) { nodes { id name category options billingPolicy { ... on SellingPlanFixedBillingPolicy { remainingBalanceChargeTrigger } } } }`;
 
 export const sellingPlanGroupSchema = z.object({
@@ -21,7 +21,11 @@ export const sellingPlanGroupSchema = z.object({
   name: z.string(),
   merchantCode: z.string(),
   options: z.array(z.string()),
-  productVariantsCount: z.number().int(),
+  // A Count; null (the platform answers no count) reads as none.
+  productVariantsCount: z
+    .object({ count: z.number().int() })
+    .nullable()
+    .transform((count) => count?.count ?? 0),
   sellingPlans: z.object({
     nodes: z.array(
       z.object({
@@ -35,7 +39,7 @@ export const sellingPlanGroupSchema = z.object({
     ),
   }),
 });
-export type SellingPlanGroup = z.infer<typeof sellingPlanGroupSchema>;
+export type SellingPlanGroup = z.output<typeof sellingPlanGroupSchema>;
 
 // Each document is exported: test/platform-client.test.ts validates every one against the schema.
 export const CREATE_SELLING_PLAN_GROUP = `mutation SellingPlanGroupCreate($input: SellingPlanGroupInput!, $resources: SellingPlanGroupResourceInput) {

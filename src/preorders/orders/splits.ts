@@ -204,7 +204,7 @@ async function splitOrders(ctx: TaskContext, client: PlatformRequester, orderId:
         client,
         {
           email: order.email,
-          customerId: order.customer_id,
+          purchasingEntity: order.customer_id === null ? null : { customerId: order.customer_id },
           // At the price the shopper was charged, not the catalog's price of the day of the split.
           lineItems: members.flatMap((l) => (l.variant_id === null ? [] : [{ variantId: l.variant_id, quantity: l.quantity, priceOverride: { amount: l.price, currencyCode: order.currency } }])),
           tags: [settings.order_tag],

@@ -70,7 +70,7 @@ interface ResourceView {
 }
 
 export const appResolvers: Resolvers = {
-  Query: {
+  QueryRoot: {
     currentAppInstallation: (_: unknown, __: unknown, ctx: Context) => ({
       id: gid("AppInstallation", ctx.appId),
       accessScopes: ctx.app.scopes().map((handle) => ({ handle, description: SCOPE_DESCRIPTIONS[handle] ?? handle.replaceAll("_", " ") })),

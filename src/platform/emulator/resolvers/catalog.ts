@@ -49,11 +49,37 @@ function levelAvailable(level: InventoryLevelView): number {
   return level.location.levels?.available[level.variantIndex] ?? 0;
 }
 
+interface MarketConditionsView {
+  readonly kind: "MarketConditions";
+  readonly market: Market;
+}
+
+/** A market's countries as MarketRegionCountry nodes, numbered after the market (the platform's ids are its own). */
+export function marketCountries(market: Market): MarketRegionCountryView[] {
+  return market.countryCodes.map((code, i) => ({ kind: "MarketRegionCountry", id: market.id * 1000 + i + 1, code, name: countryName(code) }));
+}
+
+export interface MarketRegionCountryView {
+  readonly kind: "MarketRegionCountry";
+  readonly id: number;
+  readonly code: string;
+  readonly name: string;
+}
+
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+
+function countryName(code: string): string {
+  return regionNames.of(code) ?? code;
+}
+
 export const catalogResolvers: Resolvers = {
   Product: {
     collections: (p: Product, args: ConnectionArgs, ctx: Context) =>
       paginate(byId(p.collectionIds.map((id) => ctx.store.collection(id)).filter((c): c is Collection => c !== undefined)), args),
     variants: (p: Product, args: ConnectionArgs, ctx: Context) => paginate(byId(ctx.store.variantsOf(p)), args),
+    // Non-null on the platform: a product without one has "".
+    vendor: (p: Product) => p.vendor ?? "",
+    productType: (p: Product) => p.productType ?? "",
     onlineStoreUrl: (p: Product, _: unknown, ctx: Context) => (p.status === "ACTIVE" ? `https://${ctx.shop.domain}/products/${p.handle}` : null),
   },
   ProductVariant: {
@@ -86,8 +112,23 @@ export const catalogResolvers: Resolvers = {
         }),
       ),
   },
+  // Today's Markets API (decision 0218): a region market, its countries and locations as its conditions.
   Market: {
-    locations: (market: Market, _: unknown, ctx: Context) =>
-      market.locationIds.map((id) => ctx.store.location(id)).filter((l): l is Location => l !== undefined),
+    status: (market: Market) => (market.enabled ? "ACTIVE" : "DRAFT"),
+    type: () => "REGION",
+    handle: (market: Market) => market.name.toLowerCase().replace(/[^a-z0-9]+/g, "-"),
+    conditions: (market: Market) => ({ kind: "MarketConditions", market }),
+  },
+  MarketConditions: {
+    conditionTypes: (conditions: MarketConditionsView) => (conditions.market.locationIds.length > 0 ? ["REGION", "LOCATION"] : ["REGION"]),
+    regionsCondition: (conditions: MarketConditionsView) => ({ applicationLevel: "SPECIFIED", market: conditions.market }),
+    locationsCondition: (conditions: MarketConditionsView) => (conditions.market.locationIds.length > 0 ? { applicationLevel: "SPECIFIED", market: conditions.market } : null),
+  },
+  RegionsCondition: {
+    regions: (condition: { market: Market }, args: ConnectionArgs) => paginate(byId(marketCountries(condition.market)), args),
+  },
+  LocationsCondition: {
+    locations: (condition: { market: Market }, args: ConnectionArgs, ctx: Context) =>
+      paginate(byId(condition.market.locationIds.map((id) => ctx.store.location(id)).filter((l): l is Location => l !== undefined)), args),
   },
 };

@@ -68,7 +68,9 @@ function stateOf(store: Store): DraftState {
 
 interface DraftOrderInput {
   email?: string | null;
+  /** Deprecated on the platform for purchasingEntity.customerId; both are taken. */
   customerId?: string | null;
+  purchasingEntity?: { customerId?: string | null } | null;
   lineItems?: { variantId?: string | null; quantity: number; customAttributes?: { key: string; value: string }[] | null; priceOverride?: { amount: string; currencyCode: string } | null }[] | null;
   tags?: string[] | null;
   note?: string | null;
@@ -76,7 +78,7 @@ interface DraftOrderInput {
   customAttributes?: { key: string; value: string }[] | null;
 }
 
-const error = (field: string[], message: string) => ({ field, message });
+const error = (field: string[] | null, message: string) => ({ field, message });
 
 /** The draftOrders search fields the emulator knows (the platform's: status, tag, among others). */
 const draftFields: Record<string, FieldFilter<DraftOrder>> = {
@@ -108,21 +110,26 @@ export function restoreDraftOrders(store: Store, saved: SavedDraftOrders, skipId
 function draftOrderCreate(ctx: Context, args: { input: DraftOrderInput }) {
   const input = args.input;
   const lines: DraftLine[] = [];
-  const errors: { field: string[]; message: string }[] = [];
+  const errors: { field: string[] | null; message: string }[] = [];
   (input.lineItems ?? []).forEach((item, i) => {
     const parsed = item.variantId ? parseGid(item.variantId) : undefined;
     const variant = parsed?.type === "ProductVariant" ? ctx.store.variant(parsed.id) : undefined;
-    if (!variant) errors.push(error(["lineItems", String(i), "variantId"], "Product variant does not exist."));
-    else if (item.quantity <= 0) errors.push(error(["lineItems", String(i), "quantity"], "Quantity must be greater than 0."));
+    // The platform's messages (draftOrderCreate captured): an unknown variant and a negative price name no field.
+    if (!variant) errors.push(error(null, `Product with ID ${parsed?.id ?? item.variantId ?? ""} is no longer available.`));
+    else if (item.quantity <= 0) errors.push(error(["lineItems", String(i), "quantity"], "Quantity must be greater than or equal to 1"));
+    else if (item.priceOverride && Number(item.priceOverride.amount) < 0) errors.push(error(null, "Cannot send negative price for line_item"));
     else if (item.priceOverride && !/^\d+(\.\d{1,2})?$/.test(item.priceOverride.amount)) errors.push(error(["lineItems", String(i), "priceOverride", "amount"], "Amount is invalid."));
     else if (item.priceOverride && item.priceOverride.currencyCode !== ctx.shop.currencyCode) {
       // The platform would convert it at its rates; the emulator has none.
       errors.push(error(["lineItems", String(i), "priceOverride", "currencyCode"], `Currency must be the draft order's currency (${ctx.shop.currencyCode}).`));
     } else lines.push({ variantId: variant.id, quantity: item.quantity, priceCents: item.priceOverride ? Math.round(Number(item.priceOverride.amount) * 100) : null });
   });
-  if (errors.length === 0 && lines.length === 0) errors.push(error(["lineItems"], "Add at least 1 product."));
-  const customer = input.customerId ? parseGid(input.customerId) : undefined;
-  if (input.customerId && (customer?.type !== "Customer" || !ctx.store.customer(customer.id))) errors.push(error(["customerId"], "Customer does not exist."));
+  if (errors.length === 0 && lines.length === 0) errors.push(error(null, "Add at least 1 product"));
+  const customerId = input.purchasingEntity?.customerId ?? input.customerId;
+  const customer = customerId ? parseGid(customerId) : undefined;
+  if (customerId && (customer?.type !== "Customer" || !ctx.store.customer(customer.id))) {
+    errors.push(error(input.purchasingEntity?.customerId ? ["purchasingEntity", "customerId"] : ["customerId"], "Customer does not exist."));
+  }
   if (errors.length > 0) return { draftOrder: null, userErrors: errors };
   const state = stateOf(ctx.store);
   const id = state.nextId++;
@@ -151,12 +158,12 @@ function findDraft(ctx: Context, id: string): DraftOrder | undefined {
 function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?: string | null; paymentPending?: boolean | null; sourceName?: string | null }) {
   const draft = findDraft(ctx, args.id);
   if (!draft) return { draftOrder: null, userErrors: [error(["id"], "Draft order does not exist.")] };
-  if (draft.status === "COMPLETED") return { draftOrder: null, userErrors: [error(["id"], "This order has already been completed.")] };
+  if (draft.status === "COMPLETED") return { draftOrder: null, userErrors: [error(null, "This order has been paid")] };
   let gateway = "manual";
   if (args.paymentGatewayId) {
     const parsed = parseGid(args.paymentGatewayId);
     const named = parsed?.type === "PaymentGateway" ? PAYMENT_GATEWAYS.get(parsed.id) : undefined;
-    if (!named) return { draftOrder: null, userErrors: [error(["paymentGatewayId"], "Payment gateway is invalid.")] };
+    if (!named) return { draftOrder: null, userErrors: [error(null, "Invalid payment gateway")] };
     gateway = named;
   }
   try {
@@ -182,7 +189,7 @@ function draftOrderComplete(ctx: Context, args: { id: string; paymentGatewayId?:
 }
 
 export const draftOrderResolvers: Resolvers = {
-  Query: {
+  QueryRoot: {
     draftOrder: (_: unknown, args: { id: string }, ctx: Context) => findDraft(ctx, args.id) ?? null,
     draftOrders: (_: unknown, args: SearchArgs, ctx: Context) =>
       paginate(byId([...stateOf(ctx.store).drafts.values()]), args, compileSearch(args.query, draftFields)),

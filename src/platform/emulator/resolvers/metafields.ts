@@ -138,13 +138,16 @@ interface IdentifierInput {
   key: string;
 }
 
-/** MetafieldsSetUserError: a UserError with the index of the input element it is about. */
+/**
+ * MetafieldsSetUserError. The input element is named by the path (`metafields.<i>.<field>`);
+ * `elementIndex` is null, as the platform answers it in the recorded answers.
+ */
 class SetErrors {
   readonly list: { field: string[] | null; message: string; code: string; elementIndex: number | null }[] = [];
 
   add(index: number | null, field: string | null, message: string, code: string): void {
     const path = index === null ? ["metafields"] : ["metafields", String(index), ...(field ? [field] : [])];
-    this.list.push({ field: path, message, code, elementIndex: index });
+    this.list.push({ field: path, message, code, elementIndex: null });
   }
 }
 
@@ -168,14 +171,14 @@ function metafieldsSet(ctx: Context, inputs: readonly SetInput[]) {
       else errors.add(i, "namespace", "Namespace must be 3-255 characters of letters, digits, hyphens and underscores.", "INVALID");
     }
     if (input.key.trim() === "") errors.add(i, "key", "Key can't be blank.", "BLANK");
-    else if (input.key.length < 2) errors.add(i, "key", "Key is too short (minimum is 2 characters).", "TOO_SHORT");
-    else if (input.key.length > 64) errors.add(i, "key", "Key is too long (maximum is 64 characters).", "TOO_LONG");
+    else if (input.key.length < 2) errors.add(i, "key", "Key is too short (minimum is 2 characters)", "TOO_SHORT");
+    else if (input.key.length > 64) errors.add(i, "key", "Key is too long (maximum is 64 characters)", "TOO_LONG");
     else if (!KEY.test(input.key)) errors.add(i, "key", "Key contains one or more invalid characters.", "INVALID");
     if (errors.list.length > before || !owner || "error" in ns) return;
     const existing = ctx.store.metafield(owner.ownerType, owner.ownerId, ns.namespace, input.key);
     const type = input.type ?? existing?.type;
     if (type === undefined) {
-      errors.add(i, "type", "Type can't be blank.", "BLANK");
+      errors.add(i, "type", "Type can't be blank", "BLANK");
       return;
     }
     if (!TYPES.has(type)) {
@@ -192,7 +195,7 @@ function metafieldsSet(ctx: Context, inputs: readonly SetInput[]) {
     else if (!validValue(type, input.value)) errors.add(i, "value", type === "json" ? "Value must be valid JSON." : `Value is invalid for type '${type}'.`, "INVALID_VALUE");
     if ("compareDigest" in input) {
       const current = existing ? compareDigest(existing) : null;
-      if ((input.compareDigest ?? null) !== current) errors.add(i, "compareDigest", "The metafield has been modified since it was loaded.", "STALE_OBJECT");
+      if ((input.compareDigest ?? null) !== current) errors.add(i, null, "The resource has been updated since it was loaded. Try again with an updated `compareDigest` value.", "STALE_OBJECT");
     }
     const unique = `${owner.ownerType}:${owner.ownerId}\t${ns.namespace}\t${input.key}`;
     if (seen.has(unique)) errors.add(i, "key", "The same metafield is given more than once.", "TAKEN");

@@ -3,6 +3,7 @@ import { type Source, byId, byIndex, paginate } from "../connection.ts";
 import type { Collection, Order, Product, Variant } from "../model.ts";
 import { type FieldFilter, compileSearch } from "../search.ts";
 import { SHOP_ID } from "../ids.ts";
+import { marketCountries } from "./catalog.ts";
 import { findNode, findTyped } from "./nodes.ts";
 import type { ConnectionArgs, IdArgs, Resolvers, SearchArgs } from "./types.ts";
 
@@ -62,8 +63,8 @@ function productSource(ctx: Context, sortKey: string | null | undefined): Source
   return byId(ctx.store.products);
 }
 
-function variantSource(ctx: Context, sortKey: string | null | undefined): Source<Variant> {
-  if (sortKey === "UPDATED_AT") return byIndex(ctx.store.variants, ctx.store.variantsByUpdated(), (v) => v.updatedAt);
+/** Variants ascend by id: the platform's ProductVariantSortKeys has no UPDATED_AT. */
+function variantSource(ctx: Context): Source<Variant> {
   return byId(ctx.store.variants);
 }
 
@@ -75,7 +76,7 @@ function orderSource(orders: readonly Order[], sortKey: string | null | undefine
 }
 
 export const queryResolvers: Resolvers = {
-  Query: {
+  QueryRoot: {
     node: (_: unknown, args: IdArgs, ctx: Context) => findNode(ctx.store, args.id),
     nodes: (_: unknown, args: { ids: string[] }, ctx: Context) => {
       if (args.ids.length > MAX_NODES) throw new Error(`The ids argument accepts at most ${MAX_NODES} ids (got ${args.ids.length})`);
@@ -86,13 +87,18 @@ export const queryResolvers: Resolvers = {
       paginate(productSource(ctx, args.sortKey), args, compileSearch(args.query, productFields)),
     product: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Product"),
     productVariants: (_: unknown, args: SearchArgs, ctx: Context) =>
-      paginate(variantSource(ctx, args.sortKey), args, compileSearch(args.query, variantFields)),
+      paginate(variantSource(ctx), args, compileSearch(args.query, variantFields)),
     productVariant: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "ProductVariant"),
     collections: (_: unknown, args: SearchArgs, ctx: Context) => paginate(byId(ctx.store.collections), args, compileSearch(args.query, collectionFields)),
     locations: (_: unknown, args: ConnectionArgs & { includeInactive?: boolean | null }, ctx: Context) =>
       paginate(byId(ctx.store.locations), args, args.includeInactive ? undefined : (l) => l.isActive),
     location: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Location"),
     markets: (_: unknown, args: ConnectionArgs, ctx: Context) => paginate(byId(ctx.store.markets), args),
+    // The region a visitor no market matches is sold to: the primary market's first country.
+    backupRegion: (_: unknown, __: unknown, ctx: Context) => {
+      const primary = ctx.store.markets.find((m) => m.primary) ?? ctx.store.markets[0];
+      return (primary && marketCountries(primary)[0]) ?? { kind: "MarketRegionCountry", id: 1, code: "US", name: "United States" };
+    },
     customer: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "Customer"),
     orders: (_: unknown, args: SearchArgs, ctx: Context) =>
       paginate(orderSource(ctx.store.orders, args.sortKey), args, compileSearch(args.query, orderFields)),

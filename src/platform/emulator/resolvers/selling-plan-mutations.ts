@@ -18,12 +18,13 @@ function existingIds(ctx: Context, type: "ProductVariant" | "Product", ids: read
     return [];
   }
   const found: number[] = [];
-  ids.forEach((id, i) => {
+  ids.forEach((id) => {
     const parsed = parseGid(id);
     const exists = parsed?.type === type && (type === "Product" ? ctx.store.product(parsed.id) : ctx.store.variant(parsed.id));
     if (parsed && exists) found.push(parsed.id);
-    else if (type === "Product") errors.add([...path, i], `Product ${id} does not exist`, "PRODUCT_DOES_NOT_EXIST");
-    else errors.add([...path, i], `Product variant ${id} does not exist`, "PRODUCT_VARIANT_DOES_NOT_EXIST");
+    // As the platform answers them (sellingPlanGroupAddProductVariants captured): on the list, not the element.
+    else if (type === "Product") errors.add(path, `Product ${id} does not exist.`, "NOT_FOUND");
+    else errors.add(path, `Product variant ${id} does not exist.`, "NOT_FOUND");
   });
   return found;
 }
@@ -31,7 +32,7 @@ function existingIds(ctx: Context, type: "ProductVariant" | "Product", ids: read
 function findGroup(ctx: Context, id: string, errors: UserErrors): SellingPlanGroup | undefined {
   const parsed = parseGid(id);
   const group = parsed?.type === "SellingPlanGroup" ? ctx.store.sellingPlanGroups.get(parsed.id) : undefined;
-  if (!group) errors.add(["id"], `Selling plan group ${id} does not exist`, "GROUP_DOES_NOT_EXIST");
+  if (!group) errors.add(["id"], "Selling plan group does not exist.", "GROUP_DOES_NOT_EXIST");
   return group;
 }
 
@@ -73,6 +74,7 @@ export const sellingPlanMutations: Resolvers = {
         const path = ["input", "sellingPlansToCreate", i];
         return { fields: planFields(plan, path, errors, true), path };
       });
+      if (plans.length === 0) errors.add(["input"], "Selling plan groups must have at least 1 selling plan.", "SELLING_PLAN_COUNT_LOWER_BOUND");
       checkPlanSet(
         plans.map((p) => ({ name: p.fields.name ?? "", options: p.fields.options ?? [], path: p.path })),
         fields.options ?? [],
@@ -119,7 +121,8 @@ export const sellingPlanMutations: Resolvers = {
       (input.sellingPlansToUpdate ?? []).forEach((plan, i) => {
         const path = ["input", "sellingPlansToUpdate", i];
         const parsed = plan.id ? parseGid(plan.id) : undefined;
-        if (!plan.id) errors.add([...path, "id"], "A selling plan id is required to update it", "PLAN_ID_MUST_BE_SPECIFIED_TO_UPDATE");
+        // The platform's own spelling.
+        if (!plan.id) errors.add([...path, "id"], "Id must be specificed to update a Selling Plan.", "PLAN_ID_MUST_BE_SPECIFIED_TO_UPDATE");
         else if (parsed?.type !== "SellingPlan" || !group.planIds.includes(parsed.id)) {
           errors.add([...path, "id"], `Selling plan ${plan.id} does not exist in this group`, "PLAN_DOES_NOT_EXIST");
         } else updates.set(parsed.id, { fields: planFields(plan, path, errors, false), path });
@@ -135,6 +138,9 @@ export const sellingPlanMutations: Resolvers = {
           const update = updates.get(id);
           return { name: update?.fields.name ?? plan?.name ?? "", options: update?.fields.options ?? plan?.options ?? [], path: update?.path ?? ["id"] };
         });
+      if (remaining.length + created.length === 0) {
+        errors.add(["input", "sellingPlansToDelete"], "Selling plans to delete can't result in a selling plan group with no selling plan.", "SELLING_PLAN_COUNT_LOWER_BOUND");
+      }
       checkPlanSet(
         [...remaining, ...created.map((p) => ({ name: p.fields.name ?? "", options: p.fields.options ?? [], path: p.path }))],
         fields.options ?? group.options,

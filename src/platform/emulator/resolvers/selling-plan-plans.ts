@@ -21,10 +21,10 @@ export function planFields(input: SellingPlanInput, path: readonly (string | num
     errors.add([...path, "name"], "Name can't be blank", "BLANK");
   }
   if (input.options !== undefined && input.options !== null) {
-    if (input.options.length === 0) errors.add([...path, "options"], "Options can't be blank", "SELLING_PLAN_MISSING_OPTIONS");
+    if (input.options.length === 0) errors.add([...path, "options"], "Options can't be blank", "BLANK");
     else fields.options = input.options;
   } else if (creating) {
-    errors.add([...path, "options"], "Options can't be blank", "SELLING_PLAN_MISSING_OPTIONS");
+    errors.add([...path, "options"], "Options can't be blank", "BLANK");
   }
   if (input.description !== undefined) fields.description = input.description;
   if (input.position !== undefined) fields.position = input.position;
@@ -33,13 +33,13 @@ export function planFields(input: SellingPlanInput, path: readonly (string | num
     const policy = billingPolicy(input.billingPolicy, [...path, "billingPolicy"], errors);
     if (policy) fields.billingPolicy = policy;
   } else if (creating) {
-    errors.add([...path, "billingPolicy"], "Billing policy can't be blank", "SELLING_PLAN_BILLING_POLICY_MISSING");
+    errors.add([...path, "billingPolicy"], "Selling plans to create billing policy must be present.", "SELLING_PLAN_BILLING_POLICY_MISSING");
   }
   if (input.deliveryPolicy) {
     const policy = deliveryPolicy(input.deliveryPolicy, [...path, "deliveryPolicy"], errors);
     if (policy) fields.deliveryPolicy = policy;
   } else if (creating) {
-    errors.add([...path, "deliveryPolicy"], "Delivery policy can't be blank", "SELLING_PLAN_DELIVERY_POLICY_MISSING");
+    errors.add([...path, "deliveryPolicy"], "Selling plans to create delivery policy must be present.", "SELLING_PLAN_DELIVERY_POLICY_MISSING");
   }
   if (input.inventoryPolicy) fields.inventoryPolicy = { reserve: input.inventoryPolicy.reserve ?? "ON_SALE" };
   if (input.pricingPolicies) {
@@ -68,6 +68,20 @@ export function newPlan(id: number, groupId: number, fields: PlanFields): Sellin
 }
 
 /**
+ * A plan with more options than its group names (the group lacks option2's or option3's label), or
+ * fewer (the plan lacks the option the group defines): the platform's codes for each.
+ */
+function optionCountError(planCount: number, groupCount: number, path: readonly (string | number)[], errors: UserErrors): void {
+  if (planCount > groupCount) {
+    const n = Math.min(groupCount + 1, 3);
+    errors.add(path, `Selling plan option${n} label is missing on the parent group`, n === 3 ? "SELLING_PLAN_MISSING_OPTION3_LABEL_ON_PARENT_GROUP" : "SELLING_PLAN_MISSING_OPTION2_LABEL_ON_PARENT_GROUP");
+  } else {
+    const n = Math.min(planCount + 1, 3);
+    errors.add(path, `Selling plan option${n} is required as defined on the parent group`, n === 3 ? "SELLING_PLAN_OPTION3_REQUIRED_AS_DEFINED_ON_PARENT_GROUP" : "SELLING_PLAN_OPTION2_REQUIRED_AS_DEFINED_ON_PARENT_GROUP");
+  }
+}
+
+/**
  * Checks the group's plans as they would be after the change: option counts match the group's,
  * no two plans share options or a name (the platform's SELLING_PLAN_DUPLICATE_OPTIONS and
  * SELLING_PLAN_DUPLICATE_NAME), and there are not too many.
@@ -78,7 +92,7 @@ export function checkPlanSet(
   errors: UserErrors,
 ): void {
   if (plans.length > MAX_PLANS_PER_GROUP) {
-    errors.add(["input", "sellingPlansToCreate"], `A selling plan group can have at most ${MAX_PLANS_PER_GROUP} selling plans`, "SELLING_PLAN_COUNT_UPPER_BOUND");
+    errors.add(["input"], `Selling plan groups can't have more than ${MAX_PLANS_PER_GROUP} selling plans.`, "SELLING_PLAN_COUNT_UPPER_BOUND");
   }
   const seen = new Set<string>();
   const names = new Set<string>();
@@ -87,13 +101,7 @@ export function checkPlanSet(
       errors.add([...plan.path, "name"], "Cannot have multiple selling plans with the same name", "SELLING_PLAN_DUPLICATE_NAME");
     }
     names.add(plan.name);
-    if (plan.options.length > 0 && plan.options.length !== groupOptions.length) {
-      errors.add(
-        [...plan.path, "options"],
-        `Selling plan options must match the group's options (${groupOptions.length}, got ${plan.options.length})`,
-        "SELLING_PLAN_OPTIONS_MUST_MATCH_GROUP_OPTIONS",
-      );
-    }
+    if (plan.options.length > 0 && plan.options.length !== groupOptions.length) optionCountError(plan.options.length, groupOptions.length, [...plan.path, "options"], errors);
     const key = JSON.stringify(plan.options);
     if (plan.options.length > 0 && seen.has(key)) {
       errors.add([...plan.path, "options"], "Selling plan options must be unique within the group", "SELLING_PLAN_DUPLICATE_OPTIONS");

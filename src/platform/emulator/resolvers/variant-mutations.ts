@@ -35,7 +35,7 @@ function productVariantsBulkUpdate(ctx: Context, args: BulkArgs) {
     return { product: null, productVariants: null, userErrors: errors.list };
   }
   if (args.variants.length > MAX_VARIANTS) {
-    errors.add(["variants"], `Exceeded the maximum of ${MAX_VARIANTS} variants per product.`, "TOO_MANY_VARIANTS");
+    errors.add(["variants"], `Exceeded the maximum of ${MAX_VARIANTS} variants per product.`, "INVALID_INPUT");
     return { product: null, productVariants: null, userErrors: errors.list };
   }
   const changes: { variant: Variant; input: BulkInput; price: number | undefined }[] = [];
@@ -59,7 +59,7 @@ function productVariantsBulkUpdate(ctx: Context, args: BulkArgs) {
     if (input.price !== undefined && input.price !== null) {
       const value = Number(input.price);
       if (!Number.isFinite(value)) errors.add(["variants", i, "price"], "Price is invalid", "INVALID_INPUT");
-      else if (value < 0) errors.add(["variants", i, "price"], "Price cannot take a negative value.", "NEGATIVE_PRICE_VALUE");
+      else if (value < 0) errors.add(["variants", i, "price"], "Price must be greater than or equal to 0", "GREATER_THAN_OR_EQUAL_TO");
       else price = Math.round(value * 100);
     }
     if (errors.list.length === before) changes.push({ variant, input, price });

@@ -22,7 +22,7 @@ function orderAsWebhookPayload(order: Order): Record<string, unknown> {
     created_at: order.createdAt,
     updated_at: order.updatedAt,
     cancelled_at: order.cancelledAt,
-    financial_status: order.displayFinancialStatus.toLowerCase(),
+    financial_status: order.displayFinancialStatus?.toLowerCase() ?? null,
     fulfillment_status: fulfillment === "unfulfilled" ? null : fulfillment,
     currency: order.currencyCode,
     total_price: order.totalPrice,
