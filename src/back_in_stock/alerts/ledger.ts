@@ -14,7 +14,7 @@ import { Renderer, stageSwitches } from "../templates/render.ts";
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
 import { reserveSends } from "../../account/plans.ts";
 import { senderPolicy } from "../../account/sending.ts";
-import { type LeaseHolder, leaseDead, leaseTo } from "../../messaging/ledger/lease.ts";
+import { type LeaseHolder, leaseDead, leaseTo, leasedTo } from "../../messaging/ledger/lease.ts";
 import type { RetryPolicy } from "../../messaging/ledger/outcome.ts";
 import {
   type MarkResult,
@@ -261,18 +261,28 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
 /** A bis_ledger row under no live lease (`l`). */
 export const LEASE_DEAD = leaseDead("l");
 
-/** The lease statement ($1: ledger ids, $2: the holder's pid); exported for its plan's test. */
-export const LEASE_ALERTS = `with leased as (
+/**
+ * The lease statement ($1: ledger ids, $2: the holder's pid); exported for its plan's test. A row
+ * its claim wrote leased to this holder (claimChunk) is taken as it is, with no write.
+ */
+export const LEASE_ALERTS = `with pending as materialized (
+       -- Each row by the primary key (lateral, kept so by its limit: one probe per id; the status
+       -- test is written so that the partial indexes of pending rows cannot serve it): from them the
+       -- planner, expecting few pending rows, read every entry, the dead ones of a long run
+       -- included (15,000 for a chunk of 200), and a plain any() of the ids read the whole ledger.
+       select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start,
+              coalesce(${leasedTo("l", "$2")}, false) as held
+       from unnest($1::uuid[]) as k(id)
+       cross join lateral (select * from bis_ledger l where l.id = k.id and coalesce(l.status, '') = 'pending' limit 1) l
+     ), leased as (
        update bis_ledger l set ${leaseTo("$2")}
-       -- By the primary key: the status test is written so that the partial indexes of pending
-       -- rows cannot serve it (from them the planner, expecting few pending rows, read every
-       -- entry, the dead ones of a long run included: 15,000 for a chunk of 200).
-       where l.id = any($1::uuid[]) and coalesce(l.status, '') = 'pending' and ${LEASE_DEAD}
+       where l.id = any(array(select p.id from pending p where not p.held)) and coalesce(l.status, '') = 'pending' and ${LEASE_DEAD}
        returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start
      )
      select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_start, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
             s.status as signup_status
-     from leased l join bis_signups s on s.id = l.signup_id
+     from (select id, shop_id, signup_id, stage, attempts, lease_pid, lease_start from pending where held union all select * from leased) l
+     join bis_signups s on s.id = l.signup_id
      order by s.created_at, s.id`;
 
 /** Leases the pending rows no live sender holds, to `holder`; answers them with their signups, oldest signup first (the order quota and sends follow). */

@@ -7,7 +7,7 @@ import { issueText } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";
 import type { PreparingDb } from "../../core/rate-limit.ts";
 import { type AlertDeps, alertRunTask, restockBurstTask, sendTask } from "./deps.ts";
-import { type LeaseHolder, leaseHolder } from "../../messaging/ledger/lease.ts";
+import { type LeaseHolder, leaseHolder, leaseValues } from "../../messaging/ledger/lease.ts";
 import { type SendSummary, addSummary, emptySummary, sendLimit } from "../../messaging/ledger/send.ts";
 import { LEASE_DEAD, type SendOptions, SendContexts, sendLedgerRows } from "./ledger.ts";
 import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
@@ -89,10 +89,19 @@ async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: 
 
 /**
  * Claims the next chunk of the queue for the run's batch, in one statement, within the quota the
- * batch has left on the run row (locked: the restock burst claims from the same quota). Answers
- * the ledger ids and the quota left before the claim.
+ * batch has left on the run row (locked: the restock burst claims from the same quota). The rows
+ * are written leased to `holder` (the batch's connection), so their send takes them with no
+ * lease write. Answers the ledger ids and the quota left before the claim.
  */
-export async function claimChunk(db: Db, runId: string, shopId: string, variantId: string, limit: number, e: Eligibility): Promise<{ ids: string[]; quotaLeft: number }> {
+export async function claimChunk(
+  db: Db,
+  runId: string,
+  shopId: string,
+  variantId: string,
+  limit: number,
+  e: Eligibility,
+  holder?: LeaseHolder,
+): Promise<{ ids: string[]; quotaLeft: number }> {
   const { rows } = await db.query<{ quota_left: number; ids: string[] }>(
     `with run as (
        select greatest(coalesce(batch_quota, 0) - batch_claimed, 0) as quota_left from bis_alert_runs where id = $6 for update
@@ -110,8 +119,8 @@ export async function claimChunk(db: Db, runId: string, shopId: string, variantI
        where s.id = any (array(select id from picked))
        returning s.id, s.created_at
      ), claimed as (
-       insert into bis_ledger (shop_id, signup_id, stage)
-       select $1, id, 'initial' from notified order by created_at, id
+       insert into bis_ledger (shop_id, signup_id, stage, lease_pid, lease_backend_start)
+       select $1, id, 'initial', ${leaseValues("$7")} from notified order by created_at, id
        on conflict (signup_id, stage) do nothing
        returning id, created_at
      ), counted as (
@@ -120,7 +129,7 @@ export async function claimChunk(db: Db, runId: string, shopId: string, variantI
        where id = $6
      )
      select coalesce((select quota_left from run), 0)::int as quota_left, array(select id from claimed order by created_at, id) as ids`,
-    [shopId, variantId, e.channels, e.optInRequired, limit, runId],
+    [shopId, variantId, e.channels, e.optInRequired, limit, runId, holder?.pid ?? null],
   );
   return { ids: rows[0]?.ids ?? [], quotaLeft: rows[0]?.quota_left ?? 0 };
 }
@@ -293,7 +302,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
       stopAvailable = news.available;
       break;
     }
-    const { ids, quotaLeft } = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e);
+    const { ids, quotaLeft } = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e, holder);
     if (ids.length === 0) {
       // Nobody left to claim, or the quota is used (by the restock burst): only the first ends the run.
       exhausted = quotaLeft > 0;
