@@ -14,6 +14,7 @@ import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
 import type { Stage } from "../templates/default-templates.ts";
 import { batchStock, itemStocks, itemStocksQuery, mirrorStock } from "./stock.ts";
 import { liveJobWithKey } from "../../queue/relations.ts";
+import { loadPlan, lockQuota, monthPeriod, periodKey, quotaUsed, recountReserved } from "../../account/plans.ts";
 
 /**
  * ALERT RUNS. A restock starts one run per variant (at most one `running` row per variant, and
@@ -89,8 +90,10 @@ async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: 
 
 /**
  * Claims the next chunk of the queue for the run's batch, in one statement, within the quota the
- * batch has left on the run row (locked: the restock burst claims from the same quota). The rows
- * are written leased to `holder` (the batch's connection), so their send takes them with no
+ * batch has left on the run row (locked: the restock burst claims from the same quota), and
+ * reserves the plan's monthly quota for it (src/account/plans.ts: under the shop's quota lock, so
+ * call it in a transaction; the claimed rows the quota does not admit are refused at send). The
+ * rows are written leased to `holder` (the batch's connection), so their send takes them with no
  * lease write. Answers the ledger ids and the quota left before the claim.
  */
 export async function claimChunk(
@@ -102,6 +105,15 @@ export async function claimChunk(
   e: Eligibility,
   holder?: LeaseHolder,
 ): Promise<{ ids: string[]; quotaLeft: number }> {
+  const period = monthPeriod();
+  await lockQuota(db, shopId);
+  const planLimit = (await loadPlan(db, shopId)).monthlyAlertLimit;
+  let used = await quotaUsed(db, shopId, period);
+  if (used + limit > planLimit) {
+    // Near the limit: a reservation left behind by a deleted row must not hold room.
+    await recountReserved(db, shopId);
+    used = await quotaUsed(db, shopId, period);
+  }
   const { rows } = await db.query<{ quota_left: number; ids: string[] }>(
     `with run as (
        select greatest(coalesce(batch_quota, 0) - batch_claimed, 0) as quota_left from bis_alert_runs where id = $6 for update
@@ -117,19 +129,27 @@ export async function claimChunk(
        -- rows, 50 ms a chunk at 100,000 signups).
        update bis_signups s set status = 'pending', last_error = null, updated_at = now()
        where s.id = any (array(select id from picked))
-       returning s.id, s.created_at
+       returning s.id, s.created_at, s.channel
      ), claimed as (
-       insert into bis_ledger (shop_id, signup_id, stage, lease_pid, lease_backend_start)
-       select $1, id, 'initial', ${leaseValues("$7")} from notified order by created_at, id
+       -- The first $8 in the queue's order get the plan's quota (the month $9).
+       insert into bis_ledger (shop_id, signup_id, stage, lease_pid, lease_backend_start, quota_period)
+       select $1, n.id, 'initial', ${leaseValues("$7")}, case when n.rank <= $8::int then $9::date end
+       from (select id, created_at, row_number() over (order by created_at, id) as rank from notified) n
+       order by n.created_at, n.id
        on conflict (signup_id, stage) do nothing
-       returning id, created_at
+       returning id, signup_id, created_at, quota_period
+     ), reserved as (
+       insert into account_send_usage (shop_id, period_start, channel, reserved)
+       select $1, $9::date, n.channel, count(*) from claimed c join notified n on n.id = c.signup_id
+       where c.quota_period is not null group by n.channel
+       on conflict (shop_id, period_start, channel) do update set reserved = account_send_usage.reserved + excluded.reserved
      ), counted as (
        update bis_alert_runs set batch_claimed = batch_claimed + (select count(*) from claimed),
          notified = notified + (select count(*) from claimed), updated_at = now()
        where id = $6
      )
      select coalesce((select quota_left from run), 0)::int as quota_left, array(select id from claimed order by created_at, id) as ids`,
-    [shopId, variantId, e.channels, e.optInRequired, limit, runId, holder?.pid ?? null],
+    [shopId, variantId, e.channels, e.optInRequired, limit, runId, holder?.pid ?? null, Math.max(0, planLimit - used), periodKey(period)],
   );
   return { ids: rows[0]?.ids ?? [], quotaLeft: rows[0]?.quota_left ?? 0 };
 }
@@ -302,7 +322,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
       stopAvailable = news.available;
       break;
     }
-    const { ids, quotaLeft } = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e, holder);
+    const { ids, quotaLeft } = await withTransaction(pool, (db) => claimChunk(db, runId, shopId, variantId, Math.min(chunkSize, remaining), e, holder));
     if (ids.length === 0) {
       // Nobody left to claim, or the quota is used (by the restock burst): only the first ends the run.
       exhausted = quotaLeft > 0;
