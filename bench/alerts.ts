@@ -52,7 +52,7 @@ import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, startChild, stopChild } from "./lib.ts";
 import { type Spread, gate, median, percent, resultsFile, roundsFromEnv, runRounds, spread } from "./rounds.ts";
-import { type WritesDelta, describePerAlert, describeTables, enableWalInspect, markWrites, writesSince } from "./writes.ts";
+import { type WritesDelta, describePerAlert, describeTables, describeWal, enableWalInspect, markWrites, writesSince } from "./writes.ts";
 
 const SIZES = (process.env.BENCH_SIGNUPS ?? "20000,100000").split(",").map((raw) => {
   const n = Number(raw.trim());
@@ -579,6 +579,7 @@ try {
     for (const r of size.rounds) {
       out(`${size.signups} signups, round ${r.round}, written by the pipeline: ${describePerAlert(r.pipeline.writes, size.signups)}`);
       out(`  by table: ${describeTables(r.pipeline.writes, size.signups)}`);
+      if (r.pipeline.writes.wal_by_type) out(`  WAL records by kind: ${describeWal(r.pipeline.writes, size.signups)}`);
     }
   }
   out();

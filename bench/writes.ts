@@ -33,6 +33,8 @@ export interface WritesDelta {
   wal_bytes: number;
   /** "walinspect": this database's records only; "server": every database's (pg_stat_wal). */
   wal_method: "walinspect" | "server";
+  /** With pg_walinspect: the records by resource manager and type ("Btree/INSERT_LEAF"), most first. */
+  wal_by_type?: Record<string, number>;
 }
 
 async function tableWrites(pool: pg.Pool): Promise<Map<string, TableWrites>> {
@@ -90,19 +92,27 @@ export async function writesSince(pool: pg.Pool, before: WritesMark, walInspect:
   return { inserts: sum.ins, updates: sum.upd, hot_updates: sum.hot, deletes: sum.del, rows: sum.ins + sum.upd + sum.del, by_table, ...wal };
 }
 
-async function walOfThisDatabase(pool: pg.Pool, from: string): Promise<Pick<WritesDelta, "wal_records" | "wal_bytes" | "wal_method">> {
+async function walOfThisDatabase(pool: pg.Pool, from: string): Promise<Pick<WritesDelta, "wal_records" | "wal_bytes" | "wal_method" | "wal_by_type">> {
   // A block reference reads "rel <tablespace>/<database>/<relfilenode> ..."; a commit record has
   // no block but the transaction's xid, which this database's block records carry too.
-  const { rows } = await pool.query<{ records: string; bytes: string }>(
+  const { rows } = await pool.query<{ kind: string; records: string; bytes: string }>(
     `with r as (
-       select xid, record_length, coalesce(block_ref, '') like '%/' || (select oid from pg_database where datname = current_database()) || '/%' as ours
+       select xid, record_length, resource_manager || '/' || split_part(record_type, ' ', 1) as kind,
+              coalesce(block_ref, '') like '%/' || (select oid from pg_database where datname = current_database()) || '/%' as ours
        from pg_get_wal_records_info($1::pg_lsn, pg_current_wal_flush_lsn())
      ), xids as (select distinct xid::text as xid from r where ours and xid::text <> '0')
-     select count(*)::text as records, coalesce(sum(record_length), 0)::text as bytes
-     from r where ours or xid::text in (select xid from xids)`,
+     select kind, count(*)::text as records, coalesce(sum(record_length), 0)::text as bytes
+     from r where ours or xid::text in (select xid from xids)
+     group by kind order by count(*) desc`,
     [from],
   );
-  return { wal_records: Number(rows[0]?.records ?? 0), wal_bytes: Number(rows[0]?.bytes ?? 0), wal_method: "walinspect" };
+  const wal_by_type = Object.fromEntries(rows.map((r) => [r.kind, Number(r.records)]));
+  return {
+    wal_records: rows.reduce((n, r) => n + Number(r.records), 0),
+    wal_bytes: rows.reduce((n, r) => n + Number(r.bytes), 0),
+    wal_method: "walinspect",
+    wal_by_type,
+  };
 }
 
 async function walOfServer(pool: pg.Pool, before: WritesMark): Promise<Pick<WritesDelta, "wal_records" | "wal_bytes" | "wal_method">> {
@@ -120,6 +130,14 @@ export function describePerAlert(d: WritesDelta, alerts: number): string {
     `${per(d.rows)} rows (${per(d.inserts)} inserts, ${per(d.updates)} updates of which ${per(d.hot_updates)} HOT, ${per(d.deletes)} deletes), ` +
     `${(d.wal_records / alerts).toFixed(1)} WAL records (${(d.wal_bytes / alerts / 1000).toFixed(2)} kB)${d.wal_method === "server" ? " server-wide (no pg_walinspect: other databases' WAL included)" : ""} per alert`
   );
+}
+
+/** The WAL records by kind, most first: "Btree/INSERT_LEAF 14.2; Heap/INSERT 3.0". */
+export function describeWal(d: WritesDelta, alerts: number): string {
+  return Object.entries(d.wal_by_type ?? {})
+    .filter(([, n]) => n / alerts >= 0.05)
+    .map(([kind, n]) => `${kind} ${(n / alerts).toFixed(2)}`)
+    .join("; ");
 }
 
 /** The tables written, most rows per alert first: "bis_ledger 2.00 (1.00 ins, 1.00 upd)". */
