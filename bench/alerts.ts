@@ -18,6 +18,8 @@
  *    of the per-round ratios, printed with its spread (min-max). The references run once, after
  *    the rounds. The database server's CPU is printed beside each (its postmaster's processes,
  *    when it runs on this machine).
+ *    What the pipeline wrote is printed per alert (bench/writes.ts): rows (inserts, updates, HOT
+ *    updates, deletes, by table) and WAL records, from the restock to the last mark.
  *    Every wait has a deadline (BENCH_TIMEOUT_SECONDS) and fails with what arrived and what the
  *    ledger says (sent, blocked and why, failed, pending).
  * 2. The reminder scan over 1,000,000 signups (one INSERT ... SELECT generate_series), 100,000
@@ -50,6 +52,7 @@ import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, startChild, stopChild } from "./lib.ts";
 import { type Spread, gate, median, percent, resultsFile, roundsFromEnv, runRounds, spread } from "./rounds.ts";
+import { type WritesDelta, describePerAlert, describeTables, describeWal, enableWalInspect, markWrites, writesSince } from "./writes.ts";
 
 const SIZES = (process.env.BENCH_SIGNUPS ?? "20000,100000").split(",").map((raw) => {
   const n = Number(raw.trim());
@@ -140,20 +143,16 @@ function lineStartingWith(lines: readline.Interface, prefix: string): Promise<st
   });
 }
 
-const CPUS = os.cpus().length;
-
 /**
- * The most the pipeline could reach on this machine, from the CPU time it measured: the worker,
- * the database server and the sink all take their CPU per message from the same CPUS cores (the
- * baseline's sender does no database work and renders before it is timed). Undefined when the
- * database server's CPU was not readable (not on this machine).
+ * CPU per message from the CPU seconds each side actually got (the worker, the database server
+ * and the sink; the baseline's sender and the sink): no ceiling from the machine's cores, which
+ * other work shares. Undefined when the database server's CPU was not readable (not on this machine).
  */
-function cpuCeiling(size: { signups: number; bounded: Side; pipeline: Side }) {
-  if (size.pipeline.database_cpu_s <= 0) return undefined;
+function cpuPerMessage(size: { signups: number; bounded: Side; pipeline: Side }) {
+  if (!(size.pipeline.database_cpu_s > 0)) return undefined;
   const pipelineMs = ((size.pipeline.sender_cpu_s + size.pipeline.database_cpu_s + size.pipeline.sink_cpu_s) / size.signups) * 1000;
   const baselineMs = ((size.bounded.sender_cpu_s + size.bounded.sink_cpu_s) / size.signups) * 1000;
-  const messagesPerSecond = (CPUS * 1000) / pipelineMs;
-  return { pipeline_ms: pipelineMs, baseline_ms: baselineMs, messages_per_second: messagesPerSecond, ratio: messagesPerSecond / size.bounded.messages_per_second };
+  return { pipeline_ms: pipelineMs, baseline_ms: baselineMs, worker_ms: (size.pipeline.sender_cpu_s / size.signups) * 1000, database_ms: (size.pipeline.database_cpu_s / size.signups) * 1000 };
 }
 
 /** The bench database server's postmaster pid (from its data directory's postmaster.pid), or undefined when not readable here. */
@@ -219,7 +218,7 @@ interface Side {
   load_average: string;
 }
 
-type PipelineSide = Side & { marked_seconds: number; ledger: LedgerCounts };
+type PipelineSide = Side & { marked_seconds: number; ledger: LedgerCounts; writes: WritesDelta };
 
 interface RoundResult {
   round: number;
@@ -228,7 +227,7 @@ interface RoundResult {
   pipeline: PipelineSide;
   /** The pipeline's rate over the bounded baseline's in this round. */
   ratio: number;
-  cpu_ceiling: ReturnType<typeof cpuCeiling>;
+  cpu_per_message: ReturnType<typeof cpuPerMessage>;
 }
 
 interface SizeResult {
@@ -301,6 +300,7 @@ try {
   onCleanup(() => pool.end());
   await migrate(pool, createLogger("warn"));
   const postmaster = await postmasterPid(pool);
+  const walInspect = await enableWalInspect(pool);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-alerts-"));
   onCleanup(() => rm(dataDir, { recursive: true, force: true }));
   const sink = await startSink();
@@ -370,6 +370,7 @@ try {
       const workerCpu0 = await cpuSeconds(worker.proc.pid);
       const databaseCpu0 = await databaseCpuSeconds(postmaster);
       const sinkCpu0 = process.cpuUsage();
+      const writes0 = await markWrites(pool);
       const restock = performance.now();
       await acceptWebhook(pool, {
         shopDomain: domain,
@@ -400,6 +401,8 @@ try {
       );
       const markedSeconds = (performance.now() - restock) / 1000;
       await stopChild(worker.proc, "SIGTERM");
+      // The worker's backends flushed their counters as they exited; the intake's, when idle.
+      const writes = await writesSince(pool, writes0, walInspect);
       const side = {
         seconds,
         messages_per_second: signups / seconds,
@@ -410,6 +413,7 @@ try {
         load_average: pipelineLoad,
         marked_seconds: markedSeconds,
         ledger: await ledgerCounts(pool, shopId),
+        writes,
       };
       // The next round's pipeline finds the tables as this one did: this shop's rows deleted and vacuumed away.
       await pool.query("delete from shops where id = $1", [shopId]);
@@ -435,7 +439,7 @@ try {
     const perRound = rounds.map((r): RoundResult => {
       const pipeline = r.figures.pipeline as PipelineSide;
       const ratio = pipeline.messages_per_second / r.figures.bounded.messages_per_second;
-      return { round: r.round, first: r.order[0] ?? "bounded", bounded: r.figures.bounded, pipeline, ratio, cpu_ceiling: cpuCeiling({ signups, bounded: r.figures.bounded, pipeline }) };
+      return { round: r.round, first: r.order[0] ?? "bounded", bounded: r.figures.bounded, pipeline, ratio, cpu_per_message: cpuPerMessage({ signups, bounded: r.figures.bounded, pipeline }) };
     });
     const ratios = perRound.map((r) => r.ratio);
     const pipelineRate = median(perRound.map((r) => r.pipeline.messages_per_second));
@@ -565,13 +569,17 @@ try {
       `${size.signups} signups: ${size.ratio_to_unbounded === undefined ? "no unbounded reference" : `the pipeline's median rate is ${percent(size.ratio_to_unbounded)} of the unbounded reference's`}; ` +
         `all ${size.signups} marked sent in the ledger a median ${median(size.rounds.map((r) => r.pipeline.marked_seconds)).toFixed(2)} s after the restock`,
     );
-    const ceilings = size.rounds.flatMap((r) => (r.cpu_ceiling ? [r.cpu_ceiling] : []));
-    if (ceilings.length > 0) {
+    const cpu = size.rounds.flatMap((r) => (r.cpu_per_message ? [r.cpu_per_message] : []));
+    if (cpu.length > 0) {
       out(
-        `${size.signups} signups, CPU per message (medians over the rounds): the pipeline ${median(ceilings.map((c) => c.pipeline_ms)).toFixed(2)} ms (its worker, the database, the sink) against the bounded baseline's ` +
-          `${median(ceilings.map((c) => c.baseline_ms)).toFixed(2)} ms (its sender, the sink): with all ${CPUS} CPUs busy the pipeline could send at most ${median(ceilings.map((c) => c.messages_per_second)).toFixed(0)} messages/s, ` +
-          `${percent(median(ceilings.map((c) => c.ratio)))} of the bounded baseline's rate`,
+        `${size.signups} signups, CPU per message from the CPU seconds each side got (medians over the rounds): the pipeline ${median(cpu.map((c) => c.pipeline_ms)).toFixed(2)} ms ` +
+          `(worker ${median(cpu.map((c) => c.worker_ms)).toFixed(2)}, database ${median(cpu.map((c) => c.database_ms)).toFixed(2)}, and the sink) against the bounded baseline's ${median(cpu.map((c) => c.baseline_ms)).toFixed(2)} ms (its sender, the sink)`,
       );
+    }
+    for (const r of size.rounds) {
+      out(`${size.signups} signups, round ${r.round}, written by the pipeline: ${describePerAlert(r.pipeline.writes, size.signups)}`);
+      out(`  by table: ${describeTables(r.pipeline.writes, size.signups)}`);
+      if (r.pipeline.writes.wal_by_type) out(`  WAL records by kind: ${describeWal(r.pipeline.writes, size.signups)}`);
     }
   }
   out();

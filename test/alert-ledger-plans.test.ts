@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LEASE_ALERTS, claimStage } from "../src/back_in_stock/alerts/ledger.ts";
+import { LEASE_ALERTS, claimStage, markAlertValues } from "../src/back_in_stock/alerts/ledger.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
 
@@ -53,12 +53,12 @@ async function indexesRead(text: string, values: unknown[], settings: Record<str
   }
 }
 
-/** The statement of the mark function (sql/101_bis_ledger_mark_function.sql) and its settings, as the function plans it. */
+/** The statement of the mark function (sql/131_quota_reserved_counter.sql) and its settings, as the function plans it. */
 async function markFunction(): Promise<{ text: string; settings: Record<string, string> }> {
-  const { rows } = await pool.query<{ prosrc: string; proconfig: string[] | null }>("select prosrc, proconfig from pg_proc where proname = 'bis_ledger_mark'");
+  const { rows } = await pool.query<{ prosrc: string; proconfig: string[] | null }>("select prosrc, proconfig from pg_proc where proname = 'bis_alert_mark'");
   const row = rows[0];
-  const text = /begin\s+([\s\S]*);\s*end\s*$/.exec(row?.prosrc ?? "")?.[1];
-  if (!row || !text) throw new Error("bis_ledger_mark: no function, or no statement in its body");
+  const text = row?.prosrc.trim().replace(/;$/, "");
+  if (!row || !text) throw new Error("bis_alert_mark: no function");
   return { text, settings: Object.fromEntries((row.proconfig ?? []).map((c) => c.split("=") as [string, string])) };
 }
 
@@ -69,23 +69,32 @@ describe("the alert ledger's statements", () => {
   });
 
   it("a mark reads no index of pending rows", async () => {
-    const outcomes = pending.slice(0, 4).map((r) => ({
-      id: r.id,
-      lease_pid: 12345,
-      lease_start: "2026-11-27 10:00:00.123456+00",
-      outcome: "sent",
+    const results = pending.slice(0, 4).map((r) => ({
+      row: {
+        id: r.id,
+        shop_id: r.shop_id,
+        signup_id: r.signup_id,
+        stage: "initial" as const,
+        attempts: 0,
+        lease_pid: 12345,
+        lease_start: "2026-11-27 10:00:00.123456+00",
+        quota_period: "2026-11-01",
+        variant_id: "gid://shopify/ProductVariant/1",
+        channel: "email" as const,
+        contact: "plan@example.com",
+        locale: "en",
+        consent: true,
+        first_name: null,
+        signup_status: "pending",
+      },
+      outcome: "sent" as const,
       attempted: true,
-      shop_id: r.shop_id,
-      signup_id: r.signup_id,
-      variant_id: "gid://shopify/ProductVariant/1",
-      stage: "initial",
-      channel: "email",
       provider_message_id: `<${r.id}@example.com>`,
       subject: "Back",
     }));
     const mark = await markFunction();
     expect(mark.settings).toEqual({ enable_seqscan: "off" });
-    const indexes = await indexesRead(mark.text, [JSON.stringify(outcomes), outcomes.map((r) => r.id)], mark.settings);
+    const indexes = await indexesRead(mark.text, markAlertValues(results), mark.settings);
     expect(indexes.filter((name) => name.startsWith("bis_ledger_pending"))).toEqual([]);
     expect(indexes).toContain("bis_ledger_pkey");
   });

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AlertRow, claimStage, leaseAlerts, markAlertResults } from "../src/back_in_stock/alerts/ledger.ts";
 import { leaseHolder, releaseLeases } from "../src/messaging/ledger/lease.ts";
 import { claimChunk } from "../src/back_in_stock/alerts/runs.ts";
-import { reserveSends } from "../src/account/plans.ts";
+import { monthPeriod, periodKey, reserveSends } from "../src/account/plans.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { markPreorderNotifications } from "../src/preorders/notifications/ledger.ts";
 import { type TestDatabase, createTestDatabase } from "./helpers/db.ts";
@@ -29,7 +29,7 @@ beforeEach(async () => {
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
   // No analyze behind the test's back: the plan is made on the small ledger, as in a run's first seconds.
   await pool.query("alter table bis_ledger set (autovacuum_enabled = false)");
-  await pool.query("alter table account_send_reservations set (autovacuum_enabled = false)");
+  await pool.query("alter table account_send_usage set (autovacuum_enabled = false)");
   await pool.query("alter table preorder_notifications set (autovacuum_enabled = false)");
   shopId = await createShop(pool, "Plan Cache Shop");
 });
@@ -54,7 +54,8 @@ async function leased(ids: readonly string[]): Promise<AlertRow[]> {
   const rows = await leaseAlerts(pool, ids, await leaseHolder(pool));
   const reserved = await reserveSends(pool, shopId, ids);
   if (reserved.size !== ids.length) throw new Error(`the plan reserved ${reserved.size} of ${ids.length} sends`);
-  return rows;
+  // As the sender's admission does: the rows carry the month that holds them.
+  return rows.map((row) => ({ ...row, quota_period: periodKey(monthPeriod()) }));
 }
 
 /** The sequential scans of the tables in the current transaction. */
@@ -82,11 +83,11 @@ describe("the send pipeline's statements, after the ledger grew under a connecti
     try {
       await client.query("begin");
       await markAlertResults(client, rows.map(sent));
-      const scans = await seqScans(client, ["bis_ledger", "account_send_reservations"]);
+      const scans = await seqScans(client, ["bis_ledger", "bis_signups"]);
       await client.query("commit");
       expect(scans).toEqual([
-        ["account_send_reservations", 0],
         ["bis_ledger", 0],
+        ["bis_signups", 0],
       ]);
     } finally {
       client.release();

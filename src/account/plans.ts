@@ -1,21 +1,21 @@
 import type pg from "pg";
-import type { Db } from "../core/db.ts";
-import { rollbackFailed } from "../core/db.ts";
+import { type Db, withTransaction } from "../core/db.ts";
 
 /**
  * The shop's plan and its monthly quota of back-in-stock messages (every stage and channel that
  * is sent counts; refusals and failures do not). The period is the UTC calendar month.
  *
- * Enforcement (reserveSends, called by the alert send path before it sends): under a
- * transaction-scoped advisory lock per shop, on a short transaction of its own, it reads the
- * period's sent messages (account_send_usage, counted by the mark of each message sent) plus the
- * reservations of messages still in flight (account_send_reservations whose ledger row is
- * pending), and reserves what still fits. The mark counts the messages and deletes their
- * reservations in one statement, so "sent" and "reserved" change in one commit. Two concurrent batches therefore never overshoot the quota:
- * the second one sees the first one's reservations. A sender that crashes leaves its rows
- * pending and reserved; whoever sends them later (recovery, a retry) finds the reservation and
- * keeps it, so nothing is counted twice, and a reservation of a row no longer pending counts
- * for nothing. The lock is held only for the count and the insert, never during a send.
+ * Enforcement: counters per shop, month and channel (account_send_usage): `sent`, counted by the
+ * mark of each message sent, and `reserved`, the pending messages the quota admitted (each such
+ * ledger row names the month that holds it: bis_ledger.quota_period). A message is admitted by a
+ * batch's claim (claimChunk, in the claim's transaction) or, for a row claimed otherwise, by
+ * reserveSends before it is sent; either takes a transaction-scoped advisory lock per shop first
+ * and reads the counters after it, so two concurrent admissions never overshoot the quota: the
+ * second reads the first one's reservations. The mark moves a message from reserved to sent (or
+ * frees it) in its own statement, without the lock: it never adds to the total. A row that comes
+ * back (a retry, the recovery sweep) keeps its reservation. A row deleted while pending leaves its
+ * count behind: `reserved` is recounted from the pending rows by the recovery sweep, and by an
+ * admission that finds the quota short (recountReserved). The lock is never held during a send.
  */
 
 export const PLANS = {
@@ -38,7 +38,7 @@ interface ShopPlan {
   customLimit: boolean;
 }
 
-interface Period {
+export interface Period {
   start: Date;
   end: Date;
 }
@@ -51,6 +51,9 @@ export function monthPeriod(now: Date = new Date()): Period {
 }
 
 const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
+
+/** The period as its counters and ledger rows name it (its first day, YYYY-MM-DD). */
+export const periodKey = (period: Period): string => isoDate(period.start);
 
 export async function loadPlan(db: Db, shopId: string): Promise<ShopPlan> {
   const { rows } = await db.query<{ plan: string; monthly_alert_limit: number | null }>(
@@ -76,15 +79,14 @@ interface PlanUsage {
   by_channel: { email: { sent: number }; sms: { sent: number } };
 }
 
-/** The plan, the month's period and what the month used (account_send_usage, the reservations in flight, the log's refusals). */
+/** The plan, the month's period and what the month used (account_send_usage: sent and reserved in flight; the log's refusals). */
 export async function planUsage(db: Db, shopId: string, now: Date = new Date()): Promise<PlanUsage> {
   const plan = await loadPlan(db, shopId);
   const period = monthPeriod(now);
   const { rows } = await db.query<{ email: number; sms: number; in_flight: number; blocked: number }>(
     `select (select coalesce(sum(u.sent), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $4::date and u.channel = 'email')::int as email,
             (select coalesce(sum(u.sent), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $4::date and u.channel = 'sms')::int as sms,
-            (select count(*) from account_send_reservations r join bis_ledger l on l.id = r.ledger_id
-              where r.shop_id = $1 and r.period_start = $4::date and l.status = 'pending')::int as in_flight,
+            (select greatest(coalesce(sum(u.reserved), 0), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $4::date)::int as in_flight,
             (select count(*) from bis_notifications n
               where n.shop_id = $1 and n.status = 'blocked' and n.blocked_reason = 'plan_limit' and n.created_at >= $2 and n.created_at < $3)::int as blocked`,
     [shopId, period.start, period.end, isoDate(period.start)],
@@ -105,64 +107,98 @@ export async function planUsage(db: Db, shopId: string, now: Date = new Date()):
   };
 }
 
+/** Takes the shop's quota lock for the transaction of `db`: admissions of one shop go one at a time. */
+export async function lockQuota(db: Db, shopId: string): Promise<void> {
+  await db.query("select pg_advisory_xact_lock(hashtextextended('account_plan_quota:' || $1::text, 0))", [shopId]);
+}
+
+/** What the period's counters hold for the shop: sent plus reserved (read under lockQuota). */
+export async function quotaUsed(db: Db, shopId: string, period: Period): Promise<number> {
+  const { rows } = await db.query<{ used: number }>(
+    "select coalesce(sum(u.sent + u.reserved), 0)::int as used from account_send_usage u where u.shop_id = $1 and u.period_start = $2::date",
+    [shopId, isoDate(period.start)],
+  );
+  return rows[0]?.used ?? 0;
+}
+
 /**
- * Reserves quota for messages of one shop about to be sent (ledger ids, in the order they should
- * get it) and answers the ids that may be sent; the others are over the plan's limit. Runs on a
- * connection of its own (the caller's transaction holds the ledger rows). See the file comment.
+ * Sets the shop's `reserved` counters to its pending ledger rows that hold a reservation, month by
+ * month and channel by channel (a row deleted while pending left its count behind). Under
+ * lockQuota: no admission runs meanwhile; a mark that commits meanwhile can leave a count one too
+ * high until the next recount, never too low.
+ */
+export async function recountReserved(db: Db, shopId: string): Promise<void> {
+  const held = `select l.quota_period, s.channel, count(*)::int as n from bis_ledger l join bis_signups s on s.id = l.signup_id
+    where l.shop_id = $1 and l.status = 'pending' and l.quota_period is not null group by 1, 2`;
+  await db.query(
+    `with held as (${held})
+     update account_send_usage u set reserved = coalesce((select h.n from held h where h.quota_period = u.period_start and h.channel = u.channel), 0)
+     where u.shop_id = $1 and u.reserved <> coalesce((select h.n from held h where h.quota_period = u.period_start and h.channel = u.channel), 0)`,
+    [shopId],
+  );
+  await db.query(
+    `with held as (${held})
+     insert into account_send_usage (shop_id, period_start, channel, reserved)
+     select $1, h.quota_period, h.channel, h.n from held h
+     on conflict (shop_id, period_start, channel) do nothing`,
+    [shopId],
+  );
+}
+
+/** The recovery sweep's recount (recountReserved) of every shop with a reservation counted or held. Answers how many shops. */
+export async function recountAllReserved(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ shop_id: string }>(
+    `select shop_id from account_send_usage where reserved <> 0
+     union select l.shop_id from bis_ledger l where l.status = 'pending' and l.quota_period is not null`,
+  );
+  for (const { shop_id: shopId } of rows) {
+    await withTransaction(pool, async (db) => {
+      await lockQuota(db, shopId);
+      await recountReserved(db, shopId);
+    });
+  }
+  return rows.length;
+}
+
+/**
+ * Reserves quota for claimed messages of one shop about to be sent (ledger ids, in the order they
+ * should get it) and answers the ids that may be sent; the others are over the plan's limit. A
+ * row that holds a reservation already (its batch's claim, an earlier attempt) keeps it. Runs on a
+ * transaction of its own. See the file comment.
  */
 export async function reserveSends(pool: pg.Pool, shopId: string, ledgerIds: readonly string[], now: Date = new Date()): Promise<Set<string>> {
   if (ledgerIds.length === 0) return new Set();
   const period = monthPeriod(now);
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query("begin");
-    await client.query("select pg_advisory_xact_lock(hashtextextended('account_plan_quota:' || $1::text, 0))", [shopId]);
-    const plan = await loadPlan(client, shopId);
-    // Reservations of an earlier month, or of a message no longer pending (its signup deleted): nothing in flight.
-    await client.query(
-      `delete from account_send_reservations r where r.shop_id = $1
-         and (r.period_start < $2::date or not exists (select 1 from bis_ledger l where l.id = r.ledger_id and l.status = 'pending'))`,
-      [shopId, isoDate(period.start)],
-    );
-    const { rows: held } = await client.query<{ ledger_id: string }>(
-      "select ledger_id from account_send_reservations where ledger_id = any($1::uuid[]) and shop_id = $2",
+  return withTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ id: string; channel: string; held: boolean }>(
+      `select l.id, s.channel, l.quota_period is not null as held from bis_ledger l join bis_signups s on s.id = l.signup_id
+       where l.id = any($1::uuid[]) and l.shop_id = $2 and l.status = 'pending'`,
       [ledgerIds, shopId],
     );
-    const granted = new Set(held.map((r) => r.ledger_id));
-    const fresh = ledgerIds.filter((id) => !granted.has(id));
-    if (fresh.length > 0) {
-      const { rows } = await client.query<{ used: number }>(
-        `select (select coalesce(sum(u.sent), 0) from account_send_usage u where u.shop_id = $1 and u.period_start = $2::date)::int
-              + (select count(*) from account_send_reservations r join bis_ledger l on l.id = r.ledger_id
-                 where r.shop_id = $1 and r.period_start = $2::date and l.status = 'pending')::int as used`,
-        [shopId, isoDate(period.start)],
-      );
-      const room = Math.max(0, plan.monthlyAlertLimit - (rows[0]?.used ?? 0));
-      const admitted = fresh.slice(0, room);
-      if (admitted.length > 0) {
-        await client.query(
-          `insert into account_send_reservations (ledger_id, shop_id, period_start)
-           select id, $2, $3::date from unnest($1::uuid[]) as id on conflict (ledger_id) do nothing`,
-          [admitted, shopId, isoDate(period.start)],
-        );
-      }
-      for (const id of admitted) granted.add(id);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const granted = new Set(rows.filter((r) => r.held).map((r) => r.id));
+    const fresh = ledgerIds.filter((id) => byId.has(id) && !granted.has(id));
+    if (fresh.length === 0) return granted;
+    await lockQuota(db, shopId);
+    const limit = (await loadPlan(db, shopId)).monthlyAlertLimit;
+    let used = await quotaUsed(db, shopId, period);
+    if (used + fresh.length > limit) {
+      await recountReserved(db, shopId);
+      used = await quotaUsed(db, shopId, period);
     }
-    await client.query("commit");
+    const admitted = fresh.slice(0, Math.max(0, limit - used));
+    if (admitted.length > 0) {
+      await db.query("update bis_ledger set quota_period = $2::date where id = any($1::uuid[])", [admitted, isoDate(period.start)]);
+      await db.query(
+        `insert into account_send_usage (shop_id, period_start, channel, reserved)
+         select $1, $2::date, c.channel, count(*) from unnest($3::text[]) as c(channel) group by c.channel
+         on conflict (shop_id, period_start, channel) do update set reserved = account_send_usage.reserved + excluded.reserved`,
+        [shopId, isoDate(period.start), admitted.map((id) => byId.get(id)?.channel ?? "email")],
+      );
+    }
+    for (const id of admitted) granted.add(id);
     return granted;
-  } catch (error) {
-    broken = await rollbackFailed(client);
-    throw error;
-  } finally {
-    client.release(broken);
-  }
-}
-
-/** Frees the reservations of marked messages, in the send's transaction (with the mark). */
-export async function releaseReservations(db: Db, ledgerIds: readonly string[]): Promise<void> {
-  if (ledgerIds.length === 0) return;
-  await db.query("delete from account_send_reservations where ledger_id = any($1::uuid[])", [ledgerIds]);
+  });
 }
 
 /** Puts the shop on a plan (operators: `npm run cli -- plans set`); `limit` a custom monthly quota, null: the plan's. */

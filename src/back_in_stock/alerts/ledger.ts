@@ -12,9 +12,9 @@ import type { BackInStockBlockedReason } from "../../messaging/blocked.ts";
 import { loadShopInfo } from "../../account/shop-info.ts";
 import { Renderer, stageSwitches } from "../templates/render.ts";
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
-import { reserveSends } from "../../account/plans.ts";
+import { monthPeriod, periodKey, reserveSends } from "../../account/plans.ts";
 import { senderPolicy } from "../../account/sending.ts";
-import { type LeaseHolder, leaseDead, leaseTo } from "../../messaging/ledger/lease.ts";
+import { type LeaseHolder, leaseDead, leaseTo, leasedTo } from "../../messaging/ledger/lease.ts";
 import type { RetryPolicy } from "../../messaging/ledger/outcome.ts";
 import {
   type MarkResult,
@@ -200,6 +200,8 @@ export interface AlertRow {
   /** The lease's holder (this sender's connection, by pid and start): the mark ends only a lease still its own. */
   lease_pid: number;
   lease_start: string;
+  /** The month whose quota counter holds this message (YYYY-MM-DD), or null: not admitted yet. */
+  quota_period: string | null;
   variant_id: string;
   channel: Channel;
   contact: string;
@@ -225,11 +227,29 @@ export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new 
     loadShop: (shopId) => contexts.get(shopId),
     refusal: (row, { settings, switches }) =>
       blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, settings, switches),
-    // The plan's monthly quota, reserved on a short transaction of its own (src/account/plans.ts).
-    admit: (shopId, rows) => reserveSends(deps.pool, shopId, rows.map((r) => r.id)),
+    admit: (shopId, rows) => admitAlerts(deps, shopId, rows),
     prepare: (rows, { renderer }, { priority }) => renderer.prepare(deps.pool, rows.map(recipient), { priority }),
     render: async (row, { renderer, account }) => dressMessage(await renderer.render(recipient(row)), account),
   };
+}
+
+/**
+ * The plan's monthly quota (src/account/plans.ts): a row its batch's claim admitted keeps that;
+ * the others are reserved on a short transaction of their own, and carry their month from then on
+ * (the mark frees or counts it there).
+ */
+async function admitAlerts(deps: AlertDeps, shopId: string, rows: readonly AlertRow[]): Promise<ReadonlySet<string>> {
+  const admitted = new Set(rows.filter((r) => r.quota_period !== null).map((r) => r.id));
+  const fresh = rows.filter((r) => r.quota_period === null);
+  if (fresh.length === 0) return admitted;
+  const now = new Date();
+  const reserved = await reserveSends(deps.pool, shopId, fresh.map((r) => r.id), now);
+  for (const row of fresh) {
+    if (!reserved.has(row.id)) continue;
+    row.quota_period = periodKey(monthPeriod(now));
+    admitted.add(row.id);
+  }
+  return admitted;
 }
 
 const recipient = (row: AlertRow) => ({
@@ -261,18 +281,28 @@ export async function sendLedgerRows(deps: AlertDeps, ledgerIds: readonly string
 /** A bis_ledger row under no live lease (`l`). */
 export const LEASE_DEAD = leaseDead("l");
 
-/** The lease statement ($1: ledger ids, $2: the holder's pid); exported for its plan's test. */
-export const LEASE_ALERTS = `with leased as (
+/**
+ * The lease statement ($1: ledger ids, $2: the holder's pid); exported for its plan's test. A row
+ * its claim wrote leased to this holder (claimChunk) is taken as it is, with no write.
+ */
+export const LEASE_ALERTS = `with pending as materialized (
+       -- Each row by the primary key (lateral, kept so by its limit: one probe per id; the status
+       -- test is written so that the partial indexes of pending rows cannot serve it): from them the
+       -- planner, expecting few pending rows, read every entry, the dead ones of a long run
+       -- included (15,000 for a chunk of 200), and a plain any() of the ids read the whole ledger.
+       select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start, l.quota_period::text,
+              coalesce(${leasedTo("l", "$2")}, false) as held
+       from unnest($1::uuid[]) as k(id)
+       cross join lateral (select * from bis_ledger l where l.id = k.id and coalesce(l.status, '') = 'pending' limit 1) l
+     ), leased as (
        update bis_ledger l set ${leaseTo("$2")}
-       -- By the primary key: the status test is written so that the partial indexes of pending
-       -- rows cannot serve it (from them the planner, expecting few pending rows, read every
-       -- entry, the dead ones of a long run included: 15,000 for a chunk of 200).
-       where l.id = any($1::uuid[]) and coalesce(l.status, '') = 'pending' and ${LEASE_DEAD}
-       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start
+       where l.id = any(array(select p.id from pending p where not p.held)) and coalesce(l.status, '') = 'pending' and ${LEASE_DEAD}
+       returning l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_backend_start::text as lease_start, l.quota_period::text
      )
-     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_start, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
+     select l.id, l.shop_id, l.signup_id, l.stage, l.attempts, l.lease_pid, l.lease_start, l.quota_period, s.variant_id, s.channel, s.contact, s.locale, s.consent, s.first_name,
             s.status as signup_status
-     from leased l join bis_signups s on s.id = l.signup_id
+     from (select id, shop_id, signup_id, stage, attempts, lease_pid, lease_start, quota_period from pending where held union all select * from leased) l
+     join bis_signups s on s.id = l.signup_id
      order by s.created_at, s.id`;
 
 /** Leases the pending rows no live sender holds, to `holder`; answers them with their signups, oldest signup first (the order quota and sends follow). */
@@ -284,31 +314,42 @@ export async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: 
   return rows;
 }
 
+/** The arrays of the outcomes, in the parameters' order of bis_alert_mark (sql/131_quota_reserved_counter.sql); exported for its plan's test. */
+export function markAlertValues(results: readonly AlertResult[]): unknown[] {
+  const column = <T>(of: (r: AlertResult) => T) => results.map(of);
+  return [
+    column((r) => r.row.id),
+    column((r) => r.row.lease_pid),
+    column((r) => r.row.lease_start),
+    column((r) => r.outcome),
+    column((r) => r.attempted),
+    column((r) => r.row.shop_id),
+    column((r) => r.row.signup_id),
+    column((r) => r.row.variant_id),
+    column((r) => r.row.stage),
+    column((r) => r.row.channel),
+    column((r) => r.provider_message_id ?? null),
+    column((r) => r.error ?? null),
+    column((r) => r.blocked_reason ?? null),
+    column((r) => r.subject ?? null),
+    column((r) => r.row.quota_period),
+  ];
+}
+
 /**
- * Marks the outcomes in one statement: the ledger rows (their lease ends), the signups (an
- * `initial` accepted: notified; failed or refused: failed, with the reason; still retried: the
- * last error), the notifications log for final outcomes, the reminder queue for `initial`
- * messages sent, and the quota reservations of final outcomes (a retry keeps its own).
+ * Marks the outcomes in one statement, the function bis_alert_mark (sql/131_quota_reserved_counter.sql):
+ * the ledger rows (their lease ends), the signups (an `initial` accepted: notified; failed or
+ * refused: failed, with the reason; still retried: the last error), the notifications log for
+ * final outcomes, the plan's counters (sent counted; a final outcome leaves its reservation, a
+ * retry keeps it) and the reminder queue for `initial` messages sent. Then queues the Flow
+ * triggers of the messages sent.
  */
 export async function markAlertResults(db: Db, results: readonly AlertResult[], flowSwitches?: FlowSwitches): Promise<void> {
   if (results.length === 0) return;
-  const flat = results.map(({ row, ...result }) => ({
-    ...result,
-    id: row.id,
-    lease_pid: row.lease_pid,
-    lease_start: row.lease_start,
-    shop_id: row.shop_id,
-    signup_id: row.signup_id,
-    variant_id: row.variant_id,
-    stage: row.stage,
-    channel: row.channel,
-  }));
-  // The statement is the function bis_ledger_mark (sql/101_bis_ledger_mark_function.sql): its plan
-  // is kept by the connection and made without sequential scans, right at any size of the ledger.
   await db.query({
-    name: "bis_ledger_mark",
-    text: "select bis_ledger_mark($1::jsonb, $2::uuid[])",
-    values: [JSON.stringify(flat), flat.map((r) => r.id)],
+    name: "bis_alert_mark",
+    text: "select bis_alert_mark($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+    values: markAlertValues(results),
   });
   // Flow triggers of the alerts and reminders sent (nothing queued unless the shop chose them).
   // After the mark, not in its statement: a crash between the two loses the trigger, never the mark.

@@ -4,6 +4,7 @@ import { type LedgerRecovery, recoverLedger } from "../../messaging/ledger/recov
 import { type AlertDeps, alertRecoverTask, sendTask } from "./deps.ts";
 import { backInStockLedger } from "./ledger.ts";
 import { recoverRuns } from "./runs.ts";
+import { recountAllReserved } from "../../account/plans.ts";
 
 /**
  * RECOVERY (the `bis_alert_recover` task: every minute from the crontab, and once when a worker
@@ -12,12 +13,15 @@ import { recoverRuns } from "./runs.ts";
  * The sweep (src/messaging/ledger/recover.ts) queues those rows' sends again, with the same
  * message id (duplicates are bounded by what was in flight at the kill and recognisable by that
  * id), and resumes runs whose batch job is gone. It cannot take a live sender's rows: those are
- * leased to a connection that is still open.
+ * leased to a connection that is still open. Last, the plan's `reserved` counters are recounted
+ * from the pending rows (src/account/plans.ts: a row deleted while pending left its count).
  */
-export async function recoverAlerts(deps: AlertDeps, options: { graceSeconds?: number } = {}): Promise<{ messages: LedgerRecovery; runs_resumed: number }> {
+export async function recoverAlerts(deps: AlertDeps, options: { graceSeconds?: number } = {}): Promise<{ messages: LedgerRecovery; runs_resumed: number; quotas_recounted: number }> {
   const messages = await recoverLedger(deps, backInStockLedger(deps), { sendTask: sendTask.name, ageColumn: "created_at" }, { graceSeconds: options.graceSeconds ?? 60 });
   const runs = await recoverRuns(deps.pool);
-  return { messages, runs_resumed: runs };
+  // After the messages: a row the sweep failed has left its reservation.
+  const quotas = await recountAllReserved(deps.pool);
+  return { messages, runs_resumed: runs, quotas_recounted: quotas };
 }
 
 /** Queues one recovery sweep now (a worker that starts: what a killed one left is picked up at once). */

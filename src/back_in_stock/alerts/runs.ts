@@ -7,13 +7,14 @@ import { issueText } from "../../core/errors.ts";
 import { formatIssues } from "../../core/validation.ts";
 import type { PreparingDb } from "../../core/rate-limit.ts";
 import { type AlertDeps, alertRunTask, restockBurstTask, sendTask } from "./deps.ts";
-import { type LeaseHolder, leaseHolder } from "../../messaging/ledger/lease.ts";
+import { type LeaseHolder, leaseHolder, leaseValues } from "../../messaging/ledger/lease.ts";
 import { type SendSummary, addSummary, emptySummary, sendLimit } from "../../messaging/ledger/send.ts";
 import { LEASE_DEAD, type SendOptions, SendContexts, sendLedgerRows } from "./ledger.ts";
 import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
 import type { Stage } from "../templates/default-templates.ts";
 import { batchStock, itemStocks, itemStocksQuery, mirrorStock } from "./stock.ts";
 import { liveJobWithKey } from "../../queue/relations.ts";
+import { loadPlan, lockQuota, monthPeriod, periodKey, quotaUsed, recountReserved } from "../../account/plans.ts";
 
 /**
  * ALERT RUNS. A restock starts one run per variant (at most one `running` row per variant, and
@@ -22,10 +23,13 @@ import { liveJobWithKey } from "../../queue/relations.ts";
  * floor(multiplier x available) of the oldest eligible waiting signups, sends them, and queues
  * the next batch as a new job under the same key at batch start + interval. No job sleeps.
  *
- * A batch claims and sends in chunks: each chunk is claimed in one statement (ledger rows,
- * signups to pending, the batch's count) and committed, then sent by sendLedgerRows (each
- * message marked as its send completes) while the next chunk is claimed. The batch's quota and count live on the run
- * row, so a batch resumed after a crash continues it rather than starting a new one.
+ * A batch claims and sends in chunks: each chunk is claimed in one statement (ledger rows leased
+ * to the batch's connection, the plan's quota reserved, the batch's count and the run's cursor)
+ * and committed, then sent by sendLedgerRows (each message marked as its send completes) while
+ * the next chunk is claimed. The claimed signups stay `waiting` until their mark: the run's keyset
+ * cursor (the last signup taken, in the queue's order) passes them. The batch's quota, count and
+ * cursor live on the run row, so a batch resumed after a crash continues it rather than starting a
+ * new one.
  */
 
 export const CHUNK_SIZE = 200;
@@ -82,47 +86,85 @@ const eligibleSql = (shop: string, variant: string, channels: string, optIn: str
   and s.channel = any(${channels}::text[]) and (s.consent or not ${optIn})`;
 const ELIGIBLE = eligibleSql("$1", "$2", "$3", "$4");
 
-async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: Eligibility): Promise<boolean> {
-  const { rows } = await db.query<{ any: boolean }>(`select exists (select 1 from bis_signups s where ${ELIGIBLE}) as any`, [shopId, variantId, e.channels, e.optInRequired]);
+/** Whether an eligible signup waits (after the cursor of the run `runId`, when given: the ones before it are claimed, or were not eligible when it passed). */
+async function anyEligibleWaiting(db: Db, shopId: string, variantId: string, e: Eligibility, runId?: string): Promise<boolean> {
+  const { rows } = await db.query<{ any: boolean }>(
+    `select exists (
+       select 1 from bis_signups s where ${ELIGIBLE}
+         and not exists (select 1 from bis_alert_runs r where r.id = $5 and r.cursor_id is not null and (s.created_at, s.id) <= (r.cursor_created_at, r.cursor_id))
+     ) as any`,
+    [shopId, variantId, e.channels, e.optInRequired, runId ?? null],
+  );
   return rows[0]?.any ?? false;
 }
 
 /**
  * Claims the next chunk of the queue for the run's batch, in one statement, within the quota the
- * batch has left on the run row (locked: the restock burst claims from the same quota). Answers
- * the ledger ids and the quota left before the claim.
+ * batch has left on the run row (locked: the restock burst claims from the same quota), and
+ * reserves the plan's monthly quota for it (src/account/plans.ts: under the shop's quota lock, so
+ * call it in a transaction; the claimed rows the quota does not admit are refused at send). The
+ * rows are written leased to `holder` (the batch's connection), so their send takes them with no
+ * lease write. The claimed signups stay `waiting` (the mark moves them): the run's cursor passes
+ * them. Answers the ledger ids, how many signups the chunk took from the queue (some may have had
+ * the stage claimed already: the restock burst's first) and the quota left before the claim.
  */
-export async function claimChunk(db: Db, runId: string, shopId: string, variantId: string, limit: number, e: Eligibility): Promise<{ ids: string[]; quotaLeft: number }> {
-  const { rows } = await db.query<{ quota_left: number; ids: string[] }>(
+export async function claimChunk(
+  db: Db,
+  runId: string,
+  shopId: string,
+  variantId: string,
+  limit: number,
+  e: Eligibility,
+  holder?: LeaseHolder,
+): Promise<{ ids: string[]; picked: number; quotaLeft: number }> {
+  const period = monthPeriod();
+  await lockQuota(db, shopId);
+  const planLimit = (await loadPlan(db, shopId)).monthlyAlertLimit;
+  let used = await quotaUsed(db, shopId, period);
+  if (used + limit > planLimit) {
+    // Near the limit: a reservation left behind by a deleted row must not hold room.
+    await recountReserved(db, shopId);
+    used = await quotaUsed(db, shopId, period);
+  }
+  const { rows } = await db.query<{ quota_left: number; picked: number; ids: string[] }>(
     `with run as (
-       select greatest(coalesce(batch_quota, 0) - batch_claimed, 0) as quota_left from bis_alert_runs where id = $6 for update
+       select greatest(coalesce(batch_quota, 0) - batch_claimed, 0) as quota_left, cursor_created_at, cursor_id from bis_alert_runs where id = $6 for update
      ), picked as (
-       select s.id, s.created_at from bis_signups s
+       -- From the run's cursor on (keyset): a signup claimed stays waiting until its mark, so the
+       -- queue is passed by position, not by status. Locked (a concurrent unsubscribe is waited
+       -- for, then seen); never skipped, or the cursor would pass it for good.
+       select s.id, s.created_at, s.channel from bis_signups s
        where ${ELIGIBLE}
+         and ((select cursor_id from run) is null or (s.created_at, s.id) > ((select cursor_created_at from run), (select cursor_id from run)))
        order by s.created_at, s.id
        limit least($5, (select quota_left from run))
-       for update skip locked
-     ), notified as (
-       -- By the primary key: the planner cannot know the limit (the run's quota), expects a tenth
-       -- of the queue, and joined it to a read of the whole signups table at every chunk (100,000
-       -- rows, 50 ms a chunk at 100,000 signups).
-       update bis_signups s set status = 'pending', last_error = null, updated_at = now()
-       where s.id = any (array(select id from picked))
-       returning s.id, s.created_at
+       for update of s
      ), claimed as (
-       insert into bis_ledger (shop_id, signup_id, stage)
-       select $1, id, 'initial' from notified order by created_at, id
+       -- The first $8 in the queue's order get the plan's quota (the month $9).
+       insert into bis_ledger (shop_id, signup_id, stage, lease_pid, lease_backend_start, quota_period)
+       select $1, p.id, 'initial', ${leaseValues("$7")}, case when p.rank <= $8::int then $9::date end
+       from (select id, created_at, row_number() over (order by created_at, id) as rank from picked) p
+       order by p.created_at, p.id
        on conflict (signup_id, stage) do nothing
-       returning id, created_at
+       returning id, signup_id, created_at, quota_period
+     ), reserved as (
+       insert into account_send_usage (shop_id, period_start, channel, reserved)
+       select $1, $9::date, p.channel, count(*) from claimed c join picked p on p.id = c.signup_id
+       where c.quota_period is not null group by p.channel
+       on conflict (shop_id, period_start, channel) do update set reserved = account_send_usage.reserved + excluded.reserved
+     ), last as (
+       select created_at, id from picked order by created_at desc, id desc limit 1
      ), counted as (
        update bis_alert_runs set batch_claimed = batch_claimed + (select count(*) from claimed),
-         notified = notified + (select count(*) from claimed), updated_at = now()
+         notified = notified + (select count(*) from claimed), updated_at = now(),
+         cursor_created_at = coalesce((select created_at from last), cursor_created_at), cursor_id = coalesce((select id from last), cursor_id)
        where id = $6
      )
-     select coalesce((select quota_left from run), 0)::int as quota_left, array(select id from claimed order by created_at, id) as ids`,
-    [shopId, variantId, e.channels, e.optInRequired, limit, runId],
+     select coalesce((select quota_left from run), 0)::int as quota_left, (select count(*) from picked)::int as picked,
+            array(select id from claimed order by created_at, id) as ids`,
+    [shopId, variantId, e.channels, e.optInRequired, limit, runId, holder?.pid ?? null, Math.max(0, planLimit - used), periodKey(period)],
   );
-  return { ids: rows[0]?.ids ?? [], quotaLeft: rows[0]?.quota_left ?? 0 };
+  return { ids: rows[0]?.ids ?? [], picked: rows[0]?.picked ?? 0, quotaLeft: rows[0]?.quota_left ?? 0 };
 }
 
 interface RunRow {
@@ -293,12 +335,13 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
       stopAvailable = news.available;
       break;
     }
-    const { ids, quotaLeft } = await claimChunk(pool, runId, shopId, variantId, Math.min(chunkSize, remaining), e);
-    if (ids.length === 0) {
+    const { ids, picked, quotaLeft } = await withTransaction(pool, (db) => claimChunk(db, runId, shopId, variantId, Math.min(chunkSize, remaining), e, holder));
+    if (picked === 0) {
       // Nobody left to claim, or the quota is used (by the restock burst): only the first ends the run.
       exhausted = quotaLeft > 0;
       break;
     }
+    if (ids.length === 0) continue;
     remaining -= ids.length;
     claimedNow += ids.length;
     const sending: Promise<void> = sendLedgerRows(deps, ids, { mode: "job" }, sendOptions).then(
@@ -323,7 +366,7 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
     await scheduleBatch(pool, shopId, variantId, new Date(), trigger);
     return { ...result, outcome: "interrupted" };
   }
-  if (exhausted || !(await anyEligibleWaiting(pool, shopId, variantId, e))) {
+  if (exhausted || !(await anyEligibleWaiting(pool, shopId, variantId, e, runId))) {
     await finishRun(pool, runId, "completed", null);
     return { ...result, outcome: "completed" };
   }
@@ -526,10 +569,8 @@ export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<
          for update skip locked
        ) first
        where runs.batch_quota > 0
-     ), notified as (
-       update bis_signups s set status = 'pending', last_error = null, updated_at = now()
-       from picked where s.id = picked.id
      ), claimed as (
+       -- The signup stays waiting until its mark (as a batch's claims: claimChunk).
        insert into bis_ledger (shop_id, signup_id, stage)
        select $1, id, 'initial' from picked
        on conflict (signup_id, stage) do nothing

@@ -31,6 +31,17 @@ const holderStart = (param: string): string => `(select a.backend_start from pg_
 export const leaseDead = (alias: string): string => `(${alias}.lease_pid is null or not exists (
   select 1 from pg_stat_activity a where a.pid = ${alias}.lease_pid and a.backend_start = ${alias}.lease_backend_start))`;
 
+/** The row aliased `alias` is leased to the holder whose pid is `param` (and whose connection is live). */
+export const leasedTo = (alias: string, param: string): string =>
+  `(${alias}.lease_pid = ${param} and ${alias}.lease_backend_start = ${holderStart(param)})`;
+
+/**
+ * The values of lease_pid and lease_backend_start that lease a row to the holder whose pid is
+ * `param` as it is inserted (null: no holder): a claim that writes its rows leased saves the lease's
+ * update of each one.
+ */
+export const leaseValues = (param: string): string => `${param}::int, ${holderStart(`${param}::int`)}`;
+
 /** The assignments that lease a row to the holder whose pid is `param`. */
 export const leaseTo = (param: string): string => `lease_pid = ${param}, lease_backend_start = ${holderStart(param)}`;
 

@@ -37,7 +37,9 @@ interface NotificationDetailRow extends NotificationRow {
   sent_at: Date | null;
 }
 
-const SELECT = `n.id::text as id, n.signup_id, n.ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
+// The message id while its ledger row exists (the log keeps the id, with no key to the ledger:
+// sql/133): a deleted signup's messages read null, as the signup does.
+const SELECT = `n.id::text as id, n.signup_id, (select ml.id from bis_ledger ml where ml.id = n.ledger_id) as ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
   n.error, n.provider_message_id, n.delivery_status, n.created_at,
   to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
 
