@@ -46,8 +46,10 @@ engine.registerTag("schema", SchemaTag);
 /**
  * The app's theme app extension (extensions/preorder-widget/): its app embed block, the very file
  * `shopify app deploy` uploads, rendered at the end of every page while the app is installed
- * (`app_embed_url` set), with the Liquid objects it reads: the shop's `$app:preorder` metafields,
- * `request.locale`, `localization.market`, `template`, and its asset at `app_embed_url`.
+ * (`app_embed_url` set), with the Liquid objects it reads as Shopify's (routes.ts, liquid-objects.ts):
+ * `shop.metafields`, `product` with its `variants` and their `metafields`, `request.locale`,
+ * `localization.market`, `template.name`, and its asset at `app_embed_url`. The theme's own
+ * templates render no app data: what the widget reads of the product is the embed's.
  */
 const APP_EMBED_BLOCK = readFileSync(new URL("../../../../extensions/preorder-widget/blocks/app-embed.liquid", import.meta.url), "utf8");
 
@@ -92,7 +94,7 @@ const PRODUCT = `${LAYOUT_HEAD}<main class="product" data-product-id="{{ product
 <form method="post" action="/cart/add" id="product-form">
   <label>Variant
   <select name="id" data-variant-selector>
-  {% for v in product_data.variants %}<option value="{{ v.id }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
+  {% for v in product.variants %}<option value="{{ v.id }}" data-price="{{ v.price }}" data-available="{{ v.available }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
   {% endfor %}</select></label>
   <input type="hidden" name="selling_plan" value="">
   <label>Quantity <input type="number" name="quantity" value="1" min="1"></label>
@@ -100,19 +102,18 @@ const PRODUCT = `${LAYOUT_HEAD}<main class="product" data-product-id="{{ product
   <div class="shopify-payment-button" data-dynamic-checkout><button type="button">Buy it now</button></div>
 </form>
 </main>
-<script type="application/json" data-preorder-product>{{ product_data | json_script }}</script>
 <script>
 (function () {
-  var product = JSON.parse(document.querySelector("script[data-preorder-product]").textContent);
   var select = document.querySelector("[data-variant-selector]");
   select.addEventListener("change", function () {
-    var v = product.variants.find(function (x) { return String(x.id) === select.value; });
-    if (!v) return;
-    document.querySelector("[data-product-price]").textContent = "$" + (v.price / 100).toFixed(2);
+    var option = select.selectedOptions[0];
+    if (!option) return;
+    var available = option.dataset.available === "true";
+    document.querySelector("[data-product-price]").textContent = "$" + (Number(option.dataset.price) / 100).toFixed(2);
     var add = document.querySelector("button[name=add]");
-    add.disabled = !v.available;
-    add.textContent = v.available ? "Add to cart" : "Sold out";
-    var url = new URL(location.href); url.searchParams.set("variant", v.id); history.replaceState(null, "", url);
+    add.disabled = !available;
+    add.textContent = available ? "Add to cart" : "Sold out";
+    var url = new URL(location.href); url.searchParams.set("variant", option.value); history.replaceState(null, "", url);
   });
 })();
 </script>
@@ -124,24 +125,22 @@ const PRODUCT_AJAX = `${LAYOUT_HEAD}<main class="product product--ajax" data-pro
 <form method="post" action="/cart/add.js" class="ajax-product-form" data-ajax-product-form>
   <label>Style
   <select name="id">
-  {% for v in product_data.variants %}<option value="{{ v.id }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
+  {% for v in product.variants %}<option value="{{ v.id }}" data-price="{{ v.price }}" data-available="{{ v.available }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
   {% endfor %}</select></label>
   <input type="hidden" name="selling_plan" value="">
   <label>Qty <input type="number" name="quantity" value="1" min="1"></label>
   <button type="submit" name="add">Add to bag</button>
 </form>
 </main>
-<script type="application/json" data-preorder-product>{{ product_data | json_script }}</script>
 <script>
 (function () {
-  var product = JSON.parse(document.querySelector("script[data-preorder-product]").textContent);
   var form = document.querySelector("[data-ajax-product-form]");
   var select = form.querySelector("select[name=id]");
   select.addEventListener("change", function () {
-    var v = product.variants.find(function (x) { return String(x.id) === select.value; });
-    if (!v) return;
-    document.querySelector("[data-product-price]").textContent = "$" + (v.price / 100).toFixed(2);
-    var url = new URL(location.href); url.searchParams.set("variant", v.id); history.replaceState(null, "", url);
+    var option = select.selectedOptions[0];
+    if (!option) return;
+    document.querySelector("[data-product-price]").textContent = "$" + (Number(option.dataset.price) / 100).toFixed(2);
+    var url = new URL(location.href); url.searchParams.set("variant", option.value); history.replaceState(null, "", url);
   });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
@@ -196,19 +195,12 @@ export function productTemplate(view: unknown): TemplateName {
   return typeof view === "string" && name in templates ? (name as TemplateName) : "product";
 }
 
-/** The Liquid objects the app embed block reads, from the page's `embed` (routes.ts) and `app_embed_url`. */
-function appEmbedScope(scope: Record<string, unknown>): Record<string, unknown> {
-  const embed = (scope.embed ?? {}) as { shop?: unknown; locale?: string; market_id?: string | null; template?: string };
+export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
   const url = typeof scope.app_embed_url === "string" ? scope.app_embed_url : undefined;
-  return {
-    app_assets: url ? { "preorder-widget.js": url } : {},
-    request: { locale: { iso_code: embed.locale ?? "en" } },
-    localization: { market: embed.market_id ? { id: embed.market_id } : null },
-    template: { name: embed.template ?? "" },
-    shop: { ...(scope.shop as Record<string, unknown> | undefined), metafields: { "$app:preorder": { shop: { value: embed.shop ?? null } } } },
-  };
+  return (await engine.render(templates[name], { ...scope, app_assets: url ? { "preorder-widget.js": url } : {} })) as string;
 }
 
-export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
-  return (await engine.render(templates[name], { ...scope, ...appEmbedScope(scope) })) as string;
+/** The app embed block alone, with the Liquid objects of `scope` (a test reads what it renders). */
+export async function renderAppEmbed(scope: Record<string, unknown>): Promise<string> {
+  return (await engine.parseAndRender(APP_EMBED_BLOCK, scope)) as string;
 }
