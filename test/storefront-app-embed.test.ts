@@ -6,7 +6,8 @@ import type { EmbedData, ProductData } from "../src/storefront/widget/types.ts";
  * The app embed block (extensions/preorder-widget/blocks/app-embed.liquid) rendered alone with
  * Liquid objects shaped as Shopify's: it writes the product data the widget reads from `product`,
  * its variants and each variant's `$app:preorder` `offer-<id>` metafields, finding the offers by
- * the shop metafield's `live_offer_ids` (decision 0232).
+ * the shop metafield's `live_offer_ids` (decision 0232); on a collection page, the same for each
+ * of the collection's products.
  */
 const LIVE_A = "0b6a6c3e-1111-4c1f-9d1e-000000000001";
 const LIVE_B = "0b6a6c3e-2222-4c1f-9d1e-000000000002";
@@ -87,8 +88,19 @@ describe("the app embed block", () => {
     const { embed, product: data } = scripts(unwritten);
     expect(embed.shop).toBeNull();
     expect(data?.variants.map((v) => v.offers)).toEqual([{}, {}]);
-    const collection = scripts(await renderAppEmbed(scope({ template: { name: "collection" }, localization: { market: null } })));
-    expect(collection.product).toBeNull();
-    expect(collection.embed).toMatchObject({ template: "collection", market_id: null });
+    const cart = scripts(await renderAppEmbed(scope({ template: { name: "cart" }, localization: { market: null } })));
+    expect(cart.product).toBeNull();
+    expect(cart.embed).toMatchObject({ template: "cart", market_id: null });
+  });
+
+  it("on a collection page, lists each of the collection's products with its variants' live offers", async () => {
+    const other = { id: 102, title: "Boots", handle: "boots", variants: [{ ...product.variants[1], id: 2001, metafields: { "$app:preorder": { [`offer-${LIVE_ELSEWHERE}`]: json(offer(LIVE_ELSEWHERE)) } } }] };
+    const html = await renderAppEmbed(scope({ template: { name: "collection" }, collection: { title: "Winter", products: [product, other] } }));
+    expect(scripts(html).product).toBeNull();
+    const listed = JSON.parse(/<script type="application\/json" data-preorder-collection>(.*?)<\/script>/s.exec(html)?.[1] ?? "null") as ProductData[];
+    expect(listed.map((p) => [p.handle, p.variants.map((v) => Object.keys(v.offers).sort())])).toEqual([
+      ["jacket", [[`offer-${LIVE_A}`, `offer-${LIVE_B}`], []]],
+      ["boots", [[`offer-${LIVE_ELSEWHERE}`]]],
+    ]);
   });
 });

@@ -31,11 +31,6 @@ export function variantAppMetafields(ctx: Context, variant: Variant): Record<str
   return found;
 }
 
-/** The offers on the variant (`offer-*` keys), parsed. */
-export function variantOffers(ctx: Context, variant: Variant): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(variantAppMetafields(ctx, variant)).filter(([key]) => key.startsWith("offer-")));
-}
-
 /** An app metafield of the shop (`$app:preorder` `<key>`), parsed; null when the app has not written it. */
 export function shopAppMetafield(ctx: Context, key: string): unknown {
   const metafield = ctx.store.metafield("SHOP", SHOP_ID, appNamespace(ctx), key);

@@ -5,7 +5,6 @@ import { AdminError } from "../admin/errors.ts";
 import type { Context } from "../context.ts";
 import { gid, legacyIdOf } from "../ids.ts";
 import type { Market, Product } from "../model.ts";
-import { variantAppMetafields, variantAvailable, variantOffers } from "./app-data.ts";
 import { type Cart, CartError, Carts, addItem, cartJson, changeLine } from "./cart.ts";
 import { liquidPage, liquidProduct, liquidShop } from "./liquid-objects.ts";
 import { DEFAULT_PROXY_SUBPATH, type StorefrontOptions } from "./options.ts";
@@ -52,27 +51,6 @@ function pageMarket(ctx: Context, request: FastifyRequest, reply: FastifyReply):
   if (query.country) setCookie(reply, "country", country);
   const markets = ctx.store.markets.filter((m) => m.enabled);
   return markets.find((m) => country !== "" && m.countryCodes.includes(country)) ?? markets.find((m) => m.primary) ?? markets[0];
-}
-
-/**
- * A collection card's product data, as the emulator's theme renders it in each card (the app embed
- * renders the product page's from the Liquid objects, decision 0232; a card's stays the theme's).
- */
-function cardData(ctx: Context, product: Product): Record<string, unknown> {
-  return {
-    id: product.id,
-    handle: product.handle,
-    variants: ctx.store.variantsOf(product).map((v) => ({
-      id: v.id,
-      title: v.title,
-      price: v.priceCents,
-      available: variantAvailable(ctx, v),
-      inventory_quantity: ctx.store.inventoryQuantity(ctx.store.variantIndex(v)),
-      inventory_policy: v.inventoryPolicy.toLowerCase(),
-      ...Object.fromEntries(Object.entries(variantAppMetafields(ctx, v)).filter(([key]) => !key.startsWith("offer-"))),
-      offers: variantOffers(ctx, v),
-    })),
-  };
 }
 
 export interface StorefrontDeps {
@@ -129,12 +107,11 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
   const collectionPage = async (request: FastifyRequest<{ Params: { handle: string; locale?: string } }>, reply: FastifyReply) => {
     const collection = ctx.store.collections.find((c) => c.handle === request.params.handle);
     if (!collection || (request.params.locale !== undefined && !LOCALE.test(request.params.locale))) return reply.code(404).type("text/html").send("<h1>Not found</h1>");
-    const cards = ctx.store.products
-      .filter((p) => p.status === "ACTIVE" && p.collectionIds.includes(collection.id))
-      .slice(0, MAX_CARDS)
-      .map((p) => ({ url: `/products/${p.handle}`, title: p.title, price: ctx.store.variantsOf(p)[0]?.priceCents ?? 0, data: cardData(ctx, p) }));
+    const products = ctx.store.products.filter((p) => p.status === "ACTIVE" && p.collectionIds.includes(collection.id)).slice(0, MAX_CARDS);
+    const cards = products.map((p) => ({ url: `/products/${p.handle}`, title: p.title, price: ctx.store.variantsOf(p)[0]?.priceCents ?? 0 }));
     const locale = pageLocale(request, request.params.locale);
-    const html = await renderPage("collection", page({ title: collection.title, locale, collection: { title: collection.title }, cards, ...embed(request, reply, locale, "collection") }));
+    const scope = { title: collection.title, locale, collection: { title: collection.title, products: products.map((p) => liquidProduct(ctx, p)) }, cards };
+    const html = await renderPage("collection", page({ ...scope, ...embed(request, reply, locale, "collection") }));
     return reply.type("text/html; charset=utf-8").send(html);
   };
   app.get("/collections/:handle", collectionPage);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Liquid, Tag, type TagToken, type TopLevelToken, type Liquid as LiquidEngine } from "liquidjs";
 
 /**
@@ -15,11 +16,11 @@ import { Liquid, Tag, type TagToken, type TopLevelToken, type Liquid as LiquidEn
  * `/cart/add.js` and the usual selector (`form[action$="/cart/add"]`) does not find it: the shop's
  * `storefront.selectors.product_form` has to name it.
  */
-const engine = new Liquid({ strictFilters: true });
-// JSON inside a script tag: `<` escaped so a value holding `</script>` cannot end it.
-engine.registerFilter("json_script", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
+/** The theme app extension's folder: its blocks, and its snippets, which `{% render %}` finds. */
+const EXTENSION = new URL("../../../../extensions/preorder-widget/", import.meta.url);
+const engine = new Liquid({ strictFilters: true, root: [fileURLToPath(new URL("snippets/", EXTENSION))], extname: ".liquid" });
 engine.registerFilter("money", (cents: number) => `$${(Number(cents) / 100).toFixed(2)}`);
-// Inside a script tag too (the app embed's JSON): `<` escaped, as json_script.
+// The app embed's JSON sits inside script tags: `<` escaped so a value holding `</script>` cannot end one.
 engine.registerFilter("json", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
 // A theme app extension's asset: where the page's scope (`app_assets`) says it is served.
 engine.registerFilter("asset_url", function (this: { context: { getSync(paths: PropertyKey[]): unknown } }, name: string) {
@@ -51,7 +52,7 @@ engine.registerTag("schema", SchemaTag);
  * `localization.market`, `template.name`, and its asset at `app_embed_url`. The theme's own
  * templates render no app data: what the widget reads of the product is the embed's.
  */
-const APP_EMBED_BLOCK = readFileSync(new URL("../../../../extensions/preorder-widget/blocks/app-embed.liquid", import.meta.url), "utf8");
+const APP_EMBED_BLOCK = readFileSync(new URL("blocks/app-embed.liquid", EXTENSION), "utf8");
 
 const LAYOUT_HEAD = `<!doctype html>
 <html lang="{{ locale | escape }}">
@@ -156,7 +157,6 @@ const COLLECTION = `${LAYOUT_HEAD}<main class="collection">
 {% for card in cards %}<article data-product-card>
   <h3 data-card-title><a href="{{ card.url }}">{{ card.title | escape }}</a></h3>
   <p class="price">{{ card.price | money }}</p>
-  <script type="application/json" data-preorder-product>{{ card.data | json_script }}</script>
 </article>
 {% endfor %}</div>
 </main>
