@@ -4,7 +4,7 @@ import { checkoutChargeCents, createOrder } from "../admin/orders.ts";
 import { AdminError } from "../admin/errors.ts";
 import type { Context } from "../context.ts";
 import { gid, legacyIdOf } from "../ids.ts";
-import type { Market, Product } from "../model.ts";
+import type { Market } from "../model.ts";
 import { type Cart, CartError, Carts, addItem, cartJson, changeLine } from "./cart.ts";
 import { liquidPage, liquidProduct, liquidShop } from "./liquid-objects.ts";
 import { DEFAULT_PROXY_SUBPATH, type StorefrontOptions } from "./options.ts";
