@@ -89,7 +89,7 @@ describe("the emulator's online store", () => {
   it("renders the product page with the app embed: the variant's offer metafields and the shop metafield as JSON, the widget's script", async () => {
     const variant = variants[0] as Variant;
     putOffer(variant, { version: 1, offer_id: "1", selling_plan_id: `gid://shopify/SellingPlan/${planId}` });
-    emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace: `app--${emulator.appId}--preorder`, key: "shop", type: "json", value: JSON.stringify({ version: 1, note: "</script><b>" }) });
+    emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace: `app--${emulator.appId}--preorder`, key: "shop", type: "json", value: JSON.stringify({ version: 1, note: "</script><b>", live_offer_ids: ["1"] }) });
     const handle = emulator.store.productOf(variant).handle;
     const page = await shopper()("GET", `/fr/products/${handle}?variant=${variant.id}&country=FR`);
     expect(page.status).toBe(200);

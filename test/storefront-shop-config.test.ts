@@ -5,7 +5,8 @@ import { TRANSLATION_KEYS } from "../src/account/translations.ts";
 import { shopConfigSyncKey } from "../src/storefront/enqueue.ts";
 import type { ShopStorefrontConfig } from "../src/storefront/shop-config.ts";
 import { invoke } from "./helpers/app.ts";
-import { useSyncEnv } from "./helpers/offer-sync.ts";
+import { newOffer, offerCall } from "./helpers/offers.ts";
+import { mirrorVariants, useSyncEnv } from "./helpers/offer-sync.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 /**
@@ -94,6 +95,30 @@ describe("the shop's storefront configuration metafield", () => {
     await env.startWorker();
     await call("PATCH", "/account/integrations", { ad_pixel: { enabled: true } });
     expect((await written()).ad_pixel).toEqual({ enabled: true });
+  });
+
+  it("carries the live offers' ids (the app embed's keys of their variant metafields), queued again when an offer is created, goes live or stops being live", async () => {
+    await env.startWorker();
+    await settled();
+    const [variant] = await mirrorVariants(env);
+    if (!variant) throw new Error("no variants");
+    const offerStep = async (step: () => Promise<unknown>) => {
+      await env.stopWorker();
+      await step();
+      expect(await queued()).toHaveLength(1);
+      await env.startWorker();
+      return (await written()).live_offer_ids;
+    };
+    let id = "";
+    expect(
+      await offerStep(async () => {
+        id = await newOffer(env, { products: { variant_ids: [variant.legacy_id] } });
+      }),
+    ).not.toContain(id);
+    expect(await offerStep(() => offerCall(env.app, env.key, "POST", id, "/enable"))).toContain(id);
+    expect(await offerStep(() => offerCall(env.app, env.key, "POST", id, "/disable"))).not.toContain(id);
+    expect(await offerStep(() => offerCall(env.app, env.key, "POST", id, "/enable"))).toContain(id);
+    expect(await offerStep(() => offerCall(env.app, env.key, "DELETE", id))).not.toContain(id);
   });
 
   it("a burst of changes is one queued write, sent once, with the last value", async () => {

@@ -8,8 +8,8 @@ import { invoke } from "./helpers/app.ts";
 import { type TestBrowser, browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
-import { mirrorVariants, waitSynced } from "./helpers/offer-sync.ts";
-import { handleOf, setShopConfig, setStock } from "./helpers/storefront.ts";
+import { mirrorVariants } from "./helpers/offer-sync.ts";
+import { handleOf, setStock, testShopConfig } from "./helpers/storefront.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 /**
@@ -35,6 +35,8 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
   let planId: string;
   /** Uncaught errors of the pages' scripts: none is expected. */
   const pageErrors: string[] = [];
+  // The shop metafield: the test's settings, kept over the service's writes (with the live offer ids the app embed reads).
+  const shopConfig = testShopConfig(env);
 
   const call = async (method: string, id: string, suffix: string, body?: unknown) => {
     const answer = await offerCall(env.app, env.key, method, id, suffix, body);
@@ -79,10 +81,10 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     });
     await call("PATCH", offerId, "/advanced", { custom_css: ".preorder-button { letter-spacing: 3px; }" });
     await call("PATCH", offerId, "/translations", { locales: ["fr"], fields: ["widget.button.text"], translations: { fr: { "widget.button.text": "Précommander" } } });
-    planId = String((await waitSynced(env, offerId)).platform_selling_plan_id);
+    planId = String((await shopConfig.synced(offerId)).platform_selling_plan_id);
     // Sold out on the platform, selling past zero: on preorder (inventory.provider platform, decision 0205).
     setStock(env.emulator, first, 0, "CONTINUE");
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
     browser = await launchBrowser();
     page = await browser.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -213,7 +215,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const variant = legacy[20] ?? 0;
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("PATCH", id, "/limits", { total: { max: 3 } });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     // Sold out on the platform, selling past zero: the preorder button shows.
     setStock(env.emulator, variant, 0, "CONTINUE");
     await page.goto(productUrl(variant));
@@ -234,7 +236,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
 
     // With a plan per payment option (decision 0212), the units on either plan count against the offer's total.
     await call("POST", id, "/payments/enable_option", { type: "deposit", deposit_percent: 25 });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     await page.goto(productUrl(variant));
     await clearCart();
     await page.locator("[data-payment-option='full'] input").check();
@@ -329,22 +331,22 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
   });
 
   it("translates the offer's texts to the page's locale when the shop shows several languages", async () => {
-    setShopConfig(env.emulator, { languages: { multi_language_enabled: true } });
+    shopConfig.set({ languages: { multi_language_enabled: true } });
     await page.goto(`${env.emulator.origin}/fr/products/${handleOf(env.emulator, legacy[0] ?? 0)}`);
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Précommander");
     // Off: the shop's default language everywhere.
-    setShopConfig(env.emulator, { languages: { multi_language_enabled: false } });
+    shopConfig.set({ languages: { multi_language_enabled: false } });
     await page.goto(`${env.emulator.origin}/products/${handleOf(env.emulator, legacy[0] ?? 0)}?locale=fr`);
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Reserve yours");
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("a sold-out variant without an offer gets the notify me form in the shop's strings; its signup is stored once, and published to the pixels", async () => {
     const soldOut = legacy[4] ?? 0;
     setStock(env.emulator, soldOut, 0);
-    setShopConfig(env.emulator, {
+    shopConfig.set({
       developer: { events_enabled: true },
       back_in_stock: { channels: ["email", "sms"], opt_in_required: true },
       languages: { strings: { en: { "widget.button_text": "Tell me when it is back", "widget.submit_button": "Sign me up" } } },
@@ -377,7 +379,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator(".bis-submit").click();
     await page.locator(".bis-message[data-kind='success']").waitFor();
     expect(await signups()).toHaveLength(1);
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("a signed-in customer's repeat of their own signup shows the shop's already_subscribed_message in the page's language; signed out, the same repeat reads as a new signup (decision 0214)", async () => {
@@ -385,7 +387,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     setStock(env.emulator, soldOut, 0);
     const shopper = env.emulator.store.addCustomer({ email: "Signed.In@Example.com", phone: null, firstName: "Lin" });
     const already = "Vous suivez déjà cet article : nous vous écrirons.";
-    setShopConfig(env.emulator, {
+    shopConfig.set({
       developer: { events_enabled: true },
       languages: { multi_language_enabled: true, strings: { fr: { ...SHIPPED_TRANSLATIONS.fr, "widget.already_subscribed_message": already } } },
     });
@@ -415,16 +417,16 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     ]);
     expect(rows).toEqual([{ contact: "signed.in@example.com", customer_id: `gid://shopify/Customer/${shopper.id}` }]);
     setStock(env.emulator, soldOut, 50);
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("the French page shows the form in the shop's French strings", async () => {
     const soldOut = legacy[4] ?? 0;
-    setShopConfig(env.emulator, { languages: { multi_language_enabled: true, strings: { fr: { "widget.button_text": "Me prévenir" } } } });
+    shopConfig.set({ languages: { multi_language_enabled: true, strings: { fr: { "widget.button_text": "Me prévenir" } } } });
     await page.goto(`${env.emulator.origin}/fr/products/${handleOf(env.emulator, soldOut)}?variant=${soldOut}`);
     await page.locator("[data-bis-open]").waitFor();
     expect((await page.locator("[data-bis-open]").innerText()).trim()).toBe("Me prévenir");
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("markets: no preorder button in a market the offer leaves out, and the checkout refuses it there", async () => {
@@ -434,7 +436,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     if (!primary || !other) throw new Error("two markets expected");
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("PATCH", id, "/markets", { enabled: true, applies_to_all_markets: false, market_ids: [other.id] });
-    const plan = String((await waitSynced(env, id)).platform_selling_plan_id).split("/").pop();
+    const plan = String((await shopConfig.synced(id)).platform_selling_plan_id).split("/").pop();
     setStock(env.emulator, variant, 0, "CONTINUE");
     await page.goto(productUrl(variant, `&country=${primary.countries[0]}`));
     await page.locator("button[name=add]").waitFor();
@@ -458,13 +460,13 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const variant = legacy[7] ?? 0;
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("POST", id, "/advanced/set_button_text_override", { state: "after_launch", text: "Preorder, ships soon" });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     setStock(env.emulator, variant, 50, "CONTINUE");
     await page.goto(productUrl(variant));
     await page.locator("button[name=add]").waitFor();
     expect(await page.locator("[data-preorder-button]").count()).toBe(0);
     await call("PATCH", id, "/inventory", { provider: "app" });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     await page.goto(productUrl(variant));
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Preorder, ships soon");
@@ -473,7 +475,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     // With the app as the provider the offer's stock is its total limit: none left, no preorder.
     await call("PATCH", id, "/limits", { total: { max: 0 } });
     await call("POST", id, "/advanced/set_button_text_override", { state: "out_of_stock", text: "All preorders taken" });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     await page.goto(productUrl(variant));
     await page.locator("[data-preorder-button][data-sold-out]").waitFor({ state: "attached" });
     expect(await page.locator("[data-preorder-button]").isDisabled()).toBe(true);
@@ -488,8 +490,8 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", launching, "/advanced/set_button_text_override", { state: "before_launch", text: "Reserve before launch" });
     const restocking = await newOffer(env, { products: { variant_ids: [soldOut] } }, { enable: true });
     await call("POST", restocking, "/advanced/set_button_text_override", { state: "out_of_stock", text: "Preorder the next batch" });
-    await waitSynced(env, launching);
-    await waitSynced(env, restocking);
+    await shopConfig.synced(launching);
+    await shopConfig.synced(restocking);
     setStock(env.emulator, ahead, 0, "CONTINUE");
     await page.goto(productUrl(ahead));
     await page.locator("[data-preorder-button]").waitFor();
@@ -504,16 +506,16 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const id = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("POST", id, "/widget/set_button_text", { text: "Vorbestellen" });
     await call("PATCH", id, "/translations", { default_locale: "de", locales: ["en"], fields: ["widget.button.text"], translations: { en: { "widget.button.text": "Preorder (English)" } } });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     setStock(env.emulator, variant, 0, "CONTINUE");
-    setShopConfig(env.emulator, { developer: { events_enabled: true }, languages: { multi_language_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true }, languages: { multi_language_enabled: true } });
     await page.goto(`${env.emulator.origin}/de/products/${handleOf(env.emulator, variant)}?variant=${variant}`);
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Vorbestellen");
     await page.goto(`${env.emulator.origin}/en/products/${handleOf(env.emulator, variant)}?variant=${variant}`);
     await page.locator("[data-preorder-button]").waitFor();
     expect((await page.locator("[data-preorder-button]").innerText()).trim()).toBe("Preorder (English)");
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("the collection page shows the offer's badge on its product's card, unless the shop turns collection badges off", async () => {
@@ -524,25 +526,25 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const badge = page.locator(`[data-product-card]:has(a[href="/products/${product.handle}"]) [data-preorder-badge]`);
     await badge.waitFor();
     expect((await badge.innerText()).trim()).toBe("Coming soon");
-    setShopConfig(env.emulator, { storefront: { show_badge_on_collection_pages: false } });
+    shopConfig.set({ storefront: { show_badge_on_collection_pages: false } });
     await page.goto(`${env.emulator.origin}/collections/${collection.handle}`);
     await page.locator("[data-product-card]").first().waitFor();
     expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("the shop's storefront switches and the developer selectors decide what the widget touches; the shipping line item property reaches the cart", async () => {
     const variant = legacy[0] ?? 0;
     await call("PATCH", offerId, "/shipping", { display: { shipping_line_item_property_enabled: true } });
-    await waitSynced(env, offerId);
+    await shopConfig.synced(offerId);
     // Off: no badge on the product page, the buy-now buttons stay.
-    setShopConfig(env.emulator, { storefront: { show_badge_on_product_pages: false, hide_dynamic_checkout_buttons: false } });
+    shopConfig.set({ storefront: { show_badge_on_product_pages: false, hide_dynamic_checkout_buttons: false } });
     await page.goto(productUrl(variant));
     await page.locator("[data-preorder-button]").waitFor();
     expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
     expect(await page.locator("[data-dynamic-checkout]").isVisible()).toBe(true);
     // Selectors: the badge goes into what `price` names, and the button the widget replaces is what `add_to_cart_button` names.
-    setShopConfig(env.emulator, {
+    shopConfig.set({
       storefront: { hide_dynamic_checkout_buttons: false },
       developer: { events_enabled: true, selectors: { price: "main h1", add_to_cart_button: "[data-dynamic-checkout] button" } },
     });
@@ -569,14 +571,14 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const product = env.emulator.store.productOf(env.emulator.store.variant(variant) ?? (env.emulator.store.variants[0] as NonNullable<ReturnType<typeof env.emulator.store.variant>>));
     const collection = env.emulator.store.collections.find((c) => product.collectionIds.includes(c.id));
     if (collection) {
-      setShopConfig(env.emulator, { developer: { selectors: { collection_product_card: `[data-product-card]:not(:has(a[href="/products/${product.handle}"]))` } } });
+      shopConfig.set({ developer: { selectors: { collection_product_card: `[data-product-card]:not(:has(a[href="/products/${product.handle}"]))` } } });
       await page.goto(`${env.emulator.origin}/collections/${collection.handle}`);
       await page.locator("[data-product-card]").first().waitFor();
       expect(await page.locator("[data-preorder-badge]").count()).toBe(0);
     }
     await call("PATCH", offerId, "/shipping", { display: { shipping_line_item_property_enabled: false } });
-    await waitSynced(env, offerId);
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    await shopConfig.synced(offerId);
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("storefront.selectors.product_form: on a theme whose product form the default does not find (product.ajax posts to /cart/add.js), the widget follows the form the shop names: its variant, quantity and selling plan, with the line properties", async () => {
@@ -586,7 +588,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const id = await newOffer(env, { products: { variant_ids: [onOffer] } }, { enable: true });
     await call("PATCH", id, "/shipping", { display: { show_details: true, shipping_text: "Ships in June.", shipping_line_item_property_enabled: true } });
     await call("PATCH", id, "/limits", { per_order: { min: 1, max: 5 } });
-    const plan = String((await waitSynced(env, id)).platform_selling_plan_id).split("/").pop();
+    const plan = String((await shopConfig.synced(id)).platform_selling_plan_id).split("/").pop();
     setStock(env.emulator, onOffer, 0, "CONTINUE");
     // The theme's alternate template, chosen as the platform chooses one: ?view=<suffix>. It opens on the in-stock variant.
     const url = `${env.emulator.origin}/products/${handleOf(env.emulator, onOffer)}?view=ajax`;
@@ -594,7 +596,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const loaded = () => page.waitForFunction("window.preorderEvents.some((event) => event[0] === 'preorder:loaded')");
 
     // The default selector finds no product form here: the shopper's choice of the preorder variant changes nothing.
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
     await page.goto(url);
     await loaded();
     await page.selectOption(`${form} select[name=id]`, String(onOffer));
@@ -605,7 +607,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(await page.locator(`${form} button[name=add]`).isVisible()).toBe(true);
 
     // The shop names the theme's form: the widget reads its variant input and quantity and puts the plan in it.
-    setShopConfig(env.emulator, { developer: { events_enabled: true, selectors: { product_form: form } } });
+    shopConfig.set({ developer: { events_enabled: true, selectors: { product_form: form } } });
     await page.goto(url);
     await loaded();
     expect(await page.locator("[data-preorder-button]").count()).toBe(0);
@@ -623,7 +625,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     );
     expect(items.map((i) => [i.variant_id, i.quantity, i.selling_plan_allocation?.selling_plan.id, i.properties.Shipping])).toEqual([[onOffer, 3, Number(plan), "Ships in June."]]);
     await clearCart();
-    setShopConfig(env.emulator, { developer: { events_enabled: true } });
+    shopConfig.set({ developer: { events_enabled: true } });
   });
 
   it("a variant's own shipping text and max count (decision 0203) and the billing text reach the page", async () => {
@@ -632,7 +634,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", id, `/variants/${variant}/set_shipping_text`, { text: "Ships from our second warehouse." });
     await call("POST", id, `/variants/${variant}/set_max_count`, { max_count: 4 });
     await call("POST", id, "/payments/set_billing_widget_text", { text: "Nothing is charged until it ships." });
-    await waitSynced(env, id);
+    await shopConfig.synced(id);
     setStock(env.emulator, variant, 0, "CONTINUE");
     await page.goto(productUrl(variant));
     await page.locator("[data-preorder-button]").waitFor();
@@ -679,7 +681,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await call("POST", choice, "/payments/enable_option", { type: "deposit", deposit_percent: 25 });
     await call("POST", choice, "/payments/set_option_copy", { type: "full", title: "All at once", description: "The whole price today." });
     await call("POST", choice, "/payments/set_option_copy", { type: "deposit", title: "A quarter now", description: "The rest before it ships." });
-    await waitSynced(env, choice);
+    await shopConfig.synced(choice);
     const { rows: plans } = await env.app.pool.query<{ platform_selling_plan_id: string; payment_option: string }>(
       "select platform_selling_plan_id, payment_option from preorder_offer_selling_plans where offer_id = $1 and removed_at is null",
       [choice],
@@ -736,7 +738,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     const variant = legacy[11] ?? 0;
     const split = await newOffer(env, { products: { variant_ids: [variant] } }, { enable: true });
     await call("PATCH", split, "/shipping", { fulfillment: { split: { enabled: true, type: "orders", order_suffix: "-PRE" } } });
-    expect((await waitSynced(env, split)).platform_selling_plan_id).toBeNull();
+    expect((await shopConfig.synced(split)).platform_selling_plan_id).toBeNull();
     setStock(env.emulator, variant, 0, "CONTINUE");
     await page.goto(productUrl(variant));
     await clearCart();

@@ -6,6 +6,15 @@ import { loadPreorderSettings } from "../preorders/settings/settings.ts";
 import { loadAdPixel } from "../providers/integrations.ts";
 import { SHOP_STOREFRONT_CONFIG_VERSION, type ShopStorefrontConfig } from "./shop-config.ts";
 
+/** The offers whose variant metafields the sync keeps written (preorders/sync/run.ts, syncMetafields): active and not deleted. */
+async function liveOfferIds(db: Db, shopId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    "select id from preorder_offers where shop_id = $1 and status = 'active' and deleted_at is null order by created_at, id",
+    [shopId],
+  );
+  return rows.map((r) => r.id);
+}
+
 /**
  * The shop's storefront configuration (shop-config.ts) from its sources as they are now, each
  * merged over its defaults, so two shops with the same settings get the same text and the writer
@@ -53,5 +62,6 @@ export async function buildShopStorefrontConfig(db: Db, shopId: string): Promise
       strings,
     },
     ad_pixel: { enabled: (await loadAdPixel(db, shopId)).enabled },
+    live_offer_ids: await liveOfferIds(db, shopId),
   };
 }

@@ -6,7 +6,8 @@ import { declareTask, enqueue } from "../core/tasks.ts";
  * Queues the write of the shop's storefront configuration metafield (shop-config.ts, decision
  * 0203), in the transaction of the change that moves it: each source setting's writer calls this
  * (preorder and developer storefront settings, back-in-stock channels and compliance, languages,
- * translations, the ad_pixel switch), so no committed change misses its write and a rolled-back
+ * translations, the ad_pixel switch, and every offer change for live_offer_ids, decision 0232), so
+ * no committed change misses its write and a rolled-back
  * one queues none. Imports only the core, so every area may call it without importing the others.
  */
 

@@ -48,4 +48,9 @@ export interface ShopStorefrontConfig {
   };
   /** /account/integrations `ad_pixel.enabled`: the widget publishes signup events to the platform's customer events */
   ad_pixel: { enabled: boolean };
+  /**
+   * The ids of the shop's live offers (active, not deleted), oldest first: the keys `offer-<id>` of
+   * the variant metafields the app embed reads (Liquid cannot list a namespace's keys; decision 0232).
+   */
+  live_offer_ids: string[];
 }

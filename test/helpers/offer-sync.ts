@@ -24,7 +24,7 @@ export function startSyncEnv(seed: SeedOptions): Promise<SyncEnv> {
   return startTestEnv(syncEnvOptions(seed));
 }
 
-interface OfferSyncRow {
+export interface OfferSyncRow {
   sync_status: string;
   sync_last_error: string | null;
   revision: number;

@@ -1,7 +1,11 @@
 import { SHOP_ID } from "../../src/platform/emulator/ids.ts";
 import type { Emulator } from "../../src/platform/emulator/index.ts";
 import { SHIPPED_TRANSLATIONS } from "../../src/account/translations.ts";
+import { shopConfigSyncKey } from "../../src/storefront/enqueue.ts";
 import type { ShopStorefrontConfig } from "../../src/storefront/shop-config.ts";
+import type { TestEnv } from "./fixture.ts";
+import { type OfferSyncRow, waitSynced } from "./offer-sync.ts";
+import { waitFor } from "./wait.ts";
 
 /** Helpers of the storefront tests: the shop metafield the widget reads, and the emulator store's state. */
 
@@ -16,6 +20,7 @@ export function defaultShopConfig(): ShopStorefrontConfig {
     back_in_stock: { channels: ["email"], opt_in_required: false },
     languages: { default_locale: "en", multi_language_enabled: false, product_translations_enabled: false, strings: { en: { ...SHIPPED_TRANSLATIONS.en } } },
     ad_pixel: { enabled: false },
+    live_offer_ids: [],
   };
 }
 
@@ -28,12 +33,20 @@ function merge<T>(base: T, patch: DeepPartial<T>): T {
   return out as T;
 }
 
+/** The shop metafield as it is on the emulator's shop now; null where none is written. */
+export function shopConfigOf(emulator: Emulator): ShopStorefrontConfig | null {
+  const found = emulator.store.metafield("SHOP", SHOP_ID, `app--${emulator.appId}--preorder`, "shop");
+  return found ? (JSON.parse(found.value) as ShopStorefrontConfig) : null;
+}
+
 /**
  * Puts the shop metafield (`$app:preorder` `shop`, src/storefront/shop-config.ts) on the emulator's
- * shop directly, in the shape the service writes: the defaults with `patch` over them.
+ * shop directly, in the shape the service writes: the defaults with `patch` over them, and the
+ * live offer ids of the value there now (what the service wrote, which the app embed needs to find
+ * the offers' variant metafields) unless `patch` has its own.
  */
 export function setShopConfig(emulator: Emulator, patch: DeepPartial<ShopStorefrontConfig> = {}): ShopStorefrontConfig {
-  const config = merge(defaultShopConfig(), patch);
+  const config = merge({ ...defaultShopConfig(), live_offer_ids: shopConfigOf(emulator)?.live_offer_ids ?? [] }, patch);
   emulator.store.putMetafield({ ownerType: "SHOP", ownerId: SHOP_ID, namespace: `app--${emulator.appId}--preorder`, key: "shop", type: "json", value: JSON.stringify(config) });
   return config;
 }
@@ -54,4 +67,34 @@ export function handleOf(emulator: Emulator, legacyId: number): string {
   const variant = emulator.store.variant(legacyId);
   if (!variant) throw new Error(`no variant ${legacyId}`);
   return emulator.store.productOf(variant).handle;
+}
+
+/** Waits until the service has no write of the shop's storefront configuration queued or running (its worker runs). */
+export async function shopConfigSettled(env: TestEnv): Promise<void> {
+  await waitFor("the shop configuration write", async () => {
+    const { rowCount } = await env.app.pool.query("select 1 from graphile_worker.jobs where key = $1", [shopConfigSyncKey(env.shopId)]);
+    return rowCount === 0 ? true : undefined;
+  });
+}
+
+/**
+ * A storefront test's shop metafield beside the service's: `set` puts the test's settings on the
+ * emulator (setShopConfig); `synced` waits for an offer's sync and for the service's write of the
+ * shop configuration it queued (with the live offer ids the app embed reads, decision 0232), then
+ * puts the test's settings back over the service's own, keeping the service's live offer ids.
+ */
+export function testShopConfig(env: TestEnv): { set(patch?: DeepPartial<ShopStorefrontConfig>): ShopStorefrontConfig; synced(offerId: string): Promise<OfferSyncRow> } {
+  let last: DeepPartial<ShopStorefrontConfig> = {};
+  return {
+    set(patch = {}) {
+      last = patch;
+      return setShopConfig(env.emulator, patch);
+    },
+    async synced(offerId) {
+      const row = await waitSynced(env, offerId);
+      await shopConfigSettled(env);
+      setShopConfig(env.emulator, last);
+      return row;
+    },
+  };
 }

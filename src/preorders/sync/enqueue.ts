@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { type JobHandle, declareJob, enqueueJob, jobHandle } from "../../core/jobs.ts";
 import { declareTask, enqueue } from "../../core/tasks.ts";
+import { enqueueShopConfigSync } from "../../storefront/enqueue.ts";
 import { queueLimitCountersForOffer } from "../limits/enqueue.ts";
 
 /**
@@ -83,7 +84,7 @@ export async function enqueueOfferResolution(db: Db, shopId: string, offerId: st
 
 /**
  * Everything a committed change to an offer enqueues: its sync, always; the limit counters it moves
- * (limits/enqueue.ts); and a resolution of its
+ * (limits/enqueue.ts); the shop's storefront configuration (its live offer ids); and a resolution of its
  * variants when its source is all or collection and what the resolution depends on (source,
  * collection, exclusion tag, excluded ids) differs from what the last one was queued for.
  */
@@ -100,6 +101,9 @@ export async function enqueueOfferWork(db: Db, shopId: string, offerId: string):
   await enqueueOfferSync(db, shopId, offerId);
   // Its limits, status or deletion can move the counters the checkout's validation reads (decision 0211).
   await queueLimitCountersForOffer(db, shopId, offerId);
+  // Its status or deletion moves the shop configuration's live_offer_ids, which the app embed
+  // reads (decision 0232); coalesced per shop, and written only when its value changed.
+  await enqueueShopConfigSync(db, shopId);
   const key = sourceKey(row);
   if (key !== undefined && key !== row.resolved_key) return enqueueOfferResolution(db, shopId, offerId, key);
   // A custom source forgets the last resolution: going back to `all` resolves again.

@@ -4,9 +4,13 @@
  *
  * - `script#preorder-app-embed`: `EmbedData` (the page's locale and market, the app proxy's path,
  *   and the shop metafield, `src/storefront/shop-config.ts`);
- * - `script[data-preorder-product]` (one per product on the page: the product page's, and one in
- *   each collection card): `ProductData`, each variant with its offer metafields (decision 0196,
- *   `src/preorders/sync/storefront-config.ts`) keyed `offer-<id>`.
+ * - `script[data-preorder-product]` (the product page's, which the app embed renders from
+ *   `product.variants`, decision 0232; or one inside a collection card, where a theme renders it):
+ *   `ProductData`, each variant with its offer metafields (decision 0196,
+ *   `src/preorders/sync/storefront-config.ts`) keyed `offer-<id>`, those of the shop metafield's
+ *   `live_offer_ids`;
+ * - `script[data-preorder-collection]` on a collection page: `ProductData[]`, the collection's
+ *   products, matched to the theme's cards by their links' `/products/<handle>`.
  */
 import type { ShopStorefrontConfig } from "../shop-config.ts";
 

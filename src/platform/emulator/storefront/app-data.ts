@@ -11,7 +11,8 @@ export function appNamespace(ctx: Context): string {
   return `app--${ctx.appId}--preorder`;
 }
 
-function parsed(value: string, type: string): unknown {
+/** A metafield's value as Liquid's `metafield.value` and the Function input's `jsonValue` read it: json parsed, else its text. */
+export function parsed(value: string, type: string): unknown {
   if (type !== "json") return value;
   try {
     return JSON.parse(value) as unknown;
@@ -28,16 +29,6 @@ export function variantAppMetafields(ctx: Context, variant: Variant): Record<str
     if (metafield.namespace === namespace) found[metafield.key] = parsed(metafield.value, metafield.type);
   }
   return found;
-}
-
-/** The offers on the variant (`offer-*` keys), parsed. */
-export function variantOffers(ctx: Context, variant: Variant): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(variantAppMetafields(ctx, variant)).filter(([key]) => key.startsWith("offer-")));
-}
-
-/** The shop metafield (`$app:preorder` `shop`), parsed; null when the app has not written it. */
-export function shopAppConfig(ctx: Context): unknown {
-  return shopAppMetafield(ctx, "shop");
 }
 
 /** An app metafield of the shop (`$app:preorder` `<key>`), parsed; null when the app has not written it. */

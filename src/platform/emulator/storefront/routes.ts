@@ -4,9 +4,9 @@ import { checkoutChargeCents, createOrder } from "../admin/orders.ts";
 import { AdminError } from "../admin/errors.ts";
 import type { Context } from "../context.ts";
 import { gid, legacyIdOf } from "../ids.ts";
-import type { Market, Product } from "../model.ts";
-import { shopAppConfig, variantAppMetafields, variantAvailable, variantOffers } from "./app-data.ts";
+import type { Market } from "../model.ts";
 import { type Cart, CartError, Carts, addItem, cartJson, changeLine } from "./cart.ts";
+import { liquidPage, liquidProduct, liquidShop } from "./liquid-objects.ts";
 import { DEFAULT_PROXY_SUBPATH, type StorefrontOptions } from "./options.ts";
 import { registerAppProxy } from "./proxy.ts";
 import { productTemplate, renderPage } from "./theme.ts";
@@ -53,24 +53,6 @@ function pageMarket(ctx: Context, request: FastifyRequest, reply: FastifyReply):
   return markets.find((m) => country !== "" && m.countryCodes.includes(country)) ?? markets.find((m) => m.primary) ?? markets[0];
 }
 
-/** The product as the app embed renders it: each variant with its stock and the app's metafields. */
-function productData(ctx: Context, product: Product): Record<string, unknown> {
-  return {
-    id: product.id,
-    handle: product.handle,
-    variants: ctx.store.variantsOf(product).map((v) => ({
-      id: v.id,
-      title: v.title,
-      price: v.priceCents,
-      available: variantAvailable(ctx, v),
-      inventory_quantity: ctx.store.inventoryQuantity(ctx.store.variantIndex(v)),
-      inventory_policy: v.inventoryPolicy.toLowerCase(),
-      ...Object.fromEntries(Object.entries(variantAppMetafields(ctx, v)).filter(([key]) => !key.startsWith("offer-"))),
-      offers: variantOffers(ctx, v),
-    })),
-  };
-}
-
 export interface StorefrontDeps {
   ctx: Context;
   options: StorefrontOptions;
@@ -95,17 +77,12 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     done(null, querystring.parse(String(body)));
   });
 
+  /** The Liquid objects of the page that the app embed reads beside `product`: `request`, `localization`, `template`. */
   const embed = (request: FastifyRequest, reply: FastifyReply, locale: string, template: string) => {
     const market = pageMarket(ctx, request, reply);
-    return {
-      shop: shopAppConfig(ctx),
-      locale,
-      market_id: market ? gid("Market", market.id) : null,
-      proxy_path: proxyPath,
-      template,
-    };
+    return liquidPage({ locale, marketId: market ? gid("Market", market.id) : null, template });
   };
-  const page = (scope: Record<string, unknown>) => ({ shop: { name: ctx.shop.name }, app_embed_url: options.appEmbedUrl ?? null, ...scope });
+  const page = (scope: Record<string, unknown>) => ({ shop: liquidShop(ctx), app_embed_url: options.appEmbedUrl ?? null, ...scope });
   const cartOf = (request: FastifyRequest): Cart | undefined => carts.get(cookies(request).cart);
   const openCart = (request: FastifyRequest, reply: FastifyReply): Cart => {
     const cart = carts.open(cookies(request).cart);
@@ -116,13 +93,12 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
   const productPage = async (request: FastifyRequest<{ Params: { handle: string; locale?: string } }>, reply: FastifyReply) => {
     const product = ctx.store.products.find((p) => p.handle === request.params.handle && p.status === "ACTIVE");
     if (!product || (request.params.locale !== undefined && !LOCALE.test(request.params.locale))) return reply.code(404).type("text/html").send("<h1>Not found</h1>");
-    const data = productData(ctx, product);
-    const variants = data.variants as { id: number; price: number; available: boolean }[];
+    const liquid = liquidProduct(ctx, product);
     const query = request.query as Record<string, string | undefined>;
-    const variant = variants.find((v) => String(v.id) === query.variant) ?? variants[0];
+    const variant = liquid.variants.find((v) => String(v.id) === query.variant) ?? liquid.variants[0];
     const locale = pageLocale(request, request.params.locale);
     // `?view=<suffix>`: the theme's alternate template product.<suffix>, when it has one.
-    const html = await renderPage(productTemplate(query.view), page({ title: product.title, locale, product: { id: product.id, title: product.title }, variant, product_data: data, embed: embed(request, reply, locale, "product") }));
+    const html = await renderPage(productTemplate(query.view), page({ title: product.title, locale, product: liquid, variant, ...embed(request, reply, locale, "product") }));
     return reply.type("text/html; charset=utf-8").send(html);
   };
   app.get("/products/:handle", productPage);
@@ -131,12 +107,11 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
   const collectionPage = async (request: FastifyRequest<{ Params: { handle: string; locale?: string } }>, reply: FastifyReply) => {
     const collection = ctx.store.collections.find((c) => c.handle === request.params.handle);
     if (!collection || (request.params.locale !== undefined && !LOCALE.test(request.params.locale))) return reply.code(404).type("text/html").send("<h1>Not found</h1>");
-    const cards = ctx.store.products
-      .filter((p) => p.status === "ACTIVE" && p.collectionIds.includes(collection.id))
-      .slice(0, MAX_CARDS)
-      .map((p) => ({ url: `/products/${p.handle}`, title: p.title, price: ctx.store.variantsOf(p)[0]?.priceCents ?? 0, data: productData(ctx, p) }));
+    const products = ctx.store.products.filter((p) => p.status === "ACTIVE" && p.collectionIds.includes(collection.id)).slice(0, MAX_CARDS);
+    const cards = products.map((p) => ({ url: `/products/${p.handle}`, title: p.title, price: ctx.store.variantsOf(p)[0]?.priceCents ?? 0 }));
     const locale = pageLocale(request, request.params.locale);
-    const html = await renderPage("collection", page({ title: collection.title, locale, collection: { title: collection.title }, cards, embed: embed(request, reply, locale, "collection") }));
+    const scope = { title: collection.title, locale, collection: { title: collection.title, products: products.map((p) => liquidProduct(ctx, p)) }, cards };
+    const html = await renderPage("collection", page({ ...scope, ...embed(request, reply, locale, "collection") }));
     return reply.type("text/html; charset=utf-8").send(html);
   };
   app.get("/collections/:handle", collectionPage);
@@ -194,7 +169,7 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
 
   app.get("/cart", async (request, reply) => {
     const cart = cartOf(request) ?? openCart(request, reply);
-    const html = await renderPage("cart", page({ title: "Cart", locale: "en", cart: cartJson(ctx, cart), errors: [], embed: embed(request, reply, "en", "cart") }));
+    const html = await renderPage("cart", page({ title: "Cart", locale: "en", cart: cartJson(ctx, cart), errors: [], ...embed(request, reply, "en", "cart") }));
     return reply.type("text/html; charset=utf-8").send(html);
   });
 
@@ -204,7 +179,7 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     const json = wantsJson(request);
     const refuse = async (status: number, errors: { localizedMessage: string; target: string }[]) => {
       if (json) return reply.code(status).send({ errors });
-      const html = await renderPage("cart", page({ title: "Cart", locale: "en", cart: cart ? cartJson(ctx, cart) : { items: [] }, errors, embed: embed(request, reply, "en", "cart") }));
+      const html = await renderPage("cart", page({ title: "Cart", locale: "en", cart: cart ? cartJson(ctx, cart) : { items: [] }, errors, ...embed(request, reply, "en", "cart") }));
       return reply.code(status).type("text/html; charset=utf-8").send(html);
     };
     if (!cart || cart.lines.length === 0) return refuse(422, [{ localizedMessage: "Your cart is empty.", target: "$.cart" }]);
@@ -233,7 +208,7 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
       carts.clear(cart);
       deps.changed?.();
       if (json) return reply.code(201).send({ order: { id: gid("Order", order.id), name: order.name } });
-      const html = await renderPage("thank_you", page({ title: "Thank you", locale: "en", order: { name: order.name }, embed: embed(request, reply, "en", "thank_you") }));
+      const html = await renderPage("thank_you", page({ title: "Thank you", locale: "en", order: { name: order.name }, ...embed(request, reply, "en", "thank_you") }));
       return reply.type("text/html; charset=utf-8").send(html);
     } catch (error) {
       if (error instanceof AdminError) return refuse(422, [{ localizedMessage: error.message, target: "$.cart" }]);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Liquid, Tag, type TagToken, type TopLevelToken, type Liquid as LiquidEngine } from "liquidjs";
 
 /**
@@ -15,11 +16,11 @@ import { Liquid, Tag, type TagToken, type TopLevelToken, type Liquid as LiquidEn
  * `/cart/add.js` and the usual selector (`form[action$="/cart/add"]`) does not find it: the shop's
  * `storefront.selectors.product_form` has to name it.
  */
-const engine = new Liquid({ strictFilters: true });
-// JSON inside a script tag: `<` escaped so a value holding `</script>` cannot end it.
-engine.registerFilter("json_script", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
+/** The theme app extension's folder: its blocks, and its snippets, which `{% render %}` finds. */
+const EXTENSION = new URL("../../../../extensions/preorder-widget/", import.meta.url);
+const engine = new Liquid({ strictFilters: true, root: [fileURLToPath(new URL("snippets/", EXTENSION))], extname: ".liquid" });
 engine.registerFilter("money", (cents: number) => `$${(Number(cents) / 100).toFixed(2)}`);
-// Inside a script tag too (the app embed's JSON): `<` escaped, as json_script.
+// The app embed's JSON sits inside script tags: `<` escaped so a value holding `</script>` cannot end one.
 engine.registerFilter("json", (value: unknown) => JSON.stringify(value ?? null).replace(/</g, "\\u003c"));
 // A theme app extension's asset: where the page's scope (`app_assets`) says it is served.
 engine.registerFilter("asset_url", function (this: { context: { getSync(paths: PropertyKey[]): unknown } }, name: string) {
@@ -46,10 +47,12 @@ engine.registerTag("schema", SchemaTag);
 /**
  * The app's theme app extension (extensions/preorder-widget/): its app embed block, the very file
  * `shopify app deploy` uploads, rendered at the end of every page while the app is installed
- * (`app_embed_url` set), with the Liquid objects it reads: the shop's `$app:preorder` metafields,
- * `request.locale`, `localization.market`, `template`, and its asset at `app_embed_url`.
+ * (`app_embed_url` set), with the Liquid objects it reads as Shopify's (routes.ts, liquid-objects.ts):
+ * `shop.metafields`, `product` with its `variants` and their `metafields`, `request.locale`,
+ * `localization.market`, `template.name`, and its asset at `app_embed_url`. The theme's own
+ * templates render no app data: what the widget reads of the product is the embed's.
  */
-const APP_EMBED_BLOCK = readFileSync(new URL("../../../../extensions/preorder-widget/blocks/app-embed.liquid", import.meta.url), "utf8");
+const APP_EMBED_BLOCK = readFileSync(new URL("blocks/app-embed.liquid", EXTENSION), "utf8");
 
 const LAYOUT_HEAD = `<!doctype html>
 <html lang="{{ locale | escape }}">
@@ -92,7 +95,7 @@ const PRODUCT = `${LAYOUT_HEAD}<main class="product" data-product-id="{{ product
 <form method="post" action="/cart/add" id="product-form">
   <label>Variant
   <select name="id" data-variant-selector>
-  {% for v in product_data.variants %}<option value="{{ v.id }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
+  {% for v in product.variants %}<option value="{{ v.id }}" data-price="{{ v.price }}" data-available="{{ v.available }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
   {% endfor %}</select></label>
   <input type="hidden" name="selling_plan" value="">
   <label>Quantity <input type="number" name="quantity" value="1" min="1"></label>
@@ -100,19 +103,18 @@ const PRODUCT = `${LAYOUT_HEAD}<main class="product" data-product-id="{{ product
   <div class="shopify-payment-button" data-dynamic-checkout><button type="button">Buy it now</button></div>
 </form>
 </main>
-<script type="application/json" data-preorder-product>{{ product_data | json_script }}</script>
 <script>
 (function () {
-  var product = JSON.parse(document.querySelector("script[data-preorder-product]").textContent);
   var select = document.querySelector("[data-variant-selector]");
   select.addEventListener("change", function () {
-    var v = product.variants.find(function (x) { return String(x.id) === select.value; });
-    if (!v) return;
-    document.querySelector("[data-product-price]").textContent = "$" + (v.price / 100).toFixed(2);
+    var option = select.selectedOptions[0];
+    if (!option) return;
+    var available = option.dataset.available === "true";
+    document.querySelector("[data-product-price]").textContent = "$" + (Number(option.dataset.price) / 100).toFixed(2);
     var add = document.querySelector("button[name=add]");
-    add.disabled = !v.available;
-    add.textContent = v.available ? "Add to cart" : "Sold out";
-    var url = new URL(location.href); url.searchParams.set("variant", v.id); history.replaceState(null, "", url);
+    add.disabled = !available;
+    add.textContent = available ? "Add to cart" : "Sold out";
+    var url = new URL(location.href); url.searchParams.set("variant", option.value); history.replaceState(null, "", url);
   });
 })();
 </script>
@@ -124,24 +126,22 @@ const PRODUCT_AJAX = `${LAYOUT_HEAD}<main class="product product--ajax" data-pro
 <form method="post" action="/cart/add.js" class="ajax-product-form" data-ajax-product-form>
   <label>Style
   <select name="id">
-  {% for v in product_data.variants %}<option value="{{ v.id }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
+  {% for v in product.variants %}<option value="{{ v.id }}" data-price="{{ v.price }}" data-available="{{ v.available }}"{% if v.id == variant.id %} selected{% endif %}>{{ v.title | escape }}{% unless v.available %} (sold out){% endunless %}</option>
   {% endfor %}</select></label>
   <input type="hidden" name="selling_plan" value="">
   <label>Qty <input type="number" name="quantity" value="1" min="1"></label>
   <button type="submit" name="add">Add to bag</button>
 </form>
 </main>
-<script type="application/json" data-preorder-product>{{ product_data | json_script }}</script>
 <script>
 (function () {
-  var product = JSON.parse(document.querySelector("script[data-preorder-product]").textContent);
   var form = document.querySelector("[data-ajax-product-form]");
   var select = form.querySelector("select[name=id]");
   select.addEventListener("change", function () {
-    var v = product.variants.find(function (x) { return String(x.id) === select.value; });
-    if (!v) return;
-    document.querySelector("[data-product-price]").textContent = "$" + (v.price / 100).toFixed(2);
-    var url = new URL(location.href); url.searchParams.set("variant", v.id); history.replaceState(null, "", url);
+    var option = select.selectedOptions[0];
+    if (!option) return;
+    document.querySelector("[data-product-price]").textContent = "$" + (Number(option.dataset.price) / 100).toFixed(2);
+    var url = new URL(location.href); url.searchParams.set("variant", option.value); history.replaceState(null, "", url);
   });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
@@ -157,7 +157,6 @@ const COLLECTION = `${LAYOUT_HEAD}<main class="collection">
 {% for card in cards %}<article data-product-card>
   <h3 data-card-title><a href="{{ card.url }}">{{ card.title | escape }}</a></h3>
   <p class="price">{{ card.price | money }}</p>
-  <script type="application/json" data-preorder-product>{{ card.data | json_script }}</script>
 </article>
 {% endfor %}</div>
 </main>
@@ -196,19 +195,12 @@ export function productTemplate(view: unknown): TemplateName {
   return typeof view === "string" && name in templates ? (name as TemplateName) : "product";
 }
 
-/** The Liquid objects the app embed block reads, from the page's `embed` (routes.ts) and `app_embed_url`. */
-function appEmbedScope(scope: Record<string, unknown>): Record<string, unknown> {
-  const embed = (scope.embed ?? {}) as { shop?: unknown; locale?: string; market_id?: string | null; template?: string };
+export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
   const url = typeof scope.app_embed_url === "string" ? scope.app_embed_url : undefined;
-  return {
-    app_assets: url ? { "preorder-widget.js": url } : {},
-    request: { locale: { iso_code: embed.locale ?? "en" } },
-    localization: { market: embed.market_id ? { id: embed.market_id } : null },
-    template: { name: embed.template ?? "" },
-    shop: { ...(scope.shop as Record<string, unknown> | undefined), metafields: { "$app:preorder": { shop: { value: embed.shop ?? null } } } },
-  };
+  return (await engine.render(templates[name], { ...scope, app_assets: url ? { "preorder-widget.js": url } : {} })) as string;
 }
 
-export async function renderPage(name: TemplateName, scope: Record<string, unknown>): Promise<string> {
-  return (await engine.render(templates[name], { ...scope, ...appEmbedScope(scope) })) as string;
+/** The app embed block alone, with the Liquid objects of `scope` (a test reads what it renders). */
+export async function renderAppEmbed(scope: Record<string, unknown>): Promise<string> {
+  return (await engine.parseAndRender(APP_EMBED_BLOCK, scope)) as string;
 }
