@@ -3,11 +3,17 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import nodemailer from "nodemailer";
+import type MailMessage from "nodemailer/lib/mailer/mail-message";
+import MimeNode from "nodemailer/lib/mime-node";
+import type SMTPPool from "nodemailer/lib/smtp-pool";
 import { SMTPServer, type SMTPServerAddress } from "smtp-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChannelError, type Channels, type OutboundMessage, createChannels } from "../src/channels/index.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
+import { composeEmail } from "../src/channels/email-mime.ts";
+import { poolMessage } from "../src/channels/email-pool-message.ts";
 
 /** One message as the sink received it. */
 interface Received {
@@ -215,6 +221,45 @@ describe("e-mail over pooled SMTP", () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe("a composed e-mail handed straight to nodemailer's pool (email-pool-message.ts)", () => {
+  it("reaches the server as the same bytes and envelope as sendMail({ raw }) delivers", async () => {
+    const transport = nodemailer.createTransport({ url: `smtp://127.0.0.1:${sink.port}/?ignoreTLS=true`, pool: true, maxConnections: 1 });
+    try {
+      // A line that starts with a dot: the connection dot-stuffs both the same way.
+      const message = emailMessage("pool-0001", "ada.lovelace+bis@example.com", { text: ".hidden\nline\n", html: "<p>Caf\u00e9</p>\n.<p>dot</p>" });
+      const mail = composeEmail(message, "Test Shop <alerts@shop.example>");
+      const prepared = poolMessage(mail);
+      expect(prepared).toBeDefined();
+      await transport.sendMail({ envelope: mail.envelope, raw: mail.raw, messageId: mail.messageId });
+      await new Promise<void>((resolve, reject) => {
+        transport.transporter.send(prepared as unknown as MailMessage<SMTPPool.SentMessageInfo>, (error) => (error ? reject(error) : resolve()));
+      });
+      const [viaSendMail, viaPool] = sink.received;
+      expect(viaPool).toEqual(viaSendMail);
+      expect(viaPool?.raw).toBe(mail.raw.toString("utf8"));
+    } finally {
+      transport.close();
+    }
+  });
+
+  it("answers the envelope nodemailer would, and leaves every address it would rewrite to sendMail", () => {
+    const envelopeOf = (from: string, to: string) => new MimeNode().setEnvelope({ from, to }).getEnvelope();
+    for (const to of ["ada@example.com", "o'brien.x+tag@mail.shop-example.co.uk", "a_b-c@sub.example.org"]) {
+      const prepared = poolMessage({ raw: Buffer.from(""), envelope: { from: "alerts@shop.example", to: [to] }, messageId: "<m@shop.example>" });
+      expect(prepared?.message.getEnvelope()).toEqual(envelopeOf("alerts@shop.example", to));
+    }
+    // nodemailer lower-cases a domain, keeps a non-ASCII local part's domain in UTF-8, quotes a local part that is no dot-atom.
+    for (const to of ["Ada@Example.COM", "j\u00fcrgen@xn--mller-kva.example", '"a b"@example.com', "a..b@example.com"]) {
+      expect(poolMessage({ raw: Buffer.from(""), envelope: { from: "alerts@shop.example", to: [to] }, messageId: "<m@shop.example>" }), to).toBeUndefined();
+    }
+  });
+
+  it("an address nodemailer rewrites still goes out through sendMail, with nodemailer's envelope", async () => {
+    await channels.email.send(emailMessage("pool-0002", "Ada@Example.COM"));
+    expect(sink.received.map((m) => m.to)).toEqual([["Ada@example.com"]]);
   });
 });
 

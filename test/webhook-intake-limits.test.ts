@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { wrapInLayout } from "../src/account/layout.ts";
 import { Renderer } from "../src/back_in_stock/templates/render.ts";
 import { unsubscribeUrl } from "../src/back_in_stock/signups/unsubscribe-link.ts";
 import { createOutboxEmailSender } from "../src/channels/email-outbox.ts";
@@ -229,7 +230,7 @@ describe("unsubscribe link", () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "inbound-outbox-"));
     const sender = createOutboxEmailSender({ dir, from: "Demo <no-reply@localhost>" });
     try {
-      await sender.send(await renderer.render(recipient));
+      await sender.send(wrapInLayout(await renderer.render(recipient), null));
       const raw = await fs.readFile(path.join(dir, "ledger-inbound-1.eml"), "utf8");
       const head = (raw.split(/\r?\n\r?\n/)[0] ?? "").replace(/\r?\n[ \t]+/g, " ");
       const value = (name: string) => new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1]?.trim();

@@ -156,14 +156,22 @@ export async function loadEmailLayout(db: Db, shopId: string, shopUrl: string): 
 }
 
 /**
- * Wraps an e-mail's html body in the layout (text part re-derived from the whole); other messages
- * pass. A marketing e-mail whose body does not link its unsubscribe page gets the link at the
- * body's end, with or without a layout (unsubscribe-footer.ts).
+ * A message as a sender renders it, before the layout: an e-mail's text part may be left out, to be
+ * derived once from the html it is sent with (htmlToText is a large part of a message's CPU, and
+ * the layout replaces the body's html, so deriving it before would be thrown away).
  */
-export function wrapInLayout(message: OutboundMessage, layout: PreparedLayout | null): OutboundMessage {
-  if (message.channel !== "email" || message.html === undefined) return message;
+export type RenderedMessage = Omit<OutboundMessage, "text"> & { text?: string };
+
+/**
+ * Wraps an e-mail's html body in the layout; its text part is derived from the whole html when the
+ * layout or the footer changed it or none was given. Other messages pass. A marketing e-mail whose
+ * body does not link its unsubscribe page gets the link at the body's end, with or without a layout
+ * (unsubscribe-footer.ts).
+ */
+export function wrapInLayout(message: RenderedMessage, layout: PreparedLayout | null): OutboundMessage {
+  if (message.channel !== "email" || message.html === undefined) return { ...message, text: message.text ?? "" };
   const body = withUnsubscribeLink(message.html, message.headers);
-  if (!layout && body === message.html) return message;
+  if (!layout && body === message.html) return { ...message, text: message.text ?? htmlToText(body) };
   const html = layout ? `${layout.before}${body}${layout.after}` : body;
   return { ...message, html, text: htmlToText(html) };
 }

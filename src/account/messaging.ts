@@ -1,6 +1,6 @@
 import type { OutboundMessage } from "../channels/index.ts";
 import type { Db } from "../core/db.ts";
-import { type PreparedLayout, loadEmailLayout, wrapInLayout } from "./layout.ts";
+import { type PreparedLayout, type RenderedMessage, loadEmailLayout, wrapInLayout } from "./layout.ts";
 import { type SenderIdentity, type SenderPolicy, applySenderIdentity, loadSenderIdentity } from "./sending.ts";
 
 /**
@@ -27,8 +27,8 @@ export async function loadAccountMessaging(db: Db, shopId: string, options: { se
   return { identity, layout };
 }
 
-/** The rendered message as the shop sends it: wrapped in the layout (e-mail), from the shop's sender. */
-export function dressMessage(message: OutboundMessage, account: AccountMessaging): OutboundMessage {
+/** The rendered message as the shop sends it: wrapped in the layout (e-mail, its text part derived from the final html), from the shop's sender. */
+export function dressMessage(message: RenderedMessage, account: AccountMessaging): OutboundMessage {
   if (account.layout instanceof Error && message.channel === "email") throw account.layout;
   const layout = account.layout instanceof Error ? null : account.layout;
   return applySenderIdentity(wrapInLayout(message, layout), account.identity);

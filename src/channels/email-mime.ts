@@ -71,8 +71,8 @@ function displayName(name: string): string {
 }
 
 interface Mailbox {
-  name: string;
-  address: string;
+  readonly name: string;
+  readonly address: string;
 }
 
 /**
@@ -95,6 +95,21 @@ function mailbox(value: string, field: string): Mailbox {
   const address = first && "address" in first ? normalizeAddress(first.address) : undefined;
   if (!first || !address) throw new ChannelError("email", `Invalid ${field} address`, false, "invalid_address");
   return { name: first.name, address };
+}
+
+/** Senders parsed so far, by header value: every message of a shop has the same From (a few per process). */
+const senders = new Map<string, Mailbox>();
+const SENDERS_KEPT = 1_000;
+
+/** The sender's mailbox, parsed once per value (addressparser was a third of composing a message's headers). */
+function senderMailbox(value: string): Mailbox {
+  let sender = senders.get(value);
+  if (!sender) {
+    sender = mailbox(value, "sender");
+    if (senders.size >= SENDERS_KEPT) senders.clear();
+    senders.set(value, sender);
+  }
+  return sender;
 }
 
 const formatMailbox = (m: Mailbox) => (m.name ? `${displayName(m.name)} <${m.address}>` : m.address);
@@ -135,7 +150,7 @@ export function composeEmail(message: OutboundMessage, defaultFrom: string, date
   const issue = mailAddressIssue(message.to);
   if (issue) throw issue;
   const fromValue = message.from ?? defaultFrom;
-  const from = mailbox(fromValue, "sender");
+  const from = senderMailbox(fromValue);
   const to = mailbox(message.to, "recipient");
   const messageId = emailMessageId(message.id, from.address);
 

@@ -1,7 +1,10 @@
 import nodemailer from "nodemailer";
+import type MailMessage from "nodemailer/lib/mailer/mail-message";
+import type SMTPPool from "nodemailer/lib/smtp-pool";
 import type { Log } from "../logger.ts";
 import { classifySmtpError } from "./email-message.ts";
 import { composeEmail } from "./email-mime.ts";
+import { type PoolMessage, poolMessage } from "./email-pool-message.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
 interface SmtpEmailOptions {
@@ -34,16 +37,27 @@ export function createSmtpEmailSender(options: SmtpEmailOptions, log: Log): Chan
     socketTimeout: 60_000,
   });
   const secrets = urlSecrets(options.url);
+  /** Straight to the pool (email-pool-message.ts): what sendMail would do for it is all overhead. */
+  const sendPrepared = (prepared: PoolMessage) =>
+    new Promise<SMTPPool.SentMessageInfo>((resolve, reject) => {
+      // The pool reads only what PoolMessage has (see there); nodemailer's type is the whole MailMessage.
+      transport.transporter.send(prepared as unknown as MailMessage<SMTPPool.SentMessageInfo>, (error, info) => {
+        if (error) reject(error);
+        else if (info) resolve(info);
+        else reject(new Error("the SMTP pool answered nothing"));
+      });
+    });
   // A pool-level error has already failed the sends it concerns; keep it from crashing the process.
   transport.on("error", (error: Error) => log.warn({ error: classifySmtpError(error, secrets).message }, "SMTP pool error"));
   return {
     channel: "email",
     async send(message: OutboundMessage): Promise<SendResult> {
       const mail = composeEmail(message, options.from);
+      const prepared = poolMessage(mail);
       let info: { accepted: unknown[] };
       try {
         // messageId: nodemailer otherwise draws a random one for the raw message's wrapper (unused).
-        info = await transport.sendMail({ envelope: mail.envelope, raw: mail.raw, messageId: mail.messageId });
+        info = prepared ? await sendPrepared(prepared) : await transport.sendMail({ envelope: mail.envelope, raw: mail.raw, messageId: mail.messageId });
       } catch (error) {
         throw classifySmtpError(error, secrets);
       }

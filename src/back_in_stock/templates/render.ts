@@ -1,4 +1,3 @@
-import type { OutboundMessage } from "../../channels/index.ts";
 import type { Db } from "../../core/db.ts";
 import { type ShopInfo, messageLocale } from "../../account/shop-info.ts";
 import { storedStageSwitches, storedTemplateRows } from "../../messaging/templates.ts";
@@ -7,7 +6,7 @@ import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
 import { exceededLimit, templateFailure } from "../../messaging/render/limits.ts";
 import { type RenderField, renderFields } from "../../messaging/render/render.ts";
 import { fallbackLocales } from "../../core/locales.ts";
-import { htmlToText } from "../../messaging/render/html-to-text.ts";
+import type { RenderedMessage } from "../../account/layout.ts";
 import { type TitleRequest, type TitleTranslator, type TranslatedTitles, needsTranslation, titleKey } from "../../messaging/product-titles.ts";
 
 /**
@@ -103,7 +102,7 @@ export class Renderer {
    */
   private readonly failed = new Map<string, Error>();
   /** Messages `prepare` started rendering, by ledger id, until `render` takes them. */
-  private readonly rendered = new Map<string, Promise<OutboundMessage>>();
+  private readonly rendered = new Map<string, Promise<RenderedMessage>>();
 
   constructor(shop: ShopInfo, options: RendererOptions) {
     this.shop = shop;
@@ -273,13 +272,14 @@ export class Renderer {
     }
   }
 
-  private keep(recipient: Recipient, message: Promise<OutboundMessage>): void {
+  private keep(recipient: Recipient, message: Promise<RenderedMessage>): void {
     // Answered by `render`; a message nobody asks for must not be an unhandled rejection.
     message.catch(() => undefined);
     this.rendered.set(recipient.ledgerId, message);
   }
 
-  private message(recipient: Recipient, variables: Record<string, unknown>, texts: string[]): OutboundMessage {
+  /** The message without an e-mail's text part: dressMessage derives it once, from the html the layout wraps. */
+  private message(recipient: Recipient, variables: Record<string, unknown>, texts: string[]): RenderedMessage {
     if (recipient.channel === "sms") return { id: recipient.ledgerId, channel: "sms", to: recipient.contact, text: (texts[0] ?? "").trim() };
     const subject = texts[0] ?? "";
     const html = texts[1] ?? "";
@@ -291,7 +291,6 @@ export class Renderer {
       from: this.from,
       subject: subject.replace(/\s+/g, " ").trim(),
       html,
-      text: htmlToText(html),
       headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     };
   }
@@ -300,7 +299,7 @@ export class Renderer {
    * The message for one recipient; call `prepare` with it first. Rejects with an Error whose
    * message names the field and the rule it broke (`the initial sms.body (de) must render within 100 ms`).
    */
-  render(recipient: Recipient): Promise<OutboundMessage> {
+  render(recipient: Recipient): Promise<RenderedMessage> {
     if (!this.rendered.has(recipient.ledgerId)) this.renderAll([recipient], 0);
     const message = this.rendered.get(recipient.ledgerId) ?? Promise.reject(new Error(`nothing rendered for ${recipient.ledgerId}`));
     this.rendered.delete(recipient.ledgerId);

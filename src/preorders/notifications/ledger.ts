@@ -1,4 +1,5 @@
 import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
+import type { RenderedMessage } from "../../account/layout.ts";
 import { senderPolicy } from "../../account/sending.ts";
 import type { PreorderBlockedReason } from "../../messaging/blocked.ts";
 import type { OutboundMessage } from "../../channels/index.ts";
@@ -7,7 +8,6 @@ import { type Db, onCommit } from "../../core/db.ts";
 import { enqueue } from "../../core/tasks.ts";
 import type { TaskContext } from "../../core/tasks.ts";
 import { countSend } from "../../metrics/registry.ts";
-import { htmlToText } from "../../messaging/render/html-to-text.ts";
 import { type TitleTranslator, needsTranslation, platformTitles, titleKey } from "../../messaging/product-titles.ts";
 import type { Log } from "../../logger.ts";
 import type { PlatformRuntime } from "../../platform/runtime.ts";
@@ -301,7 +301,7 @@ async function render(row: NotificationRow, shop: ShopContext, stored: StoredTem
     }
   };
   const id = notificationMessageId(row.id);
-  let message: OutboundMessage;
+  let message: RenderedMessage;
   if (row.channel === "sms") message = { id, channel: "sms", to: row.recipient, text: (await run("text", template.body, "body")).trim() };
   else {
     const html = await run("html", template.body, "body");
@@ -312,7 +312,6 @@ async function render(row: NotificationRow, shop: ShopContext, stored: StoredTem
       to: row.recipient,
       subject: subject.replace(/\s+/g, " ").trim(),
       html,
-      text: htmlToText(html),
     };
   }
   return dressMessage(message, shop.account);

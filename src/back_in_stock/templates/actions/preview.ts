@@ -6,7 +6,6 @@ import { senderPolicy } from "../../../account/sending.ts";
 import { STAGES } from "../default-templates.ts";
 import { loadShopInfo } from "../../../account/shop-info.ts";
 import { stageSample } from "../stages.ts";
-import { htmlToText } from "../../../messaging/render/html-to-text.ts";
 import { templateFailure } from "../../../messaging/render/limits.ts";
 import { renderTemplate } from "../../../messaging/render/render.ts";
 import { loadTemplate, templateIssues, templateParams, templateTexts } from "./templates.ts";
@@ -74,7 +73,6 @@ export const previewTemplate = defineAction({
       to: "alex@example.com",
       subject: subject.replace(/\s+/g, " ").trim(),
       html,
-      text: htmlToText(html),
       headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     };
     let dressed;
