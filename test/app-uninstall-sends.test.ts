@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { recoverAlerts } from "../src/back_in_stock/alerts/recovery.ts";
 import { scanReminders } from "../src/back_in_stock/alerts/reminders.ts";
 import { notificationSendTask } from "../src/preorders/notifications/task-refs.ts";
 import { newShop, seedSignups, seedVariants } from "./helpers/bis-seed.ts";
@@ -55,5 +56,13 @@ describe("an uninstalled shop's messages", () => {
     const { rows } = await env.pool.query("select status from bis_ledger where signup_id = $1 and stage = 'reminder'", [signup]);
     expect(rows).toEqual([{ status: "pending" }]);
     expect(env.sink.to("remind-gone@example.com").map((m) => m.subject)).toEqual(["Gone Boots is back in stock"]);
+
+    // The recovery sweep leaves it while the app is uninstalled (its send would skip it again), and
+    // takes it once the shop is back.
+    const deps = { pool: env.workerPool, log: env.log, config: env.config, platform: env.platform, channels: env.channels };
+    expect((await recoverAlerts(deps, { graceSeconds: 0 })).messages.requeued).toBe(0);
+    await env.pool.query("update shops set platform_uninstalled_at = null where id = $1", [shop.shopId]);
+    expect((await recoverAlerts(deps, { graceSeconds: 0 })).messages.requeued).toBe(1);
+    await waitFor("the reminder after the reinstall", async () => (env.sink.to("remind-gone@example.com").length === 2 ? true : undefined));
   });
 });

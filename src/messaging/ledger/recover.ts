@@ -9,6 +9,8 @@ import { QUEUE_RELATIONS } from "../../queue/relations.ts";
  * job that ran out of attempts on an error nobody could record leaves its row pending for ever.
  * The sweep takes the pending rows under no live lease, older than the grace period, whose send
  * job is gone or dead (never one a job will still run), and:
+ * (rows of a shop the app is uninstalled from are left as they are: their send would skip them,
+ * so queuing it at every sweep is work for nothing; the first sweep after a reinstall takes them)
  * - marks `failed` a row whose job ran out of attempts, with the job's last error (the failure
  *   was not transient: retrying it again would loop);
  * - marks `failed` a row pending for longer than the area's `maxPendingHours`, if it has one
@@ -55,6 +57,7 @@ export async function recoverLedger<Row extends ClaimedRow, Reason extends strin
        left join ${QUEUE_RELATIONS.jobs} j on j.key = $2 || ':' || l.id
        where l.status = 'pending' and l.${rules.ageColumn} < now() - make_interval(secs => $1) and ${leaseDead("l")}
          and (j.id is null or (j.attempts >= j.max_attempts and j.locked_at is null))
+         and not exists (select 1 from shops s where s.id = l.shop_id and s.platform_uninstalled_at is not null)
          and ($5::timestamptz is null or (l.created_at, l.id) > ($5, $6::uuid))
        order by l.created_at, l.id
        limit $3`,
