@@ -59,13 +59,13 @@ beforeAll(async () => {
   ] as const;
   for (const [signup, variant, stage, channel, status, at] of log) {
     await env.app.pool.query(
-      `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason, error, created_at)
+      `insert into bis_notification_entries (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason, error, created_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [env.shop.shopId, ids[signup], variantGid(variant), stage, channel, status, status === "blocked" ? "unsubscribed" : null, status === "failed" ? "SMTP 451" : null, at],
     );
   }
   await env.app.pool.query(
-    "insert into bis_notifications (shop_id, variant_id, stage, channel, status, created_at) values ($1, $2, 'initial', 'email', 'sent', '2026-01-05T09:00:00Z')",
+    "insert into bis_notification_entries (shop_id, variant_id, stage, channel, status, created_at) values ($1, $2, 'initial', 'email', 'sent', '2026-01-05T09:00:00Z')",
     [other.shopId, variantGid(501)],
   );
 });

@@ -41,7 +41,7 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
   it("deletes the signup: 202 with its last state; then 404 everywhere, its log entries kept without it", async () => {
     const [id] = await addSignups(env.shopId, 801, ["gone@example.com"]);
     await env.app.pool.query(
-      `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason) values ($1, $2, $3, 'initial', 'email', 'blocked', 'stage_disabled')`,
+      `insert into bis_notification_entries (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason) values ($1, $2, $3, 'initial', 'email', 'blocked', 'stage_disabled')`,
       [env.shopId, id, variantGid(801)],
     );
     const before = await invoke(env.app, "GET", `/back_in_stock/signups/${id}`, { key: env.key });
@@ -104,12 +104,8 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
         );
         return waiting.length > 0 ? true : undefined;
       });
-      // The mark: its log entry names the signup, a foreign key check on the signup's row.
-      await sender.query(
-        "insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status) values ($1, $2, $3, $4, 'initial', 'email', 'sent')",
-        [env.shopId, id, ledgerId, variantGid(802)],
-      );
-      await sender.query("update bis_ledger set status = 'sent', sent_at = now() where id = $1", [ledgerId]);
+      // The mark: the ledger row's outcome is its log entry (sql/134).
+      await sender.query("update bis_ledger set status = 'sent', sent_at = now(), logged_at = now(), subject = 'Back' where id = $1", [ledgerId]);
       await sender.query("commit");
       const answer = await deleting;
       expect(answer.status).toBe(202);
@@ -117,8 +113,13 @@ describe("DELETE /back_in_stock/signups/{id}", () => {
       sender.release();
     }
     expect(await count("select 1 from bis_ledger where id = $1", [ledgerId])).toBe(0);
-    // The log keeps its entry, without the signup; the message id stays (no key to the ledger: sql/133).
-    expect(await count("select 1 from bis_notifications where ledger_id = $2 and signup_id is null and variant_id = $1 and status = 'sent'", [variantGid(802), ledgerId])).toBe(1);
+    // The log keeps its entry, without the signup, under the same id (the message's); no message id (the message is gone).
+    expect(
+      await count("select 1 from bis_notifications where id = $2 and ledger_id is null and signup_id is null and variant_id = $1 and status = 'sent' and subject = 'Back'", [
+        variantGid(802),
+        ledgerId,
+      ]),
+    ).toBe(1);
   });
 
   it("a signup deleted while an alert run is under way is skipped by its next batch, and its reminder never goes out", async () => {

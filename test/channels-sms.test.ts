@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -255,12 +255,19 @@ describe("POST /webhooks/twilio/status", () => {
     await app.close();
   });
 
-  async function seedNotification(providerMessageId: string): Promise<void> {
-    await env.pool.query(
-      `insert into bis_notifications (shop_id, variant_id, stage, channel, status, provider_message_id)
-       values ($1, 'gid://shopify/ProductVariant/1', 'initial', 'sms', 'sent', $2)`,
-      [env.shopId, providerMessageId],
+  /** A text message sent to a signup: its ledger row (the log's entry) with the provider's id; answers the row's id. */
+  async function seedMessage(providerMessageId: string | null, ledgerId: string = randomUUID()): Promise<string> {
+    const { rows } = await env.pool.query<{ id: string }>(
+      `insert into bis_signups (shop_id, variant_id, product_id, channel, contact, status)
+       values ($1, 'gid://shopify/ProductVariant/1', 'gid://shopify/Product/1', 'sms', $2, 'notified') returning id`,
+      [env.shopId, `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`],
     );
+    await env.pool.query(
+      `insert into bis_ledger (id, shop_id, signup_id, stage, status, provider_message_id, sent_at, logged_at)
+       values ($1, $2, $3, 'initial', 'sent', $4, now(), now())`,
+      [ledgerId, env.shopId, rows[0]?.id, providerMessageId],
+    );
+    return ledgerId;
   }
 
   async function deliveryStatus(providerMessageId: string): Promise<string | null | undefined> {
@@ -292,8 +299,9 @@ describe("POST /webhooks/twilio/status", () => {
   });
 
   it("records the status of a message sent through the sender, at the callback URL it gave", async () => {
-    const sent = await channels.sms.send(smsMessage("ledger-sms-callback"));
-    await seedNotification(sent.providerMessageId);
+    const ledgerId = randomUUID();
+    const sent = await channels.sms.send(smsMessage(ledgerId));
+    await seedMessage(sent.providerMessageId, ledgerId);
     const callbackUrl = new URL(fake.requests[0]?.form.StatusCallback ?? "");
     expect(callbackUrl.origin + callbackUrl.pathname).toBe(`${PUBLIC_URL}/webhooks/twilio/status`);
     // The proxy in front of the service forwards /svc/webhooks/... as /webhooks/...
@@ -310,8 +318,7 @@ describe("POST /webhooks/twilio/status", () => {
 
   it("answers 403 to a bad, missing or tampered signature and changes nothing", async () => {
     const sid = `SM${randomBytes(16).toString("hex")}`;
-    await seedNotification(sid);
-    const path = "/webhooks/twilio/status";
+    const path = `/webhooks/twilio/status?ref=${await seedMessage(sid)}`;
     const params = statusParams(sid, "failed");
 
     expect((await callback(path, params, { token: "some-other-token" })).status).toBe(403);
@@ -321,13 +328,21 @@ describe("POST /webhooks/twilio/status", () => {
     const signedDelivered = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC_URL}${path}`, statusParams(sid, "delivered"));
     expect((await callback(path, params, { signature: signedDelivered })).status).toBe(403);
     // Signed for another URL (query string differs).
-    const otherUrl = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC_URL}${path}?ref=other`, params);
+    const otherUrl = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/webhooks/twilio/status?ref=other`, params);
     expect((await callback(path, params, { signature: otherUrl })).status).toBe(403);
 
     expect(await deliveryStatus(sid)).toBeNull();
     // The same request, correctly signed, is recorded.
     expect((await callback(path, params)).status).toBe(204);
     expect(await deliveryStatus(sid)).toBe("failed");
+  });
+
+  it("records nothing on a message whose provider id is another's (a resend's new id) or without its ref", async () => {
+    const sid = `SM${randomBytes(16).toString("hex")}`;
+    const ledgerId = await seedMessage(sid);
+    expect((await callback(`/webhooks/twilio/status?ref=${ledgerId}`, statusParams(`SM${randomBytes(16).toString("hex")}`, "delivered"))).status).toBe(204);
+    expect((await callback("/webhooks/twilio/status", statusParams(sid, "delivered"))).status).toBe(204);
+    expect(await deliveryStatus(sid)).toBeNull();
   });
 
   it("answers 204 for an unknown message and 400 without MessageSid", async () => {

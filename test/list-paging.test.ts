@@ -33,7 +33,7 @@ beforeAll(async () => {
     );
   }
   await env.pool.query(
-    `insert into bis_notifications (shop_id, variant_id, stage, channel, status, created_at)
+    `insert into bis_notification_entries (shop_id, variant_id, stage, channel, status, created_at)
      select $1, 'gid://shopify/ProductVariant/601', 'initial', 'email', 'sent', timestamptz '2026-02-01T10:00:00Z' + make_interval(mins => g)
      from generate_series(1, $2) g`,
     [env.shopId, COUNT],

@@ -13,6 +13,8 @@ export interface TwilioStatusOptions {
 
 type FormParams = Record<string, string | string[]>;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** A later report never overwrites a further one: callbacks may arrive out of order. */
 const STATUS_RANK: Record<string, number> = {
   accepted: 0,
@@ -45,7 +47,7 @@ function single(value: string | string[] | undefined): string | undefined {
 /**
  * `POST /webhooks/twilio/status`: the provider's delivery report for a text message. Verifies
  * `X-Twilio-Signature` (HMAC-SHA1 of the full URL and the sorted form parameters, with the auth
- * token) and records `MessageStatus` on the notification whose provider id is `MessageSid`.
+ * token) and records `MessageStatus` on the message (`ref`) whose provider id is `MessageSid`.
  */
 export async function twilioStatusRoutes(app: FastifyInstance, options: TwilioStatusOptions): Promise<void> {
   const base = options.publicUrl.replace(/\/+$/, "");
@@ -66,13 +68,19 @@ export async function twilioStatusRoutes(app: FastifyInstance, options: TwilioSt
     if (!sid || sid.length > 64 || !status || !/^[a-z_]{1,32}$/.test(status)) {
       return reply.code(400).send({ errors: ["MessageSid and MessageStatus are required"] });
     }
-    const { rowCount } = await options.pool.query(
-      `update bis_notifications set delivery_status = $1
-        where provider_message_id = $2
-          and (delivery_status is null or coalesce(($3::jsonb ->> delivery_status)::int, -1) <= coalesce(($3::jsonb ->> $1)::int, 0))`,
-      [status, sid, JSON.stringify(STATUS_RANK)],
-    );
-    if (rowCount === 0) request.log.debug({ sid, status, ref: single((request.query as Record<string, string | string[]>).ref) }, "twilio status: no notification updated");
+    // The message's own id rides in the callback URL (`ref`, src/channels/sms-twilio.ts), signed
+    // with it: its ledger row is found by its key, and must still hold this provider id (a resend
+    // has a new one).
+    const ref = single((request.query as Record<string, string | string[]>).ref);
+    const { rowCount } = ref && UUID.test(ref)
+      ? await options.pool.query(
+          `update bis_ledger set delivery_status = $1
+            where id = $4::uuid and provider_message_id = $2
+              and (delivery_status is null or coalesce(($3::jsonb ->> delivery_status)::int, -1) <= coalesce(($3::jsonb ->> $1)::int, 0))`,
+          [status, sid, JSON.stringify(STATUS_RANK), ref],
+        )
+      : { rowCount: 0 };
+    if (rowCount === 0) request.log.debug({ sid, status, ref }, "twilio status: no notification updated");
     return reply.code(204).send();
   });
 }

@@ -30,8 +30,9 @@ import {
  * BEFORE it is sent; it is then sent and marked by the messaging pipeline
  * (src/messaging/ledger/send.ts: leases, per-message marks, retries through graphile-worker),
  * with this area's rows, refusals, quota, render and mark (backInStockLedger). A crash leaves the
- * row `pending`; whoever sends it later sends that same row, with the same message id. Every
- * final outcome, and every refusal, also goes to the notifications log (bis_notifications).
+ * row `pending`; whoever sends it later sends that same row, with the same message id. The
+ * notifications log (the view bis_notifications, sql/134) is served from the rows' final outcomes;
+ * only a refusal that claims no row is written to it (bis_notification_entries).
  */
 
 /** Refusals the shop's settings and the signup decide (the messaging vocabulary: src/messaging/blocked.ts). */
@@ -107,27 +108,24 @@ export async function logRefusal(
   refusal: { shopId: string; signupId: string; variantId: string; stage: Stage; channel: Channel; reason: BlockedReason },
 ): Promise<void> {
   await db.query(
-    `insert into bis_notifications (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason)
+    `insert into bis_notification_entries (shop_id, signup_id, variant_id, stage, channel, status, blocked_reason)
      values ($1, $2, $3, $4, $5, 'blocked', $6)`,
     [refusal.shopId, refusal.signupId, refusal.variantId, refusal.stage, refusal.channel, refusal.reason],
   );
   onCommit(db, () => countSend("back_in_stock", refusal.channel, "blocked"));
 }
 
-/** A final refusal: the stage is claimed as `blocked` (never sent later) and logged. Answers how many. */
+/** A final refusal: the stage is claimed as `blocked` (never sent later), which logs it. Answers how many. */
 export async function claimBlocked(db: Db, shopId: string, signupIds: readonly string[], stage: Stage, reason: BlockedReason): Promise<number> {
   if (signupIds.length === 0) return 0;
   const { rows } = await db.query<{ channel: string }>(
     `with claimed as (
-       insert into bis_ledger (shop_id, signup_id, stage, status, last_error)
-       select $1, s.id, $3, 'blocked', $4 from bis_signups s where s.shop_id = $1 and s.id = any($2::uuid[])
+       insert into bis_ledger (shop_id, signup_id, stage, status, last_error, logged_at)
+       select $1, s.id, $3, 'blocked', $4, now() from bis_signups s where s.shop_id = $1 and s.id = any($2::uuid[])
        on conflict (signup_id, stage) do nothing
-       returning id, signup_id
+       returning signup_id
      )
-     insert into bis_notifications (shop_id, signup_id, ledger_id, variant_id, stage, channel, status, blocked_reason)
-     select $1, c.signup_id, c.id, s.variant_id, $3, s.channel, 'blocked', $4
-     from claimed c join bis_signups s on s.id = c.signup_id
-     returning channel`,
+     select s.channel from claimed c join bis_signups s on s.id = c.signup_id`,
     [shopId, signupIds, stage, reason],
   );
   onCommit(db, () => {
@@ -314,7 +312,7 @@ export async function leaseAlerts(db: Db, ledgerIds: readonly string[], holder: 
   return rows;
 }
 
-/** The arrays of the outcomes, in the parameters' order of bis_alert_mark (sql/131_quota_reserved_counter.sql); exported for its plan's test. */
+/** The arrays of the outcomes, in the parameters' order of bis_alert_mark (sql/134_notifications_log_from_ledger.sql); exported for its plan's test. */
 export function markAlertValues(results: readonly AlertResult[]): unknown[] {
   const column = <T>(of: (r: AlertResult) => T) => results.map(of);
   return [
@@ -337,10 +335,10 @@ export function markAlertValues(results: readonly AlertResult[]): unknown[] {
 }
 
 /**
- * Marks the outcomes in one statement, the function bis_alert_mark (sql/131_quota_reserved_counter.sql):
- * the ledger rows (their lease ends), the signups (an `initial` accepted: notified; failed or
- * refused: failed, with the reason; still retried: the last error), the notifications log for
- * final outcomes, the plan's counters (sent counted; a final outcome leaves its reservation, a
+ * Marks the outcomes in one statement, the function bis_alert_mark (sql/134_notifications_log_from_ledger.sql):
+ * the ledger rows (their lease ends; a final outcome is logged on the row itself), the signups (an
+ * `initial` accepted: notified; failed or refused: failed, with the reason; still retried: the last
+ * error), the plan's counters (sent counted; a final outcome leaves its reservation, a
  * retry keeps it) and the reminder queue for `initial` messages sent. Then queues the Flow
  * triggers of the messages sent.
  */

@@ -37,14 +37,14 @@ interface NotificationDetailRow extends NotificationRow {
   sent_at: Date | null;
 }
 
-// The message id while its ledger row exists (the log keeps the id, with no key to the ledger:
-// sql/133): a deleted signup's messages read null, as the signup does.
-const SELECT = `n.id::text as id, n.signup_id, (select ml.id from bis_ledger ml where ml.id = n.ledger_id) as ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
+// The log (sql/134): the ledger rows of final outcomes and the entries that claim no row (refusals,
+// a deleted signup's messages, whose message id reads null, as the signup does).
+const SELECT = `n.id, n.signup_id, n.ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
   n.error, n.provider_message_id, n.delivery_status, n.created_at,
   to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
 
 const notificationFields = {
-  id: z.string().describe("the log entry's id (digits)"),
+  id: z.string().describe("the log entry's id: its message's id (a UUID, as message_id and the ops console show it) or, for a refusal that claimed no message, digits"),
   signup_id: z.string().nullable().describe("null once the signup is deleted"),
   message_id: z.string().nullable().describe("the ledger row the message id derives from; null for a refusal that claimed nothing"),
   variant_id: z.string(),
@@ -92,7 +92,7 @@ export const listNotifications = defineAction({
   path: "/back_in_stock/notifications",
   aliases: ["list back in stock notifications", "show the back in stock message log", "which back in stock alerts were sent"],
   description: `The notifications log, newest first, as { notifications, page, per_page, total, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). ${PAGING_RULE}.`,
-  notes: ["A refusal is logged each time it happens, so one signup can have several blocked entries for a stage.", "GET /back_in_stock/notifications/{id} adds the rendered subject, attempts and sent_at of one entry."],
+  notes: ["Each message is one entry, with its latest outcome (a message resent after it failed reads failed until the resend's outcome is recorded). A refusal that claims no message is logged each time it happens, so one signup can have several blocked entries for a stage.", "GET /back_in_stock/notifications/{id} adds the rendered subject, attempts and sent_at of one entry."],
   kind: "read",
   input: z.strictObject({
     signup_id: uuid("signup").optional(),
@@ -102,7 +102,7 @@ export const listNotifications = defineAction({
     stage: z.enum(STAGES).optional(),
     from: periodStart.optional(),
     to: periodEnd.optional(),
-    ...pagingParams(z.tuple([cursorPart.timestamp, cursorPart.bigint])),
+    ...pagingParams(z.tuple([cursorPart.timestamp, z.union([cursorPart.uuid, cursorPart.bigint])])),
   }).superRefine(pageOrCursor),
   output: pageOutput("notifications", notificationOutput),
   async handler(ctx, { input }) {
@@ -117,7 +117,7 @@ export const listNotifications = defineAction({
       .when(input.to, (p) => `n.created_at < ${p}`);
     const p = paging(input);
     const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from bis_notifications n where ${where.sql()}`, where.params);
-    if (p.after) where.add(`(n.created_at, n.id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::bigint)`);
+    if (p.after) where.add(`(n.created_at, n.id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::text)`);
     const { rows } = await ctx.db.query<NotificationRow>(
       `select ${SELECT}
        from bis_notifications n left join bis_signups s on s.id = n.signup_id
@@ -130,16 +130,21 @@ export const listNotifications = defineAction({
   },
 });
 
-/** One entry of the shop's log; 404 `Back-in-stock notification not found: <id>` otherwise (a malformed id included). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One entry of the shop's log, by its message id or its number; 404 `Back-in-stock notification not found: <id>` otherwise (a malformed id included). */
 async function loadNotification(db: Db, shopId: string, id: string): Promise<NotificationDetailRow> {
-  const { rows } = /^[1-9]\d{0,17}$/.test(id)
+  // Each branch of the view by its own key: the message id (the ledger's primary key, or a kept
+  // entry's message), or the entry's number.
+  const key = UUID.test(id) ? "n.message_key = $2::uuid" : /^[1-9]\d{0,17}$/.test(id) ? "n.entry_id = $2::bigint" : undefined;
+  const { rows } = key
     ? await db.query<NotificationDetailRow>(
         `select ${SELECT}, n.subject, l.attempts, case when n.status = 'sent' then l.sent_at end as sent_at
          from bis_notifications n
          left join bis_signups s on s.id = n.signup_id
          left join bis_ledger l on l.id = n.ledger_id
-         where n.shop_id = $1 and n.id = $2::bigint`,
-        [shopId, id],
+         where n.shop_id = $1 and ${key}`,
+        [shopId, UUID.test(id) ? id.toLowerCase() : id],
       )
     : { rows: [] };
   const row = rows[0];
