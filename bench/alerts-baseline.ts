@@ -11,6 +11,9 @@
 // - `unbounded`: every message handed to the pool at once, for reference;
 // - `composer`: bounded, but each message given to nodemailer as mail options, composed by its
 //   MailComposer (how the channel sent until decision 0182), for reference.
+// bench:alerts starts one per size against its sink, and one more (BENCH_PROVIDER_SIGNUPS
+// messages) against the sink that answers each message after BENCH_PROVIDER_LATENCY_MS
+// (decision 0237): the same sender, bounded the same way; only SMTP_URL differs.
 import readline from "node:readline";
 import nodemailer, { type SendMailOptions } from "nodemailer";
 import pLimit from "p-limit";

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:alerts`, two measurements in one run:
+ * `npm run bench:alerts`, three measurements in one run:
  *
  * 1. Alert throughput, at each size of BENCH_SIGNUPS (20,000 and 100,000). A restock of one
  *    variant with that many waiting signups (a multiplier high enough to alert them all in one
@@ -22,14 +22,27 @@
  *    updates, deletes, by table) and WAL records, from the restock to the last mark.
  *    Every wait has a deadline (BENCH_TIMEOUT_SECONDS) and fails with what arrived and what the
  *    ledger says (sent, blocked and why, failed, pending).
- * 2. The reminder scan over 1,000,000 signups (one INSERT ... SELECT generate_series), 100,000
+ *    The cleanup after each pipeline round is timed apart (the delete of the shop's row, whose
+ *    keys cascade to its signups, ledger, log...; then the vacuum) and printed per size, with the
+ *    delete's time per signup at each size beside the first size's: linear is 1.00x (issue 30).
+ *    The sink measures the messages in flight (from a transaction's MAIL FROM to the answer to its
+ *    DATA), their time-weighted mean and peak, for every side.
+ * 2. At a provider's pace (decision 0237): the bounded baseline and the pipeline, interleaved as
+ *    above (BENCH_PROVIDER_ROUNDS rounds), BENCH_PROVIDER_SIGNUPS messages each to a second sink
+ *    that answers each message BENCH_PROVIDER_LATENCY_MS after its last byte, as a provider's API
+ *    does: a pooled connection holds its one message that long, so the ideal is SMTP_POOL_SIZE /
+ *    latency messages per second, whatever the CPU. Printed: both rates against that ideal, their
+ *    ratio, the messages in flight at the sink (against the pool's connections and
+ *    SEND_CONCURRENCY); the gate, as above, the median ratio >= 90%.
+ * 3. The reminder scan over 1,000,000 signups (one INSERT ... SELECT generate_series), 100,000
  *    of them alerted and awaiting their reminder, 1,000 due: the time of a whole scan (claim and
  *    send the due ones) and of its due query, and that query's EXPLAIN (ANALYZE) plan.
  *
  * Writes the figures to bench/results/alerts.json (BENCH_RESULTS_DIR to write them elsewhere).
  * Environment: BENCH_ROUNDS (5), BENCH_SIGNUPS ("20000,100000"),
  * BENCH_REMINDER_SIGNUPS (1000000), BENCH_TIMEOUT_SECONDS (600), BENCH_UNBOUNDED_MAX (20000: the
- * largest size the unbounded reference runs at), SMTP_POOL_SIZE (5),
+ * largest size the unbounded reference runs at), BENCH_PROVIDER_LATENCY_MS (50),
+ * BENCH_PROVIDER_SIGNUPS (2000), BENCH_PROVIDER_ROUNDS (BENCH_ROUNDS), SMTP_POOL_SIZE (5),
  * SEND_CONCURRENCY (the service's default), DATABASE_URL or a scratch database (see bench/lib.ts).
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -51,7 +64,7 @@ import { PlatformRuntime } from "../src/platform/runtime.ts";
 import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, startChild, stopChild } from "./lib.ts";
-import { type Spread, gate, median, percent, resultsFile, roundsFromEnv, runRounds, spread } from "./rounds.ts";
+import { type Round, type Spread, gate, median, percent, resultsFile, roundsFromEnv, runRounds, spread, times } from "./rounds.ts";
 import { type WritesDelta, describePerAlert, describeTables, describeWal, enableWalInspect, markWrites, writesSince } from "./writes.ts";
 
 const SIZES = (process.env.BENCH_SIGNUPS ?? "20000,100000").split(",").map((raw) => {
@@ -66,34 +79,85 @@ const TIMEOUT_SECONDS = positiveIntEnv("BENCH_TIMEOUT_SECONDS", 600);
 // through 100,000 messages queued at once (a 100,000-message run passed ten minutes unfinished).
 const UNBOUNDED_MAX = positiveIntEnv("BENCH_UNBOUNDED_MAX", 20_000);
 const TARGET = 0.9;
+// The pair against a sink at a provider's pace: each message answered this long after it was
+// sent; small enough a size to stay short (2,000 messages at 5 / 0.05 s: 20 s a side).
+const PROVIDER_LATENCY_MS = positiveIntEnv("BENCH_PROVIDER_LATENCY_MS", 50);
+const PROVIDER_SIGNUPS = positiveIntEnv("BENCH_PROVIDER_SIGNUPS", 2000);
 const ROUNDS = roundsFromEnv();
+const PROVIDER_ROUNDS = positiveIntEnv("BENCH_PROVIDER_ROUNDS", ROUNDS);
 const cpuOf = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
+/** The cleanup's delete, in microseconds per signup of the shop. */
+const perSignupUs = (c: Cleanup, signups: number) => (c.delete_seconds / signups) * 1e6;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 
-/** The SMTP sink: counts messages and distinct Message-IDs; `expect(n)` resolves when n have arrived. */
-async function startSink() {
+/**
+ * The SMTP sink: counts messages and distinct Message-IDs; `expect(n)` resolves when n have arrived.
+ * With `latencyMs`, each message is answered (its DATA accepted) that long after its last byte, as
+ * a provider's API answers: a pooled connection holds its one message for that time. It also
+ * measures the messages in flight (a session's transaction, from its MAIL FROM to the answer to its
+ * DATA): their integral over time, exactly (updated at each change, no sampling interval), and
+ * their peak since the last `expect`.
+ */
+async function startSink(latencyMs = 0) {
   let received = 0;
   const ids = new Set<string>();
   let target = Number.POSITIVE_INFINITY;
   let reached: (at: number) => void = () => undefined;
+  const open = new Set<string>();
+  let area = 0;
+  let changedAt = performance.now();
+  let peak = 0;
+  let areaAtTarget = 0;
+  const settle = () => {
+    const now = performance.now();
+    area += open.size * (now - changedAt);
+    changedAt = now;
+  };
+  const begin = (session: string) => {
+    if (open.has(session)) return;
+    settle();
+    open.add(session);
+    peak = Math.max(peak, open.size);
+  };
+  const finish = (session: string) => {
+    if (!open.has(session)) return;
+    settle();
+    open.delete(session);
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
     maxClients: 100,
-    onData(stream, _session, callback) {
+    onMailFrom(_address, session, callback) {
+      begin(session.id);
+      callback();
+    },
+    onClose(session) {
+      finish(session.id);
+    },
+    onData(stream, session, callback) {
       let head = "";
       stream.on("data", (chunk: Buffer) => {
         if (head.length < 4096) head += chunk.toString("latin1");
       });
-      stream.on("end", () => {
+      const accept = () => {
+        finish(session.id);
         received += 1;
         const id = /^Message-ID:\s*(\S+)/im.exec(head)?.[1];
         if (id) ids.add(id);
-        if (received === target) reached(performance.now());
+        if (received === target) {
+          settle();
+          areaAtTarget = area;
+          reached(changedAt);
+        }
         callback();
+      };
+      stream.on("end", () => {
+        if (latencyMs > 0) setTimeout(accept, latencyMs);
+        else accept();
       });
     },
   });
@@ -102,18 +166,35 @@ async function startSink() {
   const port = (server.server.address() as AddressInfo).port;
   return {
     url: `smtp://127.0.0.1:${port}/?ignoreTLS=true`,
+    latencyMs,
     stats: () => ({ received, distinct: ids.size }),
-    /** Resets the counts; resolves with the time the n-th message arrives. */
+    /** The integral of the messages in flight over time so far, in message-milliseconds. */
+    inFlightArea(): number {
+      settle();
+      return area;
+    },
+    /** Since the last `expect`: the most messages in flight at once, and the integral when the n-th was answered. */
+    inFlightAtArrival: () => ({ peak, area: areaAtTarget }),
+    /** Resets the counts; resolves with the time the n-th message arrives (is answered). */
     expect(n: number): Promise<number> {
       received = 0;
       ids.clear();
       target = n;
+      peak = open.size;
       return new Promise<number>((resolve) => {
         reached = resolve;
       });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+type Sink = Awaited<ReturnType<typeof startSink>>;
+
+/** The messages in flight at the sink from `area0` (its integral at `start`) to the n-th message's answer at `at`: their time-weighted mean and peak. */
+function inFlightOver(sink: Sink, start: number, area0: number, at: number): InFlight {
+  const arrival = sink.inFlightAtArrival();
+  return { mean: (arrival.area - area0) / (at - start), peak: arrival.peak };
 }
 
 /**
@@ -216,9 +297,23 @@ interface Side {
   /** PostgreSQL's CPU meanwhile (NaN when not measurable). */
   database_cpu_s: number;
   load_average: string;
+  /** The messages in flight at the sink, from the start to the last message's answer. */
+  in_flight: InFlight;
 }
 
-type PipelineSide = Side & { marked_seconds: number; ledger: LedgerCounts; writes: WritesDelta };
+interface InFlight {
+  /** Time-weighted mean. */
+  mean: number;
+  peak: number;
+}
+
+/** The bench's cleanup after a pipeline round (not timed in its rate): the shop's rows deleted (the delete of its shops row, cascading), then `vacuum analyze`. */
+interface Cleanup {
+  delete_seconds: number;
+  vacuum_seconds: number;
+}
+
+type PipelineSide = Side & { marked_seconds: number; ledger: LedgerCounts; writes: WritesDelta; cleanup: Cleanup };
 
 interface RoundResult {
   round: number;
@@ -308,139 +403,160 @@ try {
   // The pipeline's bound, from the service's own configuration (its default unless SEND_CONCURRENCY is set).
   const sendConcurrency = loadConfig({ ...process.env, DATABASE_URL: database.url }).SEND_CONCURRENCY;
 
+  /** The baseline sender in its own process, its `count` messages rendered, sending to `sink`. */
+  const startBaseline = (sink: Sink, count: number) =>
+    startChild(
+      "alerts-baseline.ts",
+      { SMTP_URL: sink.url, SMTP_POOL_SIZE: String(POOL_SIZE), SEND_CONCURRENCY: String(sendConcurrency), BENCH_MESSAGES: String(count) },
+      "BENCH_BASELINE_READY",
+    );
+  type Baseline = Awaited<ReturnType<typeof startBaseline>>;
+
+  /** One run of the baseline sender, already started for `signups` messages to `sink`. */
+  const baselineRound = async (baseline: Baseline, sink: Sink, signups: number, mode: "bounded" | "unbounded" | "composer"): Promise<Side> => {
+    err(`${signups}: baseline, ${mode}${sink.latencyMs > 0 ? `, sink answering after ${sink.latencyMs} ms` : ""}`);
+    let report: { sent: number; failed: number } | undefined;
+    const done = lineStartingWith(baseline.lines, "BENCH_BASELINE_DONE ").then((line) => {
+      report = JSON.parse(line) as { sent: number; failed: number };
+    });
+    const last = sink.expect(signups);
+    const cpu0 = await cpuSeconds(baseline.proc.pid);
+    const databaseCpu0 = await databaseCpuSeconds(postmaster);
+    const sinkCpu0 = process.cpuUsage();
+    const area0 = sink.inFlightArea();
+    const start = performance.now();
+    baseline.proc.stdin?.write(`${mode}\n`);
+    const at = await awaitArrival(last, `${signups} messages of the ${mode} baseline`, async () => ({
+      text: `the sink received ${sink.stats().received}${report ? `; the baseline reports ${report.sent} sent, ${report.failed} failed` : ""}`,
+      hopeless: report !== undefined && report.failed > 0,
+    }));
+    const seconds = (at - start) / 1000;
+    const side = {
+      seconds,
+      messages_per_second: signups / seconds,
+      ...sink.stats(),
+      sender_cpu_s: (await cpuSeconds(baseline.proc.pid)) - cpu0,
+      sink_cpu_s: cpuOf(process.cpuUsage(sinkCpu0)),
+      database_cpu_s: (await databaseCpuSeconds(postmaster)) - databaseCpu0,
+      load_average: load(),
+      in_flight: inFlightOver(sink, start, area0, at),
+    };
+    await done;
+    return side;
+  };
+
+  /** One pipeline run to `sink`: a shop of its own seeded (not timed), the service's worker started, the restock; the shop deleted after (timed apart). */
+  const pipelineRound = async (sink: Sink, signups: number): Promise<PipelineSide> => {
+    err(`${signups}: seeding the shop`);
+    const { shopId, domain } = await seedShop(pool, signups);
+    err(`${signups}: pipeline${sink.latencyMs > 0 ? `, sink answering after ${sink.latencyMs} ms` : ""}`);
+    const worker = await startChild(
+      "service-worker.ts",
+      {
+        DATABASE_URL: database.url,
+        SMTP_URL: sink.url,
+        SMTP_POOL_SIZE: String(POOL_SIZE),
+        SEND_CONCURRENCY: String(sendConcurrency),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        PLATFORM_API_SECRET: "bench-alerts-secret-0123456789abcdef",
+      },
+      "BENCH_WORKER_READY",
+    );
+    const last = sink.expect(signups);
+    const workerCpu0 = await cpuSeconds(worker.proc.pid);
+    const databaseCpu0 = await databaseCpuSeconds(postmaster);
+    const sinkCpu0 = process.cpuUsage();
+    const writes0 = await markWrites(pool);
+    const area0 = sink.inFlightArea();
+    const restock = performance.now();
+    await acceptWebhook(pool, {
+      shopDomain: domain,
+      topic: "inventory_levels/update",
+      webhookId: randomUUID(),
+      payload: { inventory_item_id: 1, location_id: 1, available: 1000, updated_at: new Date().toISOString() },
+    });
+    const pipelineState = async () => {
+      const ledger = await ledgerCounts(pool, shopId);
+      // A blocked or failed message is final: with nothing pending the rest never comes.
+      return { text: `the sink received ${sink.stats().received}; ${describeLedger(ledger)}`, hopeless: ledger.pending === 0 && ledger.blocked + ledger.failed > 0 };
+    };
+    const at = await awaitArrival(last, `${signups} alerts of the pipeline`, pipelineState);
+    const seconds = (at - restock) / 1000;
+    const workerCpu = (await cpuSeconds(worker.proc.pid)) - workerCpu0;
+    const sinkCpu = cpuOf(process.cpuUsage(sinkCpu0));
+    const databaseCpu = (await databaseCpuSeconds(postmaster)) - databaseCpu0;
+    const pipelineStats = sink.stats();
+    const pipelineLoad = load();
+    const inFlight = inFlightOver(sink, restock, area0, at);
+    await awaitArrival(
+      (async () => {
+        const sent = async () => (await pool.query<{ n: number }>("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId])).rows[0]?.n ?? 0;
+        while ((await sent()) < signups) await delay(50);
+        return performance.now();
+      })(),
+      `every one of ${signups} alerts marked sent`,
+      pipelineState,
+    );
+    const markedSeconds = (performance.now() - restock) / 1000;
+    await stopChild(worker.proc, "SIGTERM");
+    // The worker's backends flushed their counters as they exited; the intake's, when idle.
+    const writes = await writesSince(pool, writes0, walInspect);
+    const ledger = await ledgerCounts(pool, shopId);
+    // The next round's pipeline finds the tables as this one did: this shop's rows deleted and
+    // vacuumed away. Timed, to show the delete stays linear in the rows it deletes (issue 30).
+    const deleteStart = performance.now();
+    await pool.query("delete from shops where id = $1", [shopId]);
+    const vacuumStart = performance.now();
+    await pool.query("vacuum analyze");
+    const cleanupDone = performance.now();
+    return {
+      seconds,
+      messages_per_second: signups / seconds,
+      ...pipelineStats,
+      sender_cpu_s: workerCpu,
+      sink_cpu_s: sinkCpu,
+      database_cpu_s: databaseCpu,
+      load_average: pipelineLoad,
+      in_flight: inFlight,
+      marked_seconds: markedSeconds,
+      ledger,
+      writes,
+      cleanup: { delete_seconds: (vacuumStart - deleteStart) / 1000, vacuum_seconds: (cleanupDone - vacuumStart) / 1000 },
+    };
+  };
+
+  const describeRound = (label: string, r: Round<"bounded" | "pipeline", Side>) =>
+    err(
+      `${label}: round ${r.round} (${r.order[0]} first): bounded ${r.figures.bounded.messages_per_second.toFixed(0)} messages/s, pipeline ${r.figures.pipeline.messages_per_second.toFixed(0)} messages/s, ` +
+        `${percent(r.figures.pipeline.messages_per_second / r.figures.bounded.messages_per_second)}; load ${r.load_1m.toFixed(2)}`,
+    );
+  const toRoundResult =
+    (signups: number) =>
+    (r: Round<"bounded" | "pipeline", Side>): RoundResult => {
+      const pipeline = r.figures.pipeline as PipelineSide;
+      const ratio = pipeline.messages_per_second / r.figures.bounded.messages_per_second;
+      return { round: r.round, first: r.order[0] ?? "bounded", bounded: r.figures.bounded, pipeline, ratio, cpu_per_message: cpuPerMessage({ signups, bounded: r.figures.bounded, pipeline }) };
+    };
+
   // 1. Alert throughput at each size: the bounded baseline and the pipeline interleaved, round by
   // round; then, once, the references (unbounded, composer).
   const runs: SizeResult[] = [];
   for (const signups of SIZES) {
     err(`${signups}: baseline, rendering ${signups} messages`);
-    const baseline = await startChild(
-      "alerts-baseline.ts",
-      { SMTP_URL: sink.url, SMTP_POOL_SIZE: String(POOL_SIZE), SEND_CONCURRENCY: String(sendConcurrency), BENCH_MESSAGES: String(signups) },
-      "BENCH_BASELINE_READY",
-    );
-    const baselineRound = async (mode: "bounded" | "unbounded" | "composer"): Promise<Side> => {
-      err(`${signups}: baseline, ${mode}`);
-      let report: { sent: number; failed: number } | undefined;
-      const done = lineStartingWith(baseline.lines, "BENCH_BASELINE_DONE ").then((line) => {
-        report = JSON.parse(line) as { sent: number; failed: number };
-      });
-      const last = sink.expect(signups);
-      const cpu0 = await cpuSeconds(baseline.proc.pid);
-      const databaseCpu0 = await databaseCpuSeconds(postmaster);
-      const sinkCpu0 = process.cpuUsage();
-      const start = performance.now();
-      baseline.proc.stdin?.write(`${mode}\n`);
-      const at = await awaitArrival(last, `${signups} messages of the ${mode} baseline`, async () => ({
-        text: `the sink received ${sink.stats().received}${report ? `; the baseline reports ${report.sent} sent, ${report.failed} failed` : ""}`,
-        hopeless: report !== undefined && report.failed > 0,
-      }));
-      const seconds = (at - start) / 1000;
-      const side = {
-        seconds,
-        messages_per_second: signups / seconds,
-        ...sink.stats(),
-        sender_cpu_s: (await cpuSeconds(baseline.proc.pid)) - cpu0,
-        sink_cpu_s: cpuOf(process.cpuUsage(sinkCpu0)),
-        database_cpu_s: (await databaseCpuSeconds(postmaster)) - databaseCpu0,
-        load_average: load(),
-      };
-      await done;
-      return side;
-    };
-
-    /** One pipeline run: a shop of its own seeded (not timed), the service's worker started, the restock; the shop deleted after. */
-    const pipelineRound = async (): Promise<PipelineSide> => {
-      err(`${signups}: seeding the shop`);
-      const { shopId, domain } = await seedShop(pool, signups);
-      err(`${signups}: pipeline`);
-      const worker = await startChild(
-        "service-worker.ts",
-        {
-          DATABASE_URL: database.url,
-          SMTP_URL: sink.url,
-          SMTP_POOL_SIZE: String(POOL_SIZE),
-          SEND_CONCURRENCY: String(sendConcurrency),
-          DATA_DIR: dataDir,
-          LOG_LEVEL: "warn",
-          PLATFORM_API_SECRET: "bench-alerts-secret-0123456789abcdef",
-        },
-        "BENCH_WORKER_READY",
-      );
-      const last = sink.expect(signups);
-      const workerCpu0 = await cpuSeconds(worker.proc.pid);
-      const databaseCpu0 = await databaseCpuSeconds(postmaster);
-      const sinkCpu0 = process.cpuUsage();
-      const writes0 = await markWrites(pool);
-      const restock = performance.now();
-      await acceptWebhook(pool, {
-        shopDomain: domain,
-        topic: "inventory_levels/update",
-        webhookId: randomUUID(),
-        payload: { inventory_item_id: 1, location_id: 1, available: 1000, updated_at: new Date().toISOString() },
-      });
-      const pipelineState = async () => {
-        const ledger = await ledgerCounts(pool, shopId);
-        // A blocked or failed message is final: with nothing pending the rest never comes.
-        return { text: `the sink received ${sink.stats().received}; ${describeLedger(ledger)}`, hopeless: ledger.pending === 0 && ledger.blocked + ledger.failed > 0 };
-      };
-      const at = await awaitArrival(last, `${signups} alerts of the pipeline`, pipelineState);
-      const seconds = (at - restock) / 1000;
-      const workerCpu = (await cpuSeconds(worker.proc.pid)) - workerCpu0;
-      const sinkCpu = cpuOf(process.cpuUsage(sinkCpu0));
-      const databaseCpu = (await databaseCpuSeconds(postmaster)) - databaseCpu0;
-      const pipelineStats = sink.stats();
-      const pipelineLoad = load();
-      await awaitArrival(
-        (async () => {
-          const sent = async () => (await pool.query<{ n: number }>("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId])).rows[0]?.n ?? 0;
-          while ((await sent()) < signups) await delay(50);
-          return performance.now();
-        })(),
-        `every one of ${signups} alerts marked sent`,
-        pipelineState,
-      );
-      const markedSeconds = (performance.now() - restock) / 1000;
-      await stopChild(worker.proc, "SIGTERM");
-      // The worker's backends flushed their counters as they exited; the intake's, when idle.
-      const writes = await writesSince(pool, writes0, walInspect);
-      const side = {
-        seconds,
-        messages_per_second: signups / seconds,
-        ...pipelineStats,
-        sender_cpu_s: workerCpu,
-        sink_cpu_s: sinkCpu,
-        database_cpu_s: databaseCpu,
-        load_average: pipelineLoad,
-        marked_seconds: markedSeconds,
-        ledger: await ledgerCounts(pool, shopId),
-        writes,
-      };
-      // The next round's pipeline finds the tables as this one did: this shop's rows deleted and vacuumed away.
-      await pool.query("delete from shops where id = $1", [shopId]);
-      await pool.query("vacuum analyze");
-      return side;
-    };
-
+    const baseline = await startBaseline(sink, signups);
     const rounds = await runRounds<"bounded" | "pipeline", Side>({
       sides: ["bounded", "pipeline"],
-      run: (side) => (side === "bounded" ? baselineRound("bounded") : pipelineRound()),
-      onRound: (r) =>
-        err(
-          `${signups}: round ${r.round} (${r.order[0]} first): bounded ${r.figures.bounded.messages_per_second.toFixed(0)} messages/s, pipeline ${r.figures.pipeline.messages_per_second.toFixed(0)} messages/s, ` +
-            `${percent(r.figures.pipeline.messages_per_second / r.figures.bounded.messages_per_second)}; load ${r.load_1m.toFixed(2)}`,
-        ),
+      run: (side) => (side === "bounded" ? baselineRound(baseline, sink, signups, "bounded") : pipelineRound(sink, signups)),
+      onRound: (r) => describeRound(String(signups), r),
     });
-    const unbounded = signups <= UNBOUNDED_MAX ? await baselineRound("unbounded") : undefined;
-    const composer = signups <= UNBOUNDED_MAX ? await baselineRound("composer") : undefined;
+    const unbounded = signups <= UNBOUNDED_MAX ? await baselineRound(baseline, sink, signups, "unbounded") : undefined;
+    const composer = signups <= UNBOUNDED_MAX ? await baselineRound(baseline, sink, signups, "composer") : undefined;
     // Its stdin closed, the baseline closes its transport and exits.
     baseline.proc.stdin?.end();
     await stopChild(baseline.proc, "SIGTERM", 10_000);
 
-    const perRound = rounds.map((r): RoundResult => {
-      const pipeline = r.figures.pipeline as PipelineSide;
-      const ratio = pipeline.messages_per_second / r.figures.bounded.messages_per_second;
-      return { round: r.round, first: r.order[0] ?? "bounded", bounded: r.figures.bounded, pipeline, ratio, cpu_per_message: cpuPerMessage({ signups, bounded: r.figures.bounded, pipeline }) };
-    });
+    const perRound = rounds.map(toRoundResult(signups));
     const ratios = perRound.map((r) => r.ratio);
     const pipelineRate = median(perRound.map((r) => r.pipeline.messages_per_second));
     runs.push({
@@ -453,7 +569,30 @@ try {
     });
   }
 
-  // 2. The reminder scan over 1,000,000 signups.
+  // 2. At a provider's pace: the same pair against a sink that answers each message after
+  // BENCH_PROVIDER_LATENCY_MS, so the rate is bound by the messages kept in flight, not by CPU.
+  const slowSink = await startSink(PROVIDER_LATENCY_MS);
+  onCleanup(() => slowSink.close());
+  err(`provider latency: baseline, rendering ${PROVIDER_SIGNUPS} messages`);
+  const slowBaseline = await startBaseline(slowSink, PROVIDER_SIGNUPS);
+  const slowRounds = await runRounds<"bounded" | "pipeline", Side>({
+    sides: ["bounded", "pipeline"],
+    rounds: PROVIDER_ROUNDS,
+    run: (side) => (side === "bounded" ? baselineRound(slowBaseline, slowSink, PROVIDER_SIGNUPS, "bounded") : pipelineRound(slowSink, PROVIDER_SIGNUPS)),
+    onRound: (r) => describeRound(`${PROVIDER_SIGNUPS} at ${PROVIDER_LATENCY_MS} ms`, r),
+  });
+  slowBaseline.proc.stdin?.end();
+  await stopChild(slowBaseline.proc, "SIGTERM", 10_000);
+  const slowPerRound = slowRounds.map(toRoundResult(PROVIDER_SIGNUPS));
+  const provider = {
+    latency_ms: PROVIDER_LATENCY_MS,
+    signups: PROVIDER_SIGNUPS,
+    ideal_messages_per_second: POOL_SIZE / (PROVIDER_LATENCY_MS / 1000),
+    rounds: slowPerRound,
+    ratio: spread(slowPerRound.map((r) => r.ratio)),
+  };
+
+  // 3. The reminder scan over 1,000,000 signups.
   err(`reminders: generating ${REMINDER_SIGNUPS} signups`);
   const remindShop = await createShop(pool, "Reminder Bench Shop");
   // Its 100,000 initial alerts of the last two days count against the monthly quota: a plan above them (src/account/plans.ts).
@@ -545,13 +684,17 @@ try {
   out(
     `alerts: one restock of one variant (multiplier 100 x 1,000 units: one batch), SMTP sink in the bench process, pool of ${POOL_SIZE} connections, SEND_CONCURRENCY ${sendConcurrency}`,
   );
-  out("signups  mode        received  distinct   seconds  messages/s  sender CPU s  sink CPU s  database CPU s  load average");
+  const header = "signups  mode        received  distinct   seconds  messages/s  in flight (mean/peak)  sender CPU s  sink CPU s  database CPU s  load average";
+  out(header);
   const row = (signups: number, mode: string, side: Side) =>
-    `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.messages_per_second.toFixed(0).padStart(11)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)} ${side.database_cpu_s.toFixed(1).padStart(15)}  ${side.load_average}`;
-  for (const size of runs) {
-    for (const r of size.rounds) {
-      for (const mode of r.first === "bounded" ? (["bounded", "pipeline"] as const) : (["pipeline", "bounded"] as const)) out(row(size.signups, `${r.round} ${mode}`, r[mode]));
+    `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.messages_per_second.toFixed(0).padStart(11)} ${`${side.in_flight.mean.toFixed(2)}/${side.in_flight.peak}`.padStart(22)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)} ${side.database_cpu_s.toFixed(1).padStart(15)}  ${side.load_average}`;
+  const roundRows = (signups: number, rounds: readonly RoundResult[]) => {
+    for (const r of rounds) {
+      for (const mode of r.first === "bounded" ? (["bounded", "pipeline"] as const) : (["pipeline", "bounded"] as const)) out(row(signups, `${r.round} ${mode}`, r[mode]));
     }
+  };
+  for (const size of runs) {
+    roundRows(size.signups, size.rounds);
     for (const [mode, side] of [["unbounded", size.unbounded], ["composer", size.composer]] as const) {
       out(side ? row(size.signups, mode, side) : `${String(size.signups).padStart(7)}  ${mode.padEnd(10)} (skipped above BENCH_UNBOUNDED_MAX ${UNBOUNDED_MAX})`);
     }
@@ -581,7 +724,44 @@ try {
       out(`  by table: ${describeTables(r.pipeline.writes, size.signups)}`);
       if (r.pipeline.writes.wal_by_type) out(`  WAL records by kind: ${describeWal(r.pipeline.writes, size.signups)}`);
     }
+    out(
+      `${size.signups} signups, the cleanup after each pipeline round (not in its rate): ` +
+        size.rounds
+          .map((r) => `round ${r.round} delete ${r.pipeline.cleanup.delete_seconds.toFixed(2)} s (${perSignupUs(r.pipeline.cleanup, size.signups).toFixed(1)} µs a signup), vacuum analyze ${r.pipeline.cleanup.vacuum_seconds.toFixed(2)} s, load ${r.pipeline.load_average}`)
+          .join("; "),
+    );
   }
+  if (runs.length > 1) {
+    // Linear: the time a signup takes to delete does not grow with the number deleted.
+    const perSize = runs.map((size) => ({ signups: size.signups, us: median(size.rounds.map((r) => perSignupUs(r.pipeline.cleanup, size.signups))) }));
+    const first = perSize[0];
+    out(
+      `the cleanup's delete per signup (median over the rounds): ${perSize.map((p) => `${p.signups}: ${p.us.toFixed(1)} µs`).join(", ")}` +
+        (first ? `; ${perSize.slice(1).map((p) => `${times(p.us / first.us)} at ${p.signups} against ${first.signups}`).join(", ")} (1.00x is linear)` : ""),
+    );
+  }
+
+  out();
+  out(
+    `at a provider's pace: an SMTP sink answering each message ${provider.latency_ms} ms after it was sent, ${provider.signups} signups, pool of ${POOL_SIZE} connections, SEND_CONCURRENCY ${sendConcurrency}: ` +
+      `the ideal is ${provider.ideal_messages_per_second.toFixed(0)} messages/s (${POOL_SIZE} connections / ${(provider.latency_ms / 1000).toFixed(3)} s, each holding one message at a time)`,
+  );
+  out(header);
+  roundRows(provider.signups, provider.rounds);
+  for (const r of provider.rounds) {
+    out(
+      `round ${r.round}: pipeline ${r.pipeline.messages_per_second.toFixed(1)} messages/s (${percent(r.pipeline.messages_per_second / provider.ideal_messages_per_second)} of the ideal), ` +
+        `bounded baseline ${r.bounded.messages_per_second.toFixed(1)} messages/s (${percent(r.bounded.messages_per_second / provider.ideal_messages_per_second)}), ratio ${percent(r.ratio)}; ` +
+        `in flight at the sink, mean (peak): pipeline ${r.pipeline.in_flight.mean.toFixed(2)} (${r.pipeline.in_flight.peak}), baseline ${r.bounded.in_flight.mean.toFixed(2)} (${r.bounded.in_flight.peak}), ` +
+        `of ${POOL_SIZE} connections and SEND_CONCURRENCY ${sendConcurrency}; a message's time at the sink (mean in flight / rate): pipeline ${((r.pipeline.in_flight.mean / r.pipeline.messages_per_second) * 1000).toFixed(1)} ms, baseline ${((r.bounded.in_flight.mean / r.bounded.messages_per_second) * 1000).toFixed(1)} ms`,
+    );
+  }
+  const providerMet = gate({
+    name: `${provider.signups} signups at ${provider.latency_ms} ms a message: the pipeline's rate over the bounded baseline's against the same slow sink, per round`,
+    values: provider.rounds.map((r) => r.ratio),
+    target: TARGET,
+    bound: "min",
+  });
   out();
   out(
     `reminder scan over ${sizes.signups.toLocaleString("en")} signups (generated in ${generated.toFixed(1)} s; ${sizes.queued.toLocaleString("en")} awaiting their reminder, ${sizes.due.toLocaleString("en")} due): ` +
@@ -601,15 +781,20 @@ try {
         target_ratio: TARGET,
         rounds: ROUNDS,
         alerts: runs,
+        provider_latency: provider,
         reminder_scan: { ...sizes, scan_ms: scanMs, due_query_ms: dueQueryMs, claimed: scan.claimed, sent: scan.sent.sent, uses_index: usesIndex, plan },
       },
       null,
       2,
     )}\n`,
   );
+  const allSent = (signups: number, rounds: readonly RoundResult[]) =>
+    rounds.every((r) => r.pipeline.distinct === signups && r.pipeline.received === signups && r.pipeline.ledger.sent === signups);
   const ok =
     met &&
-    runs.every((size) => size.rounds.every((r) => r.pipeline.distinct === size.signups && r.pipeline.received === size.signups && r.pipeline.ledger.sent === size.signups)) &&
+    providerMet &&
+    runs.every((size) => allSent(size.signups, size.rounds)) &&
+    allSent(provider.signups, provider.rounds) &&
     usesIndex &&
     scan.sent.sent === sizes.due;
   if (!ok) process.exitCode = 1;
