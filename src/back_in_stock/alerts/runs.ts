@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
+import { coalescing } from "../../core/coalesce.ts";
 import { enqueue, enqueueAfterCommit } from "../../core/tasks.ts";
 import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
@@ -455,8 +456,21 @@ async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
  * it starts, after this commit); one already running keeps going and a new one is queued
  * (graphile-worker moves the key), unless a worker claims it during add_job (it then started after
  * this commit: enqueueAfterCommit). A crash before this leaves the runs to the recovery sweep.
+ *
+ * The calls of one shop on one pool are coalesced (src/core/coalesce.ts): while its add_job is in
+ * flight, the calls that arrive share the next one, which starts after their commits as each of
+ * theirs would have. A hundred webhooks at once made a hundred add_jobs on the key's one row, each
+ * waiting for the row lock of the one before and a third of each intake's time.
  */
-export async function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
+export function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
+  let queue = burstQueues.get(pool);
+  if (!queue) burstQueues.set(pool, (queue = coalescing((shop: string) => addRestockBurst(pool, shop))));
+  return queue(shopId);
+}
+
+const burstQueues = new WeakMap<pg.Pool, (shopId: string) => Promise<void>>();
+
+async function addRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
   // "replace" (the default mode): a pending burst is due now (queued behind other shops' bursts
   // queued before), and one waiting out a failed attempt's backoff runs now with its attempts
   // reset: a new restock needs a burst now, whatever an earlier one met. A running one keeps
