@@ -47,7 +47,9 @@ describe("a restock the catalog sync mirrors before its webhook", () => {
     });
     const runs = async () =>
       (await env.pool.query<{ trigger: string; status: string }>("select trigger, status from bis_alert_runs where shop_id = $1 and variant_id = $2", [env.shopId, variantId])).rows;
-    expect(await runs()).toEqual([{ trigger: "catalog_sync", status: expect.stringMatching(/^(running|completed)$/) }]);
+    const opened = await runs();
+    expect(opened.map((r) => r.trigger)).toEqual(["catalog_sync"]);
+    expect(["running", "completed"]).toContain(opened[0]?.status);
 
     // The webhook arrives: the stock is already 5, no rise, no second run.
     const outcome = await acceptWebhook(env.pool, {
