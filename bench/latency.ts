@@ -311,8 +311,17 @@ try {
    * the sink's first message; p50 and p99 of each, in ms. Database times are its clock's (same host).
    */
   const stepsOf = async (ids: number[], sentAt: Map<number, number>) => {
-    const { rows } = await admin.query<{ v: string; recorded: number | null; processed: number | null; run_started: number | null; claimed: number | null; marked: number | null }>(
+    const { rows } = await admin.query<{
+      v: string;
+      recorded: number | null;
+      processed: number | null;
+      run_started: number | null;
+      run_trigger: string | null;
+      claimed: number | null;
+      marked: number | null;
+    }>(
       `select v::text,
+              (select r.trigger from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://shopify/ProductVariant/' || v order by r.started_at limit 1) as run_trigger,
               (select extract(epoch from min(received_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as recorded,
               (select extract(epoch from min(processed_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as processed,
               (select extract(epoch from min(started_at)) * 1000 from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://shopify/ProductVariant/' || v) as run_started,
@@ -328,7 +337,14 @@ try {
       return { p50_ms: percentile(values, 50), p99_ms: percentile(values, 99) };
     };
     const received = latenciesOf(ids, sentAt);
+    // Who opened each variant's run: the webhook (its intake), or a catalog sync that mirrored the restock first.
+    const openedBy: Record<string, { runs: number; p99_ms: number }> = {};
+    for (const trigger of new Set(rows.map((r) => r.run_trigger ?? "none"))) {
+      const of = rows.filter((r) => (r.run_trigger ?? "none") === trigger).map((r) => Number(r.v));
+      openedBy[trigger] = { runs: of.length, p99_ms: percentile(latenciesOf(of, sentAt), 99) };
+    }
     return {
+      opened_by: openedBy,
       webhook_recorded: step("recorded"),
       webhook_processed: step("processed"),
       alert_run_started: step("run_started"),
@@ -517,7 +533,9 @@ try {
   );
   out("where the time goes, from each variant's restock (medians over the rounds of p50 / p99 ms; database clock for the steps it records):");
   out(`  ${"step".padEnd(20)} ${"webhook".padStart(15)} ${"direct".padStart(15)}`);
-  const stepNames = Object.keys(rounds[0]?.figures.webhook.steps ?? {}) as (keyof NonNullable<SideResult["steps"]>)[];
+  const stepNames = (Object.keys(rounds[0]?.figures.webhook.steps ?? {}) as (keyof NonNullable<SideResult["steps"]>)[]).filter(
+    (name): name is Exclude<typeof name, "opened_by"> => name !== "opened_by",
+  );
   for (const name of stepNames) {
     const cell = (side: "webhook" | "direct") => {
       const steps = rounds.flatMap((r) => {
@@ -536,7 +554,12 @@ try {
   const besideSync = rounds.flatMap((r) =>
     (["webhook", "direct"] as const).flatMap((name) => {
       const syncs = r.figures[name].bucket?.catalog_syncs ?? [];
-      return syncs.length > 0 ? [`round ${r.round} ${name} (p99 ${r.figures[name].summary.p99_ms.toFixed(0)} ms): ${syncs.map((x) => `${x.mode}, ${x.overlap_ms} ms of the side`).join("; ")}`] : [];
+      const openedBy = Object.entries(r.figures[name].steps?.opened_by ?? {})
+        .map(([trigger, o]) => `${o.runs} runs opened by ${trigger} (p99 ${o.p99_ms.toFixed(0)} ms)`)
+        .join(", ");
+      return syncs.length > 0
+        ? [`round ${r.round} ${name} (p99 ${r.figures[name].summary.p99_ms.toFixed(0)} ms): ${syncs.map((x) => `${x.mode}, ${x.overlap_ms} ms of the side`).join("; ")}; ${openedBy}`]
+        : [];
     }),
   );
   out(
