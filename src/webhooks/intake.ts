@@ -115,8 +115,8 @@ const API_RESERVE = 4;
  * process for both): a quarter, at least 2, so that the worker's jobs (a restock's burst among
  * them) and the API do not wait for a wave of webhooks to commit. In a web-only process (the
  * Procfile's `web`) nothing else needs the pool but the API: all of it but API_RESERVE. A wave of
- * 100 restock webhooks waited for the quarter (5) more than for anything else: recorded in
- * 460-1080 ms at five at a time, 80-260 ms at sixteen (issue 30; decision 0236). An intake
+ * 100 restock webhooks waited for the quarter (5) more than for anything else: all committed in
+ * 490-1,080 ms at five at a time, 110-240 ms at sixteen (issue 30; decision 0236). An intake
  * transaction is mostly waits (five round trips, each woken on a busy CPU), so more at once
  * commit sooner, though each takes longer.
  */
