@@ -25,7 +25,7 @@ const variants = positiveIntEnv("BENCH_VARIANTS", 100);
 const rounds = positiveIntEnv("BENCH_ROUNDS", 1);
 const measured = 2 * variants * rounds;
 // The bench's warm-up restocks these, after the 2 x BENCH_VARIANTS x BENCH_ROUNDS it measures.
-const warmup = positiveIntEnv("BENCH_WARMUP_VARIANTS", 10);
+const warmup = positiveIntEnv("BENCH_WARMUP_VARIANTS", variants);
 const webhookUrl = process.env.BENCH_WEBHOOK_URL;
 const secret = process.env.BENCH_WEBHOOK_SECRET;
 if (!webhookUrl || !secret) throw new Error("BENCH_WEBHOOK_URL and BENCH_WEBHOOK_SECRET are required");

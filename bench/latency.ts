@@ -5,9 +5,13 @@
  * (bench/service-worker.ts); the platform emulator runs in a child process of its own (bench/latency-emulator.ts),
  * signing and posting its webhooks to the API; e-mail goes to a local SMTP sink in a process of its own.
  * A shop connected to the emulator has BENCH_SIGNUPS (10) waiting signups on each of
- * 2 x BENCH_VARIANTS (100) sold-out variants, and of BENCH_WARMUP_VARIANTS (10) more (catalog
- * mirrored by a full sync). First, unmeasured, a restock of the warm-up variants through the
- * webhook path (a deployed worker is warm: its first jobs' start-up is not a restock's latency).
+ * 2 x BENCH_VARIANTS (100) sold-out variants, and of BENCH_WARMUP_VARIANTS (BENCH_VARIANTS) more
+ * (catalog mirrored by a full sync). First, unmeasured, a restock of the warm-up variants through
+ * the webhook path, a wave of the measured size (a deployed service is warm: its first jobs'
+ * start-up is not a restock's latency, nor is the web process's first wave of a hundred webhooks,
+ * whose arrivals spread over 450-530 ms against 10-40 ms once warm; with a warm-up of 10 the first
+ * measured wave was always the worst). The service's pool has opened its connections before it
+ * (startService opens them at start, as in production).
  * Then three sides, interleaved (bench/rounds.ts): BENCH_ROUNDS rounds, each running all three
  * once, the order rotated by one a round so each side goes first in turn; each round restocks
  * variants of its own (the emulator seeds 2 x BENCH_VARIANTS a round):
@@ -31,11 +35,18 @@
  *
  * Prints p50, p99 and max of each side in every round, their ratios to the SMTP floor of the same
  * round (median and spread over the rounds), and where the time goes (medians over the rounds);
- * writes bench/results/latency.json (BENCH_RESULTS_DIR to write it elsewhere). Target: the median
- * over the rounds of the webhook side's p99 under BENCH_TARGET_P99_MS (1000); exits non-zero
- * above it. Environment: BENCH_ROUNDS (5), BENCH_VARIANTS (100), BENCH_SIGNUPS (10),
- * BENCH_WARMUP_VARIANTS (10), SMTP_POOL_SIZE (5), BENCH_BUCKET_WAIT_SECONDS (120), DATABASE_URL
- * or a scratch database (bench/lib.ts).
+ * writes bench/results/latency.json (BENCH_RESULTS_DIR to write it elsewhere). Target: the webhook
+ * side's p99 under BENCH_TARGET_P99_MS (1000) in every round, not at the median (the worst round is
+ * printed); exits non-zero when a round misses it.
+ *
+ * A catalog sync beside a side (the crontab queues an incremental one every 10 minutes, a full one
+ * nightly) is detected from the jobs table and printed beside the side's figures: it happens in
+ * production. BENCH_CATALOG_SYNC=incremental|full queues one of that mode before each webhook and
+ * direct side and starts the side once it runs, to measure that case on purpose.
+ *
+ * Environment: BENCH_ROUNDS (5), BENCH_VARIANTS (100), BENCH_SIGNUPS (10), BENCH_WARMUP_VARIANTS
+ * (BENCH_VARIANTS), SMTP_POOL_SIZE (5), BENCH_BUCKET_WAIT_SECONDS (120), BENCH_CATALOG_SYNC
+ * (unset), DATABASE_URL or a scratch database (bench/lib.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -47,23 +58,27 @@ import readline from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import nodemailer from "nodemailer";
+import { enqueueCatalogSync } from "../src/catalog/schedule.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { loadConfig } from "../src/config.ts";
 import { createShop } from "../src/db/api-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { startService } from "../src/runtime/service.ts";
-import { acceptWebhook } from "../src/webhooks/intake.ts";
+import { acceptWebhook, intakeConcurrencyOf } from "../src/webhooks/intake.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, serviceNodeFlags, startChild, stopChild } from "./lib.ts";
 import { gate, median, resultsFile, roundsFromEnv, runRounds, spread, times } from "./rounds.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const VARIANTS = positiveIntEnv("BENCH_VARIANTS", 100);
 const SIGNUPS = positiveIntEnv("BENCH_SIGNUPS", 10);
-const WARMUP = positiveIntEnv("BENCH_WARMUP_VARIANTS", 10);
+const WARMUP = positiveIntEnv("BENCH_WARMUP_VARIANTS", VARIANTS);
 const POOL_SIZE = positiveIntEnv("SMTP_POOL_SIZE", 5);
 const TARGET_P99_MS = positiveIntEnv("BENCH_TARGET_P99_MS", 1000);
 const BUCKET_WAIT_MS = positiveIntEnv("BENCH_BUCKET_WAIT_SECONDS", 120) * 1000;
+/** BENCH_CATALOG_SYNC: "incremental" or "full", a catalog sync of that mode queued beside each side (unset: none but the crontab's). */
+const SYNC_BESIDE = process.env.BENCH_CATALOG_SYNC === "incremental" || process.env.BENCH_CATALOG_SYNC === "full" ? process.env.BENCH_CATALOG_SYNC : undefined;
+if (process.env.BENCH_CATALOG_SYNC && !SYNC_BESIDE) throw new Error("BENCH_CATALOG_SYNC is incremental or full");
 const ROUNDS = roundsFromEnv();
 const SECRET = "bench-latency-secret-0123456789abcdef";
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -107,6 +122,14 @@ async function freePort(): Promise<number> {
   const port = (server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+async function waitUntilAsync(probe: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(5);
+  }
 }
 
 async function waitUntil(probe: () => boolean, what: string, timeoutMs = 300_000): Promise<void> {
@@ -245,6 +268,8 @@ try {
   const config = loadConfig({ ...process.env, ...serviceEnv, PORT: String(await freePort()), HOST: "127.0.0.1" });
   const service = await startService(config, log, { web: true, worker: false, migrate: false, demo: false });
   onCleanup(() => service.stop());
+  // As a deployed service's is: every connection of the pool open before the first restock.
+  await service.poolOpened;
   if (!service.url) throw new Error("the service is not listening");
   const worker = await startChild("service-worker.ts", serviceEnv, "BENCH_WORKER_READY");
   onCleanup(() => stopChild(worker.proc, "SIGTERM"));
@@ -286,8 +311,17 @@ try {
    * the sink's first message; p50 and p99 of each, in ms. Database times are its clock's (same host).
    */
   const stepsOf = async (ids: number[], sentAt: Map<number, number>) => {
-    const { rows } = await admin.query<{ v: string; recorded: number | null; processed: number | null; run_started: number | null; claimed: number | null; marked: number | null }>(
+    const { rows } = await admin.query<{
+      v: string;
+      recorded: number | null;
+      processed: number | null;
+      run_started: number | null;
+      run_trigger: string | null;
+      claimed: number | null;
+      marked: number | null;
+    }>(
       `select v::text,
+              (select r.trigger from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://shopify/ProductVariant/' || v order by r.started_at limit 1) as run_trigger,
               (select extract(epoch from min(received_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as recorded,
               (select extract(epoch from min(processed_at)) * 1000 from webhook_deliveries w where w.shop_id = $1 and w.payload->>'inventory_item_id' = i::text) as processed,
               (select extract(epoch from min(started_at)) * 1000 from bis_alert_runs r where r.shop_id = $1 and r.variant_id = 'gid://shopify/ProductVariant/' || v) as run_started,
@@ -303,7 +337,14 @@ try {
       return { p50_ms: percentile(values, 50), p99_ms: percentile(values, 99) };
     };
     const received = latenciesOf(ids, sentAt);
+    // Who opened each variant's run: the webhook (its intake), or a catalog sync that mirrored the restock first.
+    const openedBy: Record<string, { runs: number; p99_ms: number }> = {};
+    for (const trigger of new Set(rows.map((r) => r.run_trigger ?? "none"))) {
+      const of = rows.filter((r) => (r.run_trigger ?? "none") === trigger).map((r) => Number(r.v));
+      openedBy[trigger] = { runs: of.length, p99_ms: percentile(latenciesOf(of, sentAt), 99) };
+    }
     return {
+      opened_by: openedBy,
       webhook_recorded: step("recorded"),
       webhook_processed: step("processed"),
       alert_run_started: step("run_started"),
@@ -313,12 +354,47 @@ try {
     };
   };
 
-  /** Runs one side from a full bucket; answers the bucket before and after and the emulator's calls during it. */
+  const dbNow = async () => (await admin.query<{ now: Date }>("select clock_timestamp() as now")).rows[0]?.now ?? new Date();
+  /**
+   * The catalog syncs of the shop that ran during [from, to] (the jobs table's times): the crontab
+   * queues an incremental one every 10 minutes, and a side that overlaps one is not the same
+   * measurement (it happens in production, so it is printed, not hidden).
+   */
+  const syncsDuring = async (from: Date, to: Date) =>
+    (
+      await admin.query<{ mode: string; started_at: Date; finished_at: Date | null; overlap_ms: number }>(
+        `select payload->>'mode' as mode, started_at, finished_at,
+                extract(epoch from least(coalesce(finished_at, $3), $3) - greatest(started_at, $2)) * 1000 as overlap_ms
+         from jobs where shop_id = $1 and kind = 'catalog_sync' and started_at is not null
+           and started_at < $3 and coalesce(finished_at, $3) > $2 order by started_at`,
+        [shopId, from, to],
+      )
+    ).rows.map((r) => ({ mode: r.mode, started_at: r.started_at.toISOString(), finished_at: r.finished_at?.toISOString() ?? null, overlap_ms: Math.round(Number(r.overlap_ms)) }));
+
+  /** BENCH_CATALOG_SYNC: a catalog sync of that mode queued before each side and waited for to start, so the side runs beside it. */
+  const startSyncBeside = async (name: string) => {
+    if (!SYNC_BESIDE) return;
+    const handle = await enqueueCatalogSync(admin, shopId, SYNC_BESIDE);
+    if (!handle) throw new Error("a catalog sync of the shop is already queued or running");
+    err(`${name}: a catalog sync (${SYNC_BESIDE}) queued (job ${handle.job_id}), waiting for it to start`);
+    await waitUntilAsync(async () => {
+      const { rows } = await admin.query<{ status: string }>("select status from jobs where id = $1", [handle.job_id]);
+      return rows[0]?.status !== "queued";
+    }, "the catalog sync to start");
+  };
+
+  /**
+   * Runs one side from a full bucket; answers the bucket before and after, the emulator's calls
+   * during it and the catalog syncs that overlapped it.
+   */
   const fromFullBucket = async (name: string, side: () => Promise<void>) => {
     err(`${name}: waiting for the emulator's cost bucket to refill`);
     const before = await refilled(info);
+    await startSyncBeside(name);
     const stats0 = await emulator.stats();
+    const from = await dbNow();
     await side();
+    const to = await dbNow();
     const stats1 = await emulator.stats();
     const after = await bucketOf(info);
     return {
@@ -327,6 +403,7 @@ try {
       emulator_calls: stats1.requests - stats0.requests,
       throttled_calls: stats1.throttled - stats0.throttled,
       cost_spent: stats1.costSpent - stats0.costSpent,
+      catalog_syncs: await syncsDuring(from, to),
     };
   };
 
@@ -422,9 +499,14 @@ try {
   out();
   out(
     `database: ${database.description}; ${VARIANTS} variants restocked at once, ${SIGNUPS} signups each, worker concurrency ${config.WORKER_CONCURRENCY}, SMTP pool ${POOL_SIZE}, ` +
+      `web pool ${config.DB_POOL_SIZE} (${intakeConcurrencyOf(service.pool)} intake transactions at once), warm-up wave ${WARMUP}, ` +
       `${os.cpus().length} CPUs; the emulator in its own process; ${ROUNDS} rounds, sides interleaved (the first rotating)`,
   );
-  out("round path      variants   p50 ms   p99 ms   max ms  p50 vs smtp  p99 vs smtp  bucket before -> after  emulator calls  throttled  load (1 min)");
+  out("round path      variants   p50 ms   p99 ms   max ms  p50 vs smtp  p99 vs smtp  bucket before -> after  emulator calls  throttled  load (1 min)  catalog sync beside");
+  const syncCol = (b: SideResult["bucket"]) => {
+    const syncs = b?.catalog_syncs ?? [];
+    return syncs.length === 0 ? (b ? "none" : "") : syncs.map((x) => `${x.mode}, ${x.overlap_ms} ms of the side`).join("; ");
+  };
   const bucketCols = (b: SideResult["bucket"]) =>
     b
       ? `${`${bucketText(b.bucket_before)} -> ${bucketText(b.bucket_after)}`.padStart(22)} ${String(b.emulator_calls).padStart(15)} ${String(b.throttled_calls).padStart(10)}`
@@ -435,7 +517,7 @@ try {
       const { summary: s, bucket, load_1m } = r.figures[name];
       out(
         `${String(r.round).padStart(5)} ${name.padEnd(9)} ${String(s.count).padStart(8)} ${s.p50_ms.toFixed(0).padStart(8)} ${s.p99_ms.toFixed(0).padStart(8)} ${s.max_ms.toFixed(0).padStart(8)} ` +
-          `${times(s.p50_ms / smtp.p50_ms).padStart(12)} ${times(s.p99_ms / smtp.p99_ms).padStart(12)}  ${bucketCols(bucket)}  ${load_1m.toFixed(2).padStart(12)}`,
+          `${times(s.p50_ms / smtp.p50_ms).padStart(12)} ${times(s.p99_ms / smtp.p99_ms).padStart(12)}  ${bucketCols(bucket)}  ${load_1m.toFixed(2).padStart(12)}  ${syncCol(bucket)}`.trimEnd(),
       );
     }
   }
@@ -451,7 +533,9 @@ try {
   );
   out("where the time goes, from each variant's restock (medians over the rounds of p50 / p99 ms; database clock for the steps it records):");
   out(`  ${"step".padEnd(20)} ${"webhook".padStart(15)} ${"direct".padStart(15)}`);
-  const stepNames = Object.keys(rounds[0]?.figures.webhook.steps ?? {}) as (keyof NonNullable<SideResult["steps"]>)[];
+  const stepNames = (Object.keys(rounds[0]?.figures.webhook.steps ?? {}) as (keyof NonNullable<SideResult["steps"]>)[]).filter(
+    (name): name is Exclude<typeof name, "opened_by"> => name !== "opened_by",
+  );
   for (const name of stepNames) {
     const cell = (side: "webhook" | "direct") => {
       const steps = rounds.flatMap((r) => {
@@ -464,7 +548,34 @@ try {
   }
   const webhookP99 = rounds.map((r) => r.figures.webhook.summary.p99_ms);
   out(`restock webhook to first alert received: median p50 ${median(rounds.map((r) => r.figures.webhook.summary.p50_ms)).toFixed(0)} ms; load average ${load}`);
-  const met = gate({ name: "restock webhook to first alert received, p99 per round", values: webhookP99, target: TARGET_P99_MS, bound: "below", format: (ms) => `${ms.toFixed(0)} ms` });
+  const directP99 = rounds.map((r) => r.figures.direct.summary.p99_ms);
+  const worstDirect = Math.max(...directP99);
+  out(`direct side (no webhook hop), p99 per round: worst ${worstDirect.toFixed(0)} ms (round ${directP99.indexOf(worstDirect) + 1}), median ${median(directP99).toFixed(0)} ms`);
+  const besideSync = rounds.flatMap((r) =>
+    (["webhook", "direct"] as const).flatMap((name) => {
+      const syncs = r.figures[name].bucket?.catalog_syncs ?? [];
+      const openedBy = Object.entries(r.figures[name].steps?.opened_by ?? {})
+        .map(([trigger, o]) => `${o.runs} runs opened by ${trigger} (p99 ${o.p99_ms.toFixed(0)} ms)`)
+        .join(", ");
+      return syncs.length > 0
+        ? [`round ${r.round} ${name} (p99 ${r.figures[name].summary.p99_ms.toFixed(0)} ms): ${syncs.map((x) => `${x.mode}, ${x.overlap_ms} ms of the side`).join("; ")}; ${openedBy}`]
+        : [];
+    }),
+  );
+  out(
+    besideSync.length === 0
+      ? `no side overlapped a catalog sync${SYNC_BESIDE ? ` (BENCH_CATALOG_SYNC=${SYNC_BESIDE} queued one before each: none was still running)` : ""}`
+      : `sides that ran beside a catalog sync${SYNC_BESIDE ? ` (BENCH_CATALOG_SYNC=${SYNC_BESIDE})` : " (the crontab's, every 10 minutes: in production too)"}: ${besideSync.join(" | ")}`,
+  );
+  // Every round, not the median: a restock's first alert is promised within the target whenever it happens.
+  const met = gate({
+    name: "restock webhook to first alert received, p99 per round",
+    values: webhookP99,
+    target: TARGET_P99_MS,
+    bound: "below",
+    over: "every",
+    format: (ms) => `${ms.toFixed(0)} ms`,
+  });
   await writeFile(
     resultsFile("latency.json"),
     `${JSON.stringify(
@@ -479,6 +590,8 @@ try {
         target_webhook_p99_ms: TARGET_P99_MS,
         rounds: rounds.map((r) => ({ round: r.round, order: r.order, ...r.figures })),
         webhook_p99_ms: spread(webhookP99),
+        direct_p99_ms: spread(directP99),
+        catalog_sync_beside: SYNC_BESIDE ?? "crontab only",
         webhook_p99_vs_smtp: webhookToSmtp,
         direct_p99_vs_smtp: directToSmtp,
         webhook_p99_vs_direct: webhookToDirect,

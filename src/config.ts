@@ -36,7 +36,9 @@ const envSchema = z.object({
   /** A request not received in full (headers and body) within this is answered 408 and disconnected. */
   REQUEST_TIMEOUT_MS: positiveInt.default(DEFAULT_REQUEST_TIMEOUT_MS),
   // A back-in-stock batch holds a connection and sends on up to two more: leave room for them,
-  // graphile-worker and HTTP (at least WORKER_CONCURRENCY x 3 + 5).
+  // graphile-worker and HTTP (at least WORKER_CONCURRENCY x 3 + 5). Each process opens all of
+  // them at start and keeps them (decision 0236); a web-only process's webhook intake may use all
+  // but four at once.
   DB_POOL_SIZE: positiveInt.default(20),
   WORKER_CONCURRENCY: positiveInt.default(5),
   /** Threads that render merchants' templates (src/messaging/render/pool.ts); unset: one less than the cores, at least one. */

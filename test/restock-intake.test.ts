@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
-import { acceptWebhook } from "../src/webhooks/intake.ts";
+import { acceptWebhook, intakeConcurrency, intakeConcurrencyOf, setIntakeConcurrency } from "../src/webhooks/intake.ts";
 import { recoverRuns } from "../src/back_in_stock/alerts/runs.ts";
 import { createShopWithKey } from "./helpers/app.ts";
 import { seedVariants, variantGid } from "./helpers/bis-seed.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 // The intake applies an inventory webhook in its own transaction in few round trips (a hundred
 // restocks at once each hold a connection for the whole of it), with every rule of restock
@@ -86,6 +87,54 @@ async function jobsOf(shopId: string, task: string): Promise<number> {
     shopId,
   ]);
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * A pool of `max` connections (its size is what the intake reads) over the test's, counting the
+ * connections its transactions hold and the statements run on the pool itself (the burst's
+ * add_job) at once; `gate`, when given, holds each pool statement until it resolves.
+ */
+function countingInFlight(max: number, gate?: () => Promise<void>) {
+  let inTransactions = 0;
+  let inStatements = 0;
+  const most = { transactions: 0, statements: 0, statementsRun: 0, released: 0 };
+  const pool = {
+    options: { max },
+    async connect() {
+      const client = await env.pool.connect();
+      most.transactions = Math.max(most.transactions, ++inTransactions);
+      return {
+        query: (...args: Parameters<pg.PoolClient["query"]>) => (client.query as (...a: unknown[]) => unknown)(...args),
+        release: (destroy?: boolean | Error) => {
+          inTransactions -= 1;
+          most.released += 1;
+          client.release(destroy);
+        },
+      };
+    },
+    async query(...args: Parameters<pg.Pool["query"]>) {
+      most.statements = Math.max(most.statements, ++inStatements);
+      most.statementsRun += 1;
+      try {
+        await gate?.();
+        return await (env.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      } finally {
+        inStatements -= 1;
+      }
+    },
+  } as unknown as pg.Pool;
+  return { pool, most };
+}
+
+async function restockable(first: number, count: number): Promise<{ shopId: string; domain: string }> {
+  const created = await shop();
+  await seedVariants(
+    env.pool,
+    created.shopId,
+    Array.from({ length: count }, (_, i) => ({ n: first + i, product: first + i, available: 0 })),
+  );
+  for (let i = 0; i < count; i++) await signup(created.shopId, first + i);
+  return created;
 }
 
 describe("the intake of an inventory webhook", () => {
@@ -252,43 +301,52 @@ describe("the intake of an inventory webhook", () => {
     expect(rows[0]?.n).toBe(1);
   });
 
-  it("holds at most a quarter of the pool's connections, however many webhooks arrive at once", async () => {
-    const { shopId, domain } = await shop();
-    await seedVariants(
-      env.pool,
-      shopId,
-      Array.from({ length: 40 }, (_, i) => ({ n: 600 + i, product: 600 + i, available: 0 })),
-    );
-    for (let i = 0; i < 40; i++) await signup(shopId, 600 + i);
-    // A pool of 8 connections (its size is what the intake reads), counting those in use.
-    let inUse = 0;
-    let most = 0;
-    const pool = {
-      options: { max: 8 },
-      async connect() {
-        const client = await env.pool.connect();
-        most = Math.max(most, ++inUse);
-        return {
-          query: (...args: Parameters<pg.PoolClient["query"]>) => (client.query as (...a: unknown[]) => unknown)(...args),
-          release: (destroy?: boolean | Error) => {
-            inUse -= 1;
-            client.release(destroy);
-          },
-        };
-      },
-      // A statement on the pool holds a connection while it runs (the burst's add_job).
-      async query(...args: Parameters<pg.Pool["query"]>) {
-        most = Math.max(most, ++inUse);
-        try {
-          return await (env.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
-        } finally {
-          inUse -= 1;
-        }
-      },
-    } as unknown as pg.Pool;
+  it("holds at most a quarter of the pool's connections in transactions, however many webhooks arrive at once, and one more for the shop's burst", async () => {
+    const { shopId, domain } = await restockable(600, 40);
+    const { pool, most } = countingInFlight(8);
     const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => deliver(pool, domain, level(600 + i, 2))));
     expect(outcomes.every((o) => o === "accepted")).toBe(true);
-    expect(most).toBe(2);
+    expect(most.transactions).toBe(2);
+    // The burst's add_job runs after the commit, outside the limit, one at a time for the shop.
+    expect(most.statements).toBe(1);
+    expect(await runsOf(shopId)).toHaveLength(40);
+  });
+
+  it("queues the burst of a wave of webhooks with two add_jobs: the calls during the first share the next", async () => {
+    const { shopId, domain } = await restockable(700, 12);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    // The first add_job waits until every delivery has committed; the later ones go through.
+    const { pool, most } = countingInFlight(40, () => {
+      if (!first) return Promise.resolve();
+      first = false;
+      return held;
+    });
+    const outcomes = Promise.all(Array.from({ length: 12 }, (_, i) => deliver(pool, domain, level(700 + i, 2))));
+    // Every transaction over (its connection released): each delivery has asked for its burst in
+    // the microtasks after that, which a timer's turn follows.
+    await waitFor("every delivery committed", () => Promise.resolve(most.released === 12 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(most.statementsRun).toBe(1);
+    release();
+    expect((await outcomes).every((o) => o === "accepted")).toBe(true);
+    // Before: one add_job per delivery (12), each waiting for the key row's lock of the one before.
+    expect(most.statementsRun).toBe(2);
+    expect(await jobsOf(shopId, "bis_restock_burst")).toBe(1);
+  });
+
+  it("runs as many transactions at once as set for the pool: a web-only process's all but four of its connections, beside the worker a quarter", async () => {
+    expect(intakeConcurrency(20, false)).toBe(16);
+    expect(intakeConcurrency(20, true)).toBe(5);
+    expect(intakeConcurrency(4, false)).toBe(2);
+    const { shopId, domain } = await restockable(800, 40);
+    const { pool, most } = countingInFlight(8);
+    setIntakeConcurrency(pool, 6);
+    expect(intakeConcurrencyOf(pool)).toBe(6);
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => deliver(pool, domain, level(800 + i, 2))));
+    expect(outcomes.every((o) => o === "accepted")).toBe(true);
+    expect(most.transactions).toBe(6);
     expect(await runsOf(shopId)).toHaveLength(40);
   });
 

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Log } from "../logger.ts";
 import type { PlatformClient } from "../platform/client.ts";
 import {
+  type InventoryLevelRecord,
   collectionPages,
   inventoryPages,
   locationPages,
@@ -56,9 +57,16 @@ export async function syncCatalog(options: {
   log: Log;
   progress?: (variants: number) => Promise<void>;
   signal?: AbortSignal;
+  /**
+   * Writes a page of inventory levels (default: the mirror's upsert). The sync job's writes the
+   * page with restock detection (src/back_in_stock/alerts/mirrored-restocks.ts), so a restock the
+   * sync mirrors before its webhook arrives still alerts at once.
+   */
+  writeLevels?: (shopId: string, seenAt: Date, rows: InventoryLevelRecord[]) => Promise<number>;
 }): Promise<SyncResult> {
   const { pool, client, shopId, log } = options;
   const paging = { signal: options.signal };
+  const writeLevels = options.writeLevels ?? ((shop: string, seenAt: Date, rows: InventoryLevelRecord[]) => upsertInventoryLevels(pool, shop, seenAt, rows));
   const { rows: clock } = await pool.query<{ now: Date }>("select now()");
   const runStart = clock[0]?.now ?? new Date();
   const { rows: states } = await pool.query<SyncState>("select * from catalog_sync_state where shop_id = $1", [shopId]);
@@ -102,7 +110,7 @@ export async function syncCatalog(options: {
   let inventoryMark: string | undefined;
   for (const location of locations.filter((l) => l.active)) {
     for await (const page of inventoryPages(client, location.id, since(state?.inventory_updated_mark), paging)) {
-      await upsertInventoryLevels(pool, shopId, runStart, page);
+      await writeLevels(shopId, runStart, page);
       for (const l of page) inventoryMark = later(inventoryMark, l.updatedAt);
       result.inventory_levels += page.length;
     }

@@ -21,12 +21,13 @@ import type { PlatformRuntime } from "../platform/runtime.ts";
 import type { Shopify } from "@shopify/shopify-api";
 import { createShopifyApp } from "../platform/oauth/app.ts";
 import { operatorToken } from "../ops/auth.ts";
-import { type Database, createPool, resolveDatabase } from "./database.ts";
+import { type Database, createPool, openPool, resolveDatabase } from "./database.ts";
 import { connectDemoShop, ensureDemoShop } from "./demo.ts";
 import { createPlatformRuntime } from "./platform.ts";
 import { startDemoProviders } from "./providers.ts";
 import { type ServiceServices, createServices } from "./services.ts";
 import { type WorkerOptions, startWorker } from "./worker.ts";
+import { intakeConcurrency, setIntakeConcurrency } from "../webhooks/intake.ts";
 
 interface ServiceOptions {
   web: boolean;
@@ -56,6 +57,8 @@ export interface Service {
   readiness: Readiness;
   /** A worker-only process's /metrics address (WORKER_METRICS_PORT). */
   metricsUrl?: string;
+  /** Settles once the pool has opened its DB_POOL_SIZE connections at start (openPool): how many it opened. */
+  poolOpened: Promise<number>;
   stop: () => Promise<void>;
 }
 
@@ -66,7 +69,9 @@ export function appUrl(config: Config, listening: string): string {
 
 export async function startService(config: Config, log: Log, options: ServiceOptions): Promise<Service> {
   const database = await resolveDatabase(config, log);
-  const pool = createPool(database.url, config.DB_POOL_SIZE, log);
+  const pool = createPool(database.url, config.DB_POOL_SIZE, log, { keepOpen: true });
+  // In the background: the start goes on beside it (and without the database, which may be down).
+  const poolOpened = openPool(pool, config.DB_POOL_SIZE, log);
   const closers: (() => Promise<void>)[] = [];
   let http: FastifyInstance | undefined;
   let runner: Runner | undefined;
@@ -115,6 +120,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       }
     }
     if (wanted(options.web)) {
+      setIntakeConcurrency(pool, intakeConcurrency(config.DB_POOL_SIZE, options.worker));
       const registry = createRegistry();
       const dispatcher = new Dispatcher({ registry, pool, config, log, services, observe: observeDispatch });
       const operator = await operatorToken(config.OPERATOR_TOKEN, config.dataDir);
@@ -182,7 +188,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       await enqueueNotificationRecovery(pool);
     }
     let stopping: Promise<void> | undefined;
-    return { pool, database, platform, services, http, runner, url, readiness, metricsUrl, stop: () => (stopping ??= stopAll()) };
+    return { pool, database, platform, services, http, runner, url, readiness, metricsUrl, poolOpened, stop: () => (stopping ??= stopAll()) };
   } catch (error) {
     await stopAll().catch(() => undefined);
     throw error;

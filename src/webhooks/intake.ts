@@ -61,16 +61,17 @@ function levelAppliedAtIntake(delivery: Delivery): InventoryLevelRecord | undefi
  * and the delivery is recorded again without it, for the durable job, which retries it or fails it
  * with the reason.
  *
- * At most a quarter of the pool's connections (at least 2) record deliveries at once
- * (intakeLimit); the others wait for one of them, not for a connection.
+ * At most intakeConcurrency of the pool's connections record deliveries at once (intakeLimit;
+ * startService sets it by the process's role); the others wait for one of them, not for a
+ * connection. The burst is queued after that, outside the limit: the shop's calls share one
+ * add_job in flight (queueRestockBurst).
  */
 export async function acceptWebhook(pool: pg.Pool, delivery: Delivery, options: { log?: IntakeLog } = {}): Promise<IntakeOutcome> {
-  return intakeLimit(pool)(async () => {
-    const recorded = await recordOrFallBack(pool, delivery);
-    // After the commit (the burst reads the runs when it starts), within the limit: it takes a connection too.
-    if (recorded.burstFor) await queueBurstOrLeaveToRecovery(pool, recorded.burstFor, delivery, options.log);
-    return recorded.outcome;
-  });
+  const recorded = await intakeLimit(pool)(() => recordOrFallBack(pool, delivery));
+  // After the commit (the burst reads the runs when it starts), outside the limit: the shop's
+  // calls share one add_job in flight (queueRestockBurst), so they hold one connection at most.
+  if (recorded.burstFor) await queueBurstOrLeaveToRecovery(pool, recorded.burstFor, delivery, options.log);
+  return recorded.outcome;
 }
 
 /** Where the intake says what it could not do after its commit (the HTTP route's request log). */
@@ -106,17 +107,38 @@ async function recordOrFallBack(pool: pg.Pool, delivery: Delivery): Promise<Reco
 
 const intakeLimits = new WeakMap<pg.Pool, LimitFunction>();
 
+/** Connections of a web-only process's pool the intake leaves to the API's other requests and /readyz. */
+const API_RESERVE = 4;
+
 /**
- * The limit of intake transactions in flight on `pool`: a quarter of its connections, at least 2.
- * A hundred webhooks at once otherwise took every connection of the pool: the worker's jobs in the
- * same process (a restock's burst among them) and the API's other requests waited for all of them
- * to commit, and the transactions, twenty at once on two cores, took longer each (100 restocks
- * recorded in 610 ms, against 310 ms four at a time).
+ * How many intake transactions a process's pool of `poolSize` runs at once. Beside the worker (one
+ * process for both): a quarter, at least 2, so that the worker's jobs (a restock's burst among
+ * them) and the API do not wait for a wave of webhooks to commit. In a web-only process (the
+ * Procfile's `web`) nothing else needs the pool but the API: all of it but API_RESERVE. A wave of
+ * 100 restock webhooks waited for the quarter (5) more than for anything else: all committed in
+ * 490-1,080 ms at five at a time, 110-240 ms at sixteen (issue 30; decision 0236). An intake
+ * transaction is mostly waits (five round trips, each woken on a busy CPU), so more at once
+ * commit sooner, though each takes longer.
  */
+export function intakeConcurrency(poolSize: number, workerInProcess: boolean): number {
+  return Math.max(2, workerInProcess ? Math.floor(poolSize / 4) : poolSize - API_RESERVE);
+}
+
+/** Sets how many intake transactions `pool` runs at once (startService, by the process's role); before its first delivery. */
+export function setIntakeConcurrency(pool: pg.Pool, concurrency: number): void {
+  intakeLimits.set(pool, pLimit(concurrency));
+}
+
+/** How many intake transactions `pool` runs at once. */
+export function intakeConcurrencyOf(pool: pg.Pool): number {
+  return intakeLimit(pool).concurrency;
+}
+
+/** The limit of intake transactions in flight on `pool`: as set for it, else a quarter of its connections (at least 2). */
 function intakeLimit(pool: pg.Pool): LimitFunction {
   let limit = intakeLimits.get(pool);
   if (!limit) {
-    limit = pLimit(Math.max(2, Math.floor((pool.options?.max ?? 8) / 4)));
+    limit = pLimit(intakeConcurrency(pool.options?.max ?? 8, true));
     intakeLimits.set(pool, limit);
   }
   return limit;

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { type Db, withTransaction } from "../../core/db.ts";
+import { coalescing } from "../../core/coalesce.ts";
 import { enqueue, enqueueAfterCommit } from "../../core/tasks.ts";
 import { type BackInStockSettings, DEFAULT_BACK_IN_STOCK_SETTINGS, backInStockSettingsSchema, loadBackInStockSettings } from "../settings/settings.ts";
 import { mergeDeep } from "../../core/deep-partial.ts";
@@ -37,6 +38,13 @@ export const CHUNK_SIZE = 200;
 const CHUNKS_IN_FLIGHT = 2;
 
 type RunTrigger = "inventory_webhook" | "inventory_check" | "recovery";
+
+/**
+ * What opens a run with its first batch sized by the stock it wrote, for the restock burst to
+ * serve: an inventory webhook, or a catalog sync's page of levels (openMirroredRestockRuns).
+ */
+type RestockWriteTrigger = "inventory_webhook" | "catalog_sync";
+const RESTOCK_WRITE_TRIGGERS: readonly string[] = ["inventory_webhook", "catalog_sync"] satisfies RestockWriteTrigger[];
 
 interface AlertRunPayload {
   shop_id: string;
@@ -285,9 +293,9 @@ async function batch(deps: AlertDeps, payload: AlertRunPayload, options: BatchOp
   const sendOptions: SendOptions = { contexts: new SendContexts(deps), limit: sendLimit(deps), holder };
   const sent = await resendOrphans(deps, shopId, variantId, sendOptions);
 
-  // The first batch of a run a restock webhook opened is sized by the stock that webhook wrote
+  // The first batch of a run a restock webhook (or a sync's write) opened is sized by the stock it wrote
   // (openRestockRuns): no live read before a customer's first alert. Later batches read live.
-  const fromWebhook = run.batches === 1 && run.batch_started_at !== null && run.trigger === "inventory_webhook";
+  const fromWebhook = run.batches === 1 && run.batch_started_at !== null && RESTOCK_WRITE_TRIGGERS.includes(run.trigger);
   const stock = fromWebhook
     ? { available: (await mirrorStock(pool, shopId, variantId)).available, source: "mirror" as const }
     : await batchStock(pool, deps.platform, log, shopId, variantId);
@@ -388,7 +396,7 @@ export interface RestockRules {
   switches: Record<Stage, boolean>;
 }
 
-async function loadRestockRules(db: Db, shopId: string): Promise<RestockRules> {
+export async function loadRestockRules(db: Db, shopId: string): Promise<RestockRules> {
   const [settings, switches] = await Promise.all([loadBackInStockSettings(db, shopId), stageSwitches(db, shopId)]);
   return { settings, switches };
 }
@@ -455,8 +463,21 @@ async function requestRestockBurst(db: Db, shopId: string): Promise<void> {
  * it starts, after this commit); one already running keeps going and a new one is queued
  * (graphile-worker moves the key), unless a worker claims it during add_job (it then started after
  * this commit: enqueueAfterCommit). A crash before this leaves the runs to the recovery sweep.
+ *
+ * The calls of one shop on one pool are coalesced (src/core/coalesce.ts): while its add_job is in
+ * flight, the calls that arrive share the next one, which starts after their commits as each of
+ * theirs would have. A hundred webhooks at once made a hundred add_jobs on the key's one row, each
+ * waiting for the row lock of the one before and a third of each intake's time.
  */
-export async function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
+export function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
+  let queue = burstQueues.get(pool);
+  if (!queue) burstQueues.set(pool, (queue = coalescing((shop: string) => addRestockBurst(pool, shop))));
+  return queue(shopId);
+}
+
+const burstQueues = new WeakMap<pg.Pool, (shopId: string) => Promise<void>>();
+
+async function addRestockBurst(pool: pg.Pool, shopId: string): Promise<void> {
   // "replace" (the default mode): a pending burst is due now (queued behind other shops' bursts
   // queued before), and one waiting out a failed attempt's backoff runs now with its attempts
   // reset: a new restock needs a burst now, whatever an earlier one met. A running one keeps
@@ -465,17 +486,18 @@ export async function queueRestockBurst(pool: pg.Pool, shopId: string): Promise<
 }
 
 /**
- * In one statement: the stock of the item's variants after the write, compared with `before`;
- * each variant whose stock rose, to at least the minimum, with an eligible signup waiting, is a
- * restock. Each gets its run opened with the first batch sized by the stock the webhook wrote
- * (when the initial stage is on and no run is under way: otherwise that run's batches go on as
- * they are). Answers the variants opened and the other restocked ones. Named: prepared once per
- * connection (planning it cost more than running it, once per inventory webhook).
+ * In one statement: the stock of the item's variants after the write (of the items', `$2` an
+ * array, for a sync's page), compared with `before`; each variant whose stock rose, to at least
+ * the minimum, with an eligible signup waiting, is a restock. Each gets its run opened (trigger
+ * `$9`) with the first batch sized by the stock the write wrote (when the initial stage is on and
+ * no run is under way: otherwise that run's batches go on as they are). Answers the variants
+ * opened and the other restocked ones. Named: prepared once per connection (planning it cost more
+ * than running it, once per inventory webhook).
  */
-const OPEN_RESTOCK_RUNS = {
-  name: "bis_open_restock_runs",
+const openRestockRunsStatement = (name: string, items: string) => ({
+  name,
   text: `
-  with after as (${itemStocksQuery("$1::uuid", "$2::text")}
+  with after as (${itemStocksQuery("$1::uuid", items)}
   ), rose as (
     select a.variant_id, a.available from after a
     where a.available > coalesce((select b.available from jsonb_to_recordset($3::jsonb) as b(variant_id text, available int) where b.variant_id = a.variant_id), 0)
@@ -483,13 +505,15 @@ const OPEN_RESTOCK_RUNS = {
       and exists (select 1 from bis_signups s where ${eligibleSql("$1", "a.variant_id", "$5", "$6::boolean")})
   ), opened as (
     insert into bis_alert_runs (shop_id, variant_id, trigger, batches, batch_started_at, batch_quota, batch_claimed, last_available)
-    select $1, variant_id, 'inventory_webhook', 1, now(), floor($7::float8 * available)::int, 0, available from rose where $8::boolean
+    select $1, variant_id, $9::text, 1, now(), floor($7::float8 * available)::int, 0, available from rose where $8::boolean
     on conflict (shop_id, variant_id) where status = 'running' do nothing
     returning variant_id
   )
   select array(select variant_id from opened) as opened,
          array(select variant_id from rose where variant_id not in (select variant_id from opened)) as others`,
-};
+});
+const OPEN_RESTOCK_RUNS = openRestockRunsStatement("bis_open_restock_runs", "$2::text");
+const OPEN_RESTOCK_RUNS_OF_ITEMS = openRestockRunsStatement("bis_open_restock_runs_of_items", "any($2::text[])");
 
 /**
  * After an inventory write (in its transaction): opens the runs of the variants it restocked
@@ -509,24 +533,55 @@ export async function openRestockRuns(
   rules: RestockRules,
   burst: "in_transaction" | "after_commit" = "in_transaction",
 ): Promise<number> {
+  const opened = await openRuns(db, OPEN_RESTOCK_RUNS, shopId, inventoryItemId, before, rules, "inventory_webhook");
+  if (burst === "in_transaction" && opened > 0) await requestRestockBurst(db, shopId);
+  return opened;
+}
+
+/**
+ * openRestockRuns for a catalog sync's page of levels (its items' variants' stock `before` the
+ * page's write, in its transaction): a sync that mirrors a restock before its webhook arrives
+ * opens the runs itself (trigger catalog_sync), since the webhook then finds the stock already
+ * written and sees no rise. The caller queues the shop's burst once it committed
+ * (queueRestockBurst). Answers how many runs it opened.
+ */
+export async function openMirroredRestockRuns(
+  db: Db & PreparingDb,
+  shopId: string,
+  inventoryItemIds: readonly string[],
+  before: readonly StockBefore[],
+  rules: RestockRules,
+): Promise<number> {
+  return openRuns(db, OPEN_RESTOCK_RUNS_OF_ITEMS, shopId, inventoryItemIds, before, rules, "catalog_sync");
+}
+
+async function openRuns(
+  db: Db & PreparingDb,
+  statement: { name: string; text: string },
+  shopId: string,
+  items: string | readonly string[],
+  before: readonly StockBefore[],
+  rules: RestockRules,
+  trigger: RestockWriteTrigger,
+): Promise<number> {
   const { settings, switches } = rules;
   const e = eligibility(settings);
   const { rows } = await db.query<{ opened: string[]; others: string[] }>({
-    ...OPEN_RESTOCK_RUNS,
+    ...statement,
     values: [
       shopId,
-      inventoryItemId,
+      items,
       JSON.stringify(before),
       settings.delivery.minimum_restock_quantity,
       e.channels,
       e.optInRequired,
       settings.delivery.batch_multiplier,
       switches.initial,
+      trigger,
     ],
   });
   const { opened = [], others = [] } = rows[0] ?? {};
   for (const variantId of others) await requestAlertRun(db, shopId, variantId, "inventory_webhook");
-  if (burst === "in_transaction" && opened.length > 0) await requestRestockBurst(db, shopId);
   return opened.length;
 }
 
@@ -595,7 +650,7 @@ export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<
 
 /** Runs a restock opened whose first batch has claimed nothing yet: a burst's to serve ($1: the shop). */
 const BURST_RUNS = `r.shop_id = $1 and r.status = 'running' and r.batches = 1 and r.batch_started_at is not null
-  and r.batch_claimed = 0 and r.trigger = 'inventory_webhook'`;
+  and r.batch_claimed = 0 and r.trigger in (${RESTOCK_WRITE_TRIGGERS.map((t) => `'${t}'`).join(", ")})`;
 
 async function queueBatches(pool: pg.Pool, shopId: string, variantIds: readonly string[]): Promise<void> {
   if (variantIds.length === 0) return;
