@@ -64,8 +64,8 @@ async function indexesReadGeneric(text: string, values: unknown[], settings: Rec
     for (const [name, value] of Object.entries({ ...settings, plan_cache_mode: "force_generic_plan" })) await client.query("select set_config($1, $2, true)", [name, value]);
     await client.query(`prepare generic_statement as ${text}`);
     // EXECUTE takes its arguments as expressions, not as bound parameters: array literals.
-    const element = (v: unknown) => (v === null || v === undefined ? "NULL" : `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`);
-    const args = values.map((v) => client.escapeLiteral(`{${(v as unknown[]).map(element).join(",")}}`)).join(", ");
+    const element = (v: string | number | boolean | null | undefined) => (v === null || v === undefined ? "NULL" : `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`);
+    const args = values.map((v) => client.escapeLiteral(`{${(v as (string | number | boolean | null)[]).map(element).join(",")}}`)).join(", ");
     const { rows } = await client.query<{ "QUERY PLAN": unknown }>(`explain (format json) execute generic_statement(${args})`);
     return [...JSON.stringify(rows[0]?.["QUERY PLAN"]).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1] ?? "");
   } finally {
