@@ -75,7 +75,7 @@ async function indexesReadGeneric(text: string, values: unknown[], settings: Rec
   }
 }
 
-/** The statement of the mark function (sql/136_alert_mark_plan_kept.sql: one statement in PL/pgSQL) and its settings, as the function plans it. */
+/** The statement of the mark function (sql/134_notifications_log_from_ledger.sql: one statement in PL/pgSQL) and its settings, as the function plans it. */
 async function markFunction(): Promise<{ text: string; settings: Record<string, string> }> {
   const { rows } = await pool.query<{ prosrc: string; proconfig: string[] | null; lanname: string }>(
     "select p.prosrc, p.proconfig, l.lanname from pg_proc p join pg_language l on l.oid = p.prolang where p.proname = 'bis_alert_mark'",
