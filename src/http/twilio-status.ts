@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import twilio from "twilio";
 import { TWILIO_STATUS_PATH } from "../channels/public-url.ts";
+import { isUuid } from "../core/params.ts";
 
 export interface TwilioStatusOptions {
   pool: pg.Pool;
@@ -12,8 +13,6 @@ export interface TwilioStatusOptions {
 }
 
 type FormParams = Record<string, string | string[]>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A later report never overwrites a further one: callbacks may arrive out of order. */
 const STATUS_RANK: Record<string, number> = {
@@ -72,7 +71,7 @@ export async function twilioStatusRoutes(app: FastifyInstance, options: TwilioSt
     // with it: its ledger row is found by its key, and must still hold this provider id (a resend
     // has a new one).
     const ref = single((request.query as Record<string, string | string[]>).ref);
-    const { rowCount } = ref && UUID.test(ref)
+    const { rowCount } = ref && isUuid(ref)
       ? await options.pool.query(
           `update bis_ledger set delivery_status = $1
             where id = $4::uuid and provider_message_id = $2

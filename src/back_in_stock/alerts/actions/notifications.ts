@@ -5,6 +5,7 @@ import type { Db } from "../../../core/db.ts";
 import { notFound } from "../../../core/errors.ts";
 import { pageOutput, timestampOutput } from "../../../core/outputs.ts";
 import { uuid } from "../../../core/schemas.ts";
+import { isUuid } from "../../../core/params.ts";
 import { STAGES } from "../../templates/default-templates.ts";
 import { SIGNUP_CHANNELS, variantIdSchema } from "../../signups/model.ts";
 import { Filters } from "../../../core/sql-filters.ts";
@@ -130,13 +131,12 @@ export const listNotifications = defineAction({
   },
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** One entry of the shop's log, by its message id or its number; 404 `Back-in-stock notification not found: <id>` otherwise (a malformed id included). */
 async function loadNotification(db: Db, shopId: string, id: string): Promise<NotificationDetailRow> {
   // Each branch of the view by its own key: the message id (the ledger's primary key, or a kept
   // entry's message), or the entry's number.
-  const key = UUID.test(id) ? "n.message_key = $2::uuid" : /^[1-9]\d{0,17}$/.test(id) ? "n.entry_id = $2::bigint" : undefined;
+  const message = isUuid(id);
+  const key = message ? "n.message_key = $2::uuid" : /^[1-9]\d{0,17}$/.test(id) ? "n.entry_id = $2::bigint" : undefined;
   const { rows } = key
     ? await db.query<NotificationDetailRow>(
         `select ${SELECT}, n.subject, l.attempts, case when n.status = 'sent' then l.sent_at end as sent_at
@@ -144,7 +144,7 @@ async function loadNotification(db: Db, shopId: string, id: string): Promise<Not
          left join bis_signups s on s.id = n.signup_id
          left join bis_ledger l on l.id = n.ledger_id
          where n.shop_id = $1 and ${key}`,
-        [shopId, UUID.test(id) ? id.toLowerCase() : id],
+        [shopId, message ? id.toLowerCase() : id],
       )
     : { rows: [] };
   const row = rows[0];
