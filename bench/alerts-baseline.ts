@@ -10,7 +10,9 @@
 //   src/messaging/ledger/send.ts): the honest baseline;
 // - `unbounded`: every message handed to the pool at once, for reference;
 // - `composer`: bounded, but each message given to nodemailer as mail options, composed by its
-//   MailComposer (how the channel sent until decision 0182), for reference.
+//   MailComposer (how the channel sent until decision 0182), for reference;
+// - `warmup <n>`: the first n, bounded, unmeasured (decision 0238): bench:alerts warms the sender
+//   once before its rounds, as it warms each pipeline worker, so both sides are measured warm.
 // bench:alerts starts one per size against its sink, and one more (BENCH_PROVIDER_SIGNUPS
 // messages) against the sink that answers each message after BENCH_PROVIDER_LATENCY_MS
 // (decision 0237): the same sender, bounded the same way; only SMTP_URL differs.
@@ -80,9 +82,11 @@ process.stdout.write("BENCH_BASELINE_READY\n");
 
 let round = 0;
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  const mode = line.trim();
-  if (mode !== "bounded" && mode !== "unbounded" && mode !== "composer") throw new Error(`unknown baseline mode ${mode}`);
+  const [mode = "", size] = line.trim().split(" ");
+  if (mode !== "bounded" && mode !== "unbounded" && mode !== "composer" && mode !== "warmup") throw new Error(`unknown baseline mode ${mode}`);
   round += 1;
+  // `warmup <n>`: the first n messages, bounded, unmeasured, so that every measured run is a warm process's, as the pipeline's worker is (decision 0238).
+  const batch = mode === "warmup" ? messages.slice(0, Math.min(count, Number(size))) : messages;
   // A message id per round, so that the sink counts each round's messages as distinct.
   const send = (m: OutboundMessage) => {
     const message = { ...m, id: `baseline-${round}-${m.id}` };
@@ -92,8 +96,8 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
   };
   const limit = pLimit(concurrency);
   const started = performance.now();
-  const results = await Promise.allSettled(messages.map((m) => (mode === "unbounded" ? send(m) : limit(() => send(m)))));
+  const results = await Promise.allSettled(batch.map((m) => (mode === "unbounded" ? send(m) : limit(() => send(m)))));
   const failed = results.filter((r) => r.status === "rejected").length;
-  process.stdout.write(`BENCH_BASELINE_DONE ${JSON.stringify({ mode, sent: count - failed, failed, seconds: (performance.now() - started) / 1000 })}\n`);
+  process.stdout.write(`BENCH_BASELINE_DONE ${JSON.stringify({ mode, sent: batch.length - failed, failed, seconds: (performance.now() - started) / 1000 })}\n`);
 }
 transport.close();

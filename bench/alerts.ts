@@ -84,6 +84,15 @@ const TARGET = 0.9;
 const PROVIDER_LATENCY_MS = positiveIntEnv("BENCH_PROVIDER_LATENCY_MS", 50);
 const PROVIDER_SIGNUPS = positiveIntEnv("BENCH_PROVIDER_SIGNUPS", 2000);
 const ROUNDS = roundsFromEnv();
+// Messages each side sends unmeasured before it is measured (decision 0238): the baseline's sender
+// once before its rounds, each pipeline round's worker before its restock. A worker runs for days;
+// measured cold, it is slower than it ever is in production, and the baseline's sender, warm after
+// its first round, was compared cold in round 1 and warm after. 0: no warm-up.
+const WARMUP = process.env.BENCH_WARMUP === "0" ? 0 : positiveIntEnv("BENCH_WARMUP", 2000);
+// A backend reports its table counters at most once a second while busy, and an idle one ten
+// seconds later (PostgreSQL's PGSTAT_IDLE_INTERVAL): after a warm-up, its writes must have been
+// counted before the measured writes' start is read.
+const STATS_IDLE_FLUSH_MS = 11_000;
 const PROVIDER_ROUNDS = positiveIntEnv("BENCH_PROVIDER_ROUNDS", ROUNDS);
 const cpuOf = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -110,6 +119,7 @@ async function startSink(latencyMs = 0) {
   let changedAt = performance.now();
   let peak = 0;
   let areaAtTarget = 0;
+  let firstAt = Number.NaN;
   const settle = () => {
     const now = performance.now();
     area += open.size * (now - changedAt);
@@ -146,6 +156,7 @@ async function startSink(latencyMs = 0) {
       const accept = () => {
         finish(session.id);
         received += 1;
+        if (received === 1) firstAt = performance.now();
         const id = /^Message-ID:\s*(\S+)/im.exec(head)?.[1];
         if (id) ids.add(id);
         if (received === target) {
@@ -175,9 +186,12 @@ async function startSink(latencyMs = 0) {
     },
     /** Since the last `expect`: the most messages in flight at once, and the integral when the n-th was answered. */
     inFlightAtArrival: () => ({ peak, area: areaAtTarget }),
+    /** When the first message since the last `expect` was answered. */
+    firstAt: () => firstAt,
     /** Resets the counts; resolves with the time the n-th message arrives (is answered). */
     expect(n: number): Promise<number> {
       received = 0;
+      firstAt = Number.NaN;
       ids.clear();
       target = n;
       peak = open.size;
@@ -299,6 +313,8 @@ interface Side {
   load_average: string;
   /** The messages in flight at the sink, from the start to the last message's answer. */
   in_flight: InFlight;
+  /** From the start (the restock, for the pipeline) to the first message's answer at the sink. */
+  first_message_seconds: number;
 }
 
 interface InFlight {
@@ -440,14 +456,47 @@ try {
       database_cpu_s: (await databaseCpuSeconds(postmaster)) - databaseCpu0,
       load_average: load(),
       in_flight: inFlightOver(sink, start, area0, at),
+      first_message_seconds: (sink.firstAt() - start) / 1000,
     };
     await done;
     return side;
   };
 
-  /** One pipeline run to `sink`: a shop of its own seeded (not timed), the service's worker started, the restock; the shop deleted after (timed apart). */
-  const pipelineRound = async (sink: Sink, signups: number): Promise<PipelineSide> => {
+  /** The baseline sender's warm-up: its first WARMUP messages, bounded, unmeasured. */
+  const warmBaseline = async (baseline: Baseline, sink: Sink, signups: number): Promise<void> => {
+    const n = Math.min(WARMUP, signups);
+    if (n === 0) return;
+    err(`${signups}: baseline, warming up with ${n} messages`);
+    const done = lineStartingWith(baseline.lines, "BENCH_BASELINE_DONE ");
+    const last = sink.expect(n);
+    baseline.proc.stdin?.write(`warmup ${n}\n`);
+    await awaitArrival(last, `${n} warm-up messages of the baseline`, async () => ({ text: `the sink received ${sink.stats().received}`, hopeless: false }));
+    await done;
+  };
+
+  const restock = (domain: string) =>
+    acceptWebhook(pool, {
+      shopDomain: domain,
+      topic: "inventory_levels/update",
+      webhookId: randomUUID(),
+      payload: { inventory_item_id: 1, location_id: 1, available: 1000, updated_at: new Date().toISOString() },
+    });
+  const sentCount = async (shopId: string) =>
+    (await pool.query<{ n: number }>("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId])).rows[0]?.n ?? 0;
+  /** Resolves once `n` of the shop's alerts are marked sent (with the time), checked every 50 ms. */
+  const allMarked = async (shopId: string, n: number) => {
+    while ((await sentCount(shopId)) < n) await delay(50);
+    return performance.now();
+  };
+
+  /**
+   * One pipeline run to `sink`: a shop of its own seeded (not timed), the service's worker started
+   * and warmed up by a restock on a shop of WARMUP signups (not timed), the restock; the shops
+   * deleted after (the measured one's delete timed apart).
+   */
+  const pipelineRound = async (sink: Sink, signups: number, warmupSignups: number): Promise<PipelineSide> => {
     err(`${signups}: seeding the shop`);
+    const warmup = warmupSignups > 0 ? { ...(await seedShop(pool, warmupSignups)), signups: warmupSignups } : undefined;
     const { shopId, domain } = await seedShop(pool, signups);
     err(`${signups}: pipeline${sink.latencyMs > 0 ? `, sink answering after ${sink.latencyMs} ms` : ""}`);
     const worker = await startChild(
@@ -463,48 +512,46 @@ try {
       },
       "BENCH_WORKER_READY",
     );
+    if (warmup) {
+      err(`${signups}: pipeline, warming the worker up with ${warmup.signups} alerts`);
+      const warmState = async () => ({ text: `the sink received ${sink.stats().received} of the warm-up; ${describeLedger(await ledgerCounts(pool, warmup.shopId))}`, hopeless: false });
+      const warmArrival = sink.expect(warmup.signups);
+      await restock(warmup.domain);
+      await awaitArrival(warmArrival, `${warmup.signups} warm-up alerts`, warmState);
+      await awaitArrival(allMarked(warmup.shopId, warmup.signups), `every one of ${warmup.signups} warm-up alerts marked sent`, warmState);
+      await delay(STATS_IDLE_FLUSH_MS);
+    }
     const last = sink.expect(signups);
     const workerCpu0 = await cpuSeconds(worker.proc.pid);
     const databaseCpu0 = await databaseCpuSeconds(postmaster);
     const sinkCpu0 = process.cpuUsage();
     const writes0 = await markWrites(pool);
     const area0 = sink.inFlightArea();
-    const restock = performance.now();
-    await acceptWebhook(pool, {
-      shopDomain: domain,
-      topic: "inventory_levels/update",
-      webhookId: randomUUID(),
-      payload: { inventory_item_id: 1, location_id: 1, available: 1000, updated_at: new Date().toISOString() },
-    });
+    const restockAt = performance.now();
+    await restock(domain);
     const pipelineState = async () => {
       const ledger = await ledgerCounts(pool, shopId);
       // A blocked or failed message is final: with nothing pending the rest never comes.
       return { text: `the sink received ${sink.stats().received}; ${describeLedger(ledger)}`, hopeless: ledger.pending === 0 && ledger.blocked + ledger.failed > 0 };
     };
     const at = await awaitArrival(last, `${signups} alerts of the pipeline`, pipelineState);
-    const seconds = (at - restock) / 1000;
+    const seconds = (at - restockAt) / 1000;
     const workerCpu = (await cpuSeconds(worker.proc.pid)) - workerCpu0;
     const sinkCpu = cpuOf(process.cpuUsage(sinkCpu0));
     const databaseCpu = (await databaseCpuSeconds(postmaster)) - databaseCpu0;
     const pipelineStats = sink.stats();
     const pipelineLoad = load();
-    const inFlight = inFlightOver(sink, restock, area0, at);
-    await awaitArrival(
-      (async () => {
-        const sent = async () => (await pool.query<{ n: number }>("select count(*)::int as n from bis_ledger where shop_id = $1 and status = 'sent'", [shopId])).rows[0]?.n ?? 0;
-        while ((await sent()) < signups) await delay(50);
-        return performance.now();
-      })(),
-      `every one of ${signups} alerts marked sent`,
-      pipelineState,
-    );
-    const markedSeconds = (performance.now() - restock) / 1000;
+    const inFlight = inFlightOver(sink, restockAt, area0, at);
+    const firstMessageSeconds = (sink.firstAt() - restockAt) / 1000;
+    await awaitArrival(allMarked(shopId, signups), `every one of ${signups} alerts marked sent`, pipelineState);
+    const markedSeconds = (performance.now() - restockAt) / 1000;
     await stopChild(worker.proc, "SIGTERM");
     // The worker's backends flushed their counters as they exited; the intake's, when idle.
     const writes = await writesSince(pool, writes0, walInspect);
     const ledger = await ledgerCounts(pool, shopId);
     // The next round's pipeline finds the tables as this one did: this shop's rows deleted and
     // vacuumed away. Timed, to show the delete stays linear in the rows it deletes (issue 30).
+    if (warmup) await pool.query("delete from shops where id = $1", [warmup.shopId]);
     const deleteStart = performance.now();
     await pool.query("delete from shops where id = $1", [shopId]);
     const vacuumStart = performance.now();
@@ -519,6 +566,7 @@ try {
       database_cpu_s: databaseCpu,
       load_average: pipelineLoad,
       in_flight: inFlight,
+      first_message_seconds: firstMessageSeconds,
       marked_seconds: markedSeconds,
       ledger,
       writes,
@@ -545,9 +593,10 @@ try {
   for (const signups of SIZES) {
     err(`${signups}: baseline, rendering ${signups} messages`);
     const baseline = await startBaseline(sink, signups);
+    await warmBaseline(baseline, sink, signups);
     const rounds = await runRounds<"bounded" | "pipeline", Side>({
       sides: ["bounded", "pipeline"],
-      run: (side) => (side === "bounded" ? baselineRound(baseline, sink, signups, "bounded") : pipelineRound(sink, signups)),
+      run: (side) => (side === "bounded" ? baselineRound(baseline, sink, signups, "bounded") : pipelineRound(sink, signups, WARMUP)),
       onRound: (r) => describeRound(String(signups), r),
     });
     const unbounded = signups <= UNBOUNDED_MAX ? await baselineRound(baseline, sink, signups, "unbounded") : undefined;
@@ -574,11 +623,12 @@ try {
   const slowSink = await startSink(PROVIDER_LATENCY_MS);
   onCleanup(() => slowSink.close());
   err(`provider latency: baseline, rendering ${PROVIDER_SIGNUPS} messages`);
+  // Not warmed up: at a provider's pace the rate is bound by the messages in flight, not by CPU.
   const slowBaseline = await startBaseline(slowSink, PROVIDER_SIGNUPS);
   const slowRounds = await runRounds<"bounded" | "pipeline", Side>({
     sides: ["bounded", "pipeline"],
     rounds: PROVIDER_ROUNDS,
-    run: (side) => (side === "bounded" ? baselineRound(slowBaseline, slowSink, PROVIDER_SIGNUPS, "bounded") : pipelineRound(slowSink, PROVIDER_SIGNUPS)),
+    run: (side) => (side === "bounded" ? baselineRound(slowBaseline, slowSink, PROVIDER_SIGNUPS, "bounded") : pipelineRound(slowSink, PROVIDER_SIGNUPS, 0)),
     onRound: (r) => describeRound(`${PROVIDER_SIGNUPS} at ${PROVIDER_LATENCY_MS} ms`, r),
   });
   slowBaseline.proc.stdin?.end();
@@ -684,10 +734,10 @@ try {
   out(
     `alerts: one restock of one variant (multiplier 100 x 1,000 units: one batch), SMTP sink in the bench process, pool of ${POOL_SIZE} connections, SEND_CONCURRENCY ${sendConcurrency}`,
   );
-  const header = "signups  mode        received  distinct   seconds  messages/s  in flight (mean/peak)  sender CPU s  sink CPU s  database CPU s  load average";
+  const header = "signups  mode        received  distinct   seconds  first s  messages/s  in flight (mean/peak)  sender CPU s  sink CPU s  database CPU s  load average";
   out(header);
   const row = (signups: number, mode: string, side: Side) =>
-    `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.messages_per_second.toFixed(0).padStart(11)} ${`${side.in_flight.mean.toFixed(2)}/${side.in_flight.peak}`.padStart(22)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)} ${side.database_cpu_s.toFixed(1).padStart(15)}  ${side.load_average}`;
+    `${String(signups).padStart(7)}  ${mode.padEnd(10)} ${String(side.received).padStart(9)} ${String(side.distinct).padStart(9)} ${side.seconds.toFixed(2).padStart(9)} ${side.first_message_seconds.toFixed(2).padStart(8)} ${side.messages_per_second.toFixed(0).padStart(11)} ${`${side.in_flight.mean.toFixed(2)}/${side.in_flight.peak}`.padStart(22)} ${side.sender_cpu_s.toFixed(1).padStart(13)} ${side.sink_cpu_s.toFixed(1).padStart(11)} ${side.database_cpu_s.toFixed(1).padStart(15)}  ${side.load_average}`;
   const roundRows = (signups: number, rounds: readonly RoundResult[]) => {
     for (const r of rounds) {
       for (const mode of r.first === "bounded" ? (["bounded", "pipeline"] as const) : (["pipeline", "bounded"] as const)) out(row(signups, `${r.round} ${mode}`, r[mode]));
