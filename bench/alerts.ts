@@ -247,7 +247,13 @@ function cpuPerMessage(size: { signups: number; bounded: Side; pipeline: Side })
   if (!(size.pipeline.database_cpu_s > 0)) return undefined;
   const pipelineMs = ((size.pipeline.sender_cpu_s + size.pipeline.database_cpu_s + size.pipeline.sink_cpu_s) / size.signups) * 1000;
   const baselineMs = ((size.bounded.sender_cpu_s + size.bounded.sink_cpu_s) / size.signups) * 1000;
-  return { pipeline_ms: pipelineMs, baseline_ms: baselineMs, worker_ms: (size.pipeline.sender_cpu_s / size.signups) * 1000, database_ms: (size.pipeline.database_cpu_s / size.signups) * 1000 };
+  return {
+    pipeline_ms: pipelineMs,
+    baseline_ms: baselineMs,
+    worker_ms: (size.pipeline.sender_cpu_s / size.signups) * 1000,
+    sender_ms: (size.bounded.sender_cpu_s / size.signups) * 1000,
+    database_ms: (size.pipeline.database_cpu_s / size.signups) * 1000,
+  };
 }
 
 /** The bench database server's postmaster pid (from its data directory's postmaster.pid), or undefined when not readable here. */
@@ -767,6 +773,11 @@ try {
       out(
         `${size.signups} signups, CPU per message from the CPU seconds each side got (medians over the rounds): the pipeline ${median(cpu.map((c) => c.pipeline_ms)).toFixed(2)} ms ` +
           `(worker ${median(cpu.map((c) => c.worker_ms)).toFixed(2)}, database ${median(cpu.map((c) => c.database_ms)).toFixed(2)}, and the sink) against the bounded baseline's ${median(cpu.map((c) => c.baseline_ms)).toFixed(2)} ms (its sender, the sink)`,
+      );
+      const workerRatios = cpu.map((c) => c.worker_ms / c.sender_ms);
+      out(
+        `${size.signups} signups, the worker's CPU per message over the baseline sender's (issue 30's target: within 1.30x): median ${times(median(workerRatios))} ` +
+          `(${median(cpu.map((c) => c.worker_ms)).toFixed(2)} ms against ${median(cpu.map((c) => c.sender_ms)).toFixed(2)} ms; min ${times(Math.min(...workerRatios))}, max ${times(Math.max(...workerRatios))})`,
       );
     }
     for (const r of size.rounds) {
