@@ -86,7 +86,9 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
   if (mode !== "bounded" && mode !== "unbounded" && mode !== "composer" && mode !== "warmup") throw new Error(`unknown baseline mode ${mode}`);
   round += 1;
   // `warmup <n>`: the first n messages, bounded, unmeasured, so that every measured run is a warm process's, as the pipeline's worker is (decision 0238).
-  const batch = mode === "warmup" ? messages.slice(0, Math.min(count, Number(size))) : messages;
+  const warmup = Number(size);
+  if (mode === "warmup" && !(Number.isInteger(warmup) && warmup > 0)) throw new Error(`warmup needs a positive number of messages, got ${String(size)}`);
+  const batch = mode === "warmup" ? messages.slice(0, Math.min(count, warmup)) : messages;
   // A message id per round, so that the sink counts each round's messages as distinct.
   const send = (m: OutboundMessage) => {
     const message = { ...m, id: `baseline-${round}-${m.id}` };
