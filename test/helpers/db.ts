@@ -24,6 +24,23 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Drops the database once its connections are gone, forcing out only those still there after
+ * `graceMs`. pg-pool's end() resolves before its clients' Terminate reaches the server; a forced
+ * drop at once answers them with FATAL 57P01, which an ended pool emits as an unhandled 'error'.
+ */
+async function dropDatabase(name: string, graceMs = 3_000): Promise<void> {
+  await admin(async (client) => {
+    const deadline = Date.now() + graceMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
+      if ((rows[0]?.n ?? 0) === 0 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.query(`drop database if exists ${name} with (force)`);
+  });
+}
+
 /** A fresh database cloned from the migrated template: one per test file (or per test that needs it). */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `test_${randomBytes(6).toString("hex")}`;
@@ -31,7 +48,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: withDatabase(inject("adminDatabaseUrl"), name),
-    drop: () => admin(async (client) => void (await client.query(`drop database if exists ${name} with (force)`))),
+    drop: () => dropDatabase(name),
   };
 }
 
@@ -42,6 +59,6 @@ export async function createEmptyDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: withDatabase(inject("adminDatabaseUrl"), name),
-    drop: () => admin(async (client) => void (await client.query(`drop database if exists ${name} with (force)`))),
+    drop: () => dropDatabase(name),
   };
 }
