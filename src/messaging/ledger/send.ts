@@ -131,13 +131,20 @@ export async function sendClaimed<Row extends ClaimedRow, Reason extends string,
     // A mark the database cannot take now is written again once it answers, and no send starts meanwhile;
     // after a mark failed for good, none of this call's (database-gate.ts).
     const gate = databaseGate.call(deps.pool, ledger.table, holder, rows.map((r) => r.id));
-    const marks = new Marks<MarkResult<Row, Reason>>((batch) => gate.write(() => markBatch(deps, ledger, policy, batch)));
+    // The rows whose mark landed (a mark ends the row's lease).
+    const marked = new Set<string>();
+    const marks = new Marks<MarkResult<Row, Reason>>(async (batch) => {
+      await gate.write(() => markBatch(deps, ledger, policy, batch));
+      for (const result of batch) marked.add(result.row.id);
+    });
     try {
       await sendLeased(deps, ledger, rows, policy, options, marks, results, gate);
     } finally {
       await marks.flushed();
-      // A row this call leased and did not mark (an error midway): free for the next sender now.
-      await releaseLeases(deps.pool, ledger.table, leased.map((r) => r.id), holder);
+      // A row this call leased and did not mark (an uninstalled shop's, an error midway): free for
+      // the next sender now. Only those: a release of the whole chunk, every row of it marked,
+      // was a statement of 200 key probes per chunk that changed nothing.
+      await releaseLeases(deps.pool, ledger.table, leased.filter((r) => !marked.has(r.id)).map((r) => r.id), holder);
     }
   } finally {
     own?.release();
