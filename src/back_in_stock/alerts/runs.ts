@@ -143,7 +143,10 @@ export async function claimChunk(
        -- for, then seen); never skipped, or the cursor would pass it for good.
        select s.id, s.created_at, s.channel from bis_signups s
        where ${ELIGIBLE}
-         and ((select cursor_id from run) is null or (s.created_at, s.id) > ((select cursor_created_at from run), (select cursor_id from run)))
+         -- One row comparison (no "cursor is null or"), so that it bounds the index scan to the
+         -- entries after the cursor: as a filter, every chunk read the queue again from its start.
+         and (s.created_at, s.id) > (coalesce((select cursor_created_at from run), '-infinity'::timestamptz),
+                                     coalesce((select cursor_id from run), '00000000-0000-0000-0000-000000000000'::uuid))
        order by s.created_at, s.id
        limit least($5, (select quota_left from run))
        for update of s
