@@ -19,7 +19,11 @@ describe("the service's database pool", () => {
     service = await startService(env.config, env.log, { web: true, worker: false, migrate: false, demo: false });
     expect(await service.poolOpened).toBe(size);
     expect(service.pool.totalCount).toBe(size);
-    expect(service.pool.idleCount).toBe(size);
+    // Idle once the service's own start-up queries, which may run on one of them just after it
+    // opened, are done (a fresh-clone CI run found 19 of 20 idle at the instant the pool had opened).
+    const current = service;
+    await expect.poll(() => current.pool.idleCount, { timeout: 5_000 }).toBe(size);
+    expect(service.pool.totalCount).toBe(size);
     // pg-pool closes an idle connection only above `min`.
     expect(service.pool.options.min).toBe(size);
     expect(intakeConcurrencyOf(service.pool)).toBe(size - 4);
