@@ -43,7 +43,9 @@
  * BENCH_REMINDER_SIGNUPS (1000000), BENCH_TIMEOUT_SECONDS (600), BENCH_UNBOUNDED_MAX (20000: the
  * largest size the unbounded reference runs at), BENCH_PROVIDER_LATENCY_MS (50),
  * BENCH_PROVIDER_SIGNUPS (2000), BENCH_PROVIDER_ROUNDS (BENCH_ROUNDS), SMTP_POOL_SIZE (5),
- * SEND_CONCURRENCY (the service's default), DATABASE_URL or a scratch database (see bench/lib.ts).
+ * SEND_CONCURRENCY (the service's default), DATABASE_URL or a scratch database (see bench/lib.ts),
+ * BENCH_STATEMENTS (1: each measured pipeline run's costliest statements from pg_stat_statements,
+ * when the server preloads it; see bench/statements.ts).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
@@ -65,6 +67,7 @@ import { createChannels } from "../src/channels/index.ts";
 import { acceptWebhook } from "../src/webhooks/intake.ts";
 import { acquireDatabase, cleanup, onCleanup, positiveIntEnv, quietPool, seedOneVariantWithSignups, startChild, stopChild } from "./lib.ts";
 import { type Round, type Spread, gate, median, percent, resultsFile, roundsFromEnv, runRounds, spread, times } from "./rounds.ts";
+import { type StatementCost, describeStatements, enableStatements, resetStatements, topStatements } from "./statements.ts";
 import { type WritesDelta, describePerAlert, describeTables, describeWal, enableWalInspect, markWrites, writesSince } from "./writes.ts";
 
 const SIZES = (process.env.BENCH_SIGNUPS ?? "20000,100000").split(",").map((raw) => {
@@ -335,7 +338,7 @@ interface Cleanup {
   vacuum_seconds: number;
 }
 
-type PipelineSide = Side & { marked_seconds: number; ledger: LedgerCounts; writes: WritesDelta; cleanup: Cleanup };
+type PipelineSide = Side & { marked_seconds: number; ledger: LedgerCounts; writes: WritesDelta; cleanup: Cleanup; statements?: StatementCost[] };
 
 interface RoundResult {
   round: number;
@@ -418,6 +421,8 @@ try {
   await migrate(pool, createLogger("warn"));
   const postmaster = await postmasterPid(pool);
   const walInspect = await enableWalInspect(pool);
+  const statements = process.env.BENCH_STATEMENTS === "1" ? await enableStatements(pool) : false;
+  if (typeof statements === "string") err(`BENCH_STATEMENTS: pg_stat_statements does not answer here (${statements}); preload it on the server to see the statements`);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-alerts-"));
   onCleanup(() => rm(dataDir, { recursive: true, force: true }));
   const sink = await startSink();
@@ -536,6 +541,7 @@ try {
     const sinkCpu0 = process.cpuUsage();
     const writes0 = await markWrites(pool);
     const area0 = sink.inFlightArea();
+    if (statements === true) await resetStatements(pool);
     const restockAt = performance.now();
     await restock(domain);
     const pipelineState = async () => {
@@ -554,6 +560,7 @@ try {
     const firstMessageSeconds = (sink.firstAt() - restockAt) / 1000;
     await awaitArrival(allMarked(shopId, signups), `every one of ${signups} alerts marked sent`, pipelineState);
     const markedSeconds = (performance.now() - restockAt) / 1000;
+    const costliest = statements === true ? await topStatements(pool) : undefined;
     await stopChild(worker.proc, "SIGTERM");
     // The worker's backends flushed their counters as they exited; the intake's, when idle.
     const writes = await writesSince(pool, writes0, walInspect);
@@ -579,6 +586,7 @@ try {
       marked_seconds: markedSeconds,
       ledger,
       writes,
+      statements: costliest,
       cleanup: { delete_seconds: (vacuumStart - deleteStart) / 1000, vacuum_seconds: (cleanupDone - vacuumStart) / 1000 },
     };
   };
@@ -787,6 +795,10 @@ try {
       out(`${size.signups} signups, round ${r.round}, written by the pipeline: ${describePerAlert(r.pipeline.writes, size.signups)}`);
       out(`  by table: ${describeTables(r.pipeline.writes, size.signups)}`);
       if (r.pipeline.writes.wal_by_type) out(`  WAL records by kind: ${describeWal(r.pipeline.writes, size.signups)}`);
+      if (r.pipeline.statements) {
+        out(`  the database's costliest statements (pg_stat_statements, restock to the last mark):`);
+        for (const line of describeStatements(r.pipeline.statements, size.signups)) out(line);
+      }
     }
     out(
       `${size.signups} signups, the cleanup after each pipeline round (not in its rate): ` +
