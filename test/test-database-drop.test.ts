@@ -41,12 +41,14 @@ describe("the test database's drop", () => {
     const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
     const errors: unknown[] = [];
     pool.on("error", (error) => errors.push(error));
+    // A client is removed once its connection has ended: after any FATAL the server sent it.
+    const ended = new Set<pg.Client>();
+    const bothEnded = new Promise<void>((resolve) => pool.on("remove", (client) => ended.add(client).size === 2 && resolve()));
     try {
       await Promise.all([pool.query("select 1"), pool.query("select 2")]);
       await pool.end(); // resolves before the relay has passed the Terminate on
       await database.drop();
-      // Let a FATAL the server sent, if any, reach the client through the relay.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await bothEnded;
       expect(errors).toEqual([]);
     } finally {
       await relay.close();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
+import { waitFor } from "./wait.ts";
 
 export interface TestDatabase {
   url: string;
@@ -31,12 +32,12 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
  */
 async function dropDatabase(name: string, graceMs = 3_000): Promise<void> {
   await admin(async (client) => {
-    const deadline = Date.now() + graceMs;
-    for (;;) {
+    const gone = async () => {
       const { rows } = await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
-      if ((rows[0]?.n ?? 0) === 0 || Date.now() > deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return (rows[0]?.n ?? 0) === 0 ? true : undefined;
+    };
+    // Past the grace, the connections still there are forced out.
+    await waitFor(`the connections to ${name} to close`, gone, graceMs).catch(() => undefined);
     await client.query(`drop database if exists ${name} with (force)`);
   });
 }
