@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { OutboundMessage } from "../channels/index.ts";
+import type { OutboundMessage, RenderedMessage } from "../channels/types.ts";
 import type { Db } from "../core/db.ts";
 import { type Issue, fieldIssue } from "../core/errors.ts";
 import { hexColor } from "../core/schemas.ts";
-import { htmlToText } from "../messaging/render/html-to-text.ts";
+import { withText } from "../messaging/render/message-text.ts";
 import { TEMPLATE_LIMITS, templateFailure, templateIssue } from "../messaging/render/limits.ts";
 import { renderTemplate, templateProblem } from "../messaging/render/render.ts";
 import { unknownVariableIssue } from "../messaging/render/variables-check.ts";
@@ -155,23 +155,24 @@ export async function loadEmailLayout(db: Db, shopId: string, shopUrl: string): 
   return prepareLayout(layout, { name: settings.store_name, url: shopUrl });
 }
 
-/**
- * A message as a sender renders it, before the layout: an e-mail's text part may be left out, to be
- * derived once from the html it is sent with (htmlToText is a large part of a message's CPU, and
- * the layout replaces the body's html, so deriving it before would be thrown away).
- */
-export type RenderedMessage = Omit<OutboundMessage, "text"> & { text?: string };
+export type { RenderedMessage } from "../channels/types.ts";
 
 /**
- * Wraps an e-mail's html body in the layout; its text part is derived from the whole html when the
- * layout or the footer changed it or none was given. Other messages pass. A marketing e-mail whose
- * body does not link its unsubscribe page gets the link at the body's end, with or without a layout
+ * Wraps an e-mail's html body in the layout, leaving its text part to be derived from the whole
+ * html (messageText) when the layout or the footer changed it: a text given for the body alone
+ * would no longer match. Other messages pass. A marketing e-mail whose body does not link its
+ * unsubscribe page gets the link at the body's end, with or without a layout
  * (unsubscribe-footer.ts).
  */
-export function wrapInLayout(message: RenderedMessage, layout: PreparedLayout | null): OutboundMessage {
-  if (message.channel !== "email" || message.html === undefined) return { ...message, text: message.text ?? "" };
+export function layoutMessage(message: RenderedMessage, layout: PreparedLayout | null): RenderedMessage {
+  if (message.channel !== "email" || message.html === undefined) return message;
   const body = withUnsubscribeLink(message.html, message.headers);
-  if (!layout && body === message.html) return { ...message, text: message.text ?? htmlToText(body) };
-  const html = layout ? `${layout.before}${body}${layout.after}` : body;
-  return { ...message, html, text: htmlToText(html) };
+  if (!layout && body === message.html) return message;
+  const { text: _bodyText, ...rest } = message;
+  return { ...rest, html: layout ? `${layout.before}${body}${layout.after}` : body };
+}
+
+/** layoutMessage, with the text part derived here (on this thread: a batch's sends finish theirs on the render pool, finishMessages). */
+export function wrapInLayout(message: RenderedMessage, layout: PreparedLayout | null): OutboundMessage {
+  return withText(layoutMessage(message, layout));
 }

@@ -1,6 +1,7 @@
 import type { OutboundMessage } from "../channels/index.ts";
 import type { Db } from "../core/db.ts";
-import { type PreparedLayout, type RenderedMessage, loadEmailLayout, wrapInLayout } from "./layout.ts";
+import { type PreparedLayout, type RenderedMessage, layoutMessage, loadEmailLayout } from "./layout.ts";
+import { withText } from "../messaging/render/message-text.ts";
 import { type SenderIdentity, type SenderPolicy, applySenderIdentity, loadSenderIdentity } from "./sending.ts";
 
 /**
@@ -27,9 +28,18 @@ export async function loadAccountMessaging(db: Db, shopId: string, options: { se
   return { identity, layout };
 }
 
-/** The rendered message as the shop sends it: wrapped in the layout (e-mail, its text part derived from the final html), from the shop's sender. */
-export function dressMessage(message: RenderedMessage, account: AccountMessaging): OutboundMessage {
+/**
+ * The rendered message as the shop sends it, but for an e-mail's text part where the layout
+ * replaced the html (derived from the final html when the message is finished: withText, or on the
+ * render pool, finishMessages): wrapped in the layout, from the shop's sender.
+ */
+export function dressRendered(message: RenderedMessage, account: AccountMessaging): RenderedMessage {
   if (account.layout instanceof Error && message.channel === "email") throw account.layout;
   const layout = account.layout instanceof Error ? null : account.layout;
-  return applySenderIdentity(wrapInLayout(message, layout), account.identity);
+  return applySenderIdentity(layoutMessage(message, layout), account.identity);
+}
+
+/** dressRendered, with the text part derived on this thread. */
+export function dressMessage(message: RenderedMessage, account: AccountMessaging): OutboundMessage {
+  return withText(dressRendered(message, account));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { OutboundMessage } from "../channels/index.ts";
+import type { RenderedMessage } from "../channels/types.ts";
 import type { Db } from "../core/db.ts";
 import { defineDocument } from "../core/settings-document.ts";
 import { emailAddress, loadAccountSettings } from "./settings.ts";
@@ -145,7 +145,7 @@ export async function loadSenderIdentity(db: Db, shopId: string, policy: SenderP
 }
 
 /** The message as the shop sends it: From and Reply-To on e-mails, the sender on text messages. */
-export function applySenderIdentity(message: OutboundMessage, identity: SenderIdentity): OutboundMessage {
+export function applySenderIdentity<M extends RenderedMessage>(message: M, identity: SenderIdentity): M {
   if (message.channel === "email") {
     return { ...message, from: identity.emailFrom, ...(identity.replyTo ? { replyTo: identity.replyTo } : {}) };
   }

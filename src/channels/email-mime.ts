@@ -20,7 +20,7 @@ import type { OutboundMessage } from "./types.ts";
  * a text part, or text and HTML alternatives, with a few headers of our own.
  */
 
-interface ComposedEmail {
+export interface ComposedEmail {
   /** The whole message, CRLF line ends. */
   raw: Buffer;
   envelope: { from: string; to: string[] };

@@ -1,4 +1,4 @@
-import { composeEmail } from "./email-mime.ts";
+import { composedEmail } from "./composed-ahead.ts";
 import { writeOutboxFile } from "./outbox.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
@@ -13,7 +13,7 @@ export function createOutboxEmailSender(options: OutboxEmailOptions): ChannelSen
   return {
     channel: "email",
     async send(message: OutboundMessage): Promise<SendResult> {
-      const mail = composeEmail(message, options.from);
+      const mail = composedEmail(message, options.from);
       await writeOutboxFile("email", options.dir, `${message.id}.eml`, mail.raw);
       return { providerMessageId: mail.messageId, accepted: true };
     },

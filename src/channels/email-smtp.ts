@@ -3,7 +3,7 @@ import type MailMessage from "nodemailer/lib/mailer/mail-message";
 import type SMTPPool from "nodemailer/lib/smtp-pool";
 import type { Log } from "../logger.ts";
 import { classifySmtpError } from "./email-message.ts";
-import { composeEmail } from "./email-mime.ts";
+import { composedEmail } from "./composed-ahead.ts";
 import { type PoolMessage, poolMessage } from "./email-pool-message.ts";
 import type { ChannelSender, OutboundMessage, SendResult } from "./types.ts";
 
@@ -52,7 +52,7 @@ export function createSmtpEmailSender(options: SmtpEmailOptions, log: Log): Chan
   return {
     channel: "email",
     async send(message: OutboundMessage): Promise<SendResult> {
-      const mail = composeEmail(message, options.from);
+      const mail = composedEmail(message, options.from);
       const prepared = poolMessage(mail);
       let info: { accepted: unknown[] };
       try {

@@ -45,3 +45,10 @@ export interface ChannelSender {
   /** Lets messages in flight finish and releases connections. */
   close(): Promise<void>;
 }
+
+/**
+ * A message as a sender renders it, before it is finished: an e-mail's text part may be left out,
+ * to be derived once from the html it is sent with (htmlToText is a large part of a message's CPU,
+ * and a layout replaces the body's html, so deriving it before would be thrown away).
+ */
+export type RenderedMessage = Omit<OutboundMessage, "text"> & { text?: string };

@@ -11,7 +11,7 @@ import { sendAttemptsFor } from "../../messaging/retry.ts";
 import type { BackInStockBlockedReason } from "../../messaging/blocked.ts";
 import { loadShopInfo } from "../../account/shop-info.ts";
 import { Renderer, stageSwitches } from "../templates/render.ts";
-import { type AccountMessaging, dressMessage, loadAccountMessaging } from "../../account/messaging.ts";
+import { type AccountMessaging, dressRendered, loadAccountMessaging } from "../../account/messaging.ts";
 import { monthPeriod, periodKey, reserveSends } from "../../account/plans.ts";
 import { senderPolicy } from "../../account/sending.ts";
 import { type LeaseHolder, leaseDead, leaseTo, leasedTo } from "../../messaging/ledger/lease.ts";
@@ -177,13 +177,15 @@ export class SendContexts {
     const settings = await loadBackInStockSettings(db, shopId);
     const switches = await stageSwitches(db, shopId);
     const shop = await loadShopInfo(db, shopId);
+    const account = await loadAccountMessaging(db, shopId, { senders: senderPolicy(config), shopUrl: shop.url });
     const renderer = new Renderer(shop, {
       publicBaseUrl: publicUrl(config),
       unsubscribeSecret: platform.webhookSecret,
       emailFrom: config.EMAIL_FROM,
       titles: platformTitles(platform, this.deps.log),
+      // Dressed as the shop sends them, then finished on the render pool (text part and MIME).
+      dress: (message) => dressRendered(message, account),
     });
-    const account = await loadAccountMessaging(db, shopId, { senders: senderPolicy(config), shopUrl: shop.url });
     return { settings, switches, renderer, account };
   }
 }
@@ -227,7 +229,7 @@ export function backInStockLedger(deps: AlertDeps, contexts: SendContexts = new 
       blockedReason({ status: row.signup_status, channel: row.channel, consent: row.consent }, row.stage, settings, switches),
     admit: (shopId, rows) => admitAlerts(deps, shopId, rows),
     prepare: (rows, { renderer }, { priority }) => renderer.prepare(deps.pool, rows.map(recipient), { priority }),
-    render: async (row, { renderer, account }) => dressMessage(await renderer.render(recipient(row)), account),
+    render: (row, { renderer }) => renderer.render(recipient(row)),
   };
 }
 

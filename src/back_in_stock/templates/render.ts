@@ -4,9 +4,9 @@ import { storedStageSwitches, storedTemplateRows } from "../../messaging/templat
 import { type Channel, DEFAULT_STAGE_ENABLED, DEFAULT_TEMPLATES, type Stage } from "./default-templates.ts";
 import { unsubscribeUrl } from "../signups/unsubscribe-link.ts";
 import { exceededLimit, templateFailure } from "../../messaging/render/limits.ts";
-import { type RenderField, renderFields } from "../../messaging/render/render.ts";
+import { RENDER_JOB_SIZE, type RenderField, finishMessages, renderFields } from "../../messaging/render/render.ts";
 import { fallbackLocales } from "../../core/locales.ts";
-import type { RenderedMessage } from "../../account/layout.ts";
+import type { OutboundMessage, RenderedMessage } from "../../channels/types.ts";
 import { type TitleRequest, type TitleTranslator, type TranslatedTitles, needsTranslation, titleKey } from "../../messaging/product-titles.ts";
 
 /**
@@ -78,6 +78,8 @@ interface RendererOptions {
   emailFrom: string;
   /** Translated product titles, used while the shop has product_translations_enabled (else the catalog's title). */
   titles?: TitleTranslator;
+  /** What the shop adds to each rendered message before it is finished (its layout and sender: dressRendered); may throw. */
+  dress?: (message: RenderedMessage) => RenderedMessage;
 }
 
 /**
@@ -102,7 +104,7 @@ export class Renderer {
    */
   private readonly failed = new Map<string, Error>();
   /** Messages `prepare` started rendering, by ledger id, until `render` takes them. */
-  private readonly rendered = new Map<string, Promise<RenderedMessage>>();
+  private readonly rendered = new Map<string, Promise<OutboundMessage>>();
 
   constructor(shop: ShopInfo, options: RendererOptions) {
     this.shop = shop;
@@ -241,44 +243,69 @@ export class Renderer {
       group.recipients.push(recipient);
     }
     for (const { template, recipients: group } of groups.values()) {
-      const channel = group[0]?.channel ?? "email";
-      const fields: RenderField[] = channel === "sms" ? [{ kind: "text", source: template.body }] : [{ kind: "text", source: template.subject }, { kind: "html", source: template.body }];
-      const names = channel === "sms" ? ["body"] : ["subject", "body"];
-      const variables = group.map((r) => this.variables(r));
-      const known = fields.map((f) => this.failed.get(`${f.kind}:${f.source}`));
-      const outcomes = known.some((e) => e !== undefined)
-        ? Promise.resolve(group.map(() => known.map((e) => e ?? "")))
-        : renderFields(fields, variables, { owner: this.shop.id, priority }).then((rows) => {
-            for (const row of rows) {
-              row.forEach((outcome, i) => {
-                const field = fields[i];
-                if (field && outcome instanceof Error && exceededLimit(outcome)) this.failed.set(`${field.kind}:${field.source}`, outcome);
-              });
-            }
-            return rows;
-          });
-      group.forEach((recipient, index) => {
-        const message = outcomes.then((rows) => {
-          const row = rows[index] ?? [];
-          const failure = row.findIndex((o) => o instanceof Error);
-          if (failure >= 0) {
-            const field = `the ${recipient.stage} ${recipient.channel}.${names[failure] ?? "body"} (${template.locale})`;
-            throw new Error(templateFailure(field, row[failure]), { cause: row[failure] });
-          }
-          return this.message(recipient, variables[index] ?? {}, row as string[]);
-        });
-        this.keep(recipient, message);
-      });
+      // A job's worth at a time, each finished as soon as it rendered: a chunk's first sends do not wait for its last renders.
+      for (let i = 0; i < group.length; i += RENDER_JOB_SIZE) this.renderPart(template, group.slice(i, i + RENDER_JOB_SIZE), priority);
     }
   }
 
-  private keep(recipient: Recipient, message: Promise<RenderedMessage>): void {
+  /** Renders recipients of one template, dresses their messages (the shop's layout and sender) and finishes them on the pool. */
+  private renderPart(template: ChosenTemplate, part: Recipient[], priority: number): void {
+    const channel = part[0]?.channel ?? "email";
+    const fields: RenderField[] = channel === "sms" ? [{ kind: "text", source: template.body }] : [{ kind: "text", source: template.subject }, { kind: "html", source: template.body }];
+    const names = channel === "sms" ? ["body"] : ["subject", "body"];
+    const variables = part.map((r) => this.variables(r));
+    const lane = { owner: this.shop.id, priority };
+    const known = fields.map((f) => this.failed.get(`${f.kind}:${f.source}`));
+    const outcomes = known.some((e) => e !== undefined)
+      ? Promise.resolve(part.map(() => known.map((e) => e ?? "")))
+      : renderFields(fields, variables, lane).then((rows) => {
+          for (const row of rows) {
+            row.forEach((outcome, i) => {
+              const field = fields[i];
+              if (field && outcome instanceof Error && exceededLimit(outcome)) this.failed.set(`${field.kind}:${field.source}`, outcome);
+            });
+          }
+          return rows;
+        });
+    const messages = outcomes.then(async (rows) => {
+      const dressed = part.map((recipient, index): RenderedMessage | Error => {
+        const row = rows[index] ?? [];
+        const failure = row.findIndex((o) => o instanceof Error);
+        if (failure >= 0) {
+          const field = `the ${recipient.stage} ${recipient.channel}.${names[failure] ?? "body"} (${template.locale})`;
+          return new Error(templateFailure(field, row[failure]), { cause: row[failure] });
+        }
+        try {
+          const message = this.message(recipient, variables[index] ?? {}, row as string[]);
+          return this.options.dress ? this.options.dress(message) : message;
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      });
+      const ready = dressed.filter((m): m is RenderedMessage => !(m instanceof Error));
+      const finished = await finishMessages(ready, lane);
+      let next = 0;
+      return dressed.map((m) => (m instanceof Error ? m : (finished[next++] ?? new Error("the message was not finished"))));
+    });
+    part.forEach((recipient, index) => {
+      this.keep(
+        recipient,
+        messages.then((list) => {
+          const message = list[index] ?? new Error(`nothing rendered for ${recipient.ledgerId}`);
+          if (message instanceof Error) throw message;
+          return message;
+        }),
+      );
+    });
+  }
+
+  private keep(recipient: Recipient, message: Promise<OutboundMessage>): void {
     // Answered by `render`; a message nobody asks for must not be an unhandled rejection.
     message.catch(() => undefined);
     this.rendered.set(recipient.ledgerId, message);
   }
 
-  /** The message without an e-mail's text part: dressMessage derives it once, from the html the layout wraps. */
+  /** The message without an e-mail's text part: finishing derives it once, from the html the layout wraps. */
   private message(recipient: Recipient, variables: Record<string, unknown>, texts: string[]): RenderedMessage {
     if (recipient.channel === "sms") return { id: recipient.ledgerId, channel: "sms", to: recipient.contact, text: (texts[0] ?? "").trim() };
     const subject = texts[0] ?? "";
@@ -299,7 +326,7 @@ export class Renderer {
    * The message for one recipient; call `prepare` with it first. Rejects with an Error whose
    * message names the field and the rule it broke (`the initial sms.body (de) must render within 100 ms`).
    */
-  render(recipient: Recipient): Promise<RenderedMessage> {
+  render(recipient: Recipient): Promise<OutboundMessage> {
     if (!this.rendered.has(recipient.ledgerId)) this.renderAll([recipient], 0);
     const message = this.rendered.get(recipient.ledgerId) ?? Promise.reject(new Error(`nothing rendered for ${recipient.ledgerId}`));
     this.rendered.delete(recipient.ledgerId);

@@ -2,6 +2,7 @@ import os from "node:os";
 import { Piscina } from "piscina";
 import { FairQueue, type FairLane } from "./fair-queue.ts";
 import { RENDER_LIMIT_MESSAGE, TEMPLATE_LIMITS } from "./limits.ts";
+import type { FinishJob, FinishOutcome } from "./finish.ts";
 import type { RenderField, RenderJob, RenderOutcome } from "./worker.ts";
 
 /**
@@ -41,7 +42,7 @@ const now = (): number => performance.timeOrigin + performance.now();
 const defaultRenderThreads = (): number => Math.max(1, os.availableParallelism() - 1);
 
 let threads = defaultRenderThreads();
-let pool: Piscina<RenderJob, RenderOutcome[][]> | undefined;
+let pool: Piscina<RenderJob | FinishJob, RenderOutcome[][] | FinishOutcome[]> | undefined;
 
 /** RENDER_THREADS; takes effect with the next pool (the current one is closed first by the caller at startup, if any). */
 export function setRenderThreads(count: number | undefined): void {
@@ -50,7 +51,7 @@ export function setRenderThreads(count: number | undefined): void {
 
 let warm = false;
 
-function currentPool(): Piscina<RenderJob, RenderOutcome[][]> {
+function currentPool(): Piscina<RenderJob | FinishJob, RenderOutcome[][] | FinishOutcome[]> {
   pool ??= new Piscina({ filename: WORKER_URL, minThreads: warm ? threads : 0, maxThreads: threads, idleTimeout: IDLE_MS, concurrentTasksPerWorker: 1 });
   return pool;
 }
@@ -136,7 +137,7 @@ async function runOnce(fields: RenderField[], variables: Record<string, unknown>
   watched.add(job);
   watchdog ??= setInterval(watch, WATCH_MS).unref();
   try {
-    return await currentPool().run({ fields, variables, clock: job.clock, base: job.base }, { signal: job.controller.signal });
+    return (await currentPool().run({ fields, variables, clock: job.clock, base: job.base }, { signal: job.controller.signal })) as RenderOutcome[][];
   } catch (error) {
     if (job.controller.signal.aborted) throw new DeadlineExceeded();
     throw error;
@@ -163,4 +164,12 @@ export async function runRenderJob(fields: RenderField[], variables: Record<stri
       if (attempt === 2) return variables.map(() => fields.map(() => ({ error: RENDER_LIMIT_MESSAGE })));
     }
   }
+}
+
+/**
+ * Finishes e-mails on the pool (finish.ts): their text parts and MIME, in the lane of the renders
+ * they come from. No deadline: the work is linear in a size the render limits bound.
+ */
+export async function runFinishJob(messages: FinishJob["messages"], lane: RenderLane = {}): Promise<FinishOutcome[]> {
+  return queued(lane, async () => (await currentPool().run({ messages }, { name: "finishJob" })) as FinishOutcome[]);
 }

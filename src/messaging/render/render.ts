@@ -1,6 +1,9 @@
 import type { Issue } from "../../core/errors.ts";
 import { type TemplateKind, templateIssue } from "./limits.ts";
-import { type RenderLane, runRenderJob } from "./pool.ts";
+import { keepComposed } from "../../channels/composed-ahead.ts";
+import type { OutboundMessage, RenderedMessage } from "../../channels/types.ts";
+import { withText } from "./message-text.ts";
+import { type RenderLane, runFinishJob, runRenderJob } from "./pool.ts";
 import type { RenderField } from "./worker.ts";
 
 /**
@@ -12,13 +15,13 @@ import type { RenderField } from "./worker.ts";
 export type { RenderField } from "./worker.ts";
 
 /** Renders sent to the pool in one job: enough to make the message to the thread a small part of each render. */
-const JOB_SIZE = 50;
+export const RENDER_JOB_SIZE = 50;
 
 /** Each field rendered for each variables object: outcomes[v][f] is the text or the Error that stopped it. */
 export async function renderFields(fields: RenderField[], variables: readonly Record<string, unknown>[], lane: RenderLane = {}): Promise<(string | Error)[][]> {
   const jobs: Promise<(string | Error)[][]>[] = [];
-  for (let i = 0; i < variables.length; i += JOB_SIZE) {
-    jobs.push(runRenderJob(fields, variables.slice(i, i + JOB_SIZE), lane).then((rows) => rows.map((row) => row.map((o) => ("text" in o ? o.text : new Error(o.error))))));
+  for (let i = 0; i < variables.length; i += RENDER_JOB_SIZE) {
+    jobs.push(runRenderJob(fields, variables.slice(i, i + RENDER_JOB_SIZE), lane).then((rows) => rows.map((row) => row.map((o) => ("text" in o ? o.text : new Error(o.error))))));
   }
   return (await Promise.all(jobs)).flat();
 }
@@ -39,4 +42,36 @@ export async function templateProblem(field: string, source: string, kind: Templ
   // A merchant waits for the answer: ahead of the shop's own sends, in its fair share of the threads.
   const outcome = (await renderFields([{ kind, source }], [sample], { interactive: true, ...(owner === undefined ? {} : { owner }) }))[0]?.[0];
   return outcome instanceof Error ? templateIssue(field, outcome) : undefined;
+}
+
+/**
+ * Finishes rendered messages for their sends: each e-mail's text part derived and its MIME
+ * composed on the pool (finish.ts; the SMTP and outbox senders send those bytes), a few jobs per
+ * batch; a text message is finished here (it has its text).
+ */
+export async function finishMessages(messages: readonly RenderedMessage[], lane: RenderLane = {}): Promise<OutboundMessage[]> {
+  const finished: OutboundMessage[] = [];
+  const emails: { index: number; message: RenderedMessage }[] = [];
+  messages.forEach((message, index) => {
+    if (message.channel === "email") emails.push({ index, message });
+    else finished[index] = withText(message);
+  });
+  const jobs: Promise<void>[] = [];
+  for (let i = 0; i < emails.length; i += RENDER_JOB_SIZE) {
+    const part = emails.slice(i, i + RENDER_JOB_SIZE);
+    jobs.push(
+      runFinishJob(part.map((e) => e.message), lane).then((outcomes) => {
+        part.forEach(({ index, message }, n) => {
+          const outcome = outcomes[n];
+          if (!outcome) throw new Error("the render pool finished fewer messages than it was given");
+          const done: OutboundMessage = { ...message, text: outcome.text };
+          // A structured clone of a Buffer arrives as a plain Uint8Array: a Buffer over the same bytes.
+          const composed = outcome.composed && { ...outcome.composed, raw: Buffer.from(outcome.composed.raw.buffer, outcome.composed.raw.byteOffset, outcome.composed.raw.byteLength) };
+          finished[index] = composed ? keepComposed(done, composed) : done;
+        });
+      }),
+    );
+  }
+  await Promise.all(jobs);
+  return finished;
 }

@@ -93,3 +93,6 @@ export default function renderJob(job: RenderJob): RenderOutcome[][] {
     Atomics.store(job.clock, 0, 0);
   }
 }
+
+/** The render pool's second kind of job (pool.ts runFinishJob): finish.ts. */
+export { finishJob } from "./finish.ts";
