@@ -118,7 +118,7 @@ describe("the alert ledger's statements", () => {
       subject: "Back",
     }));
     const mark = await markFunction();
-    expect(mark.settings).toEqual({ enable_seqscan: "off" });
+    expect(mark.settings).toEqual({ enable_seqscan: "off", plan_cache_mode: "force_generic_plan" });
     for (const indexes of [await indexesRead(mark.text, markAlertValues(results), mark.settings), await indexesReadGeneric(mark.text, markAlertValues(results), mark.settings)]) {
       expect(indexes.filter((name) => name.startsWith("bis_ledger_pending"))).toEqual([]);
       expect(indexes).toContain("bis_ledger_pkey");
