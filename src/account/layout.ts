@@ -159,7 +159,7 @@ export type { RenderedMessage } from "../channels/types.ts";
 
 /**
  * Wraps an e-mail's html body in the layout, leaving its text part to be derived from the whole
- * html (messageText) when the layout or the footer changed it: a text given for the body alone
+ * html (withText) when the layout or the footer changed it: a text given for the body alone
  * would no longer match. Other messages pass. A marketing e-mail whose body does not link its
  * unsubscribe page gets the link at the body's end, with or without a layout
  * (unsubscribe-footer.ts).

@@ -11,7 +11,7 @@ import { sendAttemptsFor } from "../../messaging/retry.ts";
 import type { BackInStockBlockedReason } from "../../messaging/blocked.ts";
 import { loadShopInfo } from "../../account/shop-info.ts";
 import { Renderer, stageSwitches } from "../templates/render.ts";
-import { type AccountMessaging, dressRendered, loadAccountMessaging } from "../../account/messaging.ts";
+import { dressRendered, loadAccountMessaging } from "../../account/messaging.ts";
 import { monthPeriod, periodKey, reserveSends } from "../../account/plans.ts";
 import { senderPolicy } from "../../account/sending.ts";
 import { type LeaseHolder, leaseDead, leaseTo, leasedTo } from "../../messaging/ledger/lease.ts";
@@ -145,9 +145,8 @@ export async function queueSend(db: Db, ledgerId: string, options: { maxAttempts
 interface ShopContext {
   settings: BackInStockSettings;
   switches: Record<Stage, boolean>;
+  /** Renders the shop's messages dressed with its sender identity and e-mail layout (src/account/messaging.ts). */
   renderer: Renderer;
-  /** The shop's sender identity and e-mail layout (src/account/messaging.ts). */
-  account: AccountMessaging;
 }
 
 /**
@@ -186,7 +185,7 @@ export class SendContexts {
       // Dressed as the shop sends them, then finished on the render pool (text part and MIME).
       dress: (message) => dressRendered(message, account),
     });
-    return { settings, switches, renderer, account };
+    return { settings, switches, renderer };
   }
 }
 

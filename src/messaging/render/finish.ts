@@ -8,8 +8,9 @@ import { withText } from "./message-text.ts";
  * MIME composed (composeEmail, with the message's own From). On the thread that sends, these were
  * over a tenth of its time per alert, and linear in a body of up to a million characters that
  * a merchant's template writes: the event loop that serves every shop only sends the bytes.
- * Each is linear in the message's size, which the render limits bound (limits.ts), so the job
- * has no deadline of its own.
+ * Each is linear in the message's size, which the render limits bound (limits.ts), and a job
+ * carries at most about one largest message's html (render.ts finishParts), so it holds its thread
+ * for tens of milliseconds at worst and has no deadline of its own.
  */
 
 export interface FinishJob {

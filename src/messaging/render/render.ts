@@ -1,5 +1,5 @@
 import type { Issue } from "../../core/errors.ts";
-import { type TemplateKind, templateIssue } from "./limits.ts";
+import { TEMPLATE_LIMITS, type TemplateKind, templateIssue } from "./limits.ts";
 import { keepComposed } from "../../channels/composed-ahead.ts";
 import type { OutboundMessage, RenderedMessage } from "../../channels/types.ts";
 import { withText } from "./message-text.ts";
@@ -45,9 +45,32 @@ export async function templateProblem(field: string, source: string, kind: Templ
 }
 
 /**
+ * The e-mails of one finish job: at most RENDER_JOB_SIZE, and at most one render's output limit of
+ * html between them (beyond one message), so that a job holds its thread for about one largest
+ * message's work, not fifty.
+ */
+function finishParts<T extends { message: RenderedMessage }>(emails: readonly T[]): T[][] {
+  const parts: T[][] = [];
+  let part: T[] = [];
+  let size = 0;
+  for (const email of emails) {
+    const length = email.message.html?.length ?? 0;
+    if (part.length > 0 && (part.length >= RENDER_JOB_SIZE || size + length > TEMPLATE_LIMITS.outputLength)) {
+      parts.push(part);
+      part = [];
+      size = 0;
+    }
+    part.push(email);
+    size += length;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
+
+/**
  * Finishes rendered messages for their sends: each e-mail's text part derived and its MIME
  * composed on the pool (finish.ts; the SMTP and outbox senders send those bytes), a few jobs per
- * batch; a text message is finished here (it has its text).
+ * batch (finishParts); a text message is finished here (it has its text).
  */
 export async function finishMessages(messages: readonly RenderedMessage[], lane: RenderLane = {}): Promise<OutboundMessage[]> {
   const finished: OutboundMessage[] = [];
@@ -57,8 +80,7 @@ export async function finishMessages(messages: readonly RenderedMessage[], lane:
     else finished[index] = withText(message);
   });
   const jobs: Promise<void>[] = [];
-  for (let i = 0; i < emails.length; i += RENDER_JOB_SIZE) {
-    const part = emails.slice(i, i + RENDER_JOB_SIZE);
+  for (const part of finishParts(emails)) {
     jobs.push(
       runFinishJob(part.map((e) => e.message), lane).then((outcomes) => {
         part.forEach(({ index, message }, n) => {
