@@ -157,15 +157,18 @@ describe("countdown", () => {
     });
   });
 
-  it("set_custom_end_date only in to_custom_date mode (409 otherwise)", async () => {
+  it("set_custom_end_date sets the date and switches the mode, also the first date of an enabled countdown", async () => {
     const id = await newOffer(env);
-    const refused = await action(id, "countdown/set_custom_end_date", { date: "2026-12-31T23:00:00Z" });
-    expect(refused.status).toBe(409);
-    expect((await read(id, "countdown")).custom_end_date).toBeNull();
-    await patch(id, "countdown", { mode: "to_custom_date" });
+    // An enabled countdown to the schedule's end: the mode alone cannot become to_custom_date (no date yet).
+    await patch(id, "countdown", { enabled: true });
+    expect((await patch(id, "countdown", { mode: "to_custom_date" })).status).toBe(422);
+    // The named action sets the first date (it answered 409 here before: issue 31).
     const set = await action(id, "countdown/set_custom_end_date", { date: "2026-12-31T23:00:00+02:00" });
     expect(set.status).toBe(202);
-    expect(set.body).toMatchObject({ mode: "to_custom_date", custom_end_date: "2026-12-31T21:00:00.000Z" });
+    expect(set.body).toMatchObject({ enabled: true, mode: "to_custom_date", custom_end_date: "2026-12-31T21:00:00.000Z" });
+    expect(await read(id, "countdown")).toMatchObject({ mode: "to_custom_date", custom_end_date: "2026-12-31T21:00:00.000Z" });
+    const moved = await action(id, "countdown/set_custom_end_date", { date: "2027-01-15T10:00:00Z" });
+    expect(moved.body).toMatchObject({ mode: "to_custom_date", custom_end_date: "2027-01-15T10:00:00.000Z" });
     expect((await action(id, "countdown/set_custom_end_date", { date: "2026-12-31" })).body).toEqual({ errors: ["date must be an ISO 8601 timestamp"] });
     // leaving the mode drops the date
     expect((await patch(id, "countdown", { mode: "to_schedule_end" })).body).toMatchObject({ mode: "to_schedule_end", custom_end_date: null });

@@ -89,6 +89,10 @@ describe("PATCH /back_in_stock/templates refuses templates beyond the limits", (
       const { errors } = answer.body as { errors: string[] };
       expect(errors[0]).toMatch(/^email\.body is not a valid template: /);
       expect(errors[0]).not.toMatch(/preorder-bis-api|node_modules|npm run/);
+      // What the merchant can do, not the engine's file lookup (issue 31: it leaked `ENOENT: Failed to lookup "x" in "."`).
+      const name = /\{% (\w+)/.exec(tag)?.[1] ?? "";
+      expect(errors[0]).toMatch(new RegExp(`^email\\.body is not a valid template: \\{% ${name} %\\} is not supported: a template cannot use another template; write that part into this one, line:1, col:1`));
+      expect(errors[0]).not.toMatch(/ENOENT|lookup/);
     }
   });
 
@@ -222,7 +226,8 @@ describe("a template beyond the limits at send time (written straight to the dat
     expect(await sendLedgerRows(deps(sent), ledgerIds, { mode: "job" })).toMatchObject({ sent: 0, failed: 1 });
     expect(sent).toHaveLength(0);
     const { ledger } = await outcome(ledgerIds);
-    expect(ledger[0]?.last_error).toMatch(/^Template did not render: the initial sms\.body \(de\) /);
+    expect(ledger[0]?.last_error).toMatch(/^Template did not render: the initial sms\.body \(de\) is not a valid template: \{% include %\} is not supported/);
+    expect(ledger[0]?.last_error).not.toMatch(/ENOENT|lookup/);
   });
 
   it("ordinary templates of the same batch path still send", async () => {

@@ -1,13 +1,14 @@
 import { CaptureTag, Context, type Emitter, Liquid, type Template, toValue, toValueSync } from "liquidjs";
+import { refuseFileTags } from "./file-tags.ts";
 import { OUTPUT_LIMIT_MESSAGE, TEMPLATE_LIMITS, type TemplateKind } from "./limits.ts";
 
 /**
  * The one place a Liquid engine is made, loaded only by the render pool's threads (worker.ts):
  * rendering is synchronous and may run a whole filter chain past the time limit, so it must never
  * run on a thread that serves requests or jobs. The store platform's own template language:
- * unknown filters are errors, unknown variables render empty. `templates: {}` makes include,
- * render and layout look up an empty in-memory map, never the service's files (its secrets live
- * in DATA_DIR).
+ * unknown filters are errors, unknown variables render empty. `templates: {}` keeps every lookup
+ * in an empty in-memory map, never the service's files (its secrets live in DATA_DIR), and the
+ * tags that would look one up are refused at parse (file-tags.ts).
  */
 function createEngine(kind: TemplateKind): Liquid {
   const engine = new Liquid({
@@ -20,6 +21,7 @@ function createEngine(kind: TemplateKind): Liquid {
     ...(kind === "html" ? { outputEscape: "escape" as const } : {}),
   });
   engine.registerTag("capture", BoundedCaptureTag);
+  refuseFileTags(engine);
   return engine;
 }
 

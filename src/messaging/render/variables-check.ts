@@ -1,5 +1,6 @@
 import { Liquid, type Template, type Variable } from "liquidjs";
 import { type Issue, fieldIssue } from "../../core/errors.ts";
+import { refuseFileTags } from "./file-tags.ts";
 import { TEMPLATE_LIMITS } from "./limits.ts";
 
 /**
@@ -40,6 +41,7 @@ export function sampleData(samples: VariableSamples): Record<string, unknown> {
  * what parses (no partial files, strict filters) are theirs.
  */
 const parser = new Liquid({ strictFilters: true, strictVariables: false, templates: {}, parseLimit: TEMPLATE_LIMITS.parseLength });
+refuseFileTags(parser);
 
 /** Properties Liquid gives every string, list and object (`{{ shop.name.size }}`). */
 const BUILT_IN_PROPERTIES = new Set(["size", "first", "last"]);

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { AnyAction } from "../../../core/action.ts";
-import { conflict } from "../../../core/errors.ts";
 import { hexColor } from "../../../core/schemas.ts";
 import { COUNTDOWN_STYLES, countdownGroup } from "../groups/countdown.ts";
 import { atLeastOne, cssLength, groupAction, groupGetAction, groupPatchAction, timestamp } from "../model.ts";
@@ -42,16 +41,10 @@ export const COUNTDOWN_ACTIONS: readonly AnyAction[] = [
   groupAction(countdownGroup, {
     action: "set_custom_end_date",
     aliases: ["set the preorder countdown end date", "count down to a custom date"],
-    notes: ["Refused (409) unless the countdown's mode is to_custom_date: switch the mode by PATCH first."],
+    notes: ["Switches the countdown to mode to_custom_date (decision 0241): from to_schedule_end this sets its first date, which a PATCH of the mode alone could not while the countdown is enabled."],
     description:
-      "Sets the date a to_custom_date countdown runs to (date: ISO 8601 timestamp). 409 unless the countdown's mode is to_custom_date (switch it by PATCH first). Answers the countdown group.",
+      "Sets the date the countdown runs to (date: ISO 8601 timestamp) and its mode to to_custom_date. Answers the countdown group.",
     input: z.strictObject({ date: timestamp }),
-    precheck(offer) {
-      const { mode } = offer.get(countdownGroup);
-      if (mode !== "to_custom_date") {
-        throw conflict(`countdown/set_custom_end_date refused: the countdown's mode is ${mode}; a custom end date is used only in to_custom_date mode`);
-      }
-    },
-    patch: (input) => ({ custom_end_date: input.date }),
+    patch: (input) => ({ mode: "to_custom_date" as const, custom_end_date: input.date }),
   }),
 ];
