@@ -153,6 +153,44 @@ describe("POST /preorders/offers/{id}/unschedule", () => {
   });
 });
 
+describe("a schedule change reaches the storefront", () => {
+  /** The countdown the storefront reads from the variant's metafield of the offer (its `ends_at`). */
+  function storefrontCountdown(offerId: string, legacyVariantId: number): Json | undefined {
+    const emulator = env.emulator;
+    if (!emulator) throw new Error("no emulator");
+    const metafield = emulator.store.metafield("PRODUCTVARIANT", legacyVariantId, `app--${emulator.appId}--preorder`, `offer-${offerId}`);
+    return metafield ? ((JSON.parse(metafield.value) as Json).countdown as Json) : undefined;
+  }
+
+  it("schedule and unschedule move the offer (revision, updated_at, sync) and rewrite a to_schedule_end countdown's end on the platform", async () => {
+    const variant = variantIds[2] ?? 0;
+    const offer = await createOffer(env.app, env.key, { products: { variant_ids: [variant] } });
+    expect((await call("PATCH", offer.id, "/countdown", { enabled: true, mode: "to_schedule_end" })).status).toBe(202);
+    expect((await call("POST", offer.id, "/enable", {})).status).toBe(202);
+    await waitSynced(env, offer.id);
+    expect(storefrontCountdown(offer.id, variant)).toMatchObject({ enabled: true, ends_at: null });
+    const before = (await call("GET", offer.id)).body as Json;
+
+    const disableAt = inMinutes(180);
+    expect((await call("POST", offer.id, "/schedule", { disable_at: disableAt })).status).toBe(202);
+    const after = (await call("GET", offer.id)).body as Json;
+    // Before the fix neither moved, and the metafield kept ends_at null (issue 31).
+    expect(Date.parse(String(after.updated_at))).toBeGreaterThan(Date.parse(String(before.updated_at)));
+    expect((await offerRow(offer.id)).sync_status).toBe("pending");
+    await waitSynced(env, offer.id);
+    expect(storefrontCountdown(offer.id, variant)).toMatchObject({ enabled: true, ends_at: disableAt });
+
+    expect((await call("POST", offer.id, "/unschedule", {})).status).toBe(202);
+    await waitSynced(env, offer.id);
+    expect(storefrontCountdown(offer.id, variant)).toMatchObject({ enabled: true, ends_at: null });
+    // An unschedule that clears nothing is no change: the offer stays synced.
+    const unchanged = ((await call("GET", offer.id)).body as Json).updated_at;
+    expect((await call("POST", offer.id, "/unschedule", {})).status).toBe(202);
+    expect(((await call("GET", offer.id)).body as Json).updated_at).toBe(unchanged);
+    expect((await offerRow(offer.id)).sync_status).toBe("synced");
+  });
+});
+
 describe("POST /preorders/offers/{id}/restore", () => {
   it("undoes the delete: the offer comes back disabled and readable, off the platform until it is enabled (decision 0210)", async () => {
     const offer = await createOffer(env.app, env.key, { products: { variant_ids: [variantIds[1]] } });

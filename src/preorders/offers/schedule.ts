@@ -2,7 +2,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { type Db, withTransaction } from "../../core/db.ts";
 import { declareTask, enqueue } from "../../core/tasks.ts";
-import type { OfferStatus } from "./model.ts";
+import { type OfferStatus, touchOffer } from "./model.ts";
 import { setOfferStatus } from "./status.ts";
 import { removeJobByKey } from "../../queue/admin.ts";
 
@@ -59,12 +59,14 @@ async function removeEdgeJob(db: Db, offerId: string, edge: ScheduleEdge): Promi
  * instant gets its job (replacing the one queued before), each edge without one loses its job.
  */
 export async function setSchedule(db: Db, shopId: string, offerId: string, schedule: OfferSchedule): Promise<void> {
-  await db.query("update preorder_offers set schedule_enable_at = $3, schedule_disable_at = $4 where shop_id = $1 and id = $2", [
-    shopId,
-    offerId,
-    schedule.enable_at,
-    schedule.disable_at,
-  ]);
+  const { rowCount } = await db.query(
+    `update preorder_offers set schedule_enable_at = $3, schedule_disable_at = $4
+     where shop_id = $1 and id = $2 and (schedule_enable_at, schedule_disable_at) is distinct from ($3::timestamptz, $4::timestamptz)`,
+    [shopId, offerId, schedule.enable_at, schedule.disable_at],
+  );
+  // The storefront shows the end of the schedule (a to_schedule_end countdown): a change is a
+  // change of the offer, synced to the platform like any other (its revision and updated_at move).
+  if ((rowCount ?? 0) > 0) await touchOffer(db, shopId, offerId);
   for (const edge of SCHEDULE_EDGES) {
     const at = edge === "enable" ? schedule.enable_at : schedule.disable_at;
     if (at === null) {
