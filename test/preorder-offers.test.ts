@@ -502,6 +502,25 @@ describe("offers: /help", () => {
     expect(await invoke(env.app, "GET", "/preorders/offers/help", { key: env.key })).toMatchObject({ status: 200, body: answer.body });
   });
 
+  it("answers help at any level of a URL with a real id: the actions of that resource, as the template lists them", async () => {
+    const offer = await createOffer(env.app, env.key);
+    const pathsAt = async (path: string) => {
+      const answer = await invoke(env.app, "GET", path, { key: env.key });
+      expect(answer.status, path).toBe(200);
+      return (answer.body as { actions: Entry[] }).actions.map((a) => `${a.method} ${a.path}`).sort();
+    };
+    // It answered 0 actions with the id written out (issue 31).
+    const widget = await pathsAt(`/preorders/offers/${offer.id}/widget/help`);
+    expect(widget).toEqual(OFFER_ACTIONS.filter((a) => / \/preorders\/offers\/\{id\}\/widget(\/|$)/.test(a)).sort());
+    expect(widget.length).toBeGreaterThan(2);
+    expect(await pathsAt(`/preorders/offers/${offer.id}/help`)).toEqual(OFFER_ACTIONS.filter((a) => a.includes("/preorders/offers/{id}")).sort());
+    expect(await pathsAt(`/preorders/offers/${offer.id}/variants/12345/help`)).toEqual(OFFER_ACTIONS.filter((a) => a.includes("/variants/{variant_id}")).sort());
+    // A scope written as the template still answers the same; a literal segment keeps only its own actions.
+    expect(await pathsAt("/preorders/offers/{id}/widget/help")).toEqual(widget);
+    expect(await pathsAt("/preorders/offers/help")).toEqual([...OFFER_ACTIONS].sort());
+    expect(await pathsAt(`/preorders/offers/${offer.id}/nothing_here/help`)).toEqual([]);
+  });
+
   it("gives each named action's body schema: required fields, enums and formats", async () => {
     const actions = ((await invoke(env.app, "GET", "/help?prefix=/preorders/offers", { key: env.key })).body as { actions: Entry[] }).actions;
     const schema = (path: string, method = "POST") => actions.find((a) => a.path === `/preorders/offers/{id}/${path}` && a.method === method)?.request_schema;

@@ -99,11 +99,23 @@ function buildEntry(action: AnyAction): ManifestEntry {
   };
 }
 
-/** True when `path` is `prefix` itself or lies below it, segment by segment. */
-function underPrefix(path: string, prefix: string): boolean {
-  const trimmed = prefix.replace(/\/+$/, "");
-  if (trimmed === "") return true;
-  return path === trimmed || path.startsWith(`${trimmed}/`);
+const segments = (path: string): string[] => path.replace(/\/+$/, "").split("/").filter((segment) => segment !== "");
+const isParameter = (segment: string): boolean => /^\{[a-z0-9_]+\}$/.test(segment);
+
+/**
+ * The entries at or below `prefix`, segment by segment. A prefix may name a resource by its real
+ * id (`/preorders/offers/<id>/widget`, as a client that holds the id writes it): where no entry
+ * has the prefix's segment as written, a path parameter (`{id}`) stands for it. Where some entry
+ * has it as written (`/jobs/export`...), only those match.
+ */
+function underPrefix<E extends { path: string }>(entries: readonly E[], prefix: string): E[] {
+  const wanted = segments(prefix);
+  let candidates = entries.map((entry) => ({ entry, parts: segments(entry.path) })).filter(({ parts }) => parts.length >= wanted.length);
+  wanted.forEach((segment, i) => {
+    const literal = candidates.filter(({ parts }) => parts[i] === segment);
+    candidates = literal.length > 0 ? literal : candidates.filter(({ parts }) => isParameter(parts[i] ?? ""));
+  });
+  return candidates.map(({ entry }) => entry);
 }
 
 export class Manifest {
@@ -118,7 +130,7 @@ export class Manifest {
     return {
       version: API_VERSION,
       base_path: V2_BASE_PATH,
-      actions: this.entries.filter((e) => underPrefix(e.path, prefix)),
+      actions: underPrefix(this.entries, prefix),
     };
   }
 
@@ -128,7 +140,7 @@ export class Manifest {
     return {
       version: API_VERSION,
       base_path: V2_BASE_PATH,
-      actions: this.compactEntries.filter((e) => underPrefix(e.path, prefix)),
+      actions: underPrefix(this.compactEntries, prefix),
     };
   }
 }
