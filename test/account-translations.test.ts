@@ -72,6 +72,32 @@ describe("storefront translations", () => {
     expect((listed.body as { locales: unknown[] }).locales).toContainEqual({ locale: "pt-BR", shipped: false, customized_count: 1 });
   });
 
+  it("refuses strings that would make the shop's storefront configuration larger than the platform's json metafield (422 naming the field and the limit)", async () => {
+    const s = await shop("Translations Size");
+    const longest = Object.fromEntries(TRANSLATION_KEYS.map((k) => [k, "x".repeat(500)]));
+    const locales = ["fr", "de", "es", "it", "nl", "pt", "sv", "da", "fi", "pl", "cs", "hu", "ro", "tr", "ja", "ko", "zh", "ar", "he", "th", "el", "bg", "hr", "sk", "sl", "lt"];
+    const answers: number[] = [];
+    let refused: { locale: string; errors: string[] } | undefined;
+    for (const locale of locales) {
+      const answer = await invoke(env.app, "PATCH", `/account/translations/${locale}`, { key: s.key, body: { strings: longest } });
+      answers.push(answer.status);
+      if (answer.status !== 202 && answer.status !== 200) {
+        refused = { locale, errors: (answer.body as { errors: string[] }).errors };
+        break;
+      }
+    }
+    // Every locale is about 6 KB of strings: they answered 202 past the limit, and the metafield's write then failed at every try (issue 31).
+    expect(refused, JSON.stringify(answers)).toBeDefined();
+    expect(answers.at(-1)).toBe(422);
+    expect(answers.length).toBeGreaterThan(15);
+    expect(refused?.errors).toHaveLength(1);
+    expect(refused?.errors[0]).toMatch(/^strings makes the shop's storefront configuration \d+ bytes; the store platform keeps at most 131072 bytes in a json metafield: shorten the storefront translations$/);
+    // The refused locale kept nothing; the others keep theirs.
+    const kept = (await invoke(env.app, "GET", `/account/translations/${refused?.locale ?? ""}`, { key: s.key })).body as LocaleAnswer;
+    expect(Object.values(kept.customized).some(Boolean)).toBe(false);
+    expect(((await invoke(env.app, "GET", "/account/translations/fr", { key: s.key })).body as LocaleAnswer).strings["widget.button_text"]).toBe("x".repeat(500));
+  });
+
   it("refuses unknown keys, blank or over-long texts, a missing strings object and an invalid locale", async () => {
     const s = await shop("Translations Invalid");
     const bad = await invoke(env.app, "PATCH", "/account/translations/en", {

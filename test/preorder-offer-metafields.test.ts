@@ -156,7 +156,7 @@ describe("the offer's storefront configuration in variant metafields", () => {
     expect((await configs(a, legacy.slice(12, 13)))[0]).toMatchObject({ name: "Spring drop" });
   });
 
-  it("a configuration above the platform's 128 KB for json fails the sync visibly; once shortened it syncs", async () => {
+  it("a configuration above the platform's 128 KB for json is refused at the write; one stored before fails the sync visibly; once shortened it syncs", async () => {
     await env.startWorker();
     const id = await newOffer(env, { products: { variant_ids: legacy.slice(14, 15) } }, { enable: true });
     await waitSynced(env, id);
@@ -164,12 +164,21 @@ describe("the offer's storefront configuration in variant metafields", () => {
     // 7 locales x 11 fields x 2000 characters: 154 KB of translations.
     const fields = [...TRANSLATABLE_FIELDS];
     const long = Object.fromEntries(locales.map((l) => [l, Object.fromEntries(fields.map((f) => [f, "x".repeat(2000)]))]));
-    expect((await call("PATCH", id, "/translations", { locales, fields, translations: long })).status).toBe(202);
-    expect((await call("PATCH", id, "/advanced", { custom_css: "y".repeat(20_000) })).status).toBe(202);
-    // Each PATCH queues a sync: the first may fail before the second's, with a smaller size.
-    const failed = await waitFor("the sync of both changes to fail", async () => {
+    const refused = await call("PATCH", id, "/translations", { locales, fields, translations: long });
+    expect(refused.status).toBe(422);
+    expect((refused.body as { errors: string[] }).errors).toEqual([
+      expect.stringMatching(/^translations\.translations\.fr\.widget\.button\.text makes the offer's storefront configuration \d+ bytes; the store platform keeps at most 131072 bytes in a json metafield$/),
+    ]);
+    // Settings stored before the write refused them (as they were until issue 31): the sync fails visibly.
+    await env.app.pool.query(
+      "update preorder_offers set settings = settings || jsonb_build_object('translations', jsonb_build_object('locales', $2::jsonb, 'fields', $3::jsonb, 'translations', $4::jsonb), 'advanced', jsonb_build_object('custom_css', $5::text)) where id = $1",
+      [id, JSON.stringify(locales), JSON.stringify(fields), JSON.stringify(long), "y".repeat(20_000)],
+    );
+    expect((await call("POST", id, "/disable", {})).status).toBe(202);
+    await waitSynced(env, id);
+    expect((await call("POST", id, "/enable", {})).status).toBe(202);
+    const failed = await waitFor("the sync of the stored configuration to fail", async () => {
       const row = await offerSyncRow(env, id);
-      // 154,000 characters of translations and 20,000 of custom_css: only the later sync is that large.
       const bytes = Number(/is (\d+) bytes/.exec(row.sync_last_error ?? "")?.[1] ?? 0);
       return row.sync_status === "failed" && bytes >= 174_000 ? row : undefined;
     });

@@ -226,6 +226,27 @@ describe("translations", () => {
     });
   });
 
+  it("refuses translations that would make the storefront configuration larger than the platform's json metafield (422 naming the field and the limit)", async () => {
+    const locales = ["fr", "de", "es", "it", "nl", "pt", "sv", "da", "fi", "pl", "cs", "hu", "ro", "tr", "ja", "ko", "zh", "ar", "he", "th"];
+    const fields = ["widget.button.text", "widget.badge.text", "widget.disclaimer.text", "shipping.display.shipping_text", "checkout.terms.text", "countdown.text"];
+    const texts = (length: number) => Object.fromEntries(fields.map((field) => [field, "x".repeat(length)]));
+    const id = await newOffer(env);
+    const small = await patch(id, "translations", { locales: locales.slice(0, 4), fields, translations: Object.fromEntries(locales.slice(0, 4).map((l) => [l, texts(1200)])) });
+    expect(small.status).toBe(202);
+    // 20 locales x 6 fields x 1,200 characters: about 144 KB of text, and one longer text; it answered 202 and then failed at every sync (issue 31).
+    const large = await patch(id, "translations", {
+      locales,
+      translations: { ...Object.fromEntries(locales.map((l) => [l, texts(1200)])), de: { ...texts(1200), "checkout.terms.text": "y".repeat(2000) } },
+    });
+    expect(large.status).toBe(422);
+    const { errors } = large.body as { errors: string[] };
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^translations\.translations\.de\.checkout\.terms\.text makes the offer's storefront configuration \d+ bytes; the store platform keeps at most 131072 bytes in a json metafield$/);
+    expect(Number(/configuration (\d+) bytes/.exec(errors[0] ?? "")?.[1])).toBeGreaterThan(131_072);
+    // Nothing of it was saved.
+    expect((await read(id, "translations")).locales).toEqual(locales.slice(0, 4));
+  });
+
   it("refuses invalid paths, unlisted locales and fields", async () => {
     const id = await newOffer(env, { translations: { locales: ["fr"], fields: ["widget.button.text"] } });
     expect((await patch(id, "translations", { fields: ["widget.button.txt"], locales: ["fr", "Français"] })).body).toEqual({

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { PermanentJobFailure } from "../core/tasks.ts";
-import { getShopMetafield, setMetafields } from "../platform/operations/metafields.ts";
+import { JSON_METAFIELD_MAX_BYTES, getShopMetafield, setMetafields } from "../platform/operations/metafields.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
 import { buildShopStorefrontConfig } from "./build.ts";
 import { SHOP_STOREFRONT_METAFIELD } from "./shop-config.ts";
@@ -14,8 +14,6 @@ import { SHOP_STOREFRONT_METAFIELD } from "./shop-config.ts";
  * write succeeds) and rethrown for graphile-worker's backoff.
  */
 
-/** The platform's limit on a json metafield's value (API 2026-04 on). */
-const MAX_JSON_BYTES = 131_072;
 
 export type ShopConfigOutcome = { outcome: "unchanged" } | { outcome: "not_connected" } | { outcome: "written"; bytes: number };
 
@@ -49,9 +47,9 @@ export async function writeShopStorefrontConfig(deps: { pool: pg.Pool; platform:
     return { outcome: "not_connected" };
   }
   const bytes = Buffer.byteLength(value, "utf8");
-  if (bytes > MAX_JSON_BYTES) {
+  if (bytes > JSON_METAFIELD_MAX_BYTES) {
     // Only a change of the settings can shorten it, and that change queues its own write.
-    const message = `the shop's storefront configuration is ${bytes} bytes, above the platform's ${MAX_JSON_BYTES} for a json metafield: shorten the storefront translations`;
+    const message = `the shop's storefront configuration is ${bytes} bytes, above the platform's ${JSON_METAFIELD_MAX_BYTES} for a json metafield: shorten the storefront translations`;
     await recordFailure(pool, shopId, message);
     throw new PermanentJobFailure(message);
   }

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { defineAction } from "../../core/action.ts";
+import { unprocessable } from "../../core/errors.ts";
 import { locale } from "../../core/schemas.ts";
+import { shopStorefrontSize } from "../../storefront/size.ts";
 import {
   MAX_STRING_LENGTH,
   SHIPPED_TRANSLATIONS,
@@ -67,6 +69,10 @@ export const patchTranslations = defineAction({
   input: translationsPatchSchema,
   output: localeOutput,
   async handler(ctx, { params, input }) {
-    return updateTranslations(ctx.db, ctx.shopId, params.locale, input);
+    const answer = await updateTranslations(ctx.db, ctx.shopId, params.locale, input);
+    // Every locale's strings go to the storefront in one metafield, which has a size limit.
+    const issues = await shopStorefrontSize(ctx.db, ctx.shopId, "strings");
+    if (issues.length > 0) throw unprocessable(issues);
+    return answer;
   },
 });

@@ -15,6 +15,8 @@ import { userErrorsSchema } from "./user-errors.ts";
 
 /** The platform's limit on metafields in one metafieldsSet call. */
 export const METAFIELDS_PER_CALL = 25;
+/** The platform's limit on a json metafield's value, in bytes of UTF-8 (API 2026-04 on). */
+export const JSON_METAFIELD_MAX_BYTES = 131_072;
 
 export interface MetafieldsSetInput {
   ownerId: string;

@@ -241,10 +241,28 @@ export async function applyGroupPatch<T extends Record<string, unknown>>(
   return violations;
 }
 
+/** A check of an offer's settings as a whole, before they are saved: its issues answer 422. */
+export type SettingsCheck = (db: Db, offer: OfferState) => Promise<Issue[]>;
+
+const settingsChecks: SettingsCheck[] = [];
+
+/**
+ * Adds a check that saveSettings runs on every change of an offer's settings. Declared above the
+ * groups by what reads them all (the storefront's metafield: preorders/sync/storefront-size.ts),
+ * which this module cannot import without a cycle through the groups.
+ */
+export function addSettingsCheck(check: SettingsCheck): void {
+  if (!settingsChecks.includes(check)) settingsChecks.push(check);
+}
+
 /** Writes the changed groups and marks the offer changed; false (and no write) when nothing changed. */
 export async function saveSettings(db: Db, offer: OfferState): Promise<boolean> {
   const changes = offer.changedSettings();
   if (Object.keys(changes).length === 0) return false;
+  for (const check of settingsChecks) {
+    const issues = await check(db, offer);
+    if (issues.length > 0) throw unprocessable(issues);
+  }
   const { rows } = await db.query<{ settings: Record<string, unknown> }>(
     "update preorder_offers set settings = settings || $3::jsonb where shop_id = $1 and id = $2 returning settings",
     [offer.row.shop_id, offer.row.id, JSON.stringify(changes)],

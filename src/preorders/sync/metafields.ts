@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { PlatformRequester, RequestOptions } from "../../platform/client.ts";
-import { METAFIELDS_PER_CALL, deleteMetafields, setMetafields } from "../../platform/operations/metafields.ts";
+import { JSON_METAFIELD_MAX_BYTES, METAFIELDS_PER_CALL, deleteMetafields, setMetafields } from "../../platform/operations/metafields.ts";
 import { chunk } from "../../platform/operations/chunk.ts";
 import { PlatformError } from "../../platform/errors.ts";
 
@@ -17,8 +17,6 @@ import { PlatformError } from "../../platform/errors.ts";
 
 export const STOREFRONT_NAMESPACE = "$app:preorder";
 export const storefrontKey = (offerId: string): string => `offer-${offerId}`;
-/** The platform's limit on a json metafield's value (API 2026-04 on). */
-const MAX_JSON_BYTES = 131_072;
 
 export interface MetafieldSyncResult {
   written: number;
@@ -64,9 +62,9 @@ export async function syncOfferMetafields(
     }
   }
   for (const text of new Set([...values.values()].map((v) => v.text))) {
-    if (Buffer.byteLength(text, "utf8") > MAX_JSON_BYTES) {
+    if (Buffer.byteLength(text, "utf8") > JSON_METAFIELD_MAX_BYTES) {
       throw new Error(
-        `the offer's storefront configuration is ${Buffer.byteLength(text, "utf8")} bytes, above the platform's ${MAX_JSON_BYTES} for a json metafield: shorten its translations or custom_css`,
+        `the offer's storefront configuration is ${Buffer.byteLength(text, "utf8")} bytes, above the platform's ${JSON_METAFIELD_MAX_BYTES} for a json metafield: shorten its translations or custom_css`,
       );
     }
   }

@@ -1,4 +1,6 @@
 import type { AnyAction } from "../../../core/action.ts";
+import { offerStorefrontSize } from "../../sync/storefront-size.ts";
+import { addSettingsCheck } from "../model.ts";
 import { ADVANCED_ACTIONS } from "./advanced.ts";
 import { CHECKOUT_ACTIONS } from "./checkout.ts";
 import { COUNTDOWN_ACTIONS } from "./countdown.ts";
@@ -14,6 +16,10 @@ import { TRANSLATIONS_ACTIONS } from "./translations.ts";
 import { VARIANT_OVERRIDE_ACTIONS } from "./variant-overrides.ts";
 import { listOfferVariants } from "./variants.ts";
 import { WIDGET_ACTIONS } from "./widget.ts";
+
+// Every change of an offer's settings must leave its storefront configuration within the
+// platform's metafield (its groups cannot see the whole configuration; model.ts runs the check).
+addSettingsCheck(offerStorefrontSize);
 
 /** Actions of this part of the API; the registry lists them from here (src/action-registry.ts). */
 export const PREORDERS_OFFERS_ACTIONS: readonly AnyAction[] = [
