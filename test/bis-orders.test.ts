@@ -113,7 +113,7 @@ describe("GET /back_in_stock/orders", () => {
     expect(orderIds((await list("?variant_id=502")).body)).toEqual([gid(1002)]);
     expect(orderIds((await list(`?product_id=${encodeURIComponent("gid://shopify/Product/50")}`)).body)).toEqual([gid(1002), gid(1003), gid(1001)]);
     const none = await list("?variant_id=999");
-    expect(none.body).toEqual({ orders: [], page: 1, per_page: 50, total: 0, next_cursor: null });
+    expect(none.body).toEqual({ orders: [], page: 1, per_page: 50, total: 0, next_cursor: null, meta: { total_count: 0, page: 1, per_page: 50, total_pages: 0 } });
   });
 
   it("pages by number and by cursor", async () => {

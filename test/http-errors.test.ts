@@ -84,8 +84,11 @@ function expectEnvelope(answer: ApiAnswer): string[] {
 function expectRateLimitHeaders(answer: ApiAnswer): void {
   expect(answer.headers.get("x-ratelimit-limit")).toBe("360");
   expect(answer.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
-  expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeGreaterThanOrEqual(1);
-  expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeLessThanOrEqual(60);
+  // A Unix timestamp in seconds, within the window from now (issue 31: it was the seconds left).
+  const now = Date.now() / 1000;
+  expect(answer.headers.get("x-ratelimit-reset")).toMatch(/^\d{10}$/);
+  expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeGreaterThan(now - 1);
+  expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeLessThanOrEqual(Math.ceil(now) + 60);
   expect(answer.headers.get("x-request-id")).toMatch(/^[A-Za-z0-9._-]+$/);
 }
 

@@ -52,6 +52,22 @@ describe("jobs enqueued with a write", () => {
     expect(status.body).toMatchObject({ id: handle.job_id, kind: "test.never_run", status: "queued", processed: 0, errors: [] });
   });
 
+  it("answers progress (0 to 100) and ready beside the status, as STOQ's jobs do (issue 31: there were none)", async () => {
+    const answer = await invoke(env.app, "POST", "/test/enqueue", { key: env.key, body: { kind: "test.never_run" } });
+    const { job_id: jobId } = answer.body as { job_id: string };
+    const read = async () => (await invoke(env.app, "GET", `/jobs/${jobId}`, { key: env.key })).body as Record<string, unknown>;
+    expect(await read()).toMatchObject({ status: "queued", progress: 0, ready: false });
+    await env.pool.query("update jobs set status = 'running', total = 8, processed = 3 where id = $1", [jobId]);
+    expect(await read()).toMatchObject({ status: "running", progress: 37, ready: false });
+    // Every unit done, the result not yet recorded: not 100 before it completes.
+    await env.pool.query("update jobs set processed = 8 where id = $1", [jobId]);
+    expect(await read()).toMatchObject({ progress: 99, ready: false });
+    await env.pool.query("update jobs set status = 'failed' where id = $1", [jobId]);
+    expect(await read()).toMatchObject({ status: "failed", progress: 99, ready: false });
+    await env.pool.query("update jobs set status = 'completed', total = null where id = $1", [jobId]);
+    expect(await read()).toMatchObject({ status: "completed", progress: 100, ready: true });
+  });
+
   it("a write that enqueues and then rolls back leaves no job anywhere", async () => {
     const before = await env.pool.query<{ jobs: number; worker: number }>(
       "select (select count(*) from jobs)::int as jobs, (select count(*) from graphile_worker.jobs)::int as worker",

@@ -55,14 +55,24 @@ const LISTS = (): [string, string][] => [
 const join = (path: string, query: string) => `${path}${path.includes("?") ? "&" : "?"}${query}`;
 
 describe("every list pages the same way", () => {
-  it("answers { items, page, per_page, total, next_cursor } with the same defaults", async () => {
+  it("answers { items, page, per_page, total, next_cursor, meta } with the same defaults", async () => {
     for (const [path, key] of LISTS()) {
       const answer = await invoke(env.app, "GET", path, { key: env.key });
       expect(answer.status, path).toBe(200);
       const body = answer.body as Record<string, unknown>;
-      expect(Object.keys(body).sort(), path).toEqual([key, "next_cursor", "page", "per_page", "total"].sort());
+      expect(Object.keys(body).sort(), path).toEqual([key, "meta", "next_cursor", "page", "per_page", "total"].sort());
       expect(body, path).toMatchObject({ page: 1, per_page: 50, total: COUNT, next_cursor: null });
+      expect(body.meta, path).toEqual({ total_count: COUNT, page: 1, per_page: 50, total_pages: 1 });
       expect(body[key], path).toHaveLength(COUNT);
+    }
+  });
+
+  it("answers meta { total_count, page, per_page, total_pages } as STOQ's lists do, by page and by cursor (issue 31: there was none)", async () => {
+    for (const [path] of LISTS()) {
+      const second = (await invoke(env.app, "GET", join(path, "per_page=2&page=2"), { key: env.key })).body as { meta: unknown; next_cursor: string };
+      expect(second.meta, path).toEqual({ total_count: COUNT, page: 2, per_page: 2, total_pages: Math.ceil(COUNT / 2) });
+      const byCursor = (await invoke(env.app, "GET", join(path, `per_page=2&cursor=${second.next_cursor}`), { key: env.key })).body as { meta: unknown };
+      expect(byCursor.meta, path).toEqual({ total_count: COUNT, page: null, per_page: 2, total_pages: Math.ceil(COUNT / 2) });
     }
   });
 

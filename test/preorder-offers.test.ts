@@ -408,7 +408,7 @@ describe("offers: tenant isolation", () => {
       expect(await offerCall(env.app, otherKey, method, offer.id, suffix, body), `${method} ${suffix}`).toMatchObject(notFound);
     }
     const list = (await invoke(env.app, "GET", "/preorders/offers", { key: otherKey })).body as { offers: Json[]; total: number };
-    expect(list).toEqual({ offers: [], page: 1, per_page: 50, total: 0, next_cursor: null });
+    expect(list).toEqual({ offers: [], page: 1, per_page: 50, total: 0, next_cursor: null, meta: { total_count: 0, page: 1, per_page: 50, total_pages: 0 } });
     const mine = await offerCall(env.app, env.key, "GET", offer.id);
     expect(mine.body).toMatchObject({ name: "Mine", status: "draft", shipping: { display: { shipping_text: "Ships as soon as it is available." } } });
   });

@@ -193,11 +193,24 @@ export async function cancelJob(db: Db, jobId: string, reason: string): Promise<
 }
 
 /** The public shape of a job (GET /jobs/{job_id}). */
+/**
+ * How far the job is, 0 to 100: 100 once completed; otherwise processed over total, at most 99
+ * (the last unit may be done before the job has recorded its result); 0 while the total is unknown.
+ */
+export function jobProgress(job: Pick<JobRow, "status" | "total" | "processed">): number {
+  if (job.status === "completed") return 100;
+  if (job.total === null || job.total <= 0) return 0;
+  return Math.min(99, Math.floor((job.processed * 100) / job.total));
+}
+
 export function presentJob(job: JobRow): Record<string, unknown> {
   return {
     id: job.id,
     kind: job.kind,
     status: job.status,
+    // What other APIs of the store's apps (STOQ's) answer beside the status (issue 31).
+    progress: jobProgress(job),
+    ready: job.status === "completed",
     total: job.total,
     processed: job.processed,
     result: job.result,

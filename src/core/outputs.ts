@@ -22,5 +22,13 @@ export function pageOutput<K extends string, T extends z.ZodType>(key: K, item: 
     per_page: z.int().min(1),
     total: z.int().min(0).describe("items in the whole list"),
     next_cursor: z.string().nullable().describe("pass as cursor for the next page; null on the last page"),
+    meta: z
+      .strictObject({
+        total_count: z.int().min(0).describe("items in the whole list (as total)"),
+        page: z.int().min(1).nullable().describe("as page"),
+        per_page: z.int().min(1),
+        total_pages: z.int().min(0).describe("pages of per_page items in the whole list; 0 for an empty list"),
+      })
+      .describe("the page's position in the list, as other APIs of the store's apps answer it"),
   });
 }

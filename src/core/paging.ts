@@ -8,7 +8,8 @@ import { unstorable } from "./text-input.ts";
  * 1: offset paging) or `cursor` (the previous page's `next_cursor`: keyset paging, stable while
  * items are added). Every list answers `{ <items>, page, per_page, total, next_cursor }`: `page`
  * is null on a cursor page, `total` counts every item the filters match, and `next_cursor` is null
- * on the last page.
+ * on the last page; `meta { total_count, page, per_page, total_pages }` says the same as other APIs
+ * of the store's apps (STOQ's) answer it, so their clients page through ours unchanged.
  */
 
 const MAX_PER_PAGE = 250;
@@ -16,7 +17,7 @@ const DEFAULT_PER_PAGE = 50;
 const MAX_PAGE = 1_000_000;
 
 /** How descriptions say it, the same way in every list. */
-export const PAGING_RULE = `Paging: per_page (1 to ${String(MAX_PER_PAGE)}, default ${String(DEFAULT_PER_PAGE)}) and either page (from 1) or cursor (the previous answer's next_cursor, which stays valid while items are added; null on the last page); the answer carries page (null with a cursor), per_page, total and next_cursor`;
+export const PAGING_RULE = `Paging: per_page (1 to ${String(MAX_PER_PAGE)}, default ${String(DEFAULT_PER_PAGE)}) and either page (from 1) or cursor (the previous answer's next_cursor, which stays valid while items are added; null on the last page); the answer carries page (null with a cursor), per_page, total and next_cursor, and meta { total_count, page, per_page, total_pages }`;
 
 /** Opaque keyset cursor: the sort key of the last item of the previous page. */
 function encodeCursor(values: readonly (string | number)[]): string {
@@ -107,7 +108,7 @@ export function pageAnswer<R, K extends string>(
   total: number,
   sortKey: (row: R) => readonly (string | number)[],
   present: (row: R) => unknown,
-): Record<K, unknown[]> & { page: number | null; per_page: number; total: number; next_cursor: string | null } {
+): Record<K, unknown[]> & PageFields {
   const items = rows.slice(0, p.perPage);
   const last = items.at(-1);
   return {
@@ -116,5 +117,15 @@ export function pageAnswer<R, K extends string>(
     per_page: p.perPage,
     total,
     next_cursor: rows.length > p.perPage && last !== undefined ? encodeCursor(sortKey(last)) : null,
-  } as Record<K, unknown[]> & { page: number | null; per_page: number; total: number; next_cursor: string | null };
+    meta: { total_count: total, page: p.page, per_page: p.perPage, total_pages: Math.ceil(total / p.perPage) },
+  } as Record<K, unknown[]> & PageFields;
+}
+
+/** What every list answers beside its items. */
+interface PageFields {
+  page: number | null;
+  per_page: number;
+  total: number;
+  next_cursor: string | null;
+  meta: { total_count: number; page: number | null; per_page: number; total_pages: number };
 }

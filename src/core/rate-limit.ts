@@ -17,6 +17,8 @@ interface Charge {
   used: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
+  /** When the window resets, in seconds since the epoch (X-RateLimit-Reset, as STOQ sends it). */
+  resetAt: number;
 }
 
 /** A pool or a client: anything that runs a named (prepared) statement. */
@@ -35,7 +37,8 @@ export interface PreparingDb {
 const CHARGE: pg.QueryConfig<unknown[]> = {
   name: "rate_limit_authenticate_and_charge",
   text: `with clock as (
-       select floor(e / $3)::bigint as window_start, ceil($3 - (e - floor(e / $3) * $3))::int as reset_seconds
+       select floor(e / $3)::bigint as window_start, ceil($3 - (e - floor(e / $3) * $3))::int as reset_seconds,
+              ((floor(e / $3) + 1) * $3)::bigint as reset_at
        from (select coalesce($4::float8, extract(epoch from clock_timestamp())::float8) as e) t
      ), wanted as (
        select key_hash, cost, ord from unnest($1::bytea[], $2::int[]) with ordinality as u(key_hash, cost, ord)
@@ -48,7 +51,7 @@ const CHARGE: pg.QueryConfig<unknown[]> = {
        on conflict (key_id, window_start) do update set points = w.points + excluded.points
        returning w.key_id, w.points
      )
-     select key.key_hash, key.id as key_id, key.shop_id, charged.points as used, clock.reset_seconds
+     select key.key_hash, key.id as key_id, key.shop_id, charged.points as used, clock.reset_seconds, clock.reset_at
      from key join charged on charged.key_id = key.id, clock`,
 };
 
@@ -58,6 +61,8 @@ interface ChargeRow {
   shop_id: string;
   used: number;
   reset_seconds: number;
+  /** bigint: node-postgres answers it as a string. */
+  reset_at: string;
 }
 
 interface Pending {
@@ -103,7 +108,7 @@ async function chargeBatch(db: PreparingDb, clock: WindowClock, batch: Pending[]
         continue;
       }
       used += request.cost;
-      request.resolve({ keyId: row.key_id, shopId: row.shop_id, used, resetSeconds: Math.max(1, row.reset_seconds) });
+      request.resolve({ keyId: row.key_id, shopId: row.shop_id, used, resetSeconds: Math.max(1, row.reset_seconds), resetAt: Number(row.reset_at) });
     }
   }
 }
@@ -180,6 +185,7 @@ export function rateLimitHeaders(policy: RateLimitPolicy, charge: Charge): Recor
   return {
     "x-ratelimit-limit": String(policy.points),
     "x-ratelimit-remaining": String(Math.max(0, policy.points - charge.used)),
-    "x-ratelimit-reset": String(charge.resetSeconds),
+    // A Unix timestamp in seconds, as STOQ's clients read it (issue 31); Retry-After on a 429 stays seconds to wait (the spec).
+    "x-ratelimit-reset": String(charge.resetAt),
   };
 }

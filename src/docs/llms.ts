@@ -16,7 +16,7 @@ const RULES = `## How to call it
   unknown fields are refused), 429 rate limit (wait \`Retry-After\` seconds; also after 60 requests
   without a valid key from one address in a minute), 500 with a request id.
 - Rate limit: 360 points per 60 seconds per key; reads cost 1, writes 2. Headers
-  \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` tell the budget.
+  \`X-RateLimit-Remaining\` tells the budget left and \`X-RateLimit-Reset\` when it comes back (a Unix timestamp in seconds).
 - Settings are changed with one deep-partial PATCH per capability; state changes and side effects
   are named POST actions (for example \`POST /preorders/offers/{id}/enable\`).
 - MCP: every action is also a tool at \`POST ${V2_BASE_PATH}/mcp\` (Streamable HTTP, same key, one

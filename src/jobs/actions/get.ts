@@ -9,6 +9,8 @@ const jobOutput = z.strictObject({
   id: z.uuid(),
   kind: z.string().describe("what the job does (its task), such as bis_report_export"),
   status: z.enum(["queued", "running", "completed", "failed", "cancelled"]).describe("completed, failed and cancelled are terminal"),
+  progress: z.int().min(0).max(100).describe("how far the job is, 0 to 100: 100 once completed; processed over total before (at most 99); 0 while the total is unknown"),
+  ready: z.boolean().describe("true once the job has completed and its result can be used (an export's file downloaded)"),
   total: z.int().min(0).nullable().describe("units of work when known (rows, variants, ids), else null"),
   processed: z.int().min(0).describe("units done so far; equals total once completed"),
   result: z.unknown().describe("the job's outcome once completed (its shape depends on the action: counts, per-item outcomes, an export's download_path); null before"),
@@ -25,7 +27,7 @@ export const getJob = defineAction({
   method: "GET",
   path: "/jobs/{job_id}",
   description:
-    "Status of an asynchronous job: queued, running, completed, failed or cancelled (the last three are terminal), with total, processed, result (an export's names its download path) and errors.",
+    "Status of an asynchronous job: queued, running, completed, failed or cancelled (the last three are terminal), with progress (0 to 100), ready (completed: its result can be used), total, processed, result (an export's names its download path) and errors.",
   notes: [
     "Poll with a growing delay until the status is terminal; each poll costs 1 rate-limit point.",
     "A failed attempt is retried with exponential backoff, 5 attempts unless the action says otherwise.",

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineAction } from "../../../core/action.ts";
+import { type AnyAction, defineAction } from "../../../core/action.ts";
+import { reportCatalogAction } from "../../../core/report-catalog.ts";
 import { invalidField } from "../../../core/errors.ts";
 import { PERIOD_RULE } from "../../../core/period.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
@@ -177,3 +178,21 @@ export const exportReportAction = defineAction({
   },
 });
 
+
+/** The back-in-stock reports, in the order the catalog lists them. */
+export const BACK_IN_STOCK_REPORT_ACTIONS: readonly AnyAction[] = [
+  summaryReportAction,
+  signupsReportAction,
+  notificationsReportAction,
+  conversionsReportAction,
+  productsInDemandReportAction,
+  exportReportAction,
+];
+
+export const backInStockReportCatalog = reportCatalogAction({
+  name: "back_in_stock.reports.list",
+  path: "/back_in_stock/reports",
+  area: "back-in-stock",
+  aliases: ["list the back in stock reports", "which back in stock reports are there"],
+  reports: () => BACK_IN_STOCK_REPORT_ACTIONS,
+});

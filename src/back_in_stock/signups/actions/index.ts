@@ -5,14 +5,7 @@ import { createSignup } from "./create.ts";
 import { deleteSignup } from "./delete.ts";
 import { getSignup, listSignups } from "./list.ts";
 import { listNotifications } from "../../alerts/actions/notifications.ts";
-import {
-  conversionsReportAction,
-  exportReportAction,
-  notificationsReportAction,
-  productsInDemandReportAction,
-  signupsReportAction,
-  summaryReportAction,
-} from "../../reports/actions/reports.ts";
+import { BACK_IN_STOCK_REPORT_ACTIONS, backInStockReportCatalog } from "../../reports/actions/reports.ts";
 import { getBackInStockSettings, patchBackInStockSettings } from "../../settings/actions/settings.ts";
 import { transferSignup } from "./transfer.ts";
 import { unsubscribeSignupAction } from "./unsubscribe.ts";
@@ -29,11 +22,7 @@ export const BACK_IN_STOCK_SIGNUPS_ACTIONS: readonly AnyAction[] = [
   getBackInStockSettings,
   patchBackInStockSettings,
   listNotifications,
-  summaryReportAction,
-  signupsReportAction,
-  notificationsReportAction,
-  conversionsReportAction,
-  productsInDemandReportAction,
-  exportReportAction,
+  ...BACK_IN_STOCK_REPORT_ACTIONS,
+  backInStockReportCatalog,
   copilot,
 ];
