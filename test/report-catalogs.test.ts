@@ -22,10 +22,10 @@ async function catalog(path: string): Promise<Entry[]> {
   return (answer.body as { reports: Entry[] }).reports;
 }
 
-describe("report catalogs", () => {
-  it("GET /preorders/reports lists the five JSON reports and the CSV exports, each of which answers at its path", async () => {
-    const reports = await catalog("/preorders/reports");
-    expect(reports.map((r) => [r.report, r.method, r.path, r.format, r.async])).toEqual([
+const CATALOGS: [string, [string, string, string, string, boolean][]][] = [
+  [
+    "/preorders/reports",
+    [
       ["summary", "GET", "/preorders/reports/summary", "json", false],
       ["revenue", "GET", "/preorders/reports/revenue", "json", false],
       ["by_date", "GET", "/preorders/reports/by_date", "json", false],
@@ -33,25 +33,30 @@ describe("report catalogs", () => {
       ["customers", "GET", "/preorders/reports/customers", "json", false],
       ["by_offer", "POST", "/preorders/reports/by_offer/export", "csv", true],
       ["balance_collection", "POST", "/preorders/reports/balance_collection/export", "csv", true],
-    ]);
-    for (const report of reports) expect(report.description.length, report.name).toBeGreaterThan(40);
-    for (const report of reports.filter((r) => r.method === "GET")) {
-      expect((await invoke(env.app, "GET", report.path, { key: env.key })).status, report.path).toBe(200);
-    }
-  });
-
-  it("GET /back_in_stock/reports lists the back-in-stock reports and their export", async () => {
-    const reports = await catalog("/back_in_stock/reports");
-    expect(reports.map((r) => [r.report, r.method, r.path, r.format, r.async])).toEqual([
+    ],
+  ],
+  [
+    "/back_in_stock/reports",
+    [
       ["summary", "GET", "/back_in_stock/reports/summary", "json", false],
       ["signups", "GET", "/back_in_stock/reports/signups", "json", false],
       ["notifications", "GET", "/back_in_stock/reports/notifications", "json", false],
       ["conversions", "GET", "/back_in_stock/reports/conversions", "json", false],
       ["products_in_demand", "GET", "/back_in_stock/reports/products_in_demand", "json", false],
       ["all", "POST", "/back_in_stock/reports/export", "csv", true],
-    ]);
-    for (const report of reports.filter((r) => r.method === "GET")) {
-      expect((await invoke(env.app, "GET", report.path, { key: env.key })).status, report.path).toBe(200);
+    ],
+  ],
+];
+
+describe("report catalogs", () => {
+  it("GET /preorders/reports and GET /back_in_stock/reports list every report of the area, each of the JSON ones answering at its path", async () => {
+    for (const [path, expected] of CATALOGS) {
+      const reports = await catalog(path);
+      expect(reports.map((r) => [r.report, r.method, r.path, r.format, r.async]), path).toEqual(expected);
+      for (const report of reports) expect(report.description.length, report.name).toBeGreaterThan(40);
+      for (const report of reports.filter((r) => r.method === "GET")) {
+        expect((await invoke(env.app, "GET", report.path, { key: env.key })).status, report.path).toBe(200);
+      }
     }
   });
 
