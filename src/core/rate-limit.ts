@@ -13,12 +13,44 @@ export interface RateLimitPolicy {
 interface Charge {
   keyId: string;
   shopId: string;
-  /** Points used in the current window, this request included. */
+  /** Points used within the last window's length, this request included (rollingUse). */
   used: number;
-  /** Seconds until the window resets. */
+  /** Seconds until a request of this cost fits again (Retry-After). */
   resetSeconds: number;
-  /** When the window resets, in seconds since the epoch (X-RateLimit-Reset, as STOQ sends it). */
+  /** When every point counted now has expired, in seconds since the epoch (X-RateLimit-Reset, as STOQ sends it). */
   resetAt: number;
+}
+
+/**
+ * The budget rolls over the last window's length (as STOQ's does): what counts now is the current
+ * window's points and the previous window's, weighted by the share of it still within the last
+ * `window` seconds (the sliding-window counter: no per-request history, one row per key and window).
+ * A fixed window gave the whole budget back at each boundary, so a client could spend it twice
+ * within a second across one. Answers the points used (rounded up), the seconds until a request of
+ * this cost fits again (Retry-After) and when every point counted now has expired (X-RateLimit-Reset).
+ */
+export function rollingUse(
+  window: number,
+  at: { previous: number; elapsed: number; now: number; window_start: string },
+  current: number,
+  cost: number,
+  points: number,
+): { used: number; resetSeconds: number; resetAt: number } {
+  const remainingShare = Math.max(0, 1 - at.elapsed / window);
+  const used = Math.ceil(current + at.previous * remainingShare - 1e-9);
+  let wait: number;
+  if (current <= points && at.previous > 0) {
+    // The previous window's points fade out during this one.
+    wait = Math.max(0, window * (1 - (points - current) / at.previous) - at.elapsed);
+  } else if (current <= points) {
+    wait = 0;
+  } else {
+    // This window alone is over: wait for the next, as this one's points fade there.
+    wait = window - at.elapsed + window * Math.max(0, 1 - (points - cost) / current);
+  }
+  const windowStart = Number(at.window_start) * window;
+  const resetAt = current > 0 ? windowStart + 2 * window : windowStart + window;
+  return { used, resetSeconds: Math.max(1, Math.ceil(wait)), resetAt };
 }
 
 /** A pool or a client: anything that runs a named (prepared) statement. */
@@ -27,8 +59,10 @@ export interface PreparingDb {
 }
 
 /**
- * Authenticates keys and charges their budgets in one statement. Windows are fixed and counted in
- * PostgreSQL (by its clock, unless `$4` gives the time in epoch seconds), shared by every process.
+ * Authenticates keys and charges their budgets in one statement. Points are counted per fixed
+ * window in PostgreSQL (by its clock, unless `$4` gives the time in epoch seconds), shared by every
+ * process; the statement also answers the key's previous window and how far into the current one
+ * it is, from which the budget rolls (rollingUse).
  * `$1` holds distinct key hashes in ascending order and `$2` the points to charge each: rows are
  * locked in that order, so two processes charging the same keys never deadlock. An unknown or
  * revoked key yields no row and is charged nothing. It runs on every request, so it is a named (prepared) statement, planned once per
@@ -37,8 +71,7 @@ export interface PreparingDb {
 const CHARGE: pg.QueryConfig<unknown[]> = {
   name: "rate_limit_authenticate_and_charge",
   text: `with clock as (
-       select floor(e / $3)::bigint as window_start, ceil($3 - (e - floor(e / $3) * $3))::int as reset_seconds,
-              ((floor(e / $3) + 1) * $3)::bigint as reset_at
+       select floor(e / $3)::bigint as window_start, (e - floor(e / $3) * $3)::float8 as elapsed, e
        from (select coalesce($4::float8, extract(epoch from clock_timestamp())::float8) as e) t
      ), wanted as (
        select key_hash, cost, ord from unnest($1::bytea[], $2::int[]) with ordinality as u(key_hash, cost, ord)
@@ -50,9 +83,13 @@ const CHARGE: pg.QueryConfig<unknown[]> = {
        select key.id, clock.window_start, key.cost from key, clock order by key.ord
        on conflict (key_id, window_start) do update set points = w.points + excluded.points
        returning w.key_id, w.points
+     ), previous as (
+       select w.key_id, w.points from rate_limit_windows w, clock
+       where w.key_id in (select id from key) and w.window_start = clock.window_start - 1
      )
-     select key.key_hash, key.id as key_id, key.shop_id, charged.points as used, clock.reset_seconds, clock.reset_at
-     from key join charged on charged.key_id = key.id, clock`,
+     select key.key_hash, key.id as key_id, key.shop_id, charged.points as used, coalesce(previous.points, 0) as previous,
+            clock.elapsed, clock.e as now, clock.window_start
+     from key join charged on charged.key_id = key.id left join previous on previous.key_id = key.id, clock`,
 };
 
 interface ChargeRow {
@@ -60,9 +97,13 @@ interface ChargeRow {
   key_id: string;
   shop_id: string;
   used: number;
-  reset_seconds: number;
+  /** The key's points in the window before this one. */
+  previous: number;
+  /** Seconds into the current window. */
+  elapsed: number;
+  now: number;
   /** bigint: node-postgres answers it as a string. */
-  reset_at: string;
+  window_start: string;
 }
 
 interface Pending {
@@ -72,8 +113,8 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** How a charge counts its window: its length, and the clock (absent: the database's). */
-type WindowClock = Pick<RateLimitPolicy, "windowSeconds" | "now">;
+/** How a charge counts its window: its length, the budget, and the clock (absent: the database's). */
+type WindowClock = Pick<RateLimitPolicy, "windowSeconds" | "now" | "points">;
 
 /** Requests charged by one statement at most; the rest wait for the next one. */
 const MAX_BATCH = 500;
@@ -108,7 +149,7 @@ async function chargeBatch(db: PreparingDb, clock: WindowClock, batch: Pending[]
         continue;
       }
       used += request.cost;
-      request.resolve({ keyId: row.key_id, shopId: row.shop_id, used, resetSeconds: Math.max(1, row.reset_seconds), resetAt: Number(row.reset_at) });
+      request.resolve({ keyId: row.key_id, shopId: row.shop_id, ...rollingUse(clock.windowSeconds, row, used, request.cost, clock.points) });
     }
   }
 }
@@ -156,17 +197,18 @@ class ChargeBatcher {
   }
 }
 
-/** A batcher per pool, window length and clock (the database's: undefined). */
+/** A batcher per pool, window length and budget, and clock (the database's: undefined). */
 type ByClock = Map<(() => number) | undefined, ChargeBatcher>;
-const batchers = new WeakMap<pg.Pool, Map<number, ByClock>>();
+const batchers = new WeakMap<pg.Pool, Map<string, ByClock>>();
 
 function batcherFor(pool: pg.Pool, clock: WindowClock): ChargeBatcher {
   let byWindow = batchers.get(pool);
-  if (!byWindow) batchers.set(pool, (byWindow = new Map<number, ByClock>()));
-  let byClock = byWindow.get(clock.windowSeconds);
-  if (!byClock) byWindow.set(clock.windowSeconds, (byClock = new Map<(() => number) | undefined, ChargeBatcher>()));
+  if (!byWindow) batchers.set(pool, (byWindow = new Map<string, ByClock>()));
+  const windowKey = `${String(clock.windowSeconds)}:${String(clock.points)}`;
+  let byClock = byWindow.get(windowKey);
+  if (!byClock) byWindow.set(windowKey, (byClock = new Map<(() => number) | undefined, ChargeBatcher>()));
   let batcher = byClock.get(clock.now);
-  if (!batcher) byClock.set(clock.now, (batcher = new ChargeBatcher(pool, { windowSeconds: clock.windowSeconds, now: clock.now })));
+  if (!batcher) byClock.set(clock.now, (batcher = new ChargeBatcher(pool, { windowSeconds: clock.windowSeconds, now: clock.now, points: clock.points })));
   return batcher;
 }
 
