@@ -192,7 +192,6 @@ export async function cancelJob(db: Db, jobId: string, reason: string): Promise<
   return job;
 }
 
-/** The public shape of a job (GET /jobs/{job_id}). */
 /**
  * How far the job is, 0 to 100: 100 once completed; otherwise processed over total, at most 99
  * (the last unit may be done before the job has recorded its result); 0 while the total is unknown.
@@ -203,6 +202,7 @@ export function jobProgress(job: Pick<JobRow, "status" | "total" | "processed">)
   return Math.min(99, Math.floor((job.processed * 100) / job.total));
 }
 
+/** The public shape of a job (GET /jobs/{job_id}). */
 export function presentJob(job: JobRow): Record<string, unknown> {
   return {
     id: job.id,

@@ -31,7 +31,7 @@ interface Charge {
  */
 export function rollingUse(
   window: number,
-  at: { previous: number; elapsed: number; now: number; window_start: string },
+  at: { previous: number; elapsed: number; window_start: string },
   current: number,
   cost: number,
   points: number,
@@ -71,7 +71,7 @@ export interface PreparingDb {
 const CHARGE: pg.QueryConfig<unknown[]> = {
   name: "rate_limit_authenticate_and_charge",
   text: `with clock as (
-       select floor(e / $3)::bigint as window_start, (e - floor(e / $3) * $3)::float8 as elapsed, e
+       select floor(e / $3)::bigint as window_start, (e - floor(e / $3) * $3)::float8 as elapsed
        from (select coalesce($4::float8, extract(epoch from clock_timestamp())::float8) as e) t
      ), wanted as (
        select key_hash, cost, ord from unnest($1::bytea[], $2::int[]) with ordinality as u(key_hash, cost, ord)
@@ -88,7 +88,7 @@ const CHARGE: pg.QueryConfig<unknown[]> = {
        where w.key_id in (select id from key) and w.window_start = clock.window_start - 1
      )
      select key.key_hash, key.id as key_id, key.shop_id, charged.points as used, coalesce(previous.points, 0) as previous,
-            clock.elapsed, clock.e as now, clock.window_start
+            clock.elapsed, clock.window_start
      from key join charged on charged.key_id = key.id left join previous on previous.key_id = key.id, clock`,
 };
 
@@ -101,7 +101,6 @@ interface ChargeRow {
   previous: number;
   /** Seconds into the current window. */
   elapsed: number;
-  now: number;
   /** bigint: node-postgres answers it as a string. */
   window_start: string;
 }

@@ -18,7 +18,22 @@ const reportEntry = z.strictObject({
   async: z.boolean().describe("true: answers a job handle"),
 });
 
-export function reportCatalogAction(def: { name: string; path: string; area: string; aliases: string[]; reports: () => readonly AnyAction[] }): AnyAction {
+export function reportCatalogAction(def: { name: string; path: string; area: string; aliases: string[]; reports: readonly AnyAction[] }): AnyAction {
+  // The same for every request: the registry does not change while the process runs.
+  const reports = def.reports.map((action) => {
+    const segments = action.path.split("/");
+    const exported = segments.at(-1) === "export";
+    const key = (exported ? segments.at(-2) : segments.at(-1)) ?? action.path;
+    return {
+      name: action.name,
+      report: key === "reports" ? "all" : key,
+      method: action.method === "POST" ? ("POST" as const) : ("GET" as const),
+      path: action.path,
+      description: action.description,
+      format: exported ? ("csv" as const) : ("json" as const),
+      async: action.async ?? false,
+    };
+  });
   return defineAction({
     name: def.name,
     method: "GET",
@@ -28,22 +43,6 @@ export function reportCatalogAction(def: { name: string; path: string; area: str
     kind: "read",
     input: z.strictObject({}),
     output: z.strictObject({ reports: z.array(reportEntry) }),
-    handler: () => {
-      const reports = def.reports().map((action) => {
-        const segments = action.path.split("/");
-        const exported = segments.at(-1) === "export";
-        const key = (exported ? segments.at(-2) : segments.at(-1)) ?? action.path;
-        return {
-          name: action.name,
-          report: key === "reports" ? "all" : key,
-          method: action.method === "POST" ? ("POST" as const) : ("GET" as const),
-          path: action.path,
-          description: action.description,
-          format: exported ? ("csv" as const) : ("json" as const),
-          async: action.async ?? false,
-        };
-      });
-      return Promise.resolve({ reports });
-    },
+    handler: () => Promise.resolve({ reports }),
   });
 }

@@ -178,7 +178,6 @@ export const exportReportAction = defineAction({
   },
 });
 
-
 /** The back-in-stock reports, in the order the catalog lists them. */
 export const BACK_IN_STOCK_REPORT_ACTIONS: readonly AnyAction[] = [
   summaryReportAction,
@@ -194,5 +193,5 @@ export const backInStockReportCatalog = reportCatalogAction({
   path: "/back_in_stock/reports",
   area: "back-in-stock",
   aliases: ["list the back in stock reports", "which back in stock reports are there"],
-  reports: () => BACK_IN_STOCK_REPORT_ACTIONS,
+  reports: BACK_IN_STOCK_REPORT_ACTIONS,
 });

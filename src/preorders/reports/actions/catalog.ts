@@ -11,5 +11,5 @@ export const preorderReportCatalog = reportCatalogAction({
   path: "/preorders/reports",
   area: "preorder",
   aliases: ["list the preorder reports", "which preorder reports are there"],
-  reports: () => PREORDER_REPORT_ACTIONS,
+  reports: PREORDER_REPORT_ACTIONS,
 });
