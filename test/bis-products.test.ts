@@ -60,7 +60,7 @@ describe("GET /back_in_stock/products", () => {
     const page = answer.body as Page;
     expect(page).toMatchObject({ page: 1, per_page: 50, total: 3, next_cursor: null });
     expect(productIds(page)).toEqual([productGid(51), productGid(50), productGid(52)]);
-    const zero = { signups: 0, waiting: 0, notified: 0, conversions: 0, conversion_rate: 0 };
+    const zero = { signups: 0, waiting: 0, units_wanted: 0, notified: 0, conversions: 0, conversion_rate: 0 };
     expect(page.products[1]).toEqual({
       id: productGid(50),
       title: "Linen Shirt",
@@ -68,13 +68,14 @@ describe("GET /back_in_stock/products", () => {
       status: "ACTIVE",
       signups: 5,
       waiting: 3,
+      units_wanted: 3,
       notified: 2,
       conversions: 1,
       conversion_rate: 0.5,
       available: 10,
       variants: [
-        { id: variantGid(501), title: "M", sku: "SKU-501", price: 20, available: 0, signups: 4, waiting: 2, notified: 2, conversions: 1, conversion_rate: 0.5 },
-        { id: variantGid(502), title: "L", sku: "SKU-502", price: 50, available: 3, signups: 1, waiting: 1, notified: 0, conversions: 0, conversion_rate: 0 },
+        { id: variantGid(501), title: "M", sku: "SKU-501", price: 20, available: 0, signups: 4, waiting: 2, units_wanted: 2, notified: 2, conversions: 1, conversion_rate: 0.5 },
+        { id: variantGid(502), title: "L", sku: "SKU-502", price: 50, available: 3, signups: 1, waiting: 1, units_wanted: 1, notified: 0, conversions: 0, conversion_rate: 0 },
         { id: variantGid(504), title: "XL", sku: "SKU-504", price: 55, available: 7, ...zero },
       ],
     });
@@ -86,11 +87,12 @@ describe("GET /back_in_stock/products", () => {
       status: null,
       signups: 2,
       waiting: 1,
+      units_wanted: 1,
       notified: 0,
       conversions: 0,
       conversion_rate: 0,
       available: null,
-      variants: [{ id: variantGid(599), title: null, sku: null, price: null, available: null, signups: 2, waiting: 1, notified: 0, conversions: 0, conversion_rate: 0 }],
+      variants: [{ id: variantGid(599), title: null, sku: null, price: null, available: null, signups: 2, waiting: 1, units_wanted: 1, notified: 0, conversions: 0, conversion_rate: 0 }],
     });
   });
 

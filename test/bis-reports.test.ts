@@ -209,6 +209,7 @@ describe("reports", () => {
       available: 0,
       signups: 4,
       waiting: 1,
+      units_wanted: 1,
       notified: 3,
       conversions: 3,
       conversion_rate: 1,
@@ -301,8 +302,8 @@ describe("CSV export", () => {
     await env.app.pool.query("update products set title = 'Linen Shirt, \"Classic\"' where shop_id = $1 and id = 'gid://shopify/Product/50'", [env.shop.shopId]);
     const demand = await exported({ report: "products_in_demand", variant_id: 501 });
     expect(demand.csv.trim().split("\n")).toEqual([
-      "variant_id,product_id,product_title,variant_title,sku,price,available,signups,waiting,notified,conversions,conversion_rate,demand_value",
-      'gid://shopify/ProductVariant/501,gid://shopify/Product/50,"Linen Shirt, ""Classic""",M,SKU-501,20,0,4,1,3,3,1,20',
+      "variant_id,product_id,product_title,variant_title,sku,price,available,signups,waiting,units_wanted,notified,conversions,conversion_rate,demand_value",
+      'gid://shopify/ProductVariant/501,gid://shopify/Product/50,"Linen Shirt, ""Classic""",M,SKU-501,20,0,4,1,1,3,3,1,20',
     ]);
   });
 

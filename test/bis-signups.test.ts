@@ -78,6 +78,8 @@ describe("POST /back_in_stock/signups", () => {
       consent: false,
       customer_id: null,
       first_name: "Ada",
+      quantity: 1,
+      market_id: null,
       status: "waiting",
       created_at: expect.any(String) as unknown,
       notified_at: null,

@@ -17,7 +17,8 @@ import type { PlatformRuntime } from "../platform/runtime.ts";
  * the customer id is the platform's, not the shopper's word. Decision 0200.
  *
  * `POST /storefront/back_in_stock/signups`: the "notify me" form of a sold-out variant. The body
- * is the signup action's (variant_id, channel, email or phone, locale, consent, first_name); the
+ * is the signup action's (variant_id, channel, email or phone, locale, consent, first_name, and
+ * quantity and market_id: the units wanted and the shopper's market, decision 0246); the
  * customer is the signed `logged_in_customer_id`, never the body's. It runs the same action as
  * `POST /back_in_stock/signups` (its rules, its 422s, no duplicate for a repeat) and answers only
  * what a new signup answers (`{"status":"waiting"}`), whatever the list held: the shopper learns

@@ -12,7 +12,7 @@ const DEFAULT_CONVERSION_RATE = 0.1;
 const TREND_MIN = 0.5;
 const TREND_MAX = 2;
 
-const SCORING = `Each variant with waiting signups is scored: expected_sales = waiting x conversion_rate, where conversion_rate is converted / notified of past alerts for this variant, else (fewer than ${MIN_HISTORY} notified) for its product, else for the whole shop, else an assumed ${DEFAULT_CONVERSION_RATE * 100}% (conversion_rate_source says which); unmet_sales = expected_sales minus the units available now (catalog mirror, summed over locations; a negative stock counts as 0), never below 0; trend = (signups of the last 7 days per day) / (signups of the last 30 days per day), kept within ${TREND_MIN}-${TREND_MAX} (1 without recent signups): above 1 demand is rising; score = unmet_sales x price x trend, the revenue at stake weighted by momentum. Variants whose stock already covers the expected sales (score 0) are left out. Ranked by score, then waiting.`;
+const SCORING = `Each variant with waiting signups is scored: expected_sales = units_wanted (the waiting signups' quantities summed: a signup wants 1 unit unless it gave a quantity) x conversion_rate, where conversion_rate is converted / notified of past alerts for this variant, else (fewer than ${MIN_HISTORY} notified) for its product, else for the whole shop, else an assumed ${DEFAULT_CONVERSION_RATE * 100}% (conversion_rate_source says which); unmet_sales = expected_sales minus the units available now (catalog mirror, summed over locations; a negative stock counts as 0), never below 0; trend = (signups of the last 7 days per day) / (signups of the last 30 days per day), kept within ${TREND_MIN}-${TREND_MAX} (1 without recent signups): above 1 demand is rising; score = unmet_sales x price x trend, the revenue at stake weighted by momentum. Variants whose stock already covers the expected sales (score 0) are left out. Ranked by score, then waiting.`;
 
 interface CopilotRow {
   variant_id: string;
@@ -24,6 +24,7 @@ interface CopilotRow {
   available: number;
   stock_known: boolean;
   waiting: number;
+  units_wanted: number;
   signups_7d: number;
   signups_30d: number;
   demand_value: string;
@@ -54,7 +55,8 @@ function reason(row: CopilotRow): string {
       : `past alerts for this ${row.conversion_rate_source} converted ${rate} of alerted customers`;
   const sales = round(row.expected_sales, 1);
   const price = round(row.price, 2);
-  return `${plural(row.waiting, "customer is", "customers are")} waiting for ${name} and ${stock}. ${plural(row.signups_7d, "signup", "signups")} in the last 7 days and ${row.signups_30d} in the last 30: ${momentum}. As ${history}, a restock should sell about ${sales} ${sales === 1 ? "unit" : "units"} (about ${round(Number(row.expected_sales) * Number(row.price), 2)} in revenue at ${price} each).`;
+  const units = row.units_wanted === row.waiting ? "" : ` (${plural(row.units_wanted, "unit", "units")} wanted in all)`;
+  return `${plural(row.waiting, "customer is", "customers are")} waiting for ${name}${units} and ${stock}. ${plural(row.signups_7d, "signup", "signups")} in the last 7 days and ${row.signups_30d} in the last 30: ${momentum}. As ${history}, a restock should sell about ${sales} ${sales === 1 ? "unit" : "units"} (about ${round(Number(row.expected_sales) * Number(row.price), 2)} in revenue at ${price} each).`;
 }
 
 export const copilot = defineAction({
@@ -78,10 +80,11 @@ export const copilot = defineAction({
         price: z.number(),
         available: z.int().nullable().describe("units in the catalog mirror, summed over locations; null when unknown"),
         waiting: z.int().min(0),
+        units_wanted: z.int().min(0).describe("units the waiting signups want: their quantities summed"),
         signups_7d: z.int().min(0),
         signups_30d: z.int().min(0),
         trend: z.number().describe("recent signups per day over the 30-day rate, within 0.5-2"),
-        demand_value: z.number().describe("price x waiting"),
+        demand_value: z.number().describe("price x units_wanted"),
         conversion_rate: z.number().min(0).max(1),
         conversion_rate_source: z.enum(["variant", "product", "shop", "default"]),
         expected_sales: z.number().min(0),
@@ -94,7 +97,7 @@ export const copilot = defineAction({
   }),
   method: "GET",
   path: "/back_in_stock/copilot",
-  description: `Restock recommendations computed from this shop's data: which variants to restock first and why, as { generated_at, scoring, recommendations: [{ rank, variant_id, product_id, product_title, variant_title, sku, price, available, waiting, signups_7d, signups_30d, trend, demand_value (price x waiting), conversion_rate, conversion_rate_source, expected_sales, unmet_sales, expected_revenue, score, reason }] }, reason being a plain-language explanation. ${SCORING} Options: limit (1-50, default 10), product_id (only that product's variants).`,
+  description: `Restock recommendations computed from this shop's data: which variants to restock first and why, as { generated_at, scoring, recommendations: [{ rank, variant_id, product_id, product_title, variant_title, sku, price, available, waiting, units_wanted, signups_7d, signups_30d, trend, demand_value (price x units_wanted), conversion_rate, conversion_rate_source, expected_sales, unmet_sales, expected_revenue, score, reason }] }, reason being a plain-language explanation. ${SCORING} Options: limit (1-50, default 10), product_id (only that product's variants).`,
   kind: "read",
   input: z.strictObject({
     limit: queryInt(1, 50).default(10),
@@ -107,6 +110,7 @@ export const copilot = defineAction({
       `with history as (
          select s.variant_id,
                 count(*) filter (where s.status = 'waiting')::int as waiting,
+                coalesce(sum(s.quantity) filter (where s.status = 'waiting'), 0)::int as units_wanted,
                 count(*) filter (where s.created_at >= now() - interval '7 days')::int as signups_7d,
                 count(*) filter (where s.created_at >= now() - interval '30 days')::int as signups_30d,
                 count(*) filter (where s.notified_at is not null)::int as notified,
@@ -143,12 +147,12 @@ export const copilot = defineAction({
          where h.waiting > 0 and ${where.sql()}
        ),
        scored as (
-         select c.*, c.waiting * c.conversion_rate as expected_sales,
-                greatest(c.waiting * c.conversion_rate - greatest(coalesce(c.available, 0), 0), 0) as unmet_sales
+         select c.*, c.units_wanted * c.conversion_rate as expected_sales,
+                greatest(c.units_wanted * c.conversion_rate - greatest(coalesce(c.available, 0), 0), 0) as unmet_sales
          from candidates c
        )
        select variant_id, product_id, product_title, variant_title, sku, price::text, coalesce(available, 0) as available, stock_known,
-              waiting, signups_7d, signups_30d, (price * waiting)::text as demand_value,
+              waiting, units_wanted, signups_7d, signups_30d, (price * units_wanted)::text as demand_value,
               conversion_rate::text, conversion_rate_source, trend::text, expected_sales::text, unmet_sales::text,
               (unmet_sales * price * trend)::text as score
        from scored
@@ -170,6 +174,7 @@ export const copilot = defineAction({
         price: round(row.price, 2),
         available: row.stock_known ? row.available : null,
         waiting: row.waiting,
+        units_wanted: row.units_wanted,
         signups_7d: row.signups_7d,
         signups_30d: row.signups_30d,
         trend: round(row.trend, 2),

@@ -13,7 +13,7 @@ import { type SendSummary, addSummary, emptySummary, sendLimit } from "../../mes
 import { LEASE_DEAD, type SendOptions, SendContexts, sendLedgerRows } from "./ledger.ts";
 import { stageSwitches, stageSwitchesOver } from "../templates/render.ts";
 import type { Stage } from "../templates/default-templates.ts";
-import { batchStock, itemStocks, itemStocksQuery, mirrorStock } from "./stock.ts";
+import { batchStock, itemStocks, itemStocksQuery, mirrorStock, signupMarketStockedSql } from "./stock.ts";
 import { liveJobWithKey } from "../../queue/relations.ts";
 import { loadPlan, lockQuota, monthPeriod, periodKey, quotaUsed, recountReserved } from "../../account/plans.ts";
 
@@ -87,11 +87,12 @@ function eligibility(settings: BackInStockSettings): Eligibility {
 }
 
 // The queue of a variant: waiting signups that may be sent to now, oldest first (index
-// bis_signups_waiting). Others stay waiting: a channel switched on again, or consent given, lets
-// them into a later run. The parameters are the shop, the variant, the channels (text[]) and
-// whether consent is required.
+// bis_signups_waiting). Others stay waiting: a channel switched on again, consent given, or stock
+// at a location of the signup's market (signupMarketStockedSql, decision 0246) lets them into a
+// later run. The parameters are the shop, the variant, the channels (text[]) and whether consent
+// is required.
 const eligibleSql = (shop: string, variant: string, channels: string, optIn: string) => `s.shop_id = ${shop} and s.variant_id = ${variant} and s.status = 'waiting'
-  and s.channel = any(${channels}::text[]) and (s.consent or not ${optIn})`;
+  and s.channel = any(${channels}::text[]) and (s.consent or not ${optIn}) and ${signupMarketStockedSql("s")}`;
 const ELIGIBLE = eligibleSql("$1", "$2", "$3", "$4");
 
 /** Whether an eligible signup waits (after the cursor of the run `runId`, when given: the ones before it are claimed, or were not eligible when it passed). */
@@ -621,7 +622,7 @@ export async function runRestockBurst(deps: AlertDeps, shopId: string): Promise<
        cross join lateral (
          select s.id, s.created_at from bis_signups s
          where s.shop_id = $1 and s.variant_id = runs.variant_id and s.status = 'waiting'
-           and s.channel = any($2::text[]) and (s.consent or not $3)
+           and s.channel = any($2::text[]) and (s.consent or not $3) and ${signupMarketStockedSql("s")}
          order by s.created_at, s.id
          limit 1
          for update skip locked
@@ -679,6 +680,7 @@ export async function checkInventory(pool: pg.Pool): Promise<{ shops: number; ru
       `select w.variant_id from (
          select distinct s.variant_id from bis_signups s
          where s.shop_id = $1 and s.status = 'waiting' and s.channel = any($2::text[]) and (s.consent or not $3)
+           and ${signupMarketStockedSql("s")}
        ) w
        cross join lateral (
          select coalesce(sum(greatest(il.available, 0)), 0) as available

@@ -16,6 +16,23 @@ const MIRROR_STOCK = `
   where v.shop_id = $1 and v.id = $2
     and not exists (select 1 from locations l where l.shop_id = il.shop_id and l.id = il.location_id and not l.active)`;
 
+/**
+ * Whether the signup `s` (an alias of bis_signups) may be alerted by the variant's stock now as
+ * far as its market goes (decision 0246): a signup without a market, or whose market the mirror
+ * does not have or has with no location linked, by any stock (the rest of the run's rules decide);
+ * a signup made in a market with linked locations only when the mirror holds a positive level of
+ * its variant at one of those locations that is not known to be inactive: the stock that market
+ * sells from. SQL over the signup's own columns: it adds to a queue's filter without a parameter.
+ */
+export const signupMarketStockedSql = (s: string): string => `(${s}.market_id is null
+  or not exists (select 1 from markets m where m.shop_id = ${s}.shop_id and m.id = ${s}.market_id and cardinality(m.location_ids) > 0)
+  or exists (
+    select 1 from markets m
+    join variants v on v.shop_id = m.shop_id and v.id = ${s}.variant_id
+    join inventory_levels il on il.shop_id = v.shop_id and il.inventory_item_id = v.inventory_item_id and il.location_id = any(m.location_ids)
+    where m.shop_id = ${s}.shop_id and m.id = ${s}.market_id and il.available > 0
+      and not exists (select 1 from locations l where l.shop_id = il.shop_id and l.id = il.location_id and not l.active)))`;
+
 interface MirrorStock {
   available: number;
   /** When the mirror last wrote a level of this variant (a webhook or a sync). */

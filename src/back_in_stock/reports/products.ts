@@ -4,7 +4,8 @@ import { money, rate } from "./report-queries.ts";
 
 /**
  * PRODUCTS IN BACK-IN-STOCK DEMAND: per product with signups (its product from the catalog
- * mirror, else the one the signup recorded), the signup counts of it and of each variant, and
+ * mirror, else the one the signup recorded), the signup counts of it and of each variant (and the
+ * units its waiting signups want: their quantities summed, decision 0246), and
  * the stock available now in the mirror (summed over locations, as the products_in_demand
  * report and the copilot read it; null when the mirror holds no level).
  */
@@ -12,6 +13,7 @@ import { money, rate } from "./report-queries.ts";
 interface DemandCounts {
   signups: number;
   waiting: number;
+  units_wanted: number;
   notified: number;
   conversions: number;
   conversion_rate: number;
@@ -37,6 +39,7 @@ interface DemandProduct extends DemandCounts {
 interface CountsRow {
   signups: number;
   waiting: number;
+  units_wanted: number;
   notified: number;
   conversions: number;
 }
@@ -63,6 +66,7 @@ const PER_VARIANT = `
   select coalesce(v.product_id, s.product_id) as product_id, s.variant_id,
          count(*)::int as signups,
          count(*) filter (where s.status = 'waiting')::int as waiting,
+         coalesce(sum(s.quantity) filter (where s.status = 'waiting'), 0)::int as units_wanted,
          count(*) filter (where s.notified_at is not null)::int as notified,
          count(*) filter (where s.converted_at is not null)::int as conversions
   from bis_signups s left join variants v on v.shop_id = $1 and v.id = s.variant_id
@@ -72,6 +76,7 @@ const PER_VARIANT = `
 const counts = (r: CountsRow): DemandCounts => ({
   signups: r.signups,
   waiting: r.waiting,
+  units_wanted: r.units_wanted,
   notified: r.notified,
   conversions: r.conversions,
   conversion_rate: rate(r.conversions, r.notified),
@@ -91,13 +96,13 @@ export async function demandProducts(
   const where = new Filters(options.productId === undefined ? [shopId] : [shopId, options.productId]);
   const products = options.productId !== undefined
     ? `select coalesce(pr.product_id, p.id) as product_id, coalesce(pr.signups, 0)::int as signups, coalesce(pr.waiting, 0)::int as waiting,
-              coalesce(pr.notified, 0)::int as notified, coalesce(pr.conversions, 0)::int as conversions
+              coalesce(pr.units_wanted, 0)::int as units_wanted, coalesce(pr.notified, 0)::int as notified, coalesce(pr.conversions, 0)::int as conversions
        from (select * from products where shop_id = $1 and id = $2) p full join (select * from per_product where product_id = $2) pr on pr.product_id = p.id`
     : "select * from per_product";
   const base = `
     with per_variant as (${PER_VARIANT}),
     per_product as (
-      select product_id, sum(signups)::int as signups, sum(waiting)::int as waiting, sum(notified)::int as notified, sum(conversions)::int as conversions
+      select product_id, sum(signups)::int as signups, sum(waiting)::int as waiting, sum(units_wanted)::int as units_wanted, sum(notified)::int as notified, sum(conversions)::int as conversions
       from per_variant where product_id is not null group by product_id
     ),
     d as (${products})`;
@@ -122,7 +127,7 @@ export async function demandProducts(
      select coalesce(v.product_id, pv.product_id) as product_id, coalesce(v.id, pv.variant_id) as variant_id, v.title, v.sku, v.price::text as price,
             (select sum(il.available)::int from inventory_levels il where il.shop_id = $1 and il.inventory_item_id = v.inventory_item_id) as available,
             coalesce(pv.signups, 0)::int as signups, coalesce(pv.waiting, 0)::int as waiting,
-            coalesce(pv.notified, 0)::int as notified, coalesce(pv.conversions, 0)::int as conversions
+            coalesce(pv.units_wanted, 0)::int as units_wanted, coalesce(pv.notified, 0)::int as notified, coalesce(pv.conversions, 0)::int as conversions
      from (select * from variants where shop_id = $1 and product_id = any($2::text[])) v
      full join (select * from per_variant where product_id = any($2::text[])) pv on pv.variant_id = v.id
      order by waiting desc, variant_id`,

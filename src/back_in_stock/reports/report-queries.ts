@@ -235,8 +235,9 @@ export async function conversionsReport(db: Db, shopId: string, input: SeriesInp
 
 /**
  * Variants by demand: signups (created in the period when from/to are given) per variant, with
- * waiting, notified and converted counts, price and available stock from the catalog mirror, and
- * demand_value = price x waiting. Most waiting first.
+ * waiting, notified and converted counts, units_wanted (the waiting signups' quantities summed,
+ * decision 0246), price and available stock from the catalog mirror, and demand_value = price x
+ * units_wanted. Most waiting first.
  */
 export async function productsInDemandReport(db: Db, shopId: string, input: CommonInput, limit: number): Promise<ReportTable> {
   const where = signupFilters(input, [shopId])
@@ -247,6 +248,7 @@ export async function productsInDemandReport(db: Db, shopId: string, input: Comm
     `with demand as (
        select s.variant_id, count(*)::int as signups,
               count(*) filter (where s.status = 'waiting')::int as waiting,
+              coalesce(sum(s.quantity) filter (where s.status = 'waiting'), 0)::int as units_wanted,
               count(*) filter (where s.notified_at is not null)::int as notified,
               count(*) filter (where s.converted_at is not null)::int as conversions
        from bis_signups s where ${where.sql()}
@@ -254,8 +256,8 @@ export async function productsInDemandReport(db: Db, shopId: string, input: Comm
      )
      select d.variant_id, v.product_id, p.title as product_title, v.title as variant_title, v.sku, v.price::text as price,
             (select sum(il.available)::int from inventory_levels il where il.shop_id = $1 and il.inventory_item_id = v.inventory_item_id) as available,
-            d.signups, d.waiting, d.notified, d.conversions,
-            coalesce(v.price * d.waiting, 0)::text as demand_value
+            d.signups, d.waiting, d.units_wanted, d.notified, d.conversions,
+            coalesce(v.price * d.units_wanted, 0)::text as demand_value
      from demand d
      left join variants v on v.shop_id = $1 and v.id = d.variant_id
      left join products p on p.shop_id = $1 and p.id = v.product_id
@@ -264,7 +266,7 @@ export async function productsInDemandReport(db: Db, shopId: string, input: Comm
     where.params,
   );
   return {
-    columns: ["variant_id", "product_id", "product_title", "variant_title", "sku", "price", "available", "signups", "waiting", "notified", "conversions", "conversion_rate", "demand_value"],
+    columns: ["variant_id", "product_id", "product_title", "variant_title", "sku", "price", "available", "signups", "waiting", "units_wanted", "notified", "conversions", "conversion_rate", "demand_value"],
     rows: rows.map((r) => ({
       ...r,
       price: r.price === null ? null : money(r.price as string),

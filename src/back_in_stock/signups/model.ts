@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../core/db.ts";
 import { type Issue, notFound } from "../../core/errors.ts";
-import { isUuid, platformId } from "../../core/params.ts";
+import { isUuid, platformId, positiveJsonInt } from "../../core/params.ts";
 
 /** What every signup action shares: the row, its public shape, id forms and lookups. */
 
@@ -36,6 +36,10 @@ export interface SignupRow {
   unsubscribed_at: Date | null;
   last_error: string | null;
   updated_at: Date;
+  /** Units the customer wants (1-SIGNUP_QUANTITY_MAX). */
+  quantity: number;
+  /** The market (gid) the customer signed up in, or null. */
+  market_id: string | null;
 }
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
@@ -53,6 +57,8 @@ export function presentSignup(row: SignupRow): Record<string, unknown> {
     consent: row.consent,
     customer_id: row.customer_id,
     first_name: row.first_name,
+    quantity: row.quantity,
+    market_id: row.market_id,
     status: row.status,
     created_at: row.created_at.toISOString(),
     notified_at: iso(row.notified_at),
@@ -77,6 +83,20 @@ export const signupPhone = z
 export const variantIdSchema = platformId("ProductVariant");
 export const productIdSchema = platformId("Product");
 export const customerIdSchema = platformId("Customer");
+export const marketIdSchema = platformId("Market");
+
+/** The most units one signup may ask for (decision 0246). */
+export const SIGNUP_QUANTITY_MAX = 10_000;
+/** Units a signup wants: a JSON integer from 1 to SIGNUP_QUANTITY_MAX (sql/137 checks the same). */
+export const signupQuantity = positiveJsonInt(SIGNUP_QUANTITY_MAX);
+
+export const MARKET_NOT_IN_SHOP_ISSUE: Issue = { path: "market_id", message: "must be a market of this shop" };
+
+/** Whether the market (gid) is one of this shop's mirrored markets. */
+export async function marketExists(db: Db, shopId: string, marketId: string): Promise<boolean> {
+  const { rows } = await db.query("select 1 from markets where shop_id = $1 and id = $2", [shopId, marketId]);
+  return rows.length > 0;
+}
 
 export const VARIANT_NOT_IN_SHOP_ISSUE: Issue = { path: "variant_id", message: "must be a variant of this shop" };
 

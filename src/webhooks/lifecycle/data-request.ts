@@ -43,7 +43,7 @@ type DataRequest = z.output<typeof customerDataRequestJob.payload>;
  */
 const CUSTOMER_DATA = `
   with signups as (
-    select s.id, s.variant_id, s.product_id, s.channel, s.contact, s.locale, s.consent, s.customer_id, s.first_name, s.status,
+    select s.id, s.variant_id, s.product_id, s.channel, s.contact, s.locale, s.consent, s.customer_id, s.first_name, s.quantity, s.market_id, s.status,
            s.created_at, s.notified_at, s.converted_at, s.converted_order_id, s.unsubscribed_at
     from bis_signups s where ${CUSTOMER_MATCH.signup("s")}
   ), orders as (

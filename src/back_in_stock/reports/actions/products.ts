@@ -11,6 +11,7 @@ const BIS_PRODUCT_RESOURCE = "Back-in-stock product";
 const countFields = {
   signups: z.int().min(0).describe("signups ever made (every status)"),
   waiting: z.int().min(0).describe("signups waiting for their alert"),
+  units_wanted: z.int().min(0).describe("units the waiting signups want: their quantities summed (a signup without one wants 1)"),
   notified: z.int().min(0).describe("signups alerted at least once"),
   conversions: z.int().min(0).describe("signups converted by an order"),
   conversion_rate: z.number().min(0).max(1).describe("conversions / notified, 4 decimals; 0 when none were notified"),
@@ -40,7 +41,7 @@ const demandProductOutput = z.strictObject({
 });
 
 const FIELDS =
-  "id, title, handle, status, signups, waiting, notified, conversions, conversion_rate, available (stock now in the catalog mirror) and variants ([{ id, title, sku, price, available, signups, waiting, notified, conversions, conversion_rate }])";
+  "id, title, handle, status, signups, waiting, units_wanted, notified, conversions, conversion_rate, available (stock now in the catalog mirror) and variants ([{ id, title, sku, price, available, signups, waiting, units_wanted, notified, conversions, conversion_rate }])";
 
 const NOTES = [
   "A signup belongs to its variant's product in the catalog mirror, else to the product recorded with the signup.",

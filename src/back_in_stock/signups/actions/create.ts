@@ -6,7 +6,21 @@ import { assertCatalogMirrored } from "../../../catalog/readiness.ts";
 import { type Issue, fieldIssue, unprocessable } from "../../../core/errors.ts";
 import { locale } from "../../../core/schemas.ts";
 import { DEFAULT_STAGE_ENABLED } from "../../templates/default-templates.ts";
-import { SIGNUP_CHANNELS, type SignupRow, VARIANT_NOT_IN_SHOP_ISSUE, customerIdSchema, findVariant, signupEmail as email, signupPhone as phone, variantIdSchema } from "../model.ts";
+import {
+  MARKET_NOT_IN_SHOP_ISSUE,
+  SIGNUP_CHANNELS,
+  SIGNUP_QUANTITY_MAX,
+  type SignupRow,
+  VARIANT_NOT_IN_SHOP_ISSUE,
+  customerIdSchema,
+  findVariant,
+  marketExists,
+  marketIdSchema,
+  signupEmail as email,
+  signupPhone as phone,
+  signupQuantity,
+  variantIdSchema,
+} from "../model.ts";
 import { loadBackInStockSettings } from "../../settings/settings.ts";
 import { thankYouTask } from "../../alerts/deps.ts";
 import { enqueue } from "../../../core/tasks.ts";
@@ -23,6 +37,11 @@ const input = z.strictObject({
   consent: z.boolean().optional().describe("The customer agreed to be contacted; required (true) when compliance.opt_in_required is on"),
   first_name: z.string().trim().max(100).optional(),
   customer_id: customerIdSchema.optional().describe("The platform customer, when known: tagged when tagging is on"),
+  quantity: signupQuantity.optional().describe(`Units the customer wants, 1-${SIGNUP_QUANTITY_MAX}; default 1 (a repeat keeps the stored one unless given)`),
+  market_id: marketIdSchema
+    .nullable()
+    .optional()
+    .describe("The market the customer signs up in (numeric id or gid, GET /account/markets); the alert waits for stock at a location of that market. null or absent: none (a repeat keeps the stored one unless given; null clears it)"),
 });
 
 /** Queues the signup_thank_you message on the write's transaction, coalesced per signup. */
@@ -39,8 +58,8 @@ export const createSignup = defineAction({
   method: "POST",
   path: "/back_in_stock/signups",
   description:
-    "Signs a customer up for a variant's back-in-stock alert. variant_id: the numeric id or the gid; it must be a mirrored variant of this shop (422 `variant_id must be a variant of this shop`); the gid is stored. channel: email (needs email, validated and lower-cased) or sms (needs phone in E.164, +[1-9] and up to 15 digits; spaces, dots, dashes and brackets are dropped first); the channel must be on in the settings. locale defaults to the shop's default_locale. consent must be true when compliance.opt_in_required is on. " +
-    "The same shop, variant, channel and contact is the same signup: a repeat answers that signup (no duplicate), filling in first_name, customer_id and locale when given and recording consent: true; a repeat with consent: true resumes an unsubscribed signup (status waiting, or notified/converted if it had already been alerted or bought: each stage is sent at most once, ever); without consent it stays unsubscribed. " +
+    "Signs a customer up for a variant's back-in-stock alert. variant_id: the numeric id or the gid; it must be a mirrored variant of this shop (422 `variant_id must be a variant of this shop`); the gid is stored. channel: email (needs email, validated and lower-cased) or sms (needs phone in E.164, +[1-9] and up to 15 digits; spaces, dots, dashes and brackets are dropped first); the channel must be on in the settings. locale defaults to the shop's default_locale. consent must be true when compliance.opt_in_required is on. quantity: the units wanted, an integer from 1 to " + String(SIGNUP_QUANTITY_MAX) + " (default 1), summed as units_wanted in the demand reads. market_id: the market the customer signs up in (numeric id or gid of GET /account/markets; 422 `market_id must be a market of this shop` otherwise; null or absent: none); its alert waits until the variant is in stock at a location of that market (decision 0246). " +
+    "The same shop, variant, channel and contact is the same signup: a repeat answers that signup (no duplicate), filling in first_name, customer_id, locale, quantity and market_id when given and recording consent: true; a repeat with consent: true resumes an unsubscribed signup (status waiting, or notified/converted if it had already been alerted or bought: each stage is sent at most once, ever); without consent it stays unsubscribed. " +
     "A new or resumed signup queues, in the same transaction, its sync to every e-mail provider whose sync is on (GET /account/integrations; e-mail signups only), the customer tag on the platform (when tagging is on and customer_id is known) and the signup_thank_you message (when that stage is enabled). Answers 202 with the signup and its sync state.",
   aliases: ["sign a customer up for a back in stock alert", "add a back in stock signup", "notify me when a variant is back in stock"],
   notes: [
@@ -64,6 +83,7 @@ export const createSignup = defineAction({
     if (body[field] === undefined) problems.push(fieldIssue(field, "is required"));
     if (body[other] !== undefined) problems.push(fieldIssue(other, `is not allowed with channel ${body.channel}`));
     if (settings.compliance.opt_in_required && body.consent !== true) problems.push(fieldIssue("consent", "must be true"));
+    if (typeof body.market_id === "string" && !(await marketExists(ctx.db, ctx.shopId, body.market_id))) problems.push(MARKET_NOT_IN_SHOP_ISSUE);
     const contact = body[field];
     if (problems.length > 0 || !variant || contact === undefined) throw unprocessable(problems);
 
@@ -88,23 +108,34 @@ export const createSignup = defineAction({
           `update bis_signups set
              first_name = coalesce($2, first_name), customer_id = coalesce($3, customer_id), locale = coalesce($4, locale),
              consent = consent or $5,
+             quantity = coalesce($7, quantity), market_id = case when $8 then $9 else market_id end,
              status = case when $6 then (case when converted_at is not null then 'converted'
                                               when notified_at is not null then 'notified' else 'waiting' end)
                       else status end,
              unsubscribed_at = case when $6 then null else unsubscribed_at end,
              updated_at = now()
            where id = $1 returning *`,
-          [current.id, body.first_name ?? null, body.customer_id ?? null, body.locale ?? null, body.consent === true, resumed],
+          [
+            current.id,
+            body.first_name ?? null,
+            body.customer_id ?? null,
+            body.locale ?? null,
+            body.consent === true,
+            resumed,
+            body.quantity ?? null,
+            body.market_id !== undefined,
+            body.market_id ?? null,
+          ],
         );
         row = rows[0];
       } else {
         // A concurrent first signup for the same contact wins the unique key; the next pass then finds it.
         const { rows } = await ctx.db.query<SignupRow>(
-          `insert into bis_signups (shop_id, variant_id, product_id, channel, contact, locale, consent, customer_id, first_name)
-           values ($1, $2, $5, $3, $4, $6, $7, $8, $9)
+          `insert into bis_signups (shop_id, variant_id, product_id, channel, contact, locale, consent, customer_id, first_name, quantity, market_id)
+           values ($1, $2, $5, $3, $4, $6, $7, $8, $9, $10, $11)
            on conflict (shop_id, variant_id, channel, contact) do nothing
            returning *`,
-          [...key, variant.product_id, signupLocale, body.consent ?? false, body.customer_id ?? null, body.first_name ?? null],
+          [...key, variant.product_id, signupLocale, body.consent ?? false, body.customer_id ?? null, body.first_name ?? null, body.quantity ?? 1, body.market_id ?? null],
         );
         row = rows[0];
         fresh = row !== undefined;

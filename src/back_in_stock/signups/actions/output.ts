@@ -16,6 +16,8 @@ const signupOutput = z.strictObject({
   consent: z.boolean(),
   customer_id: z.string().nullable().describe("gid of the platform customer, when known"),
   first_name: z.string().nullable(),
+  quantity: z.int().min(1).describe("units the customer wants (default 1); summed as units_wanted in the demand reads"),
+  market_id: z.string().nullable().describe("gid of the market the customer signed up in (GET /account/markets); the alert waits for stock at a location of that market; null: any stock"),
   status: z.enum(SIGNUP_STATUSES),
   created_at: timestampOutput,
   notified_at: timestampOutput.nullable().describe("when its initial alert was accepted by the mail server or SMS provider"),

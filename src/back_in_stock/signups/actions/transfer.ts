@@ -13,7 +13,7 @@ export const transferSignup = defineAction({
   method: "POST",
   path: "/back_in_stock/signups/{id}/transfer",
   description:
-    "Moves a waiting signup to another variant of this shop (variant_id: numeric id or gid; 422 `variant_id must be a variant of this shop` otherwise), keeping its place in the queue (created_at), contact, locale and consent. 409 when the signup is not waiting (a notified, converted or unsubscribed signup is not moved: each stage is sent at most once per signup) or when the contact already has a signup on the target variant (that signup's id is in the reason). Transferring to the variant it is already on answers it unchanged.",
+    "Moves a waiting signup to another variant of this shop (variant_id: numeric id or gid; 422 `variant_id must be a variant of this shop` otherwise), keeping its place in the queue (created_at), contact, locale, consent, quantity and market_id. 409 when the signup is not waiting (a notified, converted or unsubscribed signup is not moved: each stage is sent at most once per signup) or when the contact already has a signup on the target variant (that signup's id is in the reason). Transferring to the variant it is already on answers it unchanged.",
   kind: "write",
   params: z.object({ id: z.string() }),
   input: z.strictObject({ variant_id: variantIdSchema }),
