@@ -19,7 +19,8 @@ const offer = (id: string, extra: Record<string, unknown> = {}) => ({ version: 1
 
 function scope(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    shop: { name: "Demo", metafields: { "$app:preorder": { shop: json({ version: 1, live_offer_ids: [LIVE_A, LIVE_B, LIVE_ELSEWHERE] }) } } },
+    shop: { name: "Demo", currency: "EUR", metafields: { "$app:preorder": { shop: json({ version: 1, live_offer_ids: [LIVE_A, LIVE_B, LIVE_ELSEWHERE] }) } } },
+    cart: { currency: { iso_code: "CHF" } },
     request: { locale: { iso_code: "fr" } },
     localization: { market: { id: "gid://shopify/Market/2" } },
     template: { name: "product" },
@@ -64,7 +65,16 @@ describe("the app embed block", () => {
     // A value holding </script> cannot end the tag.
     expect(html).not.toContain("</script><b>");
     const { embed, product: data } = scripts(html);
-    expect(embed).toEqual({ shop: { version: 1, live_offer_ids: [LIVE_A, LIVE_B, LIVE_ELSEWHERE] }, locale: "fr", market_id: "gid://shopify/Market/2", proxy_path: "/apps/preorder", template: "product" });
+    // The page's prices are in the cart's (the market's) currency; a fixed discount is in the shop's.
+    expect(embed).toEqual({
+      shop: { version: 1, live_offer_ids: [LIVE_A, LIVE_B, LIVE_ELSEWHERE] },
+      locale: "fr",
+      market_id: "gid://shopify/Market/2",
+      currency: "CHF",
+      shop_currency: "EUR",
+      proxy_path: "/apps/preorder",
+      template: "product",
+    });
     expect(data).toEqual({
       id: 101,
       handle: "jacket",

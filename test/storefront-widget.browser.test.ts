@@ -120,7 +120,7 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     expect(options).toEqual(["deposit", "full"]);
     expect(await page.locator("[data-payment-option='deposit'] input").isChecked()).toBe(true);
     expect((await page.locator(".preorder-countdown__text").innerText()).trim()).toBe("Preorder ends in");
-    expect((await page.locator(".preorder-countdown__time").innerText()).trim()).toMatch(/^0[23]:\d{2}:\d{2}:\d{2}$/);
+    expect((await page.locator(".preorder-countdown__time").innerText()).trim()).toMatch(/^0[23] days \d{2} hr \d{2} min \d{2} sec$/);
     expect(await page.locator("[data-preorder-countdown]").getAttribute("class")).toContain("preorder-countdown--banner");
     expect([await css("[data-preorder-countdown]", "color"), await css("[data-preorder-countdown]", "backgroundColor"), await css("[data-preorder-countdown]", "borderRadius")]).toEqual([
       "rgb(170, 0, 0)",
@@ -695,7 +695,14 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
       await page.goto(productUrl(variant));
       await clearCart();
       const label = page.locator(`[data-payment-option='${option}']`);
-      expect((await label.innerText()).trim()).toBe(option === "full" ? "All at once The whole price today." : "A quarter now The rest before it ships.");
+      // The option's title and description, and what it charges now and later for the variant's price (decision 0248).
+      const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+      const deposit = Math.round(priceCents / 4);
+      expect((await label.innerText()).trim().split("\n")).toEqual(
+        option === "full"
+          ? ["All at once", "The whole price today.", `Pay ${money(priceCents)} now`]
+          : ["A quarter now", "The rest before it ships.", `Pay ${money(deposit)} now, ${money(priceCents - deposit)} later`],
+      );
       await label.locator("input").check();
       // The theme's own form takes the chosen option's plan too.
       expect(await page.locator("input[name=selling_plan]").inputValue()).toBe(String(planOf(option)));

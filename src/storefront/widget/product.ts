@@ -1,11 +1,15 @@
 import { PREORDER_OFFER_PROPERTY } from "../line-properties.ts";
+import { DEFAULT_SHIPPING_TEXT } from "../shipping-text.ts";
 import { addToCart, readCart } from "./cart.ts";
 import { countdownElement } from "./countdown.ts";
 import { badgeElement } from "./badge.ts";
 import { el, fill, insertAfter, pick } from "./dom.ts";
+import { formatDate, formatMoney, formatUnits } from "./format.ts";
 import { guardMixedCart } from "./mixed-cart.ts";
 import { notifyForm } from "./notify.ts";
 import { buttonState, displayLocale, legacyId, offerFor, offersOutsideMarket, onPreorder, translate } from "./offer.ts";
+import { type Phrases, phrasesFor } from "./phrases.ts";
+import { adoptThemeLook, ensureStyles } from "./styles.ts";
 import type { Signals } from "./signals.ts";
 import type { EmbedData, OfferConfig, ProductData, VariantData } from "./types.ts";
 
@@ -79,7 +83,9 @@ function renderVariant(page: Page, variant: VariantData): Cleanup {
   }
   if (!variant.available) {
     page.signals.debug("sold out without an offer: notify me form", { variant: variant.id });
+    ensureStyles();
     const root = notifyForm(page.embed, variant, page.signals);
+    adoptThemeLook(root, page.addButton);
     // After the product form, not in it: a form inside a form is not HTML.
     insertAfter(page.form ?? page.addButton, root);
     return () => root.remove();
@@ -118,6 +124,8 @@ function preorderTexts(page: Page, variant: VariantData, offer: OfferConfig) {
 function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cleanup {
   const cleanups: Cleanup[] = [];
   const texts = preorderTexts(page, variant, offer);
+  const phrases = phrasesFor(page.locale);
+  ensureStyles();
   const storefront = page.embed.shop?.storefront;
   // Off the platform plan (null), the line names its offer instead; on it, the chosen option's own plan (decision 0212).
   const offerPlan = offer.selling_plan_id === null ? undefined : Number(legacyId(offer.selling_plan_id));
@@ -141,6 +149,9 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
     cleanups.push(() => badge.remove());
   }
 
+  const root = el("div", { class: "preorder-widget", "data-preorder-offer": offer.offer_id, "data-preorder-state": texts.state });
+  // Read before it is hidden: the theme's button look is the widget's default.
+  adoptThemeLook(root, page.addButton);
   // The theme's own buttons give way: its add to cart, and the buy-now buttons that would skip the terms.
   hide(page.addButton, cleanups);
   if (storefront?.hide_dynamic_checkout_buttons ?? true) for (const node of document.querySelectorAll(DYNAMIC_CHECKOUT)) hide(node, cleanups);
@@ -175,14 +186,18 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
     });
   }
 
-  const root = el("div", { class: "preorder-widget", "data-preorder-offer": offer.offer_id, "data-preorder-state": texts.state });
   const message = el("p", { class: "preorder-message", role: "status", "aria-live": "polite" });
 
-  const countdown = countdownElement(offer, texts.countdown, page.now);
+  const countdown = countdownElement(offer, texts.countdown, page.now, page.locale);
   if (countdown) root.append(countdown);
 
-  const shipping = texts.shipping === null ? null : shippingText(offer, texts.shipping, page.locale);
-  if (offer.shipping.display.show_details && shipping !== null) root.append(el("p", { class: "preorder-shipping" }, [shipping]));
+  // The delivery line goes under the button; the offer's shipping text stays here, unless it is
+  // still the default "as soon as it is available", which a dated delivery contradicts.
+  const showDetails = offer.shipping.display.show_details;
+  const delivery = showDetails ? deliveryLine(offer, phrases, page.locale) : null;
+  const ownShippingText = texts.shipping !== null && !(delivery !== null && offer.shipping.display.shipping_text === DEFAULT_SHIPPING_TEXT);
+  const shipping = ownShippingText && texts.shipping !== null ? shippingText(offer, texts.shipping, page.locale) : null;
+  if (showDetails && shipping !== null) root.append(el("p", { class: "preorder-shipping" }, [shipping]));
 
   // The live count (it moves with each order, so it is not in the metafield): read once, for the
   // "Only N left" line, for a click past what is left (the checkout refuses it too, decision 0211)
@@ -200,7 +215,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
   }
 
   if (options.length > 0) {
-    const list = el("fieldset", { class: "preorder-payment-options" });
+    const list = el("fieldset", { class: "preorder-payment-options" }, [el("legend", {}, [phrases.payment_options])]);
+    const amounts: (() => void)[] = [];
     options.forEach((option, index) => {
       const radio = el("input", { type: "radio", name: "preorder-payment-option", value: option.type });
       radio.checked = index === 0;
@@ -209,10 +225,30 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
         chosenOption = option;
         showPlan();
       });
-      const label = el("label", { class: "preorder-payment-option", "data-payment-option": option.type }, [radio, " ", el("strong", {}, [option.title]), " ", el("span", {}, [option.description])]);
-      label.style.display = "block";
+      const amount = el("span", { class: "preorder-payment-amount", "data-payment-amount": option.type });
+      const showAmount = () => {
+        const text = optionAmounts(page, offer, option, variant, phrases, quantityOf(quantityInput));
+        amount.textContent = text ?? "";
+        amount.hidden = text === null;
+      };
+      showAmount();
+      amounts.push(showAmount);
+      const label = el("label", { class: "preorder-payment-option", "data-payment-option": option.type }, [
+        radio,
+        el("strong", { class: "preorder-payment-option__title" }, [option.title]),
+        ...(option.description.trim() === "" ? [] : [el("span", { class: "preorder-payment-option__description" }, [option.description])]),
+        amount,
+      ]);
       list.append(label);
     });
+    // The amounts follow the quantity: what the shopper pays for what they are about to add.
+    if (quantityInput) {
+      const follow = () => {
+        for (const show of amounts) show();
+      };
+      quantityInput.addEventListener("input", follow);
+      cleanups.push(() => quantityInput.removeEventListener("input", follow));
+    }
     if (offer.payments.billing_widget_text) list.append(el("p", { class: "preorder-billing-text" }, [offer.payments.billing_widget_text]));
     root.append(list);
   }
@@ -225,8 +261,10 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
 
   const button = el("button", { type: "button", class: "preorder-button", "data-preorder-button": "" }, [texts.button]);
   if (offer.widget.button.colors.enabled) {
+    // The offer's own colours, inline: they win over a theme's custom properties and its rules for buttons in its product form.
     button.style.color = offer.widget.button.colors.text_color;
     button.style.backgroundColor = offer.widget.button.colors.background_color;
+    button.style.borderColor = offer.widget.button.colors.background_color;
   }
   const blockUntilTicked = offer.checkout.terms.enabled && offer.checkout.terms.disable_button_until_acknowledged;
   // inventory.provider app: the offer's stock is its total limit; none left, no preorder.
@@ -246,13 +284,13 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
     });
   }
   root.append(button);
+  if (delivery !== null) root.append(el("p", { class: "preorder-delivery", "data-preorder-delivery": "" }, [delivery]));
 
   if (offer.widget.disclaimer.enabled) {
     const disclaimer = el("div", { class: "preorder-disclaimer" }, [texts.disclaimer]);
     disclaimer.style.color = offer.widget.disclaimer.text_color;
     disclaimer.style.backgroundColor = offer.widget.disclaimer.background_color;
     disclaimer.style.borderRadius = offer.widget.disclaimer.border_radius;
-    disclaimer.style.padding = "8px 12px";
     root.append(disclaimer);
   }
   root.append(message);
@@ -288,7 +326,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       }
       if (!offer.checkout.mixed_cart.allowed && cart.some((line) => !line.selling_plan_allocation)) return refuse(texts.mixedCart);
       const properties: Record<string, string> = {};
-      if (offer.shipping.display.shipping_line_item_property_enabled && shipping !== null) properties.Shipping = shipping;
+      const shippingLine = shipping ?? delivery;
+      if (offer.shipping.display.shipping_line_item_property_enabled && shippingLine !== null) properties.Shipping = shippingLine;
       if (options.length > 1 && chosenOption) properties["Payment option"] = chosenOption.title;
       if (termsBox?.checked) properties._preorder_terms_accepted = "yes";
       // Sold without a platform selling plan: the line names its offer, which is how the order is known as a preorder.
@@ -326,6 +365,48 @@ function shippingText(offer: OfferConfig, text: string, locale: string): string 
     }
   }
   return fill(text, { date: formatted, days: days ?? "" });
+}
+
+/**
+ * The delivery as a shopper reads it, in the page's locale: "Ships by Jan 15, 2027" for a dated
+ * delivery, "Ships in 3 days" for one within days; null for as soon as possible.
+ */
+function deliveryLine(offer: OfferConfig, phrases: Phrases, locale: string): string | null {
+  const { type, date, days } = offer.shipping.delivery;
+  if (type === "on_date" && date !== null) return fill(phrases.ships_by, { date: formatDate(date, locale) });
+  if (days !== null && days > 0) return fill(phrases.ships_in, { days: formatUnits(days, "day", locale) });
+  return null;
+}
+
+function quantityOf(input: HTMLInputElement | null): number {
+  return Math.max(1, Math.floor(Number(input?.value ?? "1")) || 1);
+}
+
+/**
+ * What the option charges now and later for the quantity, in the page's currency: the variant's
+ * price less the offer's discount (the selling plan's pricing policy), the deposit its percentage
+ * of it (the plan's checkout charge), the balance the rest. Null when the price or currency is
+ * unknown, or a fixed discount (in the shop's currency) meets a page in another.
+ */
+function optionAmounts(page: Page, offer: OfferConfig, option: OfferConfig["payments"]["options"][number], variant: VariantData, phrases: Phrases, quantity: number): string | null {
+  const { currency, shop_currency: shopCurrency } = page.embed;
+  if (typeof variant.price !== "number" || !currency) return null;
+  let unit = variant.price;
+  const { type, value } = offer.payments.discount;
+  if (value !== null && value > 0 && type === "percentage") unit = Math.round((unit * (100 - value)) / 100);
+  if (value !== null && value > 0 && type === "fixed_amount") {
+    if (shopCurrency && shopCurrency !== currency) return null;
+    unit = Math.max(0, unit - Math.round(value * 100));
+  }
+  const total = unit * quantity;
+  const money = (cents: number) => formatMoney(cents, currency, page.locale);
+  if (option.type === "deposit") {
+    const now = Math.round((total * (option.deposit_percent ?? 50)) / 100);
+    const [first, rest] = [money(now), money(total - now)];
+    return first === null || rest === null ? null : fill(phrases.pay_now_later, { now: first, later: rest });
+  }
+  const all = money(total);
+  return all === null ? null : fill(phrases.pay_now, { now: all });
 }
 
 /** The enabled payment options; with show_partial_first the deposit comes first (and is chosen). */

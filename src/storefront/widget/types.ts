@@ -23,6 +23,10 @@ export interface EmbedData {
   locale: string;
   /** The market the page is shown in (`localization.market.id`), a gid or a number; null: unknown. */
   market_id: string | null;
+  /** The currency the page's prices are in (`cart.currency.iso_code`, the market's presentment currency); null: unknown (no amounts shown). */
+  currency: string | null;
+  /** The shop's own currency (`shop.currency`): a fixed discount is in it. */
+  shop_currency: string | null;
   /** Where the app proxy forwards to the service, e.g. `/apps/preorder`. */
   proxy_path: string;
   /** `product` or `collection` (`template.name`). */
@@ -32,6 +36,8 @@ export interface EmbedData {
 export interface VariantData {
   id: number;
   title: string;
+  /** In cents of the page's currency (Liquid's `variant.price`). */
+  price: number;
   available: boolean;
   inventory_quantity: number;
   /** `deny` or `continue` */

@@ -6,7 +6,7 @@ import { appNamespace, parsed, variantAvailable } from "./app-data.ts";
 /**
  * Shopify's Liquid objects as a theme (and the app embed block, decision 0232) reads them on the
  * emulator's online store: `shop`, `product` with its `variants`, their `metafields`, `request`,
- * `localization`, `template`. Only the properties the emulator's theme and the app embed use.
+ * `localization`, `template`, `cart.currency`. Only the properties the emulator's theme and the app embed use.
  */
 
 export interface LiquidMetafield {
@@ -64,9 +64,9 @@ export function liquidProduct(ctx: Context, product: Product): LiquidProduct {
   return { id: product.id, title: product.title, handle: product.handle, variants: ctx.store.variantsOf(product).map((v) => liquidVariant(ctx, v)) };
 }
 
-/** `shop`: its name and metafields. */
-export function liquidShop(ctx: Context): { name: string; metafields: LiquidMetafields } {
-  return { name: ctx.shop.name, metafields: liquidMetafields(ctx, "SHOP", SHOP_ID) };
+/** `shop`: its name, currency (ISO code) and metafields. */
+export function liquidShop(ctx: Context): { name: string; currency: string; metafields: LiquidMetafields } {
+  return { name: ctx.shop.name, currency: ctx.shop.currencyCode, metafields: liquidMetafields(ctx, "SHOP", SHOP_ID) };
 }
 
 /** The page's `request`, `localization` and `template` objects; `marketId` as the widget reads it (a gid). */

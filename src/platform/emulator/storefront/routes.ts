@@ -82,7 +82,13 @@ export function registerStorefront(app: FastifyInstance, deps: StorefrontDeps): 
     const market = pageMarket(ctx, request, reply);
     return liquidPage({ locale, marketId: market ? gid("Market", market.id) : null, template });
   };
-  const page = (scope: Record<string, unknown>) => ({ shop: liquidShop(ctx), app_embed_url: options.appEmbedUrl ?? null, ...scope });
+  // Liquid's `cart` is on every page (its `currency` the presentment currency: the shop's here, which has one).
+  const page = (scope: Record<string, unknown>) => ({
+    shop: liquidShop(ctx),
+    app_embed_url: options.appEmbedUrl ?? null,
+    ...scope,
+    cart: { items: [], ...(scope.cart as Record<string, unknown> | undefined), currency: { iso_code: ctx.shop.currencyCode } },
+  });
   const cartOf = (request: FastifyRequest): Cart | undefined => carts.get(cookies(request).cart);
   const openCart = (request: FastifyRequest, reply: FastifyReply): Cart => {
     const cart = carts.open(cookies(request).cart);

@@ -67,11 +67,11 @@ header a { color: inherit; text-decoration: none; font-weight: 600; }
 main { max-width: 720px; margin: 32px auto; padding: 0 32px; }
 .price { font-size: 1.4em; margin: 8px 0 16px; }
 form#product-form { display: grid; gap: 12px; max-width: 420px; }
-form#product-form button, .bis-widget button, .preorder-widget button { padding: 12px; font-size: 1em; cursor: pointer; border: 1px solid #1a1a1a; background: #1a1a1a; color: #fff; }
+:root { --preorder-max-width: 420px; }
+form#product-form button { padding: 12px; font-size: 1em; cursor: pointer; border: 1px solid #1a1a1a; background: #1a1a1a; color: #fff; border-radius: 6px; }
 button:disabled { opacity: 0.5; cursor: not-allowed; }
 .shopify-payment-button button { background: #5a31f4; border-color: #5a31f4; }
-.preorder-widget, .bis-widget { display: grid; gap: 10px; max-width: 420px; margin-top: 12px; }
-.preorder-message[data-kind="error"], .bis-message[data-kind="error"], .errors { color: #b00020; }
+.errors { color: #b00020; }
 .cards { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
 .cards article { border: 1px solid #ddd; padding: 12px; }
 table { border-collapse: collapse; width: 100%; } td, th { border-bottom: 1px solid #eee; padding: 8px; text-align: left; }

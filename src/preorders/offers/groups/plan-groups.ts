@@ -4,6 +4,7 @@ import { sets } from "../../../core/deep-partial.ts";
 import { type Issue, fieldIssue } from "../../../core/errors.ts";
 import { LIMITS, type OfferState, defineGroup, label, longText, platformTag, requiredLabel, timestamp } from "../model.ts";
 import { advancedOutput, paymentsOutput, shippingOutput } from "../outputs.ts";
+import { DEFAULT_SHIPPING_TEXT } from "../../../storefront/shipping-text.ts";
 
 // The advanced, payments and shipping groups constrain each other (deposits need the platform
 // selling plan, a split into orders detaches it), so they are defined together: their action
@@ -222,7 +223,7 @@ export const shippingSchema = z.strictObject({
   display: z
     .strictObject({
       show_details: z.boolean().default(true),
-      shipping_text: longText.default("Ships as soon as it is available."),
+      shipping_text: longText.default(DEFAULT_SHIPPING_TEXT),
       shipping_line_item_property_enabled: z.boolean().default(false),
     })
     .prefault({}),
