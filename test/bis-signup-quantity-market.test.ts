@@ -132,7 +132,7 @@ describe("quantity and market_id on a signup", () => {
     expect(await stored(shop.shopId, "bad-market@example.com")).toBeUndefined();
   });
 
-  it("the storefront's app proxy takes both fields, with the same 422s", async () => {
+  it("the storefront's app proxy takes both fields, with the same 422s but for a market the mirror does not know: the shopper is signed up without one", async () => {
     const accepted = await proxyPost(shop.domain, { variant_id: 1102, channel: "email", email: "shopper@example.com", quantity: 3, market_id: String(1000002) });
     expect(accepted).toEqual({ status: 202, body: { status: "waiting" } });
     expect(await stored(shop.shopId, "shopper@example.com")).toEqual({ quantity: 3, market_id: MARKET_EU });
@@ -140,11 +140,14 @@ describe("quantity and market_id on a signup", () => {
       status: 422,
       body: { errors: ["quantity must be at least 1"] },
     });
-    expect(await proxyPost(shop.domain, { variant_id: 1102, channel: "email", email: "shopper2@example.com", market_id: 99 })).toEqual({
+    expect(await proxyPost(shop.domain, { variant_id: 1102, channel: "email", email: "shopper2@example.com", market_id: "market" })).toEqual({
       status: 422,
-      body: { errors: ["market_id must be a market of this shop"] },
+      body: { errors: ["market_id must be a numeric id or a gid://shopify/Market/<id>"] },
     });
     expect(await stored(shop.shopId, "shopper2@example.com")).toBeUndefined();
+    // The page's market, added on the platform since the last catalog sync: the shopper cannot change it.
+    expect(await proxyPost(shop.domain, { variant_id: 1102, channel: "email", email: "shopper2@example.com", market_id: "gid://shopify/Market/99" })).toEqual({ status: 202, body: { status: "waiting" } });
+    expect(await stored(shop.shopId, "shopper2@example.com")).toEqual({ quantity: 1, market_id: null });
   });
 
   it("GET /back_in_stock/signups filters by market_id (numeric id or gid)", async () => {

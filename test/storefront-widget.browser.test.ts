@@ -371,8 +371,11 @@ describe.skipIf(unavailable !== undefined)("the storefront widget in a headless 
     await page.locator(".bis-message[data-kind='success']").waitFor();
     expect((await page.locator(".bis-message").innerText()).trim()).toBe("Thank you! We will notify you when this item is back in stock.");
     const signups = async () =>
-      (await env.app.pool.query<{ contact: string; consent: boolean; variant_id: string }>("select contact, consent, variant_id from bis_signups where shop_id = $1", [env.shopId])).rows;
-    expect(await signups()).toEqual([{ contact: "waiting@example.com", consent: true, variant_id: `gid://shopify/ProductVariant/${soldOut}` }]);
+      (await env.app.pool.query<{ contact: string; consent: boolean; variant_id: string; market_id: string | null }>("select contact, consent, variant_id, market_id from bis_signups where shop_id = $1", [env.shopId])).rows;
+    // The signup is in the page's market (its alert waits for stock there, decision 0246).
+    const market = await page.evaluate<string | null>(`JSON.parse(document.getElementById("preorder-app-embed").textContent).market_id`);
+    expect(market).toMatch(/^gid:\/\/shopify\/Market\/\d+$/);
+    expect(await signups()).toEqual([{ contact: "waiting@example.com", consent: true, variant_id: `gid://shopify/ProductVariant/${soldOut}`, market_id: market }]);
     expect(await heard()).toEqual([{ variant_id: soldOut, channel: "email" }]);
     expect(await page.evaluate("window.Shopify.analytics.published")).toEqual([{ name: "back_in_stock_signup", data: { variant_id: soldOut, channel: "email" } }]);
     // The same shopper again: answered, stored once.

@@ -5,6 +5,7 @@ import { ClientRateLimit } from "../core/client-rate-limit.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { MESSAGES } from "../core/errors.ts";
 import { loginClient } from "../ops/login-limit.ts";
+import { marketExists, marketIdSchema } from "../back_in_stock/signups/model.ts";
 import { ownSignup } from "../back_in_stock/signups/own-signup.ts";
 import { appProxyVerifier } from "../platform/oauth/app-proxy.ts";
 import type { PlatformRuntime } from "../platform/runtime.ts";
@@ -157,6 +158,7 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
         body = { ...mine.body, customer_id: verified.customerId };
       }
     }
+    body = await withKnownMarket(options.pool, shopId, body);
     const result = await options.dispatcher.dispatch({
       method: "POST",
       path: "/back_in_stock/signups",
@@ -172,4 +174,19 @@ export async function storefrontRoutes(app: FastifyInstance, options: Storefront
     const signup = result.body as { status?: unknown };
     return reply.code(202).send({ status: signup.status, ...(live ? { already_subscribed: true } : {}) });
   });
+}
+
+/**
+ * The page's market (the widget sends `localization.market.id`) kept only where the mirror knows
+ * it: a market added on the platform since the last catalog sync would make the API refuse the
+ * signup (422), and a shopper cannot change their market; they are signed up without one instead.
+ * A malformed value is left for the action to refuse.
+ */
+async function withKnownMarket(pool: pg.Pool, shopId: string, body: unknown): Promise<unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  const { market_id: market, ...rest } = body as Record<string, unknown>;
+  if (market === undefined || market === null) return body;
+  const parsed = marketIdSchema.safeParse(market);
+  if (!parsed.success) return body;
+  return (await marketExists(pool, shopId, parsed.data)) ? body : rest;
 }

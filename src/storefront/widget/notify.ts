@@ -98,7 +98,15 @@ export function notifyForm(embed: EmbedData, variant: VariantData, signals: Sign
         say("consent_label", "error");
         return consent.focus();
       }
-      const body = { variant_id: variant.id, channel, locale, ...(channel === "sms" ? { phone: value } : { email: value }), ...(consent ? { consent: true } : {}) };
+      const body = {
+        variant_id: variant.id,
+        channel,
+        locale,
+        ...(channel === "sms" ? { phone: value } : { email: value }),
+        ...(consent ? { consent: true } : {}),
+        // The page's market: the alert waits for stock where the shopper buys (decision 0246).
+        ...(embed.market_id === null ? {} : { market_id: embed.market_id }),
+      };
       submit.disabled = true;
       message.textContent = "";
       delete message.dataset.kind;
