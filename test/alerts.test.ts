@@ -453,6 +453,10 @@ describe("crontab", () => {
       ["bis_reminder_scan", "bis_reminder_scan", {}],
       ["bis_inventory_check", "bis_inventory_check", {}],
       ["bis_alert_recover", "bis_alert_recover", { grace_seconds: 60 }],
+      // the merchant's own e-mails (GET/PATCH /back_in_stock/settings/alerts: test/bis-settings-alerts.test.ts)
+      ["bis_report_email_schedule", "bis_report_email_schedule", {}],
+      ["bis_merchant_alert_scan", "bis_merchant_alert_scan", {}],
+      ["bis_merchant_message_recover", "bis_merchant_message_recover", { grace_seconds: 300 }],
     ]);
   });
 });

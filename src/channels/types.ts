@@ -22,6 +22,15 @@ export interface OutboundMessage {
   replyTo?: string;
   /** Extra e-mail headers, e.g. List-Unsubscribe. */
   headers?: Record<string, string>;
+  /** E-mail only: files sent with the message (a scheduled report's CSV). */
+  attachments?: readonly EmailAttachment[];
+}
+
+/** A file attached to an e-mail: its name (letters, digits, `.`, `_`, `-`), MIME type and content. */
+export interface EmailAttachment {
+  filename: string;
+  contentType: string;
+  content: string | Buffer;
 }
 
 export interface SendResult {

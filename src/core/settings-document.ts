@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
 interface DocumentTables {
   account_settings: "settings" | "sending" | "email_layout";
   preorder_shop_settings: "settings" | "developer_settings";
-  bis_settings: "settings";
+  bis_settings: "settings" | "alerts";
 }
 
 /** Rules across fields a PATCH must also pass (the merged document, and the patch as sent): one issue per field. */
