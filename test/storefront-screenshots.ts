@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots` (second part): the storefront widget's screenshots in docs/
- * (storefront-preorder.png, storefront-notify-me.png, storefront-checkout-refused.png), taken in
+ * (storefront-preorder.png, storefront-notify-me.png, storefront-checkout-refused.png, and at a
+ * phone's 390x844 storefront-preorder-mobile.png and storefront-notify-me-mobile.png), taken in
  * the headless Chromium of the browser tests against the emulator's online store, which loads the
  * widget from the real HTTP app over a scratch database: a shop connected to the emulator with its
  * catalog mirrored, an offer with its storefront settings synced by a worker (the variant
@@ -20,6 +21,7 @@ import { startEmulator } from "../src/platform/emulator/index.ts";
 import { PlatformRuntime } from "../src/platform/runtime.ts";
 import { startWorker } from "../src/runtime/worker.ts";
 import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
+import type { Page } from "playwright-core";
 import { browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { setStock } from "./helpers/storefront.ts";
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
     disclaimer: { enabled: true, text: "This jacket is on preorder: it ships in March.", text_color: "#3b3b3b", background_color: "#f3f1ea", border_radius: "6px" },
   });
   await call("PATCH", `${base}/checkout`, { terms: { enabled: true, text: "I understand this item ships later than items in stock.", disable_button_until_acknowledged: true }, mixed_cart: { allowed: false, error_message: "Preorder items must be checked out on their own." } });
-  await call("PATCH", `${base}/shipping`, { display: { show_details: true, shipping_text: "Ships in March." } });
+  await call("PATCH", `${base}/shipping`, { delivery: { type: "on_date", date: "2027-03-15T00:00:00.000Z" }, display: { show_details: true } });
   await call("POST", `${base}/payments/enable_option`, { type: "deposit", deposit_percent: 25 });
   await call("PATCH", `${base}/payments`, { show_partial_first: true, billing_widget_text: "The balance is charged when it ships." });
   await call("PATCH", `${base}/limits`, { per_order: { max: 2 }, total: { max: 50 }, display: { show_remaining: true } });
@@ -95,27 +97,37 @@ async function main(): Promise<void> {
     return metafield && (JSON.parse(metafield.value) as { back_in_stock: { opt_in_required: boolean } }).back_in_stock.opt_in_required ? metafield : undefined;
   }, 60_000);
 
-  const browser = await launchBrowser({ viewport: { width: 1000, height: 900 } });
-  onCleanup(() => browser.close());
-  const page = await browser.newPage();
-  const shot = async (file: string) => {
-    const target = path.join(OUT, file);
-    await page.screenshot({ path: target, fullPage: true });
-    process.stdout.write(`${path.relative(process.cwd(), target)}\n`);
-  };
   const productPage = (variant: number) => `${emulator.origin}/products/${emulator.store.productOf(emulator.store.variant(variant) ?? preorder).handle}?variant=${variant}`;
+  // The desktop page last: the checkout's refusal below is taken on it.
+  const sizes = [
+    { suffix: "-mobile", viewport: { width: 390, height: 844 } },
+    { suffix: "", viewport: { width: 1000, height: 900 } },
+  ];
+  let page: Page | undefined;
+  let shot = async (_file: string): Promise<void> => undefined;
+  for (const { suffix, viewport } of sizes) {
+    const browser = await launchBrowser({ viewport });
+    onCleanup(() => browser.close());
+    const current = await browser.newPage();
+    page = current;
+    shot = async (file: string) => {
+      const target = path.join(OUT, file);
+      await current.screenshot({ path: target, fullPage: true });
+      process.stdout.write(`${path.relative(process.cwd(), target)}\n`);
+    };
+    await current.goto(productPage(preorder.id));
+    await current.locator(".preorder-remaining:not([hidden])").waitFor();
+    await shot(`storefront-preorder${suffix}.png`);
 
-  await page.goto(productPage(preorder.id));
-  await page.locator(".preorder-remaining:not([hidden])").waitFor();
-  await shot("storefront-preorder.png");
-
-  await page.goto(productPage(soldOut.id));
-  await page.locator("[data-bis-open]").click();
-  await page.fill(".bis-form input[name=email]", "shopper@example.com");
-  await page.locator(".bis-consent input").check();
-  await page.locator(".bis-submit").click();
-  await page.locator(".bis-message[data-kind='success']").waitFor();
-  await shot("storefront-notify-me.png");
+    await current.goto(productPage(soldOut.id));
+    await current.locator("[data-bis-open]").click();
+    await current.fill(".bis-form input[name=email]", `shopper${suffix}@example.com`);
+    await current.locator(".bis-consent input").check();
+    await current.locator(".bis-submit").click();
+    await current.locator(".bis-message[data-kind='success']").waitFor();
+    await shot(`storefront-notify-me${suffix}.png`);
+  }
+  if (!page) throw new Error("no page");
 
   await page.goto(productPage(preorder.id));
   await page.evaluate(`(async () => {
