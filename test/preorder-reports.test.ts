@@ -255,13 +255,22 @@ describe("report exports", () => {
     expect(otherJob.status).toBe(404);
   });
 
-  it("lists both exports in /help with their formats", async () => {
+  it("lists every report export in /help, by_offer's and balance_collection's with their body's formats", async () => {
     const help = (await invoke(env.app, "GET", "/help?prefix=/preorders/reports", { key: env.key })).body as { actions: { path: string; description: string; async: boolean }[] };
-    // The JSON report reads (test/preorder-report-reads.test.ts) share the prefix.
+    // The JSON report reads (test/preorder-report-reads.test.ts) and their CSV exports
+    // (test/preorder-read-exports.test.ts) share the prefix.
     const exports = help.actions.filter((a) => a.path.endsWith("/export"));
-    expect(exports.map((a) => a.path).sort()).toEqual(["/preorders/reports/balance_collection/export", "/preorders/reports/by_offer/export"]);
-    for (const action of exports) {
-      expect(action.async).toBe(true);
+    expect(exports.map((a) => a.path).sort()).toEqual([
+      "/preorders/reports/balance_collection/export",
+      "/preorders/reports/by_date/export",
+      "/preorders/reports/by_offer/export",
+      "/preorders/reports/by_variant/export",
+      "/preorders/reports/customers/export",
+      "/preorders/reports/revenue/export",
+      "/preorders/reports/summary/export",
+    ]);
+    for (const action of exports) expect(action.async).toBe(true);
+    for (const action of exports.filter((a) => a.path.endsWith("/by_offer/export") || a.path.endsWith("/balance_collection/export"))) {
       expect(action.description).toContain("granularity (none");
       expect(action.description).toContain("ISO 4217");
     }

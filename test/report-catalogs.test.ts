@@ -27,10 +27,15 @@ const CATALOGS: [string, [string, string, string, string, boolean][]][] = [
     "/preorders/reports",
     [
       ["summary", "GET", "/preorders/reports/summary", "json", false],
+      ["summary", "POST", "/preorders/reports/summary/export", "csv", true],
       ["revenue", "GET", "/preorders/reports/revenue", "json", false],
+      ["revenue", "POST", "/preorders/reports/revenue/export", "csv", true],
       ["by_date", "GET", "/preorders/reports/by_date", "json", false],
+      ["by_date", "POST", "/preorders/reports/by_date/export", "csv", true],
       ["by_variant", "GET", "/preorders/reports/by_variant", "json", false],
+      ["by_variant", "POST", "/preorders/reports/by_variant/export", "csv", true],
       ["customers", "GET", "/preorders/reports/customers", "json", false],
+      ["customers", "POST", "/preorders/reports/customers/export", "csv", true],
       ["by_offer", "POST", "/preorders/reports/by_offer/export", "csv", true],
       ["balance_collection", "POST", "/preorders/reports/balance_collection/export", "csv", true],
     ],
@@ -49,7 +54,7 @@ const CATALOGS: [string, [string, string, string, string, boolean][]][] = [
 ];
 
 describe("report catalogs", () => {
-  it("GET /preorders/reports and GET /back_in_stock/reports list every report of the area, each of the JSON ones answering at its path", async () => {
+  it("GET /preorders/reports and GET /back_in_stock/reports list every report of the area (a preorder read's CSV export beside it), each of the JSON ones answering at its path", async () => {
     for (const [path, expected] of CATALOGS) {
       const reports = await catalog(path);
       expect(reports.map((r) => [r.report, r.method, r.path, r.format, r.async]), path).toEqual(expected);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queryInt } from "./params.ts";
+import { jsonInt, queryInt } from "./params.ts";
 import { EARLIEST_INSTANT, LATEST_INSTANT } from "./period.ts";
 import { unstorable } from "./text-input.ts";
 
@@ -13,7 +13,7 @@ import { unstorable } from "./text-input.ts";
  */
 
 const MAX_PER_PAGE = 250;
-const DEFAULT_PER_PAGE = 50;
+export const DEFAULT_PER_PAGE = 50;
 const MAX_PAGE = 1_000_000;
 
 /** How descriptions say it, the same way in every list. */
@@ -73,6 +73,18 @@ export function pagingParams<T extends z.ZodType>(cursorKey: T) {
   return {
     page: queryInt(1, MAX_PAGE).optional(),
     per_page: queryInt(1, MAX_PER_PAGE).optional(),
+    cursor: cursorParam(cursorKey).optional(),
+  };
+}
+
+/**
+ * The same paging fields in a JSON body (the CSV export of a list, which takes the list's query as
+ * its body): page and per_page as JSON integers, with the same bounds and messages.
+ */
+export function bodyPagingParams<T extends z.ZodType>(cursorKey: T) {
+  return {
+    page: jsonInt().min(1).max(MAX_PAGE).optional(),
+    per_page: jsonInt().min(1).max(MAX_PER_PAGE).optional(),
     cursor: cursorParam(cursorKey).optional(),
   };
 }

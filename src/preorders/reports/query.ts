@@ -118,8 +118,8 @@ function lineFilterClauses(body: ReportBody, alias: string, where: Filters): str
 }
 
 /** Filters on orders `o` (and, for line-level filters, a line `l` or an exists over lines). */
-function filters(body: ReportBody, shopId: string, lineAlias: string | null): Filters {
-  const where = new Filters();
+function filters(body: ReportBody, shopId: string, lineAlias: string | null, initial: unknown[] = []): Filters {
+  const where = new Filters(initial);
   where.add(`o.shop_id = ${where.param(shopId)}`);
   where.when(lowerBound(body.from), (p) => `o.platform_created_at >= ${p}`);
   where.when(upperBound(body.to), (p) => `o.platform_created_at < ${p}`);
@@ -192,10 +192,11 @@ const LINE_METRICS = METRICS.filter((m): m is Exclude<Metric, "orders"> => m !==
  * amounts apportioned to the line by its share of the order's total (zero for a cancelled or
  * refunded order, see metricExpressions), unrounded. `live`: only lines of live orders (LIVE_ORDER),
  * as every sum takes them; without it, every line with its order's status, as granularity none
- * lists them. Its values are `where.params`.
+ * lists them. Its values are `where.params`: `options.params` (a statement's values before these,
+ * so two subqueries can share one statement) and its own after them.
  */
-export function byOfferLines(body: ReportBody, shopId: string, options: { live: boolean }): { sql: string; where: Filters } {
-  const where = filters(body, shopId, "l").add("l.selling_plan_id is not null");
+export function byOfferLines(body: ReportBody, shopId: string, options: { live: boolean; params?: unknown[] }): { sql: string; where: Filters } {
+  const where = filters(body, shopId, "l", options.params).add("l.selling_plan_id is not null");
   if (options.live) where.add(LIVE_ORDER);
   const share = "case when o.total_price > 0 then (l.price * l.quantity) / o.total_price else 0 end";
   const expr = metricExpressions(share, "l.quantity", "l.price * l.quantity");

@@ -6,7 +6,7 @@ import { getOrder } from "./get.ts";
 import { listOrders } from "./list.ts";
 import { bulkRecalculatePreorderCounts } from "../../variants/actions/bulk-recalculate-counts.ts";
 import { releaseOrder } from "./release.ts";
-import { exportBalanceCollection, exportByOffer } from "../../reports/actions/export.ts";
+import { REPORT_READ_EXPORT_ACTIONS, exportBalanceCollection, exportByOffer } from "../../reports/actions/export.ts";
 import { REPORT_READ_ACTIONS } from "../../reports/actions/reads.ts";
 import { preorderReportCatalog } from "../../reports/actions/catalog.ts";
 import { refundOrder } from "./refund.ts";
@@ -31,5 +31,6 @@ export const PREORDERS_ORDERS_ACTIONS: readonly AnyAction[] = [
   addOrderTags,
   removeOrderTags,
   ...REPORT_READ_ACTIONS,
+  ...REPORT_READ_EXPORT_ACTIONS,
   preorderReportCatalog,
 ];

@@ -1,10 +1,17 @@
 import type { AnyAction } from "../../../core/action.ts";
 import { reportCatalogAction } from "../../../core/report-catalog.ts";
-import { exportBalanceCollection, exportByOffer } from "./export.ts";
+import { REPORT_READ_EXPORT_ACTIONS, exportBalanceCollection, exportByOffer } from "./export.ts";
 import { REPORT_READ_ACTIONS } from "./reads.ts";
 
-/** The preorder reports, in the order the catalog lists them: the JSON reads, then the CSV exports. */
-const PREORDER_REPORT_ACTIONS: readonly AnyAction[] = [...REPORT_READ_ACTIONS, exportByOffer, exportBalanceCollection];
+/**
+ * The preorder reports, in the order the catalog lists them: each JSON read followed by its CSV
+ * export (the same report key), then the exports that have no read (by_offer, balance_collection).
+ */
+const PREORDER_REPORT_ACTIONS: readonly AnyAction[] = [
+  ...REPORT_READ_ACTIONS.flatMap((read) => [read, ...REPORT_READ_EXPORT_ACTIONS.filter((exported) => exported.path === `${read.path}/export`)]),
+  exportByOffer,
+  exportBalanceCollection,
+];
 
 export const preorderReportCatalog = reportCatalogAction({
   name: "preorders.reports.list",

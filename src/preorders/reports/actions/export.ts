@@ -1,11 +1,12 @@
 import { type AnyAction, defineAction } from "../../../core/action.ts";
-import type { Db } from "../../../core/db.ts";
-import { invalidField } from "../../../core/errors.ts";
 import { jobHandleOutput } from "../../../core/outputs.ts";
 import { enqueueJob } from "../../../core/jobs.ts";
+import { PAGING_RULE } from "../../../core/paging.ts";
+import { PERIOD_RULE } from "../../../core/period.ts";
 import { reportExportJob } from "../jobs/export.ts";
-import { platformGid } from "../../../core/params.ts";
 import { REPORT_BODY_HELP, type ReportName, reportBody } from "../query.ts";
+import { READ_REPORTS, type ReadExportView, type ReadReport, readExportView } from "../views.ts";
+import { BY_DATE_FIELDS, READ_PAGING, checkMarket, readInput, reportFilters } from "./read-input.ts";
 
 const DESCRIPTIONS: Record<ReportName, string> = {
   by_offer:
@@ -18,11 +19,6 @@ const ALIASES: Record<ReportName, string[]> = {
   by_offer: ["export the preorder report by offer as csv", "download preorder sales by offer"],
   balance_collection: ["export the balance collection report as csv", "download the preorder balances report"],
 };
-
-export async function checkMarket(db: Db, shopId: string, marketId: string): Promise<void> {
-  const { rowCount } = await db.query("select 1 from markets where shop_id = $1 and id = $2", [shopId, platformGid("Market", marketId)]);
-  if ((rowCount ?? 0) === 0) throw invalidField("market_id", "must be one of the shop's markets");
-}
 
 function exportAction(report: ReportName): AnyAction {
   return defineAction({
@@ -49,3 +45,71 @@ function exportAction(report: ReportName): AnyAction {
 export const exportByOffer = exportAction("by_offer");
 export const exportBalanceCollection = exportAction("balance_collection");
 
+
+// ---- the JSON report reads as CSV (decision 0245) ----
+
+const READ_BODY_HELP = `Body (all optional), the read's query parameters as JSON, with the same rules and 422 messages: from, to (${PERIOD_RULE}; on the order's creation time), offer_id and offer_ids (an array, up to 100, combined), product_id and variant_id (numbers or gids), market_id (one of the shop's markets), currency (ISO 4217). Amounts are decimal strings in each currency, two decimals, as the read answers them; an empty cell is the read's null.`;
+
+const READ_PAGING_HELP = `Paging, as the read takes it (page and per_page JSON integers, cursor the read's next_cursor): without any, the file holds every row; with one, the rows of that page of the read. ${PAGING_RULE}.`;
+
+const READ_EXPORTS: Record<ReadReport, { description: string; aliases: string[] }> = {
+  summary: {
+    description:
+      "Exports the summary report (GET /preorders/reports/summary) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). Key/value rows with the columns section, key, currency, value: section period (keys from and to, the period asked for, empty when not given), section currencies (one row per currency and metric: orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding), section orders_by_status (one row per order status, cancelled and refunded included, 0 when none); the values those of the read for the same filters.",
+    aliases: ["export the preorder summary as csv", "download preorder totals for a period"],
+  },
+  revenue: {
+    description:
+      "Exports the revenue report (GET /preorders/reports/revenue) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per offer and currency, the read's rows in its order, with its fields as columns: offer_id (empty: lines on a selling plan no offer has yet), offer_name, currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+    aliases: ["export preorder revenue by offer as csv", "download how much each preorder offer sold"],
+  },
+  by_date: {
+    description:
+      "Exports the by-date report (GET /preorders/reports/by_date) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per period and currency (granularity day, the default, week: ISO weeks from Monday, or month; UTC), oldest first, with the read's fields as columns: period_start, currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+    aliases: ["export preorder sales by day as csv", "download preorder sales per week or month"],
+  },
+  by_variant: {
+    description:
+      "Exports the by-variant report (GET /preorders/reports/by_variant) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per variant and currency, ordered by variant id, with the read's fields as columns: variant_id, product_id, title, product_title (from the catalog mirror, empty once the platform deleted it), currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+    aliases: ["export preorder sales by variant as csv", "download which variants sold the most preorders"],
+  },
+  customers: {
+    description:
+      "Exports the customers report (GET /preorders/reports/customers) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per e-mail and currency, ordered by e-mail, with the read's fields as columns: email (empty: orders without one), currency, first_order_at, last_order_at, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+    aliases: ["export the preorder customers report as csv", "download who placed the most preorders"],
+  },
+};
+
+/** What a read's export body carries beside its filters (validated already), as the job takes it. */
+function viewOf(input: Record<string, unknown>): ReadExportView {
+  const { granularity, page, per_page: perPage, cursor } = input;
+  return readExportView.parse({ granularity, page, per_page: perPage, after: cursor });
+}
+
+function readExportAction(report: ReadReport): AnyAction {
+  const extra = report === "by_date" ? BY_DATE_FIELDS : {};
+  const paging = report === "summary" ? {} : READ_PAGING.body;
+  return defineAction({
+    name: `preorders.reports.${report}.export`,
+    method: "POST",
+    path: `/preorders/reports/${report}/export`,
+    description: `${READ_EXPORTS[report].description} ${READ_BODY_HELP}${report === "summary" ? "" : ` ${READ_PAGING_HELP}`}`,
+    aliases: READ_EXPORTS[report].aliases,
+    notes: [
+      `The body is GET /preorders/reports/${report}'s query as JSON: a body the read refuses is refused here with the same 422, and the CSV's values are those the read answers for it.`,
+      "A text cell that starts like a spreadsheet formula (=, +, -, @) gets a leading ' (as in every export); numbers, dates and ids are written as the read answers them.",
+      "Each request is a new job (an export is not deduplicated); the download is kept for the exports' retention.",
+    ],
+    output: jobHandleOutput,
+    kind: "write",
+    async: true,
+    input: readInput("body", extra, paging),
+    async handler(ctx, { input }) {
+      const body = await reportFilters(ctx, input);
+      return enqueueJob(ctx.db, reportExportJob, { report, body, view: viewOf(input) }, { shopId: ctx.shopId, maxAttempts: 3 });
+    },
+  });
+}
+
+/** The CSV exports of the JSON report reads, in the reads' order. */
+export const REPORT_READ_EXPORT_ACTIONS: readonly AnyAction[] = READ_REPORTS.map(readExportAction);

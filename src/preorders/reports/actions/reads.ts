@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { type ActionContext, type AnyAction, defineAction } from "../../../core/action.ts";
 import { pageOutput, timestampOutput } from "../../../core/outputs.ts";
-import { PAGING_RULE, cursorPart, pageAnswer, pageOrCursor, paging, pagingParams } from "../../../core/paging.ts";
-import { PERIOD_RULE, dateOrTimestamp, withPeriodOrder } from "../../../core/period.ts";
-import { platformId, queryList } from "../../../core/params.ts";
+import { PAGING_RULE, pageAnswer, paging } from "../../../core/paging.ts";
+import { PERIOD_RULE } from "../../../core/period.ts";
 import { ORDER_STATUSES } from "../../orders/model.ts";
-import type { ReportBody } from "../query.ts";
 import { type GroupedRow, type Grouping, type MetricRow, groupedPage, ordersByStatus, totalsByCurrency } from "../reads.ts";
-import { ISO_4217, offerId } from "../../params.ts";
-import { checkMarket } from "./export.ts";
+import { BY_DATE_GRANULARITIES, groupingOf } from "../views.ts";
+import { BY_DATE_FIELDS, READ_PAGING, readInput, reportFilters } from "./read-input.ts";
 
 /**
  * JSON reads of the preorder reports, beside the CSV exports: the same period and filters
@@ -22,30 +20,6 @@ const NOTES = [
   "The numbers agree with POST /preorders/reports/by_offer/export for the same filters.",
   "Amounts are never summed across currencies: every row names its currency.",
 ];
-
-const filterFields = {
-  from: dateOrTimestamp.optional(),
-  to: dateOrTimestamp.optional(),
-  offer_id: offerId.optional(),
-  offer_ids: queryList(offerId, { min: 1, max: 100 }).optional(),
-  product_id: platformId("Product").optional(),
-  variant_id: platformId("ProductVariant").optional(),
-  market_id: z.string().min(1).max(200).optional(),
-  currency: ISO_4217.optional(),
-};
-
-type FilterInput = { [K in keyof typeof filterFields]?: z.output<(typeof filterFields)[K]> | undefined };
-
-/** The read's filters as the export's body (granularity and metrics do not apply to the filters). */
-async function reportFilters(ctx: ActionContext, input: FilterInput): Promise<ReportBody> {
-  if (input.market_id) await checkMarket(ctx.db, ctx.shopId, input.market_id);
-  const body: ReportBody = { granularity: "none", include_deposits: true, include_balances: true };
-  for (const key of Object.keys(filterFields) as (keyof FilterInput)[]) {
-    const value = input[key];
-    if (value !== undefined) Object.assign(body, { [key]: value });
-  }
-  return body;
-}
 
 const money = z.string().describe("decimal amount, two decimals");
 const metricsShape = {
@@ -67,6 +41,9 @@ const metricsOf = (row: MetricRow) => ({
   balance_outstanding: row.balance_outstanding,
 });
 
+/** Where a read's CSV export is (export.ts, decision 0245). */
+const exportNote = (path: string) => `POST ${path}/export writes this report as CSV (a job): this query as its JSON body, these rows as its rows.`;
+
 const periodOutput = z.strictObject({ from: z.string().nullable(), to: z.string().nullable() }).describe("the period asked for, as given");
 
 // ---- summary ----
@@ -76,10 +53,10 @@ const reportSummary = defineAction({
   method: "GET",
   path: "/preorders/reports/summary",
   description: `Preorder totals for a period: per currency the live orders, units and amounts (gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding), and the orders with a preorder line counted by status (cancelled and refunded included). ${FILTER_HELP}`,
-  notes: NOTES,
+  notes: [...NOTES, exportNote("/preorders/reports/summary")],
   aliases: ["summarize preorder sales", "preorder report totals for a period"],
   kind: "read",
-  input: withPeriodOrder(z.strictObject(filterFields)),
+  input: readInput("query", {}, {}),
   output: z.strictObject({
     period: periodOutput,
     currencies: z.array(z.strictObject({ currency: z.string(), ...metricsShape })),
@@ -99,8 +76,6 @@ const reportSummary = defineAction({
 
 // ---- the grouped reads ----
 
-const cursorKey = z.tuple([cursorPart.text, cursorPart.text]);
-
 function groupedRead<T extends z.ZodRawShape>(spec: {
   report: string;
   key: string;
@@ -117,10 +92,10 @@ function groupedRead<T extends z.ZodRawShape>(spec: {
     method: "GET",
     path: `/preorders/reports/${spec.report}`,
     description: `${spec.description} Answers { ${spec.key}, page, per_page, total, next_cursor }. ${PAGING_RULE}. ${FILTER_HELP}`,
-    notes: NOTES,
+    notes: [...NOTES, exportNote(`/preorders/reports/${spec.report}`)],
     aliases: spec.aliases,
     kind: "read",
-    input: withPeriodOrder(z.strictObject({ ...filterFields, ...(spec.extraInput ?? {}), ...pagingParams(cursorKey) })).superRefine(pageOrCursor),
+    input: readInput("query", spec.extraInput ?? {}, READ_PAGING.query),
     output: pageOutput(spec.key, spec.item),
     async handler(ctx, { input }) {
       const body = await reportFilters(ctx, input);
@@ -139,12 +114,10 @@ const reportRevenue = groupedRead({
   description:
     "Preorder revenue per offer and currency: gross_sales, deposits_paid, balance_due, balance_collected and balance_outstanding, with the orders and units behind them (offer_id null: lines on a selling plan no offer has yet), ordered by offer id.",
   aliases: ["preorder revenue by offer", "how much did each preorder offer sell"],
-  grouping: () => ({ k1: "coalesce(f.offer_id::text, '')", k2: "f.currency", columns: "max(f.offer_name) as offer_name", groupBy: "1, 2" }),
+  grouping: () => groupingOf("revenue"),
   item: z.strictObject({ offer_id: z.string().nullable(), offer_name: z.string().nullable(), currency: z.string(), ...metricsShape }),
   present: (r) => ({ offer_id: r.k1 === "" ? null : r.k1, offer_name: r.offer_name ?? null, currency: r.k2, ...metricsOf(r) }),
 });
-
-const GRANULARITIES = ["day", "week", "month"] as const;
 
 const reportByDate = groupedRead({
   report: "by_date",
@@ -152,13 +125,8 @@ const reportByDate = groupedRead({
   description:
     "Preorder sales per period and currency (granularity day, the default, week: ISO weeks from Monday, or month; UTC), oldest first: orders, units and amounts. Periods without sales are left out. The same rows as the by_offer export with that granularity, summed over offers.",
   aliases: ["preorder sales by day", "preorder sales per week or month"],
-  extraInput: { granularity: z.enum(GRANULARITIES).optional() },
-  grouping: (input) => ({
-    k1: `to_char(date_trunc('${GRANULARITIES.find((g) => g === input.granularity) ?? "day"}', f.platform_created_at at time zone 'UTC'), 'YYYY-MM-DD')`,
-    k2: "f.currency",
-    columns: "count(*) as line_count",
-    groupBy: "1, 2",
-  }),
+  extraInput: BY_DATE_FIELDS,
+  grouping: (input) => groupingOf("by_date", BY_DATE_GRANULARITIES.find((g) => g === input.granularity)),
   item: z.strictObject({ period_start: z.iso.date().describe("the period's first day (UTC)"), currency: z.string(), ...metricsShape }),
   present: (r) => ({ period_start: r.k1, currency: r.k2, ...metricsOf(r) }),
 });
@@ -169,7 +137,7 @@ const reportByVariant = groupedRead({
   description:
     "Preorder sales per variant and currency: orders, units and amounts, with the variant's product and title from the catalog mirror (null once the platform deleted it), ordered by variant id.",
   aliases: ["preorder sales by variant", "which variants sold the most preorders"],
-  grouping: () => ({ k1: "coalesce(f.variant_id, '')", k2: "f.currency", columns: "max(f.product_id) as product_id", groupBy: "1, 2" }),
+  grouping: () => groupingOf("by_variant"),
   item: z.strictObject({
     variant_id: z.string().nullable(),
     product_id: z.string().nullable(),
@@ -200,13 +168,7 @@ const reportCustomers = groupedRead({
   description:
     "Preorder customers per e-mail and currency: orders, units and amounts (balance_outstanding is what they still owe), with their first and last preorder, ordered by e-mail (null: orders without one).",
   aliases: ["preorder customers report", "who placed the most preorders"],
-  grouping: () => ({
-    k1: "coalesce(f.email, '')",
-    k2: "f.currency",
-    columns: `to_char(min(f.platform_created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as first_order_at,
-      to_char(max(f.platform_created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_order_at`,
-    groupBy: "1, 2",
-  }),
+  grouping: () => groupingOf("customers"),
   item: z.strictObject({ email: z.string().nullable(), currency: z.string(), first_order_at: timestampOutput, last_order_at: timestampOutput, ...metricsShape }),
   present: (r) => ({ email: r.k1 === "" ? null : r.k1, currency: r.k2, first_order_at: r.first_order_at, last_order_at: r.last_order_at, ...metricsOf(r) }),
 });

@@ -5,13 +5,30 @@ import { type JobRunContext, defineJob } from "../../../core/job-task.ts";
 import { declareJob } from "../../../core/jobs.ts";
 import { CSV_CONTENT_TYPE, exportDownloadPath } from "../../../exports/store.ts";
 import type { ExportProcessData, ExportProcessMessage } from "../export-process.ts";
-import { REPORTS, type ReportName, reportBody, reportQuery } from "../query.ts";
+import { REPORTS, type ReportQuery, reportBody, reportQuery } from "../query.ts";
+import { READ_REPORTS, readExportQuery, readExportView } from "../views.ts";
 
-/** A preorder report's CSV into the exports storage (the reports' export actions). */
-export const reportExportJob = declareJob({ name: "preorders_report_export", payload: z.object({ report: z.enum(REPORTS), body: reportBody }) });
+/**
+ * A preorder report's CSV into the exports storage (the reports' export actions): by_offer's or
+ * balance_collection's for a report body, or a JSON report read's (views.ts) for the read's
+ * filters as a report body and the rest of the read's query (`view`).
+ */
+export const reportExportJob = declareJob({
+  name: "preorders_report_export",
+  payload: z.discriminatedUnion("report", [
+    z.object({ report: z.enum(REPORTS), body: reportBody }),
+    z.object({ report: z.enum(READ_REPORTS), body: reportBody, view: readExportView }),
+  ]),
+});
 
-function filenameFor(report: ReportName, at: Date): string {
-  return `preorders-${report.replace("_", "-")}-${at.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-")}.csv`;
+type ExportPayload = z.output<typeof reportExportJob.payload>;
+
+function queryOf(payload: ExportPayload, shopId: string): ReportQuery {
+  return "view" in payload ? readExportQuery(payload.report, payload.body, payload.view, shopId) : reportQuery(payload.report, payload.body, shopId);
+}
+
+function filenameFor(report: ExportPayload["report"], at: Date): string {
+  return `preorders-${report.replaceAll("_", "-")}-${at.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-")}.csv`;
 }
 
 /**
@@ -26,12 +43,13 @@ const EXPORT_PROCESS_FLAGS = ["--max-old-space-size=64", "--max-semi-space-size=
  * own (export-process.ts) with a capped heap; progress is relayed to the job, an abort ends the
  * child. The result names the download path.
  */
-export async function runReportExport(ctx: JobRunContext<z.output<typeof reportExportJob.payload>>): Promise<Record<string, unknown>> {
-  const { shopId, payload: { report, body: parsed } } = ctx;
+export async function runReportExport(ctx: JobRunContext<ExportPayload>): Promise<Record<string, unknown>> {
+  const { shopId, payload } = ctx;
+  const { report } = payload;
   const filename = filenameFor(report, ctx.job.created_at);
   const connectionString = ctx.pool.options.connectionString;
   if (!connectionString) throw new Error("report exports need a pool configured with a connection string");
-  const data: ExportProcessData = { connectionString, query: reportQuery(report, parsed, shopId), shopId, jobId: ctx.job.id, filename, contentType: CSV_CONTENT_TYPE };
+  const data: ExportProcessData = { connectionString, query: queryOf(payload, shopId), shopId, jobId: ctx.job.id, filename, contentType: CSV_CONTENT_TYPE };
   const child = fork(fileURLToPath(new URL("../export-process.ts", import.meta.url)), [], { execArgv: EXPORT_PROCESS_FLAGS, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const onAbort = () => child.kill("SIGTERM");
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
