@@ -190,17 +190,18 @@ describe("v1: create a selling plan", () => {
 });
 
 describe("v1 rules and errors", () => {
-  it("only one of the split and hold flags: two on is a 422 in v1's error shape", async () => {
-    const answer = await v1({ selling_plan: { name: "Both", split_orders_enabled: true, hold_fulfillments_enabled: true } });
-    expect(answer.status).toBe(422);
-    expect(answer.body).toEqual({
-      errors: {
-        split_orders_enabled: ["cannot be on together with hold_fulfillments_enabled: only one of the split and hold flags can be on"],
-        hold_fulfillments_enabled: ["cannot be on together with split_orders_enabled: only one of the split and hold flags can be on"],
-      },
-    });
-    const three = await v1({ selling_plan: { name: "All", split_orders_enabled: true, split_fulfillments_enabled: true, hold_fulfillments_enabled: true } });
-    expect(Object.keys((three.body as { errors: Json }).errors).sort()).toEqual(["hold_fulfillments_enabled", "split_fulfillments_enabled", "split_orders_enabled"]);
+  it("only one of the split and hold flags: turning one on turns the others off, the first in the spec's order staying on (decision 0250)", async () => {
+    const both = await v1({ selling_plan: { name: "Both", hold_fulfillments_enabled: true, split_orders_enabled: true } });
+    expect(both.status).toBe(201);
+    expect(both.body).toMatchObject({ split_orders_enabled: true, split_fulfillments_enabled: false, hold_fulfillments_enabled: false, use_platform_selling_plan: false });
+    const three = await v1({ selling_plan: { name: "All", hold_fulfillments_enabled: true, split_fulfillments_enabled: true, split_orders_enabled: true } });
+    expect(three.body).toMatchObject({ split_orders_enabled: true, split_fulfillments_enabled: false, hold_fulfillments_enabled: false });
+    const fulfillments = await v1({ selling_plan: { name: "Split and hold", hold_fulfillments_enabled: true, split_fulfillments_enabled: true } });
+    expect(fulfillments.body).toMatchObject({ split_orders_enabled: false, split_fulfillments_enabled: true, hold_fulfillments_enabled: false });
+    // The flag turned off no longer counts: a split into orders with an exact-time delivery is fine, though split fulfillments need asap.
+    const dated = await v1({ selling_plan: { name: "Dated", split_orders_enabled: true, split_fulfillments_enabled: true, delivery_type: "exact_time", delivery_time: "2027-03-01T00:00:00Z" } });
+    expect(dated.status).toBe(201);
+    expect(dated.body).toMatchObject({ split_orders_enabled: true, split_fulfillments_enabled: false });
     // one on, the others explicitly off, is fine
     const one = await v1({ selling_plan: { name: "One", split_fulfillments_enabled: true, split_orders_enabled: false, hold_fulfillments_enabled: false } });
     expect(one.status).toBe(201);
@@ -244,7 +245,7 @@ describe("v1 rules and errors", () => {
 
   it("writes nothing on an error", async () => {
     const before = ((await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number }).total;
-    await v1({ selling_plan: { name: "Nope", split_orders_enabled: true, hold_fulfillments_enabled: true } });
+    await v1({ selling_plan: { name: "Nope", delivery_type: "exact_time" } });
     await v1({ selling_plan: { name: "Nope", platform_variant_ids: [999] } });
     expect(((await api(env.app, "GET", "/preorders/offers", { key: env.key })).body as { total: number }).total).toBe(before);
   });

@@ -84,17 +84,24 @@ const sellingPlanSchema = z.strictObject({
 
 type SellingPlanInput = z.output<typeof sellingPlanSchema>;
 
+/** The split and hold flags, in the spec's order, which is their precedence (decision 0250). */
 const EXCLUSIVE_FLAGS = ["split_orders_enabled", "split_fulfillments_enabled", "hold_fulfillments_enabled"] as const;
+
+/**
+ * Only one of the split and hold flags can be on, and turning one on turns the others off (the
+ * spec): a body with several on keeps the first in the spec's order and turns the rest off. A JSON
+ * object's keys have no order a client can rely on, so which came last cannot decide (decision 0250).
+ */
+function withOneSplitFlag(plan: SellingPlanInput): SellingPlanInput {
+  const first = EXCLUSIVE_FLAGS.find((flag) => plan[flag] === true);
+  if (first === undefined) return plan;
+  const off = Object.fromEntries(EXCLUSIVE_FLAGS.filter((flag) => flag !== first && plan[flag] === true).map((flag) => [flag, false]));
+  return { ...plan, ...off };
+}
 
 /** The v1 rules, in v1's field names. */
 function v1Violations(plan: SellingPlanInput): Issue[] {
   const violations: Issue[] = [];
-  const on = EXCLUSIVE_FLAGS.filter((flag) => plan[flag] === true);
-  if (on.length > 1) {
-    for (const flag of on) {
-      violations.push(fieldIssue(flag, `cannot be on together with ${on.filter((f) => f !== flag).join(" or ")}: only one of the split and hold flags can be on`));
-    }
-  }
   if (plan.markets_enabled === true && (plan.market_ids?.length ?? 0) === 0) violations.push(fieldIssue("market_ids", "is required when markets_enabled is true"));
   if (plan.split_fulfillments_enabled === true && plan.delivery_type === "exact_time") {
     violations.push(fieldIssue("split_fulfillments_enabled", "needs delivery_type asap"));
@@ -326,7 +333,7 @@ const createSellingPlanV1 = defineAction({
   kind: "write",
   input: z.strictObject({ selling_plan: sellingPlanSchema }),
   async handler(ctx, { input }) {
-    const plan = input.selling_plan;
+    const plan = withOneSplitFlag(input.selling_plan);
     const violations = v1Violations(plan);
     if (violations.length > 0) throw unprocessable(violations);
     const products: ProductsCreate = defined({
