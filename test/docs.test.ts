@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { describe, expect, it, vi } from "vitest";
 import { ACTIONS, createRegistry } from "../src/action-registry.ts";
 import { Dispatcher } from "../src/core/dispatcher.ts";
@@ -45,6 +46,46 @@ describe("public documents rendered from the registry", () => {
   });
 });
 
+describe("openapi.json's server URL is absolute (Prism and code generators take it as it is)", () => {
+  it("names the origin the request reached, with the v2 base path", async () => {
+    const doc = JSON.parse((await get("/openapi.json")).text) as { servers: { url: string }[] };
+    expect(doc.servers).toEqual([{ url: `${env.app.origin}/api/v2/external` }]);
+    // fetch cannot set Host: a plain request names the service as a proxy or a DNS name would.
+    const { port } = new URL(env.app.origin);
+    const viaName = await new Promise<{ servers: { url: string }[] }>((resolve, reject) => {
+      const request = httpRequest({ host: "127.0.0.1", port, path: "/api/v2/external/openapi.json", headers: { host: "api.example.test:8443" } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as { servers: { url: string }[] }));
+        response.on("error", reject);
+      });
+      request.on("error", reject);
+      request.end();
+    });
+    expect(viaName.servers).toEqual([{ url: "http://api.example.test:8443/api/v2/external" }]);
+  });
+
+  it("names PUBLIC_URL when it is set, whatever the request's host", async () => {
+    const config = testConfig(env.db.url);
+    const http = createHttpServer({
+      dispatcher: new Dispatcher({ registry: createRegistry(), pool: env.app.pool, config, log: env.log }),
+      actions: ACTIONS,
+      log: env.log,
+      bodyLimit: config.BODY_LIMIT_BYTES,
+      healthy: async () => true,
+      publicUrl: "https://preorders.example.com/",
+    });
+    const origin = await http.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const doc = (await (await fetch(`${origin}/api/v2/external/openapi.json`)).json()) as { servers: { url: string }[]; openapi: string };
+      expect(doc.openapi).toBe("3.1.0");
+      expect(doc.servers).toEqual([{ url: "https://preorders.example.com/api/v2/external" }]);
+    } finally {
+      await http.close();
+    }
+  });
+});
+
 describe("open routes cost the same however often they are asked", () => {
   async function serve(options: Partial<Parameters<typeof createHttpServer>[0]>): Promise<{ origin: string; close: () => Promise<void> }> {
     const config = testConfig(env.db.url);
@@ -70,7 +111,10 @@ describe("open routes cost the same however often they are asked", () => {
       const texts: string[] = [];
       for (const server of [...servers, ...servers]) texts.push(await (await fetch(`${server.origin}/api/v2/external/openapi.json`)).text());
       expect(builds.mock.calls.length - before).toBe(1);
-      expect(new Set(texts).size).toBe(1);
+      // The same document but for its servers URL, which names the origin each request reached.
+      const parsed = texts.map((text) => JSON.parse(text) as { servers: { url: string }[] });
+      expect(parsed.map((doc) => doc.servers[0]?.url)).toEqual([...servers, ...servers].map((server) => `${server.origin}/api/v2/external`));
+      expect(new Set(parsed.map(({ servers: _servers, ...rest }) => JSON.stringify(rest))).size).toBe(1);
     } finally {
       for (const server of servers) await server.close();
     }

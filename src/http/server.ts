@@ -44,6 +44,8 @@ interface HttpDeps {
   oauth?: OAuthRouteOptions;
   /** The operator console at /ops (src/ops), when given. */
   ops?: OpsOptions;
+  /** PUBLIC_URL: openapi.json's server URL; absent: the origin each request reached. */
+  publicUrl?: string;
   /** Answers whether the database is reachable, for /healthz. */
   healthy: () => Promise<boolean>;
   /** GET /readyz: 200 only when ready (database, migrations, not shutting down); absent: /readyz answers as /healthz. */
@@ -114,21 +116,27 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     done();
   });
 
-  // An address that sent too many missing or wrong keys is refused before its key is looked up:
-  // a flood of them would otherwise cost a database lookup each.
+  // An address that sent too many missing or wrong keys has its bad-key attempts refused: a flood
+  // of them costs no database work for a missing key or one already answered 401, and one lookup
+  // for any other. A live key is served under its own budget however throttled its address is:
+  // behind a NAT or a proxy not named in TRUST_PROXY, one client's bad keys must not lock the
+  // others out (decision 0252).
   const throttle = deps.authThrottle ?? new AuthThrottle();
-  app.addHook("onRequest", (request, reply, done) => {
+  app.addHook("onRequest", async (request, reply) => {
     const path = request.url.split("?")[0] ?? "";
     const waitSeconds = needsKey(path) ? throttle.refusedFor(loginClient(request.ip)) : undefined;
-    if (waitSeconds === undefined) return done();
+    if (waitSeconds === undefined) return;
+    const token = requestToken(request);
+    if (token !== undefined && !throttle.knownWrong(token) && (await deps.dispatcher.authenticate(token))) return;
+    if (token !== undefined) throttle.fail(loginClient(request.ip), token);
     const body = { errors: [MESSAGES.rateLimited] };
-    void reply
+    return reply
       .code(429)
       .header("retry-after", String(waitSeconds))
       .send(path.startsWith(V1_BASE_PATH) ? v1Errors(429, body, []) : body);
   });
   app.addHook("onSend", (request, reply, payload, done) => {
-    if (reply.statusCode === 401 && needsKey(request.url.split("?")[0] ?? "")) throttle.fail(loginClient(request.ip));
+    if (reply.statusCode === 401 && needsKey(request.url.split("?")[0] ?? "")) throttle.fail(loginClient(request.ip), requestToken(request));
     done(null, payload);
   });
 
@@ -205,7 +213,10 @@ export function createHttpServer(deps: HttpDeps): FastifyInstance {
     const documents = publicDocuments(actions);
     app.get(`${V2_BASE_PATH}/llms.txt`, (_request, reply) => reply.type("text/plain; charset=utf-8").send(documents.llms()));
     app.get(`${V2_BASE_PATH}/skill.md`, (_request, reply) => reply.type("text/markdown; charset=utf-8").send(documents.skill()));
-    app.get(`${V2_BASE_PATH}/openapi.json`, (_request, reply) => reply.type("application/json").send(documents.openapi()));
+    // Its servers URL is absolute: PUBLIC_URL when set, else the origin the request reached.
+    app.get(`${V2_BASE_PATH}/openapi.json`, (request, reply) =>
+      reply.type("application/json").send(documents.openapi(deps.publicUrl ?? `${request.protocol}://${request.host}`)),
+    );
   }
   mountV1(app, deps.dispatcher);
   app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: `${V2_BASE_PATH}`, handler: v2 });

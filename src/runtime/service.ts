@@ -142,6 +142,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
         bodyLimit: config.BODY_LIMIT_BYTES,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         trustProxy: config.TRUST_PROXY,
+        ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
         // Liveness only: a database outage is no reason to restart this process (it reconnects by
         // itself); /readyz says the database is unreachable.
         healthy: () => Promise.resolve(true),
