@@ -76,9 +76,9 @@ describe("back-in-stock settings by group", () => {
 
   it("has no action for a group that does not exist: 404", async () => {
     const read = await invoke(env.app, "GET", "/back_in_stock/settings/nope", { key: env.key });
-    expect(read).toMatchObject({ status: 404, body: { errors: ["No v2 action registered for GET /back_in_stock/settings/nope"] } });
+    expect(read).toMatchObject({ status: 404, body: { errors: ["No v2 action registered for GET /back_in_stock/settings/nope: see GET /back_in_stock/settings/help for the actions under /back_in_stock/settings"] } });
     const write = await patch("templates", { enabled: true });
-    expect(write).toMatchObject({ status: 404, body: { errors: ["No v2 action registered for PATCH /back_in_stock/settings/templates"] } });
+    expect(write).toMatchObject({ status: 404, body: { errors: ["No v2 action registered for PATCH /back_in_stock/settings/templates: see GET /back_in_stock/settings/help for the actions under /back_in_stock/settings"] } });
   });
 
   it("keeps shops apart", async () => {

@@ -27,6 +27,20 @@ async function errorsOf(query: string): Promise<{ status: number; body: unknown 
   return { status: answer.status, body: answer.body };
 }
 
+describe("a newcomer's first search", () => {
+  it("finds the getting-started article for quickstart, and GET /help?search= says where articles are searched", async () => {
+    for (const query of ["quickstart", "quick start", "getting started"]) {
+      expect((await search(query)).results[0]?.url, query).toBe("getting-started");
+    }
+    expect(await errorsOf("query=quickstart").then((a) => a.status)).toBe(200);
+    const wrongPlace = await api(env.app, "GET", "/help?search=quickstart", { key: env.key });
+    expect(wrongPlace).toMatchObject({
+      status: 422,
+      body: { errors: ["search is not allowed: the help articles are searched with GET /account/help_docs?query=...; this lists the actions (prefix, format)"] },
+    });
+  });
+});
+
 describe("shipped help articles", () => {
   it("are at least 25, each with the front matter and a url of its own that names its file", async () => {
     const articles = await readArticles();

@@ -127,16 +127,39 @@ describe("401", () => {
 });
 
 describe("404", () => {
-  it("names the method and the path relative to the v2 base", async () => {
+  it("names the method and the path relative to the v2 base, and where to look instead", async () => {
     const answer = await api(env.app, "GET", "/nope", { key: env.key });
-    expectErrors(answer, 404, ["No v2 action registered for GET /nope"]);
+    expectErrors(answer, 404, ["No v2 action registered for GET /nope: see GET /help?format=compact for every action"]);
     expectRateLimitHeaders(answer);
   });
 
-  it("leaves the query string out of the path, and names a wrong method", async () => {
-    expectErrors(await api(env.app, "GET", "/nope/deeper?x=1", { key: env.key }), 404, ["No v2 action registered for GET /nope/deeper"]);
-    expectErrors(await api(env.app, "DELETE", "/account/languages", { key: env.key }), 404, ["No v2 action registered for DELETE /account/languages"]);
-    expectErrors(await api(env.app, "POST", "/account/languages", { key: env.key, body: {} }), 404, ["No v2 action registered for POST /account/languages"]);
+  it("leaves the query string out of the path, and names a wrong method with the methods the path takes", async () => {
+    expectErrors(await api(env.app, "GET", "/nope/deeper?x=1", { key: env.key }), 404, [
+      "No v2 action registered for GET /nope/deeper: see GET /help?format=compact for every action",
+    ]);
+    expectErrors(await api(env.app, "DELETE", "/account/languages", { key: env.key }), 404, [
+      "No v2 action registered for DELETE /account/languages: /account/languages takes GET, PATCH (see GET /account/languages/help)",
+    ]);
+    expectErrors(await api(env.app, "POST", "/account/languages", { key: env.key, body: {} }), 404, [
+      "No v2 action registered for POST /account/languages: use PATCH /account/languages (a deep partial: only the fields sent change)",
+    ]);
+  });
+
+  it("a PUT where the path takes a PATCH says to use the PATCH; an unknown path under a known scope points to that scope's help", async () => {
+    const offer = await api(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Spring drop" } });
+    const id = (offer.body as { id: string }).id;
+    expectErrors(await api(env.app, "PUT", `/preorders/offers/${id}/payments`, { key: env.key, body: { discount: { type: "no_discount" } } }), 404, [
+      `No v2 action registered for PUT /preorders/offers/${id}/payments: use PATCH /preorders/offers/${id}/payments (a deep partial: only the fields sent change)`,
+    ]);
+    expectErrors(await api(env.app, "GET", `/preorders/offers/${id}/nope`, { key: env.key }), 404, [
+      `No v2 action registered for GET /preorders/offers/${id}/nope: see GET /preorders/offers/${id}/help for the actions under /preorders/offers/${id}`,
+    ]);
+    // What the message points to answers: the scope's help lists the offer's actions.
+    const help = await api(env.app, "GET", `/preorders/offers/${id}/help?format=compact`, { key: env.key });
+    expect(help.status).toBe(200);
+    expect((help.body as { actions: { method: string; path: string }[] }).actions).toContainEqual(
+      expect.objectContaining({ method: "PATCH", path: "/preorders/offers/{id}/payments" }),
+    );
   });
 
   it("answers the resource form for a registered path whose resource is absent", async () => {

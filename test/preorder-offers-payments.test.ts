@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { invoke } from "./helpers/app.ts";
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 
@@ -79,10 +80,30 @@ describe("payments: GET and PATCH", () => {
     expect((await patch(id, { discount: { type: "fixed_amount", value: 250 } })).body).toMatchObject({ discount: { type: "fixed_amount", value: 250 } });
   });
 
-  it("rule 3: options are not edited by the PATCH, nor the mode", async () => {
+  it("rule 3: options are not edited by the PATCH, nor the mode; the 422 names the actions that set them", async () => {
     const id = await newOffer(env);
     const answer = await patch(id, { options: [{ type: "deposit", enabled: true }], mode: "deposit" });
-    expect(answer).toMatchObject({ status: 422, body: { errors: ["options is not allowed", "mode is not allowed"] } });
+    expect(answer).toMatchObject({
+      status: 422,
+      body: {
+        errors: [
+          "options is not allowed: payment options are edited by POST /preorders/offers/{id}/payments/enable_option, disable_option and set_option_copy",
+          "mode is not allowed: the mode follows from the enabled payment options; set them with POST /preorders/offers/{id}/payments/enable_option and disable_option (type full or deposit; both enabled: choice)",
+        ],
+      },
+    });
+    // The create takes the groups as their PATCH does: the same field, with its group's prefix.
+    const create = await invoke(env.app, "POST", "/preorders/offers", { key: env.key, body: { name: "Deposit drop", payments: { mode: "deposit" } } });
+    expect(create).toMatchObject({
+      status: 422,
+      body: {
+        errors: [
+          "payments.mode is not allowed: the mode follows from the enabled payment options; set them with POST /preorders/offers/{id}/payments/enable_option and disable_option (type full or deposit; both enabled: choice)",
+        ],
+      },
+    });
+    // An unknown field with no such pointer keeps the plain message.
+    expect((await patch(id, { modee: "deposit" })).body).toEqual({ errors: ["modee is not allowed"] });
   });
 });
 

@@ -53,6 +53,11 @@ export interface ActionDefinition<P extends ObjectSchema, I extends z.ZodType> {
   params?: P;
   /** The query (GET) or JSON body (other methods). */
   input?: I;
+  /**
+   * Fields the input refuses that a caller may well send (shown in the answer, set elsewhere):
+   * dotted path → what to use instead, appended to its `is not allowed`.
+   */
+  refusedFields?: Readonly<Record<string, string>>;
   handler: (ctx: ActionContext, args: { params: z.output<P>; input: z.output<I> }) => Promise<unknown>;
 }
 

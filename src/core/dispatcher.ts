@@ -91,7 +91,7 @@ function validate(action: AnyAction, params: Record<string, string>, input: unkn
     if (result.success) parsedInput = result.data;
     else issues.push(...result.error.issues);
   }
-  if (issues.length > 0) throw unprocessable(formatIssues(issues));
+  if (issues.length > 0) throw unprocessable(formatIssues(issues, action.refusedFields));
   return { params: parsedParams, input: parsedInput };
 }
 
@@ -190,7 +190,7 @@ export class Dispatcher {
     const { match, query } = this.route(method, request.path, request.query);
     seen.action = match?.action.name;
     const shopId = request.verifiedShopId ?? (await this.charged(request.token, match ? COST[match.action.kind] : COST.read, headers));
-    if (!match) throw new ApiError("NOT_FOUND", MESSAGES.noAction(method, request.path));
+    if (!match) throw new ApiError("NOT_FOUND", MESSAGES.noAction(method, request.path, registry.insteadOf(method, request.path)));
 
     const { action } = match;
     const rawInput = method === "GET" || method === "DELETE" ? query : parseBody(action, request.body);

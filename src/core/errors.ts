@@ -68,7 +68,8 @@ export const MESSAGES = {
   unauthorized: "X-Auth-Token is missing or invalid",
   invalidJson: "Request body is not valid JSON",
   rateLimited: "Rate limit exceeded",
-  noAction: (method: string, path: string) => `No v2 action registered for ${method} ${path}`,
+  /** `instead`: what to ask for instead (Registry.insteadOf), after a colon. */
+  noAction: (method: string, path: string, instead?: string) => `No v2 action registered for ${method} ${path}${instead ? `: ${instead}` : ""}`,
   notFound: (resource: string, id: string) => `${resource} not found: ${id}`,
   bodyTooLarge: (limit: number) => `Request body is larger than ${limit} bytes`,
   internal: (requestId: string) => `Internal server error (request id ${requestId})`,

@@ -93,6 +93,45 @@ export class Registry {
     return this.byName.get(name);
   }
 
+  /** The methods some action answers at `path` (in the order GET, POST, PATCH, PUT, DELETE). */
+  methodsAt(path: string): HttpMethod[] {
+    return (["GET", "POST", "PATCH", "PUT", "DELETE"] as const).filter((method) => this.match(method, path) !== undefined);
+  }
+
+  /**
+   * The longest leading part of `path` (whole segments, as written) under which some action's
+   * path lies: what `GET <scope>/help` lists. "" when not even the first segment is known.
+   */
+  knownScope(path: string): string {
+    const parts = splitPath(path).map(decodeSegment);
+    let best = 0;
+    for (const route of this.routes) {
+      let n = 0;
+      while (n < parts.length && n < route.segments.length) {
+        const segment = route.segments[n];
+        if (segment?.param === undefined && segment?.literal !== parts[n]) break;
+        n += 1;
+      }
+      best = Math.max(best, n);
+    }
+    return best === 0 ? "" : `/${splitPath(path).slice(0, best).join("/")}`;
+  }
+
+  /**
+   * What to ask instead of a method no action answers at `path`: PATCH when the path has one (a
+   * PUT or POST of settings is a PATCH here), else the methods it has, else the help of the
+   * deepest scope the path shares with some action.
+   */
+  insteadOf(method: string, path: string): string {
+    const methods = this.methodsAt(path);
+    if (methods.includes("PATCH") && (method === "PUT" || method === "POST")) {
+      return `use PATCH ${path} (a deep partial: only the fields sent change)`;
+    }
+    if (methods.length > 0) return `${path} takes ${methods.join(", ")} (see GET ${path.replace(/\/+$/, "")}/help)`;
+    const scope = this.knownScope(path);
+    return scope === "" ? "see GET /help?format=compact for every action" : `see GET ${scope}/help for the actions under ${scope}`;
+  }
+
   match(method: string, path: string): RouteMatch | undefined {
     const parts = splitPath(path).map(decodeSegment);
     for (const route of this.routes) {

@@ -59,15 +59,18 @@ function describe(issue: z.core.$ZodIssue): string {
 /**
  * One issue per field, dotted paths, messages in the stable forms of DESIGN.md (`issueText` makes
  * `<field> <message>` of each). Unknown keys become one `is not allowed` each, so a typo is never
- * silently ignored; the first issue of a field wins.
+ * silently ignored; `instead` (dotted path → what to use) says after a colon what sets a field the
+ * body may not; the first issue of a field wins.
  */
-export function formatIssues(issues: readonly z.core.$ZodIssue[]): Issue[] {
+export function formatIssues(issues: readonly z.core.$ZodIssue[], instead: Readonly<Record<string, string>> = {}): Issue[] {
   const byField = new Map<string, Issue>();
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         const path = dottedPath([...issue.path, key]);
-        if (!byField.has(path)) byField.set(path, { path, message: "is not allowed" });
+        // A field the answer shows but the body may not set says what sets it (ActionDefinition.refusedFields).
+        const hint = Object.hasOwn(instead, path) ? instead[path] : undefined;
+        if (!byField.has(path)) byField.set(path, { path, message: hint ? `is not allowed: ${hint}` : "is not allowed" });
       }
       continue;
     }

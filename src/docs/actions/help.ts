@@ -52,6 +52,10 @@ export const help = defineAction({
     prefix: z.string().regex(/^(\/[A-Za-z0-9_{}.-]+)*\/?$/, "must be a path prefix such as /preorders/offers").optional(),
     format: z.enum(["full", "compact"]).optional(),
   }),
+  // The help articles are searched at another path: a search here says where.
+  refusedFields: Object.fromEntries(
+    ["search", "query", "q"].map((field) => [field, "the help articles are searched with GET /account/help_docs?query=...; this lists the actions (prefix, format)"]),
+  ),
   async handler(ctx, { input }) {
     let manifest = manifests.get(ctx.registry);
     if (!manifest) {

@@ -145,6 +145,8 @@ export interface GroupDef<T extends Record<string, unknown>> {
   present?(value: T, row: OfferRow): Record<string, unknown>;
   /** What its GET, PATCH and named POSTs answer, on the wire (outputs.ts): the `output` of those actions. */
   output?: z.ZodType;
+  /** Top-level fields its GET shows that the PATCH refuses → what sets them (the 422 says it). */
+  instead?: Readonly<Record<string, string>>;
 }
 
 // Group definitions are generic in their value type; a list of them is typed by this.
@@ -160,6 +162,7 @@ export function defineGroup<S extends z.ZodObject>(def: {
   rules?: (value: z.output<S>, env: RuleEnv) => Issue[] | Promise<Issue[]>;
   present?: (value: z.output<S>, row: OfferRow) => Record<string, unknown>;
   output?: z.ZodType;
+  instead?: Readonly<Record<string, string>>;
 }): GroupDef<z.output<S>> {
   const omitted = Object.fromEntries((def.readOnly ?? []).map((k) => [k, true]));
   const editable = def.readOnly?.length ? (def.schema as z.ZodObject).omit(omitted as never) : def.schema;
@@ -172,6 +175,7 @@ export function defineGroup<S extends z.ZodObject>(def: {
     ...(def.rules ? { rules: def.rules } : {}),
     ...(def.present ? { present: def.present } : {}),
     ...(def.output ? { output: def.output } : {}),
+    ...(def.instead ? { instead: def.instead } : {}),
   };
 }
 
@@ -347,6 +351,7 @@ export function groupPatchAction<T extends Record<string, unknown>>(group: Group
     kind: "write",
     params: offerParams,
     input: group.patch,
+    ...(group.instead ? { refusedFields: group.instead } : {}),
     async handler(ctx, { params, input }) {
       const { offer, value } = await changeGroup(ctx, params.id, group, {
         mode: "patch",

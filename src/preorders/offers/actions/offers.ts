@@ -224,6 +224,8 @@ const createOfferAction = defineAction({
   output: offerCreatedOutput,
   kind: "write",
   input: createInput,
+  // A group's field its PATCH refuses is refused here too (`payments.mode`), saying what sets it.
+  refusedFields: Object.fromEntries(OFFER_GROUPS.flatMap((group) => Object.entries(group.instead ?? {}).map(([field, hint]) => [`${group.key}.${field}`, hint]))),
   async handler(ctx, { input }) {
     const { name, internal_name, products, ...body } = input;
     // The shop's offer defaults (PATCH /preorders/settings offer_defaults) fill what the body leaves out.

@@ -129,6 +129,10 @@ export const paymentsGroup = defineGroup({
   output: paymentsOutput,
   // Options are edited by their own actions (payments rule 3); the mode follows from them.
   readOnly: ["options"],
+  instead: {
+    mode: "the mode follows from the enabled payment options; set them with POST /preorders/offers/{id}/payments/enable_option and disable_option (type full or deposit; both enabled: choice)",
+    options: "payment options are edited by POST /preorders/offers/{id}/payments/enable_option, disable_option and set_option_copy",
+  },
   normalize(next, patch) {
     // Payments rule 2: no_discount clears the discount; its value becomes null.
     if (next.discount.type === null || next.discount.type === "no_discount") next.discount.value = null;
