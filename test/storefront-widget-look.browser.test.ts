@@ -99,6 +99,7 @@ describe.skipIf(unavailable !== undefined).each(VIEWPORTS)("the widget's look an
     // Within days, with the merchant's own shipping text.
     withinDays = await newOffer(env, { products: { variant_ids: [variantAt(2)] } }, { enable: true });
     await call("PATCH", withinDays, "/shipping", { delivery: { type: "asap", days: 3 }, display: { shipping_text: "Ships from our Lyon warehouse." } });
+    await call("PATCH", withinDays, "/limits", { per_order: { max: 2 } });
     await shopConfig.synced(dated);
     await shopConfig.synced(withinDays);
     setStock(env.emulator, variantAt(0), 0, "CONTINUE");
@@ -133,7 +134,7 @@ describe.skipIf(unavailable !== undefined).each(VIEWPORTS)("the widget's look an
     await axe("preorder in French");
   });
 
-  it("a delivery within days: 'Ships in 3 days' under the button, beside the merchant's own shipping text", async () => {
+  it("a delivery within days: 'Ships in 3 days' under the button, beside the merchant's own shipping text; the widget's refusals in the page's language", async () => {
     await page.goto(productUrl(variantAt(2)));
     await page.locator("[data-preorder-button]").waitFor();
     expect(await text("[data-preorder-delivery]")).toBe("Ships in 3 days");
@@ -142,6 +143,12 @@ describe.skipIf(unavailable !== undefined).each(VIEWPORTS)("the widget's look an
     await page.goto(productUrl(variantAt(2), "fr"));
     await page.locator("[data-preorder-delivery]").waitFor();
     expect(await text("[data-preorder-delivery]")).toBe("Expédié sous 3 jours");
+    // The widget's own refusals are in the page's language too.
+    await page.fill("input[name=quantity]", "3");
+    await page.locator("[data-preorder-button]").click();
+    await page.locator(".preorder-message[data-kind='error']").waitFor();
+    expect(await text(".preorder-message")).toBe("Vous pouvez précommander au plus 2 exemplaires de cet article par commande.");
+    await axe("preorder refused, in French");
   });
 
   it("each payment option says what it charges now and later in the page's currency, after the discount, for the quantity chosen", async () => {

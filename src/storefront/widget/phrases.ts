@@ -1,6 +1,7 @@
 /**
  * The widget's own phrases around what the merchant writes: the delivery line, the amounts of a
- * payment option and the labels only a screen reader or a form needs (decision 0248). Dates,
+ * payment option, the labels only a screen reader or a form needs, and the limits' refusals
+ * (decision 0248). Dates,
  * amounts and units inside them are formatted by the browser's Intl for the page's locale; the
  * sentence around them is here, for the locales the shop's shipped strings have, else English.
  */
@@ -21,6 +22,18 @@ export interface Phrases {
   sms: string;
   /** The countdown's name for a screen reader. */
   time_left: string;
+  /** `{{ min }}` */
+  at_least: string;
+  /** `{{ max }}` */
+  at_most: string;
+  /** `{{ max }}`, `{{ in_cart }}` */
+  at_most_in_cart: string;
+  none_left: string;
+  /** `{{ left }}` */
+  only_left: string;
+  /** `{{ left }}`, `{{ in_cart }}` */
+  only_left_in_cart: string;
+  added: string;
 }
 
 const PHRASES: Record<string, Phrases> = {
@@ -34,6 +47,13 @@ const PHRASES: Record<string, Phrases> = {
     email: "E-mail",
     sms: "Text message",
     time_left: "Time left",
+    at_least: "You can preorder no fewer than {{ min }} of this item in one order.",
+    at_most: "You can preorder at most {{ max }} of this item in one order.",
+    at_most_in_cart: "You can preorder at most {{ max }} of this item in one order ({{ in_cart }} already in your cart).",
+    none_left: "This item can no longer be preordered: none are left.",
+    only_left: "Only {{ left }} left to preorder.",
+    only_left_in_cart: "Only {{ left }} left to preorder ({{ in_cart }} already in your cart).",
+    added: "Added to your cart.",
   },
   fr: {
     ships_by: "Expédié d’ici le {{ date }}",
@@ -45,6 +65,13 @@ const PHRASES: Record<string, Phrases> = {
     email: "E-mail",
     sms: "SMS",
     time_left: "Temps restant",
+    at_least: "Vous pouvez précommander au moins {{ min }} exemplaires de cet article par commande.",
+    at_most: "Vous pouvez précommander au plus {{ max }} exemplaires de cet article par commande.",
+    at_most_in_cart: "Vous pouvez précommander au plus {{ max }} exemplaires de cet article par commande ({{ in_cart }} déjà dans votre panier).",
+    none_left: "Cet article ne peut plus être précommandé : il n’en reste aucun.",
+    only_left: "Plus que {{ left }} à précommander.",
+    only_left_in_cart: "Plus que {{ left }} à précommander ({{ in_cart }} déjà dans votre panier).",
+    added: "Ajouté à votre panier.",
   },
   de: {
     ships_by: "Versand bis {{ date }}",
@@ -56,6 +83,13 @@ const PHRASES: Record<string, Phrases> = {
     email: "E-Mail",
     sms: "SMS",
     time_left: "Verbleibende Zeit",
+    at_least: "Sie können mindestens {{ min }} Stück dieses Artikels pro Bestellung vorbestellen.",
+    at_most: "Sie können höchstens {{ max }} Stück dieses Artikels pro Bestellung vorbestellen.",
+    at_most_in_cart: "Sie können höchstens {{ max }} Stück dieses Artikels pro Bestellung vorbestellen ({{ in_cart }} bereits im Warenkorb).",
+    none_left: "Dieser Artikel kann nicht mehr vorbestellt werden: Es sind keine mehr übrig.",
+    only_left: "Nur noch {{ left }} zum Vorbestellen.",
+    only_left_in_cart: "Nur noch {{ left }} zum Vorbestellen ({{ in_cart }} bereits im Warenkorb).",
+    added: "In den Warenkorb gelegt.",
   },
   es: {
     ships_by: "Se envía antes del {{ date }}",
@@ -67,6 +101,13 @@ const PHRASES: Record<string, Phrases> = {
     email: "Correo electrónico",
     sms: "SMS",
     time_left: "Tiempo restante",
+    at_least: "Puedes reservar como mínimo {{ min }} unidades de este artículo por pedido.",
+    at_most: "Puedes reservar como máximo {{ max }} unidades de este artículo por pedido.",
+    at_most_in_cart: "Puedes reservar como máximo {{ max }} unidades de este artículo por pedido ({{ in_cart }} ya en tu carrito).",
+    none_left: "Este artículo ya no se puede reservar: no quedan unidades.",
+    only_left: "Solo quedan {{ left }} para reservar.",
+    only_left_in_cart: "Solo quedan {{ left }} para reservar ({{ in_cart }} ya en tu carrito).",
+    added: "Añadido a tu carrito.",
   },
 };
 

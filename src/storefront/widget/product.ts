@@ -305,11 +305,11 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
         message.dataset.kind = "error";
         page.signals.emit("preorder:refused", { variant_id: variant.id, offer_id: offer.offer_id, reason: text });
       };
-      if (quantity < min) return refuse(`You can preorder no fewer than ${min} of this item in one order.`);
+      if (quantity < min) return refuse(fill(phrases.at_least, { min }));
       const cart = await readCart();
       const inCart = cart.filter((line) => line.variant_id === variant.id).reduce((sum, line) => sum + line.quantity, 0);
       if (max !== null && quantity + inCart > max) {
-        return refuse(inCart > 0 ? `You can preorder at most ${max} of this item in one order (${inCart} already in your cart).` : `You can preorder at most ${max} of this item in one order.`);
+        return refuse(inCart > 0 ? fill(phrases.at_most_in_cart, { max, in_cart: inCart }) : fill(phrases.at_most, { max }));
       }
       // The offer's total limit counts its units of every variant: those on any of its plans (one per payment option, decision 0212), or naming it, in the cart.
       const left = await remainingCount;
@@ -320,8 +320,8 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
           )
           .reduce((sum, line) => sum + line.quantity, 0);
         if (quantity + offerInCart > left) {
-          if (left === 0) return refuse("This item can no longer be preordered: none are left.");
-          return refuse(offerInCart > 0 ? `Only ${left} left to preorder (${offerInCart} already in your cart).` : `Only ${left} left to preorder.`);
+          if (left === 0) return refuse(phrases.none_left);
+          return refuse(offerInCart > 0 ? fill(phrases.only_left_in_cart, { left, in_cart: offerInCart }) : fill(phrases.only_left, { left }));
         }
       }
       if (!offer.checkout.mixed_cart.allowed && cart.some((line) => !line.selling_plan_allocation)) return refuse(texts.mixedCart);
@@ -339,7 +339,7 @@ function mountPreorder(page: Page, variant: VariantData, offer: OfferConfig): Cl
       const added = await addToCart({ id: variant.id, quantity, ...(sellingPlan === undefined ? {} : { selling_plan: sellingPlan }), properties });
       settle();
       if (!added.ok) return refuse(added.message);
-      message.textContent = "Added to your cart.";
+      message.textContent = phrases.added;
       message.dataset.kind = "added";
       page.signals.emit("preorder:added_to_cart", { variant_id: variant.id, quantity, offer_id: offer.offer_id, selling_plan: sellingPlan ?? null });
     })();
