@@ -41,7 +41,7 @@ export async function ensureDemoShop(pool: pg.Pool, demoKey: string | undefined)
  * store (`/auth` → the emulator's authorize → `/auth/callback`, over HTTP on 127.0.0.1, decision
  * 0219): the token is the one the emulator issued, never copied from it. Queues the write of its
  * storefront configuration metafield (the install queues it too). Answers how to stop the emulator,
- * if one was started.
+ * if one was started, and the emulator's storefront page of the demo store's first product.
  */
 export async function connectDemoShop(
   pool: pg.Pool,
@@ -50,7 +50,7 @@ export async function connectDemoShop(
   log: Log,
   serviceUrl: string | undefined,
   appUrl: string | undefined = serviceUrl,
-): Promise<(() => Promise<void>) | undefined> {
+): Promise<{ close?: () => Promise<void>; storefrontUrl?: string } | undefined> {
   const { rows } = await pool.query<{ id: string }>("select id from shops where is_demo");
   const shopId = rows[0]?.id;
   if (!shopId) return undefined;
@@ -64,7 +64,7 @@ export async function connectDemoShop(
       accessToken: config.PLATFORM_ACCESS_TOKEN,
     });
     await enqueueShopConfigSync(pool, shopId);
-    return undefined;
+    return {};
   }
   // Loaded only here: production processes never load the emulator or its GraphQL engine.
   const { startEmulator } = await import("../platform/emulator/index.ts");
@@ -82,9 +82,11 @@ export async function connectDemoShop(
     ...(serviceUrl ? { storefront: { appEmbedUrl: `${serviceUrl}/storefront/widget.js`, appProxy: { url: `${serviceUrl}/storefront`, secret: platform.webhookSecret } } } : {}),
   });
   log.info({ url: emulator.origin }, "store platform emulator listening");
+  const product = emulator.store.products.find((p) => p.status === "ACTIVE");
+  const storefrontUrl = product ? `${emulator.origin}/products/${product.handle}` : emulator.origin;
   if (!appUrl) {
     // No web process here to install through (a worker-only start): nothing to connect.
-    return () => emulator.close();
+    return { close: () => emulator.close(), storefrontUrl };
   }
   // The only place the store's admin is not at https://<shop>: its requests go to the emulator.
   routeShopToOrigin(emulator.shopDomain, emulator.origin);
@@ -96,8 +98,29 @@ export async function connectDemoShop(
     await emulator.close();
     throw error;
   }
-  return async () => {
-    unrouteShop(emulator.shopDomain);
-    await emulator.close();
+  return {
+    close: async () => {
+      unrouteShop(emulator.shopDomain);
+      await emulator.close();
+    },
+    storefrontUrl,
   };
+}
+
+/**
+ * The line `npm start` prints once it is up: where the API, the console, the emulator's storefront
+ * and the metrics are, and the demo key when this start knows it (created now, or DEMO_API_KEY);
+ * the key is stored only as a hash, so a later start can only say how to get one.
+ */
+export function startupLine(urls: { service: string; storefront?: string | undefined }, demo: { shopId?: string | undefined; apiKey?: string | undefined }): string {
+  const parts = [
+    `API ${urls.service}/api/v2/external (first call: GET /help?format=compact)`,
+    `console ${urls.service}/ops`,
+    ...(urls.storefront ? [`storefront ${urls.storefront}`] : []),
+    `metrics ${urls.service}/metrics`,
+    demo.apiKey
+      ? `demo key ${demo.apiKey}`
+      : `demo key: printed on the start that created the demo shop (set DEMO_API_KEY to choose it; npm run cli -- keys create --shop ${demo.shopId ?? "<demo shop id>"} makes another)`,
+  ];
+  return `Ready: ${parts.join(" | ")}`;
 }

@@ -22,7 +22,8 @@ import type { Shopify } from "@shopify/shopify-api";
 import { createShopifyApp } from "../platform/oauth/app.ts";
 import { operatorToken } from "../ops/auth.ts";
 import { type Database, createPool, openPool, resolveDatabase } from "./database.ts";
-import { connectDemoShop, ensureDemoShop } from "./demo.ts";
+import { hashApiKey } from "../db/api-keys.ts";
+import { connectDemoShop, ensureDemoShop, startupLine } from "./demo.ts";
 import { createPlatformRuntime } from "./platform.ts";
 import { startDemoProviders } from "./providers.ts";
 import { type ServiceServices, createServices } from "./services.ts";
@@ -62,6 +63,18 @@ export interface Service {
   stop: () => Promise<void>;
 }
 
+/** The demo shop, and DEMO_API_KEY when it is one of its live keys (a key set after the shop was created is not). */
+async function liveDemoKey(pool: pg.Pool, demoKey: string | undefined): Promise<{ shopId?: string; apiKey?: string }> {
+  const { rows } = await pool.query<{ id: string; live: boolean }>(
+    `select s.id, exists (select 1 from api_keys k where k.shop_id = s.id and k.key_hash = $1 and k.revoked_at is null) as live
+     from shops s where s.is_demo limit 1`,
+    [demoKey === undefined ? null : hashApiKey(demoKey)],
+  );
+  const shop = rows[0];
+  if (!shop) return {};
+  return shop.live && demoKey !== undefined ? { shopId: shop.id, apiKey: demoKey } : { shopId: shop.id };
+}
+
 /** Where stores and browsers reach the service: APP_URL, else PUBLIC_URL, else where it listens. */
 export function appUrl(config: Config, listening: string): string {
   return (config.APP_URL ?? config.PUBLIC_URL ?? listening).replace(/\/+$/, "");
@@ -77,6 +90,7 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
   let runner: Runner | undefined;
   let url: string | undefined;
   let metricsUrl: string | undefined;
+  let storefrontUrl: string | undefined;
   const readiness = new Readiness(pool);
   // Order matters on the way down: /readyz turns 503 so a load balancer drains this process (for
   // SHUTDOWN_DRAIN_MS, requests still served), stop taking requests and jobs, let running ones finish, then the emulator, the pool and the embedded database.
@@ -112,8 +126,10 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
     const services = createServices(config, log, { platform });
     // Closed after the worker and HTTP have stopped (closers run after both).
     closers.push(() => services.close());
+    const demoKey: { shopId?: string; apiKey?: string } = {};
     if (wanted(options.demo)) {
       const demo = await ensureDemoShop(pool, config.DEMO_API_KEY);
+      if (demo) Object.assign(demoKey, demo);
       if (demo) {
         // Printed once, on the start that creates it: the key is stored only as a hash.
         process.stdout.write(`\nDemo shop created: ${demo.shopId}\nDemo API key (shown once): ${demo.apiKey}\n\n`);
@@ -168,8 +184,9 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       ensureHelpArticles(pool).catch((error: unknown) => log.warn({ err: error }, "help articles not loaded at start"));
     }
     if (wanted(options.demo)) {
-      const close = await connectDemoShop(pool, platform, config, log, url, url ? appUrl(config, url) : undefined);
-      if (close) closers.push(close);
+      const connected = await connectDemoShop(pool, platform, config, log, url, url ? appUrl(config, url) : undefined);
+      if (connected?.close) closers.push(connected.close);
+      storefrontUrl = connected?.storefrontUrl;
       const closeProviders = await startDemoProviders(pool, platform, config, log);
       if (closeProviders) closers.push(closeProviders);
     }
@@ -187,6 +204,11 @@ export async function startService(config: Config, log: Log, options: ServiceOpt
       await enqueueAlertRecovery(pool);
       // Likewise the preorder notifications it left pending (the cron sweep runs every 5 minutes).
       await enqueueNotificationRecovery(pool);
+    }
+    if (wanted(options.demo) && url) {
+      // Once everything is up: one line saying where everything is (npm start only: the demo runtime).
+      if (!demoKey.apiKey) Object.assign(demoKey, await liveDemoKey(pool, config.DEMO_API_KEY));
+      process.stdout.write(`\n${startupLine({ service: appUrl(config, url), storefront: storefrontUrl }, demoKey)}\n\n`);
     }
     let stopping: Promise<void> | undefined;
     return { pool, database, platform, services, http, runner, url, readiness, metricsUrl, poolOpened, stop: () => (stopping ??= stopAll()) };
