@@ -305,7 +305,7 @@ describe("ops console: jobs", () => {
     const listed = JSON.parse((await request(`/ops/api/jobs?source=queue&shop=${env.shopId}`, { cookie })).text) as { jobs: { task: string; shop_id: string | null }[] };
     for (const task of tasks) expect(listed.jobs.find((j) => j.task === task), task).toMatchObject({ shop_id: env.shopId });
     const page = await request(`/ops/jobs?task=bis_send&shop=${env.shopId}`, { cookie });
-    expect(page.text).toMatch(new RegExp(`<td class="task">bis_send</td><td class="status">queued</td><td class="shop">[^<]*${env.shopId}</td>`));
+    expect(page.text).toMatch(new RegExp(`<td class="task">bis_send</td><td class="status"><span class="badge status-info"[^>]*>queued</span></td><td class="shop"><a class="shop-link" href="/ops/shops/${env.shopId}">[^<]*${env.shopId}</a></td>`));
     const cli = JSON.parse(await cliOutput(env.db.url, ["jobs", "list", "--source", "queue", "--shop", env.shopId, "--json"])) as { task: string }[];
     expect(tasks.every((task) => cli.some((j) => j.task === task))).toBe(true);
   });
@@ -336,7 +336,7 @@ describe("ops console: jobs", () => {
     expect(await queueRows()).toBe(1);
   });
 
-  it("retries a failed queue row and cancels (removes) one", async () => {
+  it("retries a failed queue row and cancels (removes) one, kept in the history as cancelled", async () => {
     const { cookie, csrf } = await login();
     const task = declareTask({ name: "ops_test_queue_retry", payload: z.object({}) });
     await enqueue(env.pool, task, {});
@@ -350,7 +350,10 @@ describe("ops console: jobs", () => {
     const json = JSON.parse((await request(`/ops/api/jobs/queue/${id}`, { cookie })).text) as { job: { status: string; attempts: number } };
     expect(json.job).toMatchObject({ status: "queued", attempts: 0 });
     expect((await request(`/ops/jobs/queue/${id}/cancel`, { method: "POST", cookie, form: { csrf }, headers: sameOrigin() })).status).toBe(303);
-    expect((await request(`/ops/api/jobs/queue/${id}`, { cookie })).status).toBe(404);
+    expect((await env.pool.query("select 1 from graphile_worker.jobs where id = $1", [id])).rowCount).toBe(0);
+    // Gone from the queue, not from the console: the history says what became of it.
+    const gone = JSON.parse((await request(`/ops/api/jobs/queue/${id}`, { cookie })).text) as { job: { status: string; from_history: boolean; can_retry: boolean; can_cancel: boolean } };
+    expect(gone.job).toMatchObject({ status: "cancelled", from_history: true, can_retry: false, can_cancel: false });
   });
 
   it("retries an app job's failed queue row only as the app job, which drops the snapshot its first run carried", async () => {

@@ -3,10 +3,11 @@ import { countFailedMessages } from "../messaging/failed.ts";
 import { esc, time } from "./html.ts";
 import { type QueueDepth, queueDepthByTask } from "../queue/inspect.ts";
 import { QUEUE_RELATIONS } from "../queue/relations.ts";
+import { workSince } from "./work.ts";
 
 interface Overview {
   queue_depth: QueueDepth[];
-  throughput: { task: string; completed_5m: number; failed_5m: number; completed_60m: number; failed_60m: number }[];
+  throughput: { kind: string; task: string; completed_5m: number; failed_5m: number; completed_60m: number; failed_60m: number }[];
   alert_runs: { id: string; shop_name: string | null; variant_id: string; batches: number; notified: number; last_available: number | null; started_at: Date; next_batch_at: Date | null }[];
   offer_syncs: { counts: Record<string, number>; failing: { id: string; shop_name: string | null; name: string; sync_last_error: string | null; updated_at: Date }[] };
   webhook_lag: { unprocessed: number; oldest_unprocessed_at: Date | null; oldest_unprocessed_seconds: number | null; p50_seconds: number | null; max_seconds: number | null; processed_last_hour: number };
@@ -21,22 +22,16 @@ const n = (v: unknown): number => Number(v ?? 0);
 export async function loadOverview(db: Db): Promise<Overview> {
   const [depth, throughput, runs, syncCounts, failing, lag, providers, failedMessages] = await Promise.all([
     queueDepthByTask(db),
-    // graphile-worker deletes a job once done, so completions are counted from the app's jobs;
-    // failures from both (a queue row out of attempts stays until someone removes it).
+    // Every kind of work (src/ops/work.ts): queue jobs' runs as the worker recorded them, app
+    // jobs, sends, provider syncs and offer syncs; a failure is a run that threw or a thing
+    // that failed for good.
     db.query<Overview["throughput"][number]>(
-      `select task,
-         count(*) filter (where done and at > now() - interval '5 minutes')::int as completed_5m,
-         count(*) filter (where not done and at > now() - interval '5 minutes')::int as failed_5m,
-         count(*) filter (where done)::int as completed_60m,
-         count(*) filter (where not done)::int as failed_60m
-       from (
-         select kind as task, status = 'completed' as done, finished_at as at from jobs
-         where status in ('completed', 'failed') and finished_at > now() - interval '60 minutes'
-         union all
-         select task_identifier, false, updated_at from ${QUEUE_RELATIONS.jobs}
-         where attempts >= max_attempts and locked_at is null and updated_at > now() - interval '60 minutes'
-           and (key is null or key not like 'job:%')
-       ) t group by 1 order by 1`,
+      `select kind, task,
+         count(*) filter (where ok and at > now() - interval '5 minutes')::int as completed_5m,
+         count(*) filter (where not ok and at > now() - interval '5 minutes')::int as failed_5m,
+         count(*) filter (where ok)::int as completed_60m,
+         count(*) filter (where not ok)::int as failed_60m
+       from (${workSince("now() - interval '60 minutes'")}) t group by 1, 2 order by 1, 2`,
     ),
     db.query<Overview["alert_runs"][number]>(
       `select r.id, s.name as shop_name, r.variant_id, r.batches, r.notified, r.last_available, r.started_at, r.next_batch_at
@@ -114,7 +109,7 @@ export function renderOverview(o: Overview): string {
 ${table("queue-depth", ["task", "ready", "scheduled", "running", "failed"], o.queue_depth.map((r) => ({ task: r.task, cells: [r.task, r.ready, r.scheduled, r.running, r.failed] })), "The queue is empty.")}
 </section>
 <section id="throughput-section"><h2>Throughput per task</h2>
-${table("throughput", ["task", "completed 5 min", "failed 5 min", "completed 60 min", "failed 60 min"], o.throughput.map((r) => ({ task: r.task, cells: [r.task, r.completed_5m, r.failed_5m, r.completed_60m, r.failed_60m] })), "Nothing finished in the last hour.")}
+${table("throughput", ["kind", "task", "processed 5 min", "failed 5 min", "processed 60 min", "failed 60 min"], o.throughput.map((r) => ({ task: r.task, cells: [r.kind, r.task, r.completed_5m, r.failed_5m, r.completed_60m, r.failed_60m] })), "Nothing finished in the last hour.")}
 </section>
 <section id="alert-runs"><h2>Back-in-stock alert runs in progress</h2>
 ${table("", ["run", "shop", "variant", "batches", "notified", "last available", "started", "next batch"], o.alert_runs.map((r) => ({ cells: [r.id, r.shop_name, r.variant_id, r.batches, r.notified, r.last_available ?? "-", time(r.started_at), time(r.next_batch_at)] })), "No alert run in progress.")}

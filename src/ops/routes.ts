@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, SessionSigner, parseCookies, safeEqual } from "./auth.ts";
-import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STATUSES, type ListStatus, type ListedJob, cancel, getJob, listJobs, retry } from "./data.ts";
-import { CSP, CSS, esc, liveRegion, page, time } from "./html.ts";
+import type { RecordedAttempt } from "./attempts.ts";
+import { BULK_ACTIONS, BULK_MAX, type BulkAction, bulkTargets, runBulk } from "./bulk.ts";
+import { type JobDetail, type JobFilters, type JobSource, JOB_SOURCES, LIST_STATUSES, type ListStatus, type ListedJob, cancel, getJob, listJobsPage, retry } from "./data.ts";
+import { ENTITY_KINDS, type EntityKind, entityPage, linkedPayload, listMessages, messageRowsTable, payloadRefs, shopLink, entityHref } from "./entities.ts";
+import { loadGraph, rangeOf, renderGraph } from "./graph.ts";
+import { CSP, CSS, PER_PAGE, badge, statusClass, esc, liveRegion, page, pageOf, pager, when } from "./html.ts";
 import { countLoginAttempt, forgiveLoginAttempt, loginClient } from "./login-limit.ts";
 import { loadOverview, renderOverview } from "./overview.ts";
 import { isUuid } from "../core/params.ts";
-import { countFailedMessages, listFailedMessages, resendAllFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
-import { MESSAGES_SHOWN, type MessageFilters, messageFiltersOf, messagesPage, messagesQuery, presentMessage, retriedText, shopIdOf } from "./messages.ts";
+import { resendAllFailedMessages, resendFailedMessages } from "../messaging/failed.ts";
+import { type MessageFilters, messageFiltersOf, messagesPage, messagesQuery, presentMessage, retriedText, shopIdOf } from "./messages.ts";
 import { isSessionRevoked, revokeSession } from "./sessions.ts";
 import { SCRIPT } from "./static.ts";
 
@@ -26,7 +30,7 @@ export interface OpsOptions {
 }
 
 const FLASH_COOKIE = "ops_flash";
-const JOB_GONE = "<p>No such job (it may have finished and been removed from the queue).</p>";
+const JOB_GONE = "<p>No such job: not in the queue, and not in the finished-jobs history (kept JOB_RETENTION_DAYS).</p>";
 const DEFAULT_REFRESH_SECONDS = 5;
 const DEFAULT_SEND_RETRY_HOURS = 24;
 
@@ -55,7 +59,13 @@ function filtersOf(query: unknown): JobFilters | string {
     source: source === "all" ? undefined : (source as JobSource | undefined),
     task: one(query, "task")?.trim() || undefined,
     shop: one(query, "shop")?.trim() || undefined,
+    q: one(query, "q")?.trim().slice(0, 200) || undefined,
   };
+}
+
+/** The filters as a page's query: `page` and the filters. */
+function withPage(filters: JobFilters, pageNumber: number, perPage = PER_PAGE): JobFilters {
+  return { ...filters, limit: perPage, offset: (pageNumber - 1) * perPage };
 }
 
 /** `?refresh=N`: seconds between live refreshes, 1 to 300. */
@@ -67,12 +77,10 @@ function presentListed(job: ListedJob): Record<string, unknown> {
   return { ...job, run_at: job.run_at?.toISOString() ?? null, created_at: job.created_at.toISOString(), updated_at: job.updated_at.toISOString() };
 }
 
-const shopText = (job: { shop_id: string | null; shop_name: string | null }) => (job.shop_id ? `${job.shop_name ? `${job.shop_name} ` : ""}${job.shop_id}` : "-");
-
 function jobRow(job: ListedJob): string {
   return `<tr data-job-id="${esc(job.id)}" data-source="${esc(job.source)}"><td class="id"><a href="/ops/jobs/${esc(job.source)}/${esc(encodeURIComponent(job.id))}">${esc(job.id)}</a></td>
-<td class="source">${esc(job.source)}</td><td class="task">${esc(job.task)}</td><td class="status">${esc(job.status)}</td><td class="shop">${esc(shopText(job))}</td>
-<td class="attempts">${esc(`${job.attempts}/${job.max_attempts}`)}</td><td class="created">${esc(job.created_at.toISOString())}</td><td class="error">${esc(job.last_error ?? "")}</td></tr>`;
+<td class="source">${esc(job.source)}</td><td class="task">${esc(job.task)}</td><td class="status">${badge(job.status)}</td><td class="shop">${shopLink(job.shop_id, job.shop_name)}</td>
+<td class="attempts">${esc(`${job.attempts}/${job.max_attempts}`)}</td><td class="created">${when(job.created_at)}</td><td class="error">${esc(job.last_error ?? "")}</td></tr>`;
 }
 
 function loginPage(error?: string): string {
@@ -85,22 +93,36 @@ function loginPage(error?: string): string {
   });
 }
 
-function jobsTable(jobs: ListedJob[]): string {
+function jobsTable(jobs: ListedJob[], filters: JobFilters, pageNumber: number, total: number): string {
   return `<table id="jobs"><thead><tr><th>id</th><th>source</th><th>task</th><th>status</th><th>shop</th><th>attempts</th><th>created</th><th>last error</th></tr></thead>
-<tbody>${jobs.map(jobRow).join("\n")}</tbody></table>`;
+<tbody>${jobs.map(jobRow).join("\n")}</tbody></table>
+${pager("jobs-pager", "/ops/jobs", filterParams(filters), pageNumber, total)}`;
 }
 
-/** The filters as a query string (the live list's fragment URL keeps them). */
-function filterQuery(filters: JobFilters): string {
+/** The filters as query parameters (the live list's fragment URL, the pager and the bulk actions keep them). */
+function filterParams(filters: JobFilters): URLSearchParams {
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries({ status: filters.status, source: filters.source, task: filters.task, shop: filters.shop })) {
+  for (const [name, value] of Object.entries({ status: filters.status, source: filters.source, task: filters.task, shop: filters.shop, q: filters.q })) {
     if (value !== undefined) query.set(name, value);
   }
+  return query;
+}
+
+function filterQuery(filters: JobFilters, pageNumber = 1): string {
+  const query = filterParams(filters);
+  if (pageNumber > 1) query.set("page", String(pageNumber));
   const text = query.toString();
   return text ? `?${text}` : "";
 }
 
-function jobsPage(jobs: ListedJob[], filters: JobFilters, refresh: number): string {
+/** The confirmation page of a bulk action on the list's filters. */
+function bulkHref(action: BulkAction, filters: JobFilters): string {
+  const query = filterParams(filters);
+  query.set("action", action);
+  return `/ops/jobs/bulk?${query.toString()}`;
+}
+
+function jobsPage(jobs: ListedJob[], total: number, filters: JobFilters, pageNumber: number, refresh: number): string {
   const options = ["", ...LIST_STATUSES]
     .map((s) => `<option value="${esc(s)}"${filters.status === s || (!filters.status && s === "") ? " selected" : ""}>${esc(s || "any")}</option>`)
     .join("");
@@ -108,9 +130,13 @@ function jobsPage(jobs: ListedJob[], filters: JobFilters, refresh: number): stri
 <label>Status <select name="status">${options}</select></label>
 <label>Task <input name="task" value="${esc(filters.task ?? "")}"></label>
 <label>Shop <input name="shop" value="${esc(filters.shop ?? "")}" placeholder="id or name"></label>
+<label>Search <input name="q" value="${esc(filters.q ?? "")}" placeholder="payload id, recipient or error text"></label>
+${filters.source ? `<input type="hidden" name="source" value="${esc(filters.source)}">` : ""}
 <input type="hidden" name="refresh" value="${esc(refresh)}">
 <button type="submit">Filter</button></form>
-${liveRegion("jobs-live", `/ops/fragments/jobs${filterQuery(filters)}`, refresh, jobsTable(jobs))}`;
+<p id="bulk-actions">Bulk, on the jobs these filters list: <a id="bulk-retry" href="${esc(bulkHref("retry", filters))}">Retry every failed one…</a>
+<a id="bulk-cancel" href="${esc(bulkHref("cancel", filters))}">Cancel every queued, scheduled or failed one…</a> (each asks to confirm, with the count)</p>
+${liveRegion("jobs-live", `/ops/fragments/jobs${filterQuery(filters, pageNumber)}`, refresh, jobsTable(jobs, filters, pageNumber, total))}`;
 }
 
 function pretty(value: unknown): string {
@@ -125,30 +151,49 @@ function errorText(error: unknown): string {
   return parts.filter(Boolean).join(" · ");
 }
 
+/** Every recorded run, oldest first; a retry (the attempt number starting again) marked between runs. */
+function attemptLog(attempts: RecordedAttempt[]): string {
+  if (attempts.length === 0) return '<p id="attempt-log-empty">No run recorded yet.</p>';
+  const rows: string[] = [];
+  attempts.forEach((a, i) => {
+    const previous = attempts[i - 1];
+    if (previous && a.attempt <= previous.attempt) rows.push('<tr class="retry-mark"><td colspan="7">Retried: the attempts started again</td></tr>');
+    rows.push(`<tr class="outcome-${esc(a.outcome)}" data-attempt="${esc(a.attempt)}" data-outcome="${esc(a.outcome)}"><td class="run">${esc(i + 1)}</td><td class="attempt">${esc(`${a.attempt}/${a.max_attempts}`)}</td>
+<td class="started">${when(a.started_at)}</td><td class="finished">${when(a.finished_at)}</td><td class="outcome">${badge(a.outcome)}</td><td class="worker">${esc(a.worker_id ?? "-")}</td><td class="error">${esc(a.error ?? "")}</td></tr>`);
+  });
+  return `<table id="attempt-log"><thead><tr><th>run</th><th>attempt</th><th>started</th><th>finished</th><th>outcome</th><th>worker</th><th>error</th></tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
+}
+
 function jobDetail(job: JobDetail, csrf: string): string {
   const base = `/ops/jobs/${esc(job.source)}/${esc(encodeURIComponent(job.id))}`;
   const errors = job.errors.length ? `<ol>${job.errors.map((e) => `<li>${esc(errorText(e))}</li>`).join("")}</ol>` : "<p>No errors.</p>";
   const attempts = `<table id="attempts"><tbody>
 <tr><th>attempts</th><td>${esc(`${job.attempts}/${job.max_attempts}`)}</td></tr>
-<tr><th>run_at</th><td>${esc(time(job.run_at))}</td></tr>
+<tr><th>run_at</th><td>${when(job.run_at)}</td></tr>
 <tr><th>locked_by</th><td>${esc(job.locked_by ?? "-")}</td></tr>
-<tr><th>created_at</th><td>${esc(time(job.created_at))}</td></tr>
-<tr><th>started_at</th><td>${esc(time(job.started_at))}</td></tr>
-<tr><th>finished_at</th><td>${esc(time(job.finished_at))}</td></tr>
-<tr><th>updated_at</th><td>${esc(time(job.updated_at))}</td></tr>
+<tr><th>created_at</th><td>${when(job.created_at)}</td></tr>
+<tr><th>started_at</th><td>${when(job.started_at)}</td></tr>
+<tr><th>finished_at</th><td>${when(job.finished_at)}</td></tr>
+<tr><th>updated_at</th><td>${when(job.updated_at)}</td></tr>
 ${job.processed === null ? "" : `<tr><th>processed/total</th><td>${esc(`${job.processed}/${job.total ?? "-"}`)}</td></tr>`}
 ${job.app_job_id ? `<tr><th>app job</th><td><a id="app-job" href="/ops/jobs/app/${esc(job.app_job_id)}">${esc(job.app_job_id)}</a> (retry it there)</td></tr>` : ""}
 ${job.queue_row ? `<tr><th>queue row</th><td><a href="/ops/jobs/queue/${esc(job.queue_row.id)}">${esc(job.queue_row.id)}</a> (attempts ${esc(`${job.queue_row.attempts}/${job.queue_row.max_attempts}`)})</td></tr>` : ""}
 </tbody></table>`;
   const action = (name: "retry" | "cancel", label: string, enabled: boolean) =>
     `<form id="${name}" method="post" action="${base}/${name}" class="inline${enabled ? "" : " hidden"}"${enabled ? "" : " hidden"}><input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit">${label}</button></form>`;
-  return `<p>Source: ${esc(job.source)} · Task: <span id="job-task">${esc(job.task)}</span> · Shop: <span id="job-shop">${esc(shopText(job))}</span></p>
-<p>Status: <strong id="job-status">${esc(job.status)}</strong></p>
+  const refs = payloadRefs(job.payload);
+  const about = refs.length
+    ? `<p id="job-refs">About: ${refs.map((r) => `<a class="ref-link" data-field="${esc(r.field)}" href="${esc(entityHref(r.kind, r.id))}">${esc(r.field)} ${esc(r.id)}</a>`).join(" · ")}</p>`
+    : "";
+  return `<p>Source: ${esc(job.source)} · Task: <span id="job-task">${esc(job.task)}</span> · Shop: <span id="job-shop">${shopLink(job.shop_id, job.shop_name)}</span></p>
+${about}
+<p>Status: <span class="badge status-${esc(statusClass(job.status))}"><strong id="job-status">${esc(job.status)}</strong></span>${job.from_history ? ' <span id="from-history">(finished: graphile-worker no longer holds it; from the history, kept JOB_RETENTION_DAYS)</span>' : ""}</p>
 ${action("retry", "Retry", job.can_retry)} ${action("cancel", "Cancel", job.can_cancel)}
 <h2>Attempts</h2>${attempts}
+<h2>Every run</h2>${attemptLog(job.attempt_log)}
 <h2>Errors</h2><div id="errors">${errors}</div>
 ${job.result === null || job.result === undefined ? "" : `<h2>Result</h2><pre id="result">${esc(pretty(job.result))}</pre>`}
-<h2>Payload</h2><pre id="payload">${esc(pretty(job.payload))}</pre>`;
+<h2>Payload</h2><pre id="payload">${linkedPayload(job.payload)}</pre>`;
 }
 
 /** The operator console at /ops: server-rendered pages, JSON at /ops/api, behind the operator token. */
@@ -281,7 +326,10 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
   app.get("/ops", async (request, reply) => {
     const auth = await pageSession(request, reply);
     if (!auth) return reply;
-    const body = liveRegion("overview-live", "/ops/fragments/overview", refreshOf(request.query), renderOverview(await loadOverview(options.pool)));
+    const task = one(request.query, "task")?.trim() || undefined;
+    const [overview, graph] = await Promise.all([loadOverview(options.pool), loadGraph(options.pool, rangeOf(one(request.query, "range")), task)]);
+    // The graph is drawn once per page load (its range selector reloads it); the tables below refresh live.
+    const body = `${renderGraph(graph)}\n${liveRegion("overview-live", "/ops/fragments/overview", refreshOf(request.query), renderOverview(overview))}`;
     return html(reply, 200, page({ title: "Overview", body, csrf: auth.csrf, flash: takeFlash(request, reply) }));
   });
   app.get("/ops/fragments/overview", async (request, reply) => {
@@ -292,30 +340,125 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (!(await apiSession(request, reply))) return reply;
     return reply.send(await loadOverview(options.pool));
   });
+  app.get("/ops/api/graph", async (request, reply) => {
+    if (!(await apiSession(request, reply))) return reply;
+    return reply.send(await loadGraph(options.pool, rangeOf(one(request.query, "range")), one(request.query, "task")?.trim() || undefined));
+  });
 
   app.get("/ops/jobs", async (request, reply) => {
     const auth = await pageSession(request, reply);
     if (!auth) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return html(reply, 400, page({ title: "Jobs", body: `<p>${esc(filters)}</p>`, csrf: auth.csrf }));
-    const jobs = await listJobs(options.pool, filters);
-    return html(reply, 200, page({ title: "Jobs", body: jobsPage(jobs, filters, refreshOf(request.query)), csrf: auth.csrf, flash: takeFlash(request, reply) }));
+    const pageNumber = pageOf(one(request.query, "page"));
+    const { jobs, total } = await listJobsPage(options.pool, withPage(filters, pageNumber));
+    return html(reply, 200, page({ title: "Jobs", body: jobsPage(jobs, total, filters, pageNumber, refreshOf(request.query)), csrf: auth.csrf, flash: takeFlash(request, reply) }));
   });
   app.get("/ops/fragments/jobs", async (request, reply) => {
     if (!(await fragmentSession(request, reply))) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return html(reply, 400, `<p>${esc(filters)}</p>`);
-    return html(reply, 200, jobsTable(await listJobs(options.pool, filters)));
+    const pageNumber = pageOf(one(request.query, "page"));
+    const { jobs, total } = await listJobsPage(options.pool, withPage(filters, pageNumber));
+    return html(reply, 200, jobsTable(jobs, filters, pageNumber, total));
   });
   app.get("/ops/api/jobs", async (request, reply) => {
     if (!(await apiSession(request, reply))) return reply;
     const filters = filtersOf(request.query);
     if (typeof filters === "string") return reply.code(400).send({ errors: [filters] });
-    return reply.send({ jobs: (await listJobs(options.pool, filters)).map(presentListed) });
+    const perPage = Math.min(1000, Math.max(1, Math.trunc(Number(one(request.query, "per_page") ?? 200)) || 200));
+    const pageNumber = pageOf(one(request.query, "page"));
+    const { jobs, total } = await listJobsPage(options.pool, withPage(filters, pageNumber, perPage));
+    return reply.send({ jobs: jobs.map(presentListed), total, page: pageNumber, per_page: perPage });
   });
 
+  // Bulk actions on the jobs a filter lists: GET shows the count and asks to confirm; the POST
+  // (CSRF token, same origin) acts, unless the count changed since, when it asks again.
+  const bulkOf = (values: { get(name: string): string | null | undefined }): { action: BulkAction; filters: JobFilters } | string => {
+    const action = values.get("action") ?? "";
+    if (!(BULK_ACTIONS as readonly string[]).includes(action)) return `action must be one of ${BULK_ACTIONS.join(", ")}`;
+    const query: Record<string, string> = {};
+    for (const name of ["status", "source", "task", "shop", "q"]) {
+      const value = values.get(name);
+      if (value) query[name] = value;
+    }
+    const filters = filtersOf(query);
+    return typeof filters === "string" ? filters : { action: action as BulkAction, filters };
+  };
+  const confirmPage = (csrf: string, action: BulkAction, filters: JobFilters, count: number, more: boolean, note = "") => {
+    const what = action === "retry" ? "retry (queued again with fresh attempts)" : "cancel (app jobs cancelled, queue jobs removed and kept in the history as cancelled)";
+    const hidden = [...filterParams(filters).entries()].map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`).join("");
+    const filterText = [...filterParams(filters).entries()].map(([name, value]) => `${name}=${value}`).join(", ") || "no filter: every job";
+    return `<div class="confirm" id="bulk-confirm">${note ? `<p id="bulk-note">${esc(note)}</p>` : ""}
+<p>This will ${esc(what)} <strong id="bulk-count">${esc(count)}</strong> job(s)${more ? ` (the newest ${BULK_MAX}; run it again for the rest)` : ""}, listed by: ${esc(filterText)}.
+${action === "retry" ? "Only failed jobs are retried" : "Only queued, scheduled and failed jobs are cancelled"}; a running one, a queue row of an app job and a finished job in the history are left alone.</p>
+<form id="bulk-form" method="post" action="/ops/jobs/bulk"><input type="hidden" name="csrf" value="${esc(csrf)}"><input type="hidden" name="action" value="${esc(action)}">
+<input type="hidden" name="count" value="${esc(count)}">${hidden}
+<button type="submit"${count === 0 ? " disabled" : ""}>${esc(action === "retry" ? `Retry ${count} job(s)` : `Cancel ${count} job(s)`)}</button> <a href="/ops/jobs${esc(filterQuery(filters))}">Back, do nothing</a></form></div>`;
+  };
+  app.get("/ops/jobs/bulk", async (request, reply) => {
+    const auth = await pageSession(request, reply);
+    if (!auth) return reply;
+    const bulk = bulkOf({ get: (name) => one(request.query, name) });
+    if (typeof bulk === "string") return html(reply, 400, page({ title: "Bulk action", body: `<p>${esc(bulk)}</p>`, csrf: auth.csrf }));
+    const { targets, more } = await bulkTargets(options.pool, bulk.action, bulk.filters);
+    return html(reply, 200, page({ title: `Bulk ${bulk.action}`, body: confirmPage(auth.csrf, bulk.action, bulk.filters, targets.length, more), csrf: auth.csrf }));
+  });
+  app.post("/ops/jobs/bulk", async (request, reply) => {
+    const auth = await postSession(request, reply);
+    if (!auth) return reply;
+    const body = form(request.body);
+    const bulk = bulkOf(body);
+    if (typeof bulk === "string") return html(reply, 400, page({ title: "Bulk action", body: `<p>${esc(bulk)}</p>`, csrf: auth.csrf }));
+    const { targets, more } = await bulkTargets(options.pool, bulk.action, bulk.filters);
+    const confirmed = Number(body.get("count"));
+    if (confirmed !== targets.length) {
+      const note = `The count changed since you confirmed (${Number.isFinite(confirmed) ? confirmed : "none"} then, ${targets.length} now): confirm again.`;
+      return html(reply, 409, page({ title: `Bulk ${bulk.action}`, body: confirmPage(auth.csrf, bulk.action, bulk.filters, targets.length, more, note), csrf: auth.csrf }));
+    }
+    const outcome = await runBulk(options.pool, bulk.action, targets);
+    const verb = bulk.action === "retry" ? "queued again" : "cancelled";
+    const message = `${outcome.done} job(s) ${verb}${outcome.skipped ? `; ${outcome.skipped} had changed meanwhile and were left alone` : ""}.`;
+    return reply
+      .code(303)
+      .header("set-cookie", cookie(request, FLASH_COOKIE, Buffer.from(message, "utf8").toString("base64url"), 60))
+      .header("location", `/ops/jobs${filterQuery({ ...bulk.filters, status: undefined })}`)
+      .send();
+  });
+
+  // Search: jobs (payload ids, recipient, error text) and messages (id, recipient, reason) at once.
+  app.get("/ops/search", async (request, reply) => {
+    const auth = await pageSession(request, reply);
+    if (!auth) return reply;
+    const q = one(request.query, "q")?.trim().slice(0, 200) || undefined;
+    const pageNumber = pageOf(one(request.query, "page"));
+    const searchForm = `<form id="search" method="get" action="/ops/search"><label>Search <input name="q" value="${esc(q ?? "")}" placeholder="payload id, recipient or error text" autofocus></label> <button type="submit">Search</button></form>`;
+    if (!q) return html(reply, 200, page({ title: "Search", body: searchForm, csrf: auth.csrf }));
+    const [jobs, messages] = await Promise.all([
+      listJobsPage(options.pool, withPage({ q }, pageNumber)),
+      listMessages(options.pool, { q, limit: PER_PAGE, offset: (pageNumber - 1) * PER_PAGE }),
+    ]);
+    const query = new URLSearchParams({ q });
+    const body = `${searchForm}
+<h2>Jobs <span class="count" id="search-jobs-count">${esc(jobs.total)}</span></h2>${jobsTable(jobs.jobs, { q }, pageNumber, jobs.total).replace('id="jobs-pager"', 'id="search-jobs-pager"').replace(/href="\/ops\/jobs\?/g, 'href="/ops/search?')}
+<h2>Messages <span class="count" id="search-messages-count">${esc(messages.total)}</span></h2>${messageRowsTable("search-messages", messages.messages)}
+${pager("search-messages-pager", "/ops/search", query, pageNumber, messages.total)}`;
+    return html(reply, 200, page({ title: `Search: ${q}`, body, csrf: auth.csrf }));
+  });
+
+  for (const kind of ENTITY_KINDS) {
+    app.get(`/ops/${kind}/:id`, async (request, reply) => {
+      const auth = await pageSession(request, reply);
+      if (!auth) return reply;
+      const { id } = request.params as { id: string };
+      const found = await entityPage(options.pool, kind satisfies EntityKind, id.toLowerCase());
+      if (!found) return html(reply, 404, page({ title: "Not found", body: `<p>No such ${esc(kind.replace(/s$/, ""))}.</p>`, csrf: auth.csrf }));
+      return html(reply, 200, page({ title: found.title, body: found.body, csrf: auth.csrf }));
+    });
+  }
+
   /** The failed-messages filters of a request, its shop resolved to an id; a message when they are wrong. */
-  const messageFilter = async (values: { shop?: string | undefined; area?: string | undefined }) => {
+  const messageFilter = async (values: { shop?: string | undefined; area?: string | undefined; q?: string | undefined }) => {
     const filters = messageFiltersOf(values);
     if (typeof filters === "string") return filters;
     const shop = await shopIdOf(options.pool, filters.shop);
@@ -323,20 +466,24 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     return { filters, filter: { shopId: shop.shopId, area: filters.area } };
   };
   const failedPage = (auth: Authed, body: string, flash?: string) => page({ title: "Failed messages", body, csrf: auth.csrf, ...(flash ? { flash } : {}) });
+  const failedOf = (resolved: { filters: MessageFilters; filter: { shopId?: string | undefined; area?: string | undefined } }, pageNumber: number, perPage = PER_PAGE) =>
+    listMessages(options.pool, { status: "failed", shopId: resolved.filter.shopId, area: resolved.filter.area, q: resolved.filters.q, limit: perPage, offset: (pageNumber - 1) * perPage });
 
   app.get("/ops/messages", async (request, reply) => {
     const auth = await pageSession(request, reply);
     if (!auth) return reply;
-    const resolved = await messageFilter({ shop: one(request.query, "shop"), area: one(request.query, "area") });
+    const resolved = await messageFilter({ shop: one(request.query, "shop"), area: one(request.query, "area"), q: one(request.query, "q") });
     if (typeof resolved === "string") return html(reply, 400, failedPage(auth, `<p>${esc(resolved)}</p>`));
-    const [messages, total] = await Promise.all([listFailedMessages(options.pool, { ...resolved.filter, limit: MESSAGES_SHOWN }), countFailedMessages(options.pool, resolved.filter)]);
-    return html(reply, 200, failedPage(auth, messagesPage(messages, total, resolved.filters, auth.csrf), takeFlash(request, reply)));
+    const pageNumber = pageOf(one(request.query, "page"));
+    const { messages, total } = await failedOf(resolved, pageNumber);
+    return html(reply, 200, failedPage(auth, messagesPage(messages, total, resolved.filters, pageNumber, auth.csrf), takeFlash(request, reply)));
   });
   app.get("/ops/api/messages", async (request, reply) => {
     if (!(await apiSession(request, reply))) return reply;
-    const resolved = await messageFilter({ shop: one(request.query, "shop"), area: one(request.query, "area") });
+    const resolved = await messageFilter({ shop: one(request.query, "shop"), area: one(request.query, "area"), q: one(request.query, "q") });
     if (typeof resolved === "string") return reply.code(400).send({ errors: [resolved] });
-    const [messages, total] = await Promise.all([listFailedMessages(options.pool, { ...resolved.filter, limit: MESSAGES_SHOWN }), countFailedMessages(options.pool, resolved.filter)]);
+    const pageNumber = pageOf(one(request.query, "page"));
+    const { messages, total } = await failedOf(resolved, pageNumber, 200);
     return reply.send({ messages: messages.map(presentMessage), total });
   });
   // The ticked rows (id), or every failed message of the filters (scope=all): back to the list with how many were queued.
@@ -344,17 +491,21 @@ export function opsRoutes(app: FastifyInstance, options: OpsOptions, done: (erro
     if (!(await postSession(request, reply))) return reply;
     const body = form(request.body);
     const hours = options.sendRetryHours ?? DEFAULT_SEND_RETRY_HOURS;
-    const resolved = await messageFilter({ shop: body.get("shop") ?? undefined, area: body.get("area") ?? undefined });
+    const resolved = await messageFilter({ shop: body.get("shop") ?? undefined, area: body.get("area") ?? undefined, q: body.get("q") ?? undefined });
     let message: string;
     let filters: MessageFilters = {};
     if (typeof resolved === "string") {
       message = `Not retried: ${resolved}.`;
     } else {
       filters = resolved.filters;
-      if (body.get("scope") === "all") {
+      if (body.get("scope") === "all" && resolved.filters.q === undefined) {
         message = retriedText(await resendAllFailedMessages(options.pool, resolved.filter, hours), resolved.filter.shopId === undefined);
       } else {
-        const ids = [...new Set(body.getAll("id").filter(isUuid))];
+        // Retry all of a search: the messages it matches, by id.
+        const ids =
+          body.get("scope") === "all"
+            ? (await failedOf(resolved, 1, 10_000)).messages.map((m) => m.id)
+            : [...new Set(body.getAll("id").filter(isUuid))];
         message = ids.length === 0 ? "No message selected: tick the rows to retry, or use Retry all." : retriedText(await resendFailedMessages(options.pool, { ...resolved.filter, ids, limit: ids.length }, hours), false);
       }
     }

@@ -7,6 +7,7 @@ import type { AnyTaskDefinition, TaskDeps } from "../core/tasks.ts";
 import { workerLogger } from "../logger.ts";
 import { keepRenderThreadsWarm } from "../messaging/render/pool.ts";
 import { countJobs } from "../metrics/worker.ts";
+import { recordJobAttempts } from "../ops/attempts.ts";
 import { enqueueAlertRecovery } from "../back_in_stock/alerts/recovery.ts";
 import { withTransaction } from "../core/db.ts";
 import { databaseGate } from "../messaging/ledger/database-gate.ts";
@@ -45,6 +46,8 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
   const ended: string[] = [];
   // Job runs by task and outcome, into the process's metrics registry (src/metrics).
   countJobs(events);
+  // Every run with its error and time, for the console (job_attempts, decision 0251).
+  const attempts = recordJobAttempts(events, deps.pool, deps.log);
   events.on("pool:create", ({ workerPool }) => {
     const heartbeat = startHeartbeat(deps.pool, workerPool.id, deps.config.WORKER_HEARTBEAT_SECONDS, deps.log);
     heartbeats.push(heartbeat);
@@ -94,6 +97,7 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
       await supervised.stop(reason);
     } finally {
       await Promise.all(heartbeats.map((h) => h.stop()));
+      await attempts.stop();
       await closeOwnChannels();
     }
   };
