@@ -2,7 +2,7 @@ import type pg from "pg";
 import { type Config, loadConfig } from "../config.ts";
 import { migrate } from "../db/migrate.ts";
 import { type Log, createLogger } from "../logger.ts";
-import { createPool, resolveDatabase } from "../runtime/database.ts";
+import { createPool, describeDatabase, resolveDatabase, startedHere } from "../runtime/database.ts";
 
 interface CliContext {
   pool: pg.Pool;
@@ -28,6 +28,8 @@ export async function runWithContext(command: Command): Promise<void> {
   // Logs go to stderr at warn unless LOG_LEVEL says otherwise: stdout is for results.
   const log = createLogger(process.env.LOG_LEVEL ? config.LOG_LEVEL : "warn", { fd: 2 });
   const database = await resolveDatabase(config, log);
+  // Said before the answer: an empty database's "No jobs found." is not the running service's.
+  if (startedHere(database)) process.stderr.write(`cli: using ${describeDatabase(database)}.\n`);
   try {
     const pool = createPool(database.url, 3, log);
     try {

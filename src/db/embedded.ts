@@ -14,6 +14,12 @@ export interface EmbeddedServer {
   port: number;
   /** True when this process started (or adopted) the server and stops it on shutdown. */
   owned: boolean;
+  /** How this process came by it: started now, adopted (left running by a process now gone), or running (another live process's). */
+  origin: "started" | "adopted" | "running";
+  /** The cluster was created (initdb) by this call: its databases are new and empty. */
+  initialised: boolean;
+  /** The cluster's data directory (DATA_DIR/pg). */
+  dataDir: string;
   /** Stops the server if owned, or always with `force` (the caller knows nobody else uses it). */
   stop(options?: { force?: boolean }): Promise<void>;
   /** For a process about to exit at once: asks an owned server for a fast shutdown and returns without waiting. */
@@ -239,9 +245,11 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
     if (blocked.binaries.length > 0 || blocked.data.length > 0) throw new Error(unreachableMessage(blocked, { binaries: binDir, dataDir: options.dataDir }));
   }
 
+  let initialised = false;
   const started = await withDirLock(path.join(options.dataDir, "pg.lock"), async () => {
     const exists = await fs.stat(path.join(pgdata, "PG_VERSION")).then(() => true, () => false);
     if (!exists) {
+      initialised = true;
       log(`initialising embedded PostgreSQL in ${pgdata}`);
       await initialise(bin, pgdata, as, {
         listen_addresses: "127.0.0.1",
@@ -258,7 +266,7 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
         log(`adopting embedded PostgreSQL left running on port ${running.port} (pid ${running.pid})`);
         await fs.writeFile(ownerFile, String(process.pid));
       }
-      return { port: running.port, pid: running.pid, owned: adopt };
+      return { port: running.port, pid: running.pid, owned: adopt, origin: adopt ? ("adopted" as const) : ("running" as const) };
     }
     const port = await freePort(options.port);
     if (port !== options.port) log(`port ${options.port} is taken: embedded PostgreSQL uses ${port}`);
@@ -272,7 +280,7 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
       throw new Error(`embedded PostgreSQL failed to start on port ${port}: ${String(error)}\n${tail.slice(-2000)}`, { cause: error });
     });
     await fs.writeFile(ownerFile, String(process.pid));
-    return { port, pid: (await readPostmasterPid(pgdata))?.pid, owned: true };
+    return { port, pid: (await readPostmasterPid(pgdata))?.pid, owned: true, origin: "started" as const };
   });
 
   await createDatabaseIfMissing(started.port, database);
@@ -281,6 +289,9 @@ export async function ensureEmbeddedPostgres(options: EmbeddedOptions): Promise<
     url: `postgres://postgres@127.0.0.1:${started.port}/${database}`,
     port: started.port,
     owned: started.owned,
+    origin: started.origin,
+    initialised,
+    dataDir: pgdata,
     async stop(stopOptions = {}) {
       if ((!started.owned && !stopOptions.force) || stopped) return;
       stopped = true;

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { createRegistry } from "../action-registry.ts";
 import { loadConfig } from "../config.ts";
 import { Dispatcher } from "../core/dispatcher.ts";
-import { createPool, resolveDatabase } from "../runtime/database.ts";
+import { createPool, describeDatabase, resolveDatabase, startedHere } from "../runtime/database.ts";
 import { createServices } from "../runtime/services.ts";
 import { createMcpServer } from "./server.ts";
 import { toolCatalog } from "./tools.ts";
@@ -24,19 +24,26 @@ if (!token) {
   process.exit(2);
 }
 const database = await resolveDatabase(config, log);
+// One it did not find running is not the service's: said on stderr (the host's log), with what to set.
+if (startedHere(database)) log.warn(`MCP server using ${describeDatabase(database)}`);
 const pool = createPool(database.url, 4, log);
 const registry = createRegistry();
 const services = createServices(config, log);
+let released: Promise<void> | undefined;
+// What this process opened closes on every way out, the embedded server it started included.
+const release = () => (released ??= services.close().then(() => pool.end()).then(() => database.embedded?.stop()));
+/** Exits with `code` once what this process opened is closed. */
+const fail = async (message: string, code: number, error?: unknown): Promise<never> => {
+  log.fatal(error === undefined ? {} : { err: error }, message);
+  await release().catch((stopError: unknown) => log.error({ err: stopError }, "MCP shutdown failed"));
+  process.exit(code);
+};
 const dispatcher = new Dispatcher({ registry, pool, config, log, services });
-if (!(await dispatcher.authenticate(token))) {
-  log.fatal("MCP_API_KEY is missing or invalid");
-  process.exit(2);
-}
+const authenticated = await dispatcher.authenticate(token).catch((error: unknown) => fail(`MCP server could not open ${describeDatabase(database)}`, 1, error));
+if (!authenticated) await fail(`MCP_API_KEY is missing or invalid: no live key of that value in ${describeDatabase(database)}`, 2);
 // MCP_TOOLSETS: the toolsets to list (comma-separated, as ?toolsets= over HTTP); unset: the discovery tools.
 const server = createMcpServer(dispatcher, toolCatalog(registry.actions), token, process.env.MCP_TOOLSETS);
 const transport = new StdioServerTransport();
-let released: Promise<void> | undefined;
-const release = () => (released ??= services.close().then(() => pool.end()).then(() => database.embedded?.stop()));
 transport.onclose = () => void release();
 await server.connect(transport);
 

@@ -20,6 +20,39 @@ export async function resolveDatabase(config: Config, log: Log): Promise<Databas
   return { url: embedded.url, embedded };
 }
 
+/** A connection string fit to print: its password, if any, masked. */
+export function printableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(DATABASE_URL, not a URL)";
+  }
+}
+
+/**
+ * Which database a command-line process (the CLI, the MCP server over stdio) opened, in a sentence:
+ * DATABASE_URL's, the embedded server another process runs, or one it started itself (then it is
+ * not the running service's: that one would have been found through its postmaster.pid).
+ */
+export function describeDatabase(database: Database): string {
+  const embedded = database.embedded;
+  if (!embedded) return `the database of DATABASE_URL (${printableUrl(database.url)})`;
+  const where = `the embedded PostgreSQL in ${embedded.dataDir} (${printableUrl(database.url)})`;
+  if (embedded.origin === "running") return `${where}, which another process runs`;
+  if (embedded.origin === "adopted") return `${where}, left running by a process now gone; stopped on exit`;
+  return (
+    `${where}, started now${embedded.initialised ? " as a new, empty cluster" : ""}: no service runs on this DATA_DIR; it is stopped on exit. ` +
+    "If the service runs with another DATA_DIR or DATABASE_URL, set the same here"
+  );
+}
+
+/** Whether a command-line process should say which database it opened unasked: one it did not find running. */
+export function startedHere(database: Database): boolean {
+  return database.embedded !== undefined && database.embedded.origin !== "running";
+}
+
 /**
  * The pool of `size` connections. `keepOpen` (a long-running service's pool): its idle connections
  * are never closed (pg-pool's `min` at the size), so the first burst after a quiet spell does not
