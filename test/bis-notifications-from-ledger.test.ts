@@ -79,13 +79,15 @@ describe("the notifications log from the ledger", () => {
       // One ledger row and one signup per message (the retry too: pending with its error); no log row.
       expect(written).toEqual({ bis_ledger: 4, bis_signups: 4, bis_notification_entries: 0 });
 
+      // Each message once, with its current status: the retry too, pending with its error (decision 0249).
       const page = (await invoke(env.app, "GET", "/back_in_stock/notifications?variant_id=9001", { key: env.key })).body as LogPage;
-      expect(page.total).toBe(3);
+      expect(page.total).toBe(4);
       expect(page.notifications.map((n) => [n.id, n.message_id, n.status, n.error, n.blocked_reason, n.recipient]).sort()).toEqual(
         [
           [a.id, a.id, "sent", null, null, "a@example.com"],
           [b.id, b.id, "failed", "550 mailbox unknown", null, "b@example.com"],
           [c.id, c.id, "blocked", null, "unsubscribed", "c@example.com"],
+          [d.id, d.id, "pending", "451 try later", null, "d@example.com"],
         ].sort(),
       );
       const one = await invoke(env.app, "GET", `/back_in_stock/notifications/${a.id}`, { key: env.key });
@@ -95,11 +97,15 @@ describe("the notifications log from the ledger", () => {
       // The failed one resent and sent: still one entry, under the same id, now sent.
       const [again] = await reclaimFailed(pool, env.shopId, [b.signup_id], "initial");
       expect(again?.id).toBe(b.id);
+      // While it is sent again: the same one entry, pending with the failure's reason.
+      const resending = (await invoke(env.app, "GET", "/back_in_stock/notifications?variant_id=9001", { key: env.key })).body as LogPage;
+      expect(resending.total).toBe(4);
+      expect(resending.notifications.filter((n) => n.id === b.id)).toEqual([expect.objectContaining({ status: "pending", error: "550 mailbox unknown" })]);
       const [resent] = await leaseAlerts(pool, [b.id], holder);
       if (!resent) throw new Error("resent row leased");
       await markAlertResults(pool, [{ row: resent, outcome: "sent", attempted: true, provider_message_id: "<b2@mail>" }]);
       const after = (await invoke(env.app, "GET", "/back_in_stock/notifications?variant_id=9001", { key: env.key })).body as LogPage;
-      expect(after.total).toBe(3);
+      expect(after.total).toBe(4);
       expect(after.notifications.filter((n) => n.id === b.id)).toEqual([expect.objectContaining({ status: "sent", error: null })]);
     } finally {
       client.release();

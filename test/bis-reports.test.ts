@@ -108,7 +108,7 @@ describe("GET /back_in_stock/notifications", () => {
     expect(seen).toHaveLength(8);
     expect(new Set(seen).size).toBe(8);
     const bad = await invoke(env.app, "GET", "/back_in_stock/notifications?status=queued&signup_id=x", { key: env.shop.apiKey });
-    expect(bad).toMatchObject({ status: 422, body: { errors: ["signup_id must be a valid signup id", "status must be one of: sent, failed, blocked"] } });
+    expect(bad).toMatchObject({ status: 422, body: { errors: ["signup_id must be a valid signup id", "status must be one of: pending, sent, failed, blocked"] } });
     expect((await get<Page>("/back_in_stock/notifications", other.apiKey)).notifications).toHaveLength(1);
   });
 });

@@ -31,8 +31,9 @@ import {
  * (src/messaging/ledger/send.ts: leases, per-message marks, retries through graphile-worker),
  * with this area's rows, refusals, quota, render and mark (backInStockLedger). A crash leaves the
  * row `pending`; whoever sends it later sends that same row, with the same message id. The
- * notifications log (the view bis_notifications, sql/134) is served from the rows' final outcomes;
- * only a refusal that claims no row is written to it (bis_notification_entries).
+ * notifications log (the view bis_notification_log, sql/139) is served from the rows themselves,
+ * one entry per message with its current status and attempts (bis_notifications, sql/134: the
+ * final outcomes); only a refusal that claims no row is written to it (bis_notification_entries).
  */
 
 /** Refusals the shop's settings and the signup decide (the messaging vocabulary: src/messaging/blocked.ts). */

@@ -12,7 +12,7 @@ import { Filters } from "../../../core/sql-filters.ts";
 import { PAGING_RULE, pageAnswer, pageOrCursor, paging, pagingParams, cursorPart } from "../../../core/paging.ts";
 import { PERIOD_RULE, periodEnd, periodStart } from "../../../core/period.ts";
 
-const NOTIFICATION_STATUSES = ["sent", "failed", "blocked"] as const;
+const NOTIFICATION_STATUSES = ["pending", "sent", "failed", "blocked"] as const;
 const NOTIFICATION_RESOURCE = "Back-in-stock notification";
 
 interface NotificationRow {
@@ -28,36 +28,39 @@ interface NotificationRow {
   error: string | null;
   provider_message_id: string | null;
   delivery_status: string | null;
+  attempts: number | null;
   created_at: Date;
   cursor_at: string;
 }
 
 interface NotificationDetailRow extends NotificationRow {
   subject: string | null;
-  attempts: number | null;
   sent_at: Date | null;
 }
 
-// The log (sql/134): the ledger rows of final outcomes and the entries that claim no row (refusals,
-// a deleted signup's messages, whose message id reads null, as the signup does).
+// The log (sql/139, decision 0249): one entry per message, its ledger row with its current status
+// (final, or pending while it waits, is retried or is sent again) and its attempts, and the entries
+// that claim no row (refusals, a deleted signup's messages, whose message id reads null, as the
+// signup does).
 const SELECT = `n.id, n.signup_id, n.ledger_id, n.variant_id, n.stage, n.channel, s.contact, n.status, n.blocked_reason,
-  n.error, n.provider_message_id, n.delivery_status, n.created_at,
+  n.error, n.provider_message_id, n.delivery_status, n.attempts, n.created_at,
   to_char(n.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
 
 const notificationFields = {
-  id: z.string().describe("the log entry's id: its message's id (a UUID, as message_id and the ops console show it) or, for a refusal that claimed no message, digits"),
+  id: z.string().describe("the log entry's id: its message's id (a UUID, as message_id, the ops console's failed messages and the CLI's messages failed show it) or, for a refusal that claimed no message, digits"),
   signup_id: z.string().nullable().describe("null once the signup is deleted"),
   message_id: z.string().nullable().describe("the ledger row the message id derives from; null for a refusal that claimed nothing"),
   variant_id: z.string(),
   stage: z.enum(STAGES),
   channel: z.enum(SIGNUP_CHANNELS),
   recipient: z.string().nullable().describe("the signup's e-mail address or phone number; null once the signup is deleted"),
-  status: z.enum(NOTIFICATION_STATUSES),
+  status: z.enum(NOTIFICATION_STATUSES).describe("the message's current status: pending (not sent yet, retried after a failure that may pass, or sent again after it failed), sent, failed or blocked"),
   blocked_reason: z.enum(BLOCKED_REASONS).nullable().describe("for blocked: why (one vocabulary for every area)"),
-  error: z.string().nullable().describe("for failed: what the channel answered"),
+  error: z.string().nullable().describe("for failed: what the channel answered; for pending after an attempt: the last attempt's error"),
   provider_message_id: z.string().nullable(),
   delivery_status: z.string().nullable().describe("text messages: the provider's delivery report"),
-  created_at: timestampOutput,
+  attempts: z.int().min(0).nullable().describe("send attempts of the message, every retry and resend included; null for an entry without a message in the ledger"),
+  created_at: timestampOutput.describe("when its latest outcome was recorded; for a message with none yet, when it was claimed"),
 };
 
 const notificationOutput = z.strictObject(notificationFields);
@@ -65,7 +68,6 @@ const notificationOutput = z.strictObject(notificationFields);
 const notificationDetailOutput = z.strictObject({
   ...notificationFields,
   subject: z.string().nullable().describe("the rendered e-mail subject it was sent with; null for text messages, refusals, and entries logged before subjects were kept"),
-  attempts: z.int().min(0).nullable().describe("send attempts of its ledger row; null without one"),
   sent_at: timestampOutput.nullable().describe("when the message was handed to the channel; null unless sent"),
 });
 
@@ -83,6 +85,7 @@ function present(n: NotificationRow) {
     error: n.error,
     provider_message_id: n.provider_message_id,
     delivery_status: n.delivery_status,
+    attempts: n.attempts,
     created_at: n.created_at.toISOString(),
   };
 }
@@ -92,8 +95,12 @@ export const listNotifications = defineAction({
   method: "GET",
   path: "/back_in_stock/notifications",
   aliases: ["list back in stock notifications", "show the back in stock message log", "which back in stock alerts were sent"],
-  description: `The notifications log, newest first, as { notifications, page, per_page, total, next_cursor }: every message sent or refused, each with id, signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed), provider_message_id, delivery_status (text messages: the provider's delivery report) and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). ${PAGING_RULE}.`,
-  notes: ["Each message is one entry, with its latest outcome (a message resent after it failed reads failed until the resend's outcome is recorded). A refusal that claims no message is logged each time it happens, so one signup can have several blocked entries for a stage.", "GET /back_in_stock/notifications/{id} adds the rendered subject, attempts and sent_at of one entry."],
+  description: `The notifications log, newest first, as { notifications, page, per_page, total, next_cursor }: one entry per message (not per attempt) with its current status, and every refusal, each with id (the message id: the one the ops console and the CLI show), signup_id (null once the signup is deleted), message_id (the ledger row the message id derives from), variant_id, stage (${STAGES.join(", ")}), channel, recipient (the signup's address or number), status (pending, sent, failed, blocked), blocked_reason (for blocked: unsubscribed, channel off, template disabled, stock gone, ...), error (for failed; for pending, the last attempt's), provider_message_id, delivery_status (text messages: the provider's delivery report), attempts and created_at. Filters (optional, combined with and): signup_id, variant_id (numeric id or gid), status, channel, stage, from and to (${PERIOD_RULE}). ${PAGING_RULE}.`,
+  notes: [
+    "Each message is one entry under its message id, with its current status and its attempts: retries and resends count attempts, never entries. A message waiting to be sent, retried after a failure that may pass, or sent again after it failed reads pending (with the last attempt's error), then its new outcome. The id finds the message in the ops console's failed messages and in `npm run cli -- messages failed`, and back.",
+    "A refusal that claims no message is logged each time it happens, so one signup can have several blocked entries for a stage.",
+    "GET /back_in_stock/notifications/{id} adds the rendered subject and sent_at of one entry.",
+  ],
   kind: "read",
   input: z.strictObject({
     signup_id: uuid("signup").optional(),
@@ -117,11 +124,11 @@ export const listNotifications = defineAction({
       .when(input.from, (p) => `n.created_at >= ${p}`)
       .when(input.to, (p) => `n.created_at < ${p}`);
     const p = paging(input);
-    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from bis_notifications n where ${where.sql()}`, where.params);
+    const { rows: counted } = await ctx.db.query<{ n: number }>(`select count(*)::int as n from bis_notification_log n where ${where.sql()}`, where.params);
     if (p.after) where.add(`(n.created_at, n.id) < (${where.param(p.after[0])}::timestamptz, ${where.param(p.after[1])}::text)`);
     const { rows } = await ctx.db.query<NotificationRow>(
       `select ${SELECT}
-       from bis_notifications n left join bis_signups s on s.id = n.signup_id
+       from bis_notification_log n left join bis_signups s on s.id = n.signup_id
        where ${where.sql()}
        order by n.created_at desc, n.id desc
        limit ${where.param(p.limit)} offset ${where.param(p.offset)}`,
@@ -139,10 +146,9 @@ async function loadNotification(db: Db, shopId: string, id: string): Promise<Not
   const key = message ? "n.message_key = $2::uuid" : /^[1-9]\d{0,17}$/.test(id) ? "n.entry_id = $2::bigint" : undefined;
   const { rows } = key
     ? await db.query<NotificationDetailRow>(
-        `select ${SELECT}, n.subject, l.attempts, case when n.status = 'sent' then l.sent_at end as sent_at
-         from bis_notifications n
+        `select ${SELECT}, n.subject, n.sent_at
+         from bis_notification_log n
          left join bis_signups s on s.id = n.signup_id
-         left join bis_ledger l on l.id = n.ledger_id
          where n.shop_id = $1 and ${key}`,
         [shopId, message ? id.toLowerCase() : id],
       )
@@ -158,7 +164,7 @@ export const getNotification = defineAction({
   path: "/back_in_stock/notifications/{id}",
   aliases: ["show one back in stock notification", "read a back in stock message log entry", "why was a back in stock alert blocked"],
   description:
-    "One entry of the notifications log (id from GET /back_in_stock/notifications): the list's fields (signup_id, message_id, variant_id, stage, channel, recipient, status, blocked_reason, error, provider_message_id, delivery_status, created_at) plus subject (the rendered e-mail subject it was sent with), attempts (send attempts of its ledger row) and sent_at. 404 for an id of another shop.",
+    "One entry of the notifications log (id from GET /back_in_stock/notifications, or a message id from the ops console or the CLI): the list's fields (signup_id, message_id, variant_id, stage, channel, recipient, status, blocked_reason, error, provider_message_id, delivery_status, attempts, created_at) plus subject (the rendered e-mail subject it was sent with) and sent_at. 404 for an id of another shop.",
   notes: ["The message body is not kept; the subject is, for e-mails sent or failed after it was introduced.", "recipient reads null once the signup is deleted: the log entry stays without it."],
   kind: "read",
   params: z.object({ id: z.string() }),
@@ -166,6 +172,6 @@ export const getNotification = defineAction({
   output: notificationDetailOutput,
   async handler(ctx, { params }) {
     const row = await loadNotification(ctx.db, ctx.shopId, params.id);
-    return { ...present(row), subject: row.subject, attempts: row.attempts, sent_at: row.sent_at?.toISOString() ?? null };
+    return { ...present(row), subject: row.subject, sent_at: row.sent_at?.toISOString() ?? null };
   },
 });
