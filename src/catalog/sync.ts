@@ -8,6 +8,7 @@ import {
   locationPages,
   marketPages,
   productPages,
+  variantCount,
   variantPages,
 } from "../platform/catalog.ts";
 import {
@@ -55,7 +56,8 @@ export async function syncCatalog(options: {
   shopId: string;
   mode: SyncMode;
   log: Log;
-  progress?: (variants: number) => Promise<void>;
+  /** Variants mirrored so far, and (a full sync) how many the store has, counted before the first page. */
+  progress?: (variants: number, total?: number) => Promise<void>;
   signal?: AbortSignal;
   /**
    * Writes a page of inventory levels (default: the mirror's upsert). The sync job's writes the
@@ -75,6 +77,19 @@ export async function syncCatalog(options: {
   const mode: SyncMode = options.mode === "incremental" && state?.last_full_sync_at ? "incremental" : "full";
   const since = (mark: Date | null | undefined) => (mode === "incremental" && mark ? mark.toISOString() : undefined);
   const result: SyncResult = { mode, products: 0, variants: 0, inventory_levels: 0, locations: 0, markets: 0, collections: 0, deleted: 0 };
+  // Counted first, so the progress has its total from the first report: a first sync of a large
+  // catalog takes minutes. An incremental run pages only what changed, which the count cannot
+  // filter (productVariantsCount takes no search fields): its total stays unknown. A count the
+  // platform refuses costs the total, not the sync.
+  let total: number | undefined;
+  if (mode === "full" && options.progress) {
+    total = await variantCount(client, paging).catch((error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      log.warn({ err: error, shopId }, "catalog sync: variants not counted; progress without a total");
+      return undefined;
+    });
+    await options.progress(0, total);
+  }
 
   const locations: { id: string; active: boolean }[] = [];
   for await (const page of locationPages(client, paging)) {
@@ -105,7 +120,7 @@ export async function syncCatalog(options: {
     await upsertVariants(pool, shopId, runStart, page);
     for (const v of page) variantsMark = later(variantsMark, v.updatedAt);
     result.variants += page.length;
-    await options.progress?.(result.variants);
+    await options.progress?.(result.variants, total);
   }
   let inventoryMark: string | undefined;
   for (const location of locations.filter((l) => l.active)) {

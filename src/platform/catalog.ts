@@ -118,6 +118,19 @@ export function productPages(client: PlatformClient, since?: string, options?: P
   );
 }
 
+/** The whole catalog's variant count, before paging it: a full sync's progress has its total from the start. */
+export const VARIANTS_COUNT = `query MirrorVariantsCount {
+  productVariantsCount(limit: null) { count precision }
+}`;
+
+/** How many variants the store has (productVariantsCount without its 10,000 cap): one request of cost 10. */
+export async function variantCount(client: PlatformClient, options: PageOptions = {}): Promise<number> {
+  const data = await client.request<unknown>(VARIANTS_COUNT, {}, { estimatedCost: 10, ...(options.signal ? { signal: options.signal } : {}) });
+  const parsed = z.object({ productVariantsCount: z.object({ count: z.number().int().nonnegative(), precision: z.string() }).nullable() }).parse(data);
+  if (!parsed.productVariantsCount) throw new Error("the platform answered no productVariantsCount");
+  return parsed.productVariantsCount.count;
+}
+
 export const VARIANTS = `query MirrorVariants($first: Int!, $after: String, $query: String) {
   productVariants(first: $first, after: $after, query: $query) {
     nodes { id title sku price inventoryPolicy updatedAt product { id } inventoryItem { id } }

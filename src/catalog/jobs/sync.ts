@@ -16,7 +16,7 @@ export const catalogSyncJobRun = defineJob({
       shopId,
       mode,
       log: ctx.log,
-      progress: (n) => ctx.progress(n),
+      progress: (n, total) => ctx.progress(n, total),
       signal: ctx.signal,
       // A restock the sync mirrors before its webhook arrives opens its runs here (the webhook then sees no rise).
       writeLevels: (shop, seenAt, rows) => upsertLevelsOpeningRestocks(ctx.pool, ctx.log, shop, seenAt, rows),

@@ -75,6 +75,21 @@ function orderSource(orders: readonly Order[], sortKey: string | null | undefine
   return byIndex(orders, order, value);
 }
 
+/**
+ * A root count as the platform answers it: at most `limit` (default 10,000; null: none), `AT_LEAST`
+ * when the limit was reached and cut the count, else `EXACT`.
+ */
+function countOf<T>(rows: readonly T[], limit: number | null | undefined, keep?: (row: T) => boolean): { count: number; precision: "EXACT" | "AT_LEAST" } {
+  const cap = limit === undefined ? 10_000 : limit;
+  let count = 0;
+  for (const row of rows) {
+    if (keep && !keep(row)) continue;
+    count += 1;
+    if (cap !== null && count > cap) return { count: cap, precision: "AT_LEAST" };
+  }
+  return { count, precision: "EXACT" };
+}
+
 export const queryResolvers: Resolvers = {
   QueryRoot: {
     node: (_: unknown, args: IdArgs, ctx: Context) => findNode(ctx.store, args.id),
@@ -89,6 +104,10 @@ export const queryResolvers: Resolvers = {
     productVariants: (_: unknown, args: SearchArgs, ctx: Context) =>
       paginate(variantSource(ctx), args, compileSearch(args.query, variantFields)),
     productVariant: (_: unknown, args: IdArgs, ctx: Context) => findTyped(ctx.store, args.id, "ProductVariant"),
+    // The schema says of productVariantsCount's query: "No supported search fields"; productsCount takes the products' search.
+    productsCount: (_: unknown, args: { query?: string | null; limit?: number | null }, ctx: Context) =>
+      countOf(ctx.store.products, args.limit, compileSearch(args.query, productFields)),
+    productVariantsCount: (_: unknown, args: { limit?: number | null }, ctx: Context) => countOf(ctx.store.variants, args.limit),
     collections: (_: unknown, args: SearchArgs, ctx: Context) => paginate(byId(ctx.store.collections), args, compileSearch(args.query, collectionFields)),
     locations: (_: unknown, args: ConnectionArgs & { includeInactive?: boolean | null }, ctx: Context) =>
       paginate(byId(ctx.store.locations), args, args.includeInactive ? undefined : (l) => l.isActive),
