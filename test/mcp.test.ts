@@ -8,6 +8,18 @@ import { useTestEnv } from "./helpers/fixture.ts";
 
 const env = useTestEnv();
 
+/** One JSON-RPC message posted to the endpoint with the test's key: the HTTP status and the parsed answer. */
+async function rpc(message: unknown, toolsets?: string): Promise<{ status: number; body: unknown }> {
+  const url = new URL(`${env.app.origin}/api/v2/external/mcp`);
+  if (toolsets !== undefined) url.searchParams.set("toolsets", toolsets);
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-auth-token": env.key },
+    body: JSON.stringify(message),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
 /** A client of the endpoint; `toolsets`: the ?toolsets= it asks (none: the default, discovery tools). */
 async function connect(headers: Record<string, string>, toolsets?: string): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" });
@@ -93,6 +105,44 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  it("answers tools/call with arguments that are not an object, or an unknown tool, -32602 Invalid params; a tool's own failures stay tool errors", async () => {
+    const before = await charged(env.key);
+    const cases: [unknown, string][] = [
+      ["x", "a string"],
+      [[1], "an array"],
+      [5, "a number"],
+      [null, "null"],
+    ];
+    for (const [args, kind] of cases) {
+      const answer = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "account_languages_update", arguments: args } }, "all");
+      expect(answer).toEqual({
+        status: 200,
+        body: { jsonrpc: "2.0", id: 7, error: { code: -32602, message: `Invalid params: arguments must be an object of the tool's arguments by name, not ${kind}` } },
+      });
+    }
+    // Through the discovery tools too, and a name that is not a string.
+    expect((await rpc({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "call_action", arguments: "x" } })).body).toMatchObject({ error: { code: -32602 } });
+    expect((await rpc({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 5 } }, "all")).body).toEqual({
+      jsonrpc: "2.0",
+      id: 9,
+      error: { code: -32602, message: "Invalid params: name must be the tool's name as a string, not a number" },
+    });
+    // Nothing ran: each refusal was charged as a read, not as the write it named.
+    expect((await charged(env.key)) - before).toBe(cases.length + 2);
+
+    for (const toolsets of ["all", undefined]) {
+      const unknown = await rpc({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }, toolsets);
+      expect(unknown).toEqual({ status: 200, body: { jsonrpc: "2.0", id: 10, error: { code: -32602, message: "Unknown tool: no_such_tool" } } });
+    }
+    // Other methods are still -32601, and an expected failure of a tool is still a tool error.
+    expect((await rpc({ jsonrpc: "2.0", id: 11, method: "resources/list" }, "all")).body).toMatchObject({ error: { code: -32601, message: "Method not found" } });
+    const client = await connect({ "X-Auth-Token": env.key }, "all");
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    const refused = await client.callTool({ name: "account_languages_update", arguments: { app_locale: 7 } });
+    expect(refused).toMatchObject({ isError: true, content: [{ type: "text", text: "422: app_locale must be a locale" }] });
+    await client.close();
+  });
+
   it("refuses a request without a valid key", async () => {
     const response = await fetch(`${env.app.origin}/api/v2/external/mcp`, {
       method: "POST",
@@ -129,8 +179,8 @@ describe("MCP toolsets", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["search_actions", "describe_action", "call_action"]);
     expect(JSON.stringify(tools).length).toBeLessThan(10_000);
-    const hidden = await client.callTool({ name: "account_languages_get", arguments: {} });
-    expect(hidden).toMatchObject({ isError: true, content: [{ type: "text", text: "Unknown tool: account_languages_get" }] });
+    // Not a tool of this view: a protocol error, as an unknown tool is (decision 0252).
+    await expect(client.callTool({ name: "account_languages_get", arguments: {} })).rejects.toMatchObject({ code: -32602, message: "MCP error -32602: Unknown tool: account_languages_get" });
     await client.close();
   });
 

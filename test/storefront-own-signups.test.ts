@@ -8,7 +8,12 @@ import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
  * one learns whether an address is on a product's list; the signed-in customer signing up with
  * their own account's contact may learn about their own signups (decision 0214).
  */
-const env = useTestEnv({ emulator: { seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1, customers: 2 } }, connect: "synced" });
+// Behind a proxy it trusts on loopback (TRUST_PROXY), so each post's X-Forwarded-For is its own shopper.
+const env = useTestEnv({
+  emulator: { seed: { products: 4, variantsPerProduct: 2, locations: 1, markets: 1, collections: 1, customers: 2 } },
+  connect: "synced",
+  config: { TRUST_PROXY: "127.0.0.1, ::1" },
+});
 let variants: number[];
 let customer: { id: number; email: string; phone: string };
 

@@ -15,7 +15,9 @@ import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
  */
 const clock = new TestClock();
 clock.nextWindow(60, 1);
-const env = useTestEnv({ shop: false, now: clock.now });
+// Behind a trusted proxy on loopback (TRUST_PROXY): X-Forwarded-For names the shopper, so one test can be many addresses.
+const TRUSTED = { TRUST_PROXY: "127.0.0.1, ::1" };
+const env = useTestEnv({ shop: false, now: clock.now, config: TRUSTED });
 let two: TestApp;
 let shop: { shopId: string; domain: string };
 let otherShop: { shopId: string; domain: string };
@@ -48,7 +50,7 @@ async function signupsLike(pattern: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  two = await startTestApp(env.db.url, {}, { now: clock.now });
+  two = await startTestApp(env.db.url, TRUSTED, { now: clock.now });
   shop = await newShop(env.app, "Limit Shop");
   otherShop = await newShop(env.app, "Limit Other Shop");
   await seedVariants(env.app.pool, shop.shopId, [{ n: 8001, product: 80, available: 0 }]);
@@ -97,5 +99,28 @@ describe("the storefront's signup limit, shared by every web process", () => {
     }
     expect(stored).not.toContain(shop.domain);
     for (const row of rows) expect((row.client_key as Buffer).length).toBe(32);
+  });
+});
+
+describe("the shopper's address is believed only from a proxy TRUST_PROXY names", () => {
+  it("reached directly (TRUST_PROXY unset), counts the socket's address: 40 spoofed X-Forwarded-For values get 20 signups; through a trusted proxy, each forwarded address counts", async () => {
+    const direct = await startTestApp(env.db.url, {}, { now: clock.now });
+    try {
+      clock.nextWindow(60, 1);
+      const spoofed: Answer[] = [];
+      for (let n = 0; n < 40; n++) spoofed.push(await signup(direct, shop.domain, `spoofed-${n}@example.com`, `203.0.113.${n + 1}`));
+      const accepted = spoofed.filter((answer) => answer.status === 202).length;
+      expect(`${accepted} of 40 accepted`).toBe(`${STOREFRONT_SIGNUPS_PER_MINUTE} of 40 accepted`);
+      expect(spoofed.slice(0, STOREFRONT_SIGNUPS_PER_MINUTE).map((a) => a.status)).toEqual(Array.from({ length: STOREFRONT_SIGNUPS_PER_MINUTE }, () => 202));
+      for (const answer of spoofed.slice(STOREFRONT_SIGNUPS_PER_MINUTE)) expect(answer).toEqual({ status: 429, retryAfter: "59", body: { errors: [MESSAGES.rateLimited] } });
+      expect(await signupsLike("spoofed-%")).toBe(STOREFRONT_SIGNUPS_PER_MINUTE);
+
+      // The same 40 through the app that trusts loopback as a proxy: 40 shoppers, each under the limit.
+      const forwarded: number[] = [];
+      for (let n = 0; n < 40; n++) forwarded.push((await signup(env.app, otherShop.domain, `forwarded-${n}@example.com`, `203.0.113.${n + 1}`)).status);
+      expect(forwarded).toEqual(Array.from({ length: 40 }, () => 202));
+    } finally {
+      await direct.close();
+    }
   });
 });

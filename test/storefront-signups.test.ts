@@ -9,7 +9,8 @@ import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
  * The storefront's "notify me" form posts through the platform's app proxy: the query is signed
  * with the app's secret; no API key. The signup is the same as POST /back_in_stock/signups.
  */
-const env = useTestEnv({ shop: "Storefront Shop" });
+// The app proxy reaches the service through a proxy it trusts on loopback (TRUST_PROXY): X-Forwarded-For names the shopper.
+const env = useTestEnv({ shop: "Storefront Shop", config: { TRUST_PROXY: "127.0.0.1, ::1" } });
 let shop: { shopId: string; key: string; domain: string };
 
 /** The query the app proxy appends, signed as the platform signs it (or with `secret`). */

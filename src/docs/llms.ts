@@ -13,8 +13,8 @@ const RULES = `## How to call it
   \`completed\`, \`failed\` or \`cancelled\`.
 - Errors are \`{ "errors": ["..."] }\`: 400 bad JSON, 401 key missing or invalid, 404 unknown action or
   resource, 409 refused state change (one-line reason), 422 validation (one message per field;
-  unknown fields are refused), 429 rate limit (wait \`Retry-After\` seconds; also after 60 requests
-  without a valid key from one address in a minute), 500 with a request id.
+  unknown fields are refused), 429 rate limit (wait \`Retry-After\` seconds; also for requests
+  without a valid key from an address that sent 60 of them in a minute: a valid key is still served), 500 with a request id.
 - Rate limit: 360 points per 60 seconds per key; reads cost 1, writes 2. Headers
   \`X-RateLimit-Remaining\` tells the budget left and \`X-RateLimit-Reset\` when it comes back (a Unix timestamp in seconds).
 - Settings are changed with one deep-partial PATCH per capability; state changes and side effects

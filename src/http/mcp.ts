@@ -6,7 +6,7 @@ import { MESSAGES } from "../core/errors.ts";
 import { V2_BASE_PATH } from "../core/manifest.ts";
 import { CALL_ACTION, findAction } from "../mcp/discovery.ts";
 import { createMcpServer } from "../mcp/server.ts";
-import { type ToolCatalog, toolCatalog } from "../mcp/tools.ts";
+import { type ToolCatalog, toolCatalog, validArguments } from "../mcp/tools.ts";
 import { type ToolView, parseToolsets, toolView } from "../mcp/toolsets.ts";
 import { requestToken } from "./token.ts";
 
@@ -20,12 +20,13 @@ const isMessage = (value: unknown): value is Message => typeof value === "object
 /**
  * Whether the message is a tools/call of an action this view lets be called (directly or through
  * call_action): the dispatcher charges that call as the action. Every other message (initialize,
- * tools/list, search_actions, an unknown tool) is charged here as a read.
+ * tools/list, search_actions, an unknown tool, arguments that are not an object) is charged here as a read.
  */
 function runsAction(view: ToolView, message: unknown): boolean {
   if (!isMessage(message) || message.method !== "tools/call") return false;
   const name = message.params?.name;
-  if (typeof name !== "string") return false;
+  // A call the MCP server refuses as invalid params runs nothing: charged here as a read.
+  if (typeof name !== "string" || !validArguments(message.params?.arguments)) return false;
   if (view.actions.has(name)) return true;
   const target = message.params?.arguments?.name;
   return view.discovery && name === CALL_ACTION && typeof target === "string" && findAction(view.catalog, target) !== undefined;

@@ -81,19 +81,14 @@ export function appProxySignature(secret: string, query: URLSearchParams): strin
 }
 
 /**
- * Whom a shopper's request is counted against: the address the platform's app proxy forwards it
- * for. The proxy appends that address to X-Forwarded-For (or sets the header to it), so it is the
- * entry just left of the hops this service trusts (TRUST_PROXY, which fastify has already walked:
- * `request.ips` ends with the first untrusted hop, the platform's proxy). Entries further left came
- * from the client and are not believed: a client rotating them would otherwise escape the limit.
+ * Whom a shopper's request is counted against: fastify's `request.ip`, which believes
+ * X-Forwarded-For only from the proxies TRUST_PROXY names (the entry just left of the last trusted
+ * hop); reached directly, or from a peer TRUST_PROXY does not name, it is the socket's address and
+ * the header is ignored, since whoever connects writes it (decision 0252). Behind the platform's app
+ * proxy, TRUST_PROXY names that proxy (and any load balancer) so that each shopper is counted.
  */
 function shopperAddress(request: FastifyRequest): string {
-  const header = request.headers["x-forwarded-for"];
-  const forwarded = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((a) => a.trim()).filter(Boolean);
-  // [socket, nearest forwarded, ..., first untrusted]: the forwarded entries our own proxies added.
-  const hops = request.ips ?? [request.ip];
-  const shopper = forwarded[forwarded.length - hops.length];
-  return loginClient(shopper ?? request.ip);
+  return loginClient(request.ip);
 }
 
 async function shopIdOf(pool: pg.Pool, domain: string): Promise<string | undefined> {

@@ -1,9 +1,9 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Dispatcher } from "../core/dispatcher.ts";
 import { API_VERSION } from "../core/manifest.ts";
 import { callDiscoveryTool } from "./discovery.ts";
-import { type ToolCatalog, callTool } from "./tools.ts";
+import { ProtocolError, type ToolCatalog, callTool, toolCallParams } from "./tools.ts";
 import { type ToolView, parseToolsets, toolView } from "./toolsets.ts";
 
 const INSTRUCTIONS =
@@ -33,10 +33,15 @@ export function createMcpServer(dispatcher: Dispatcher, catalog: ToolCatalog, to
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: view.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args } = request.params;
+  // tools/call is answered by the fallback handler, not setRequestHandler(CallToolRequestSchema): the
+  // SDK checks a registered request against its schema before the handler runs and answers a
+  // mismatch (`arguments: "x"`) -32603 Internal error with zod's issues as the message. Here the
+  // params are checked first, -32602 Invalid params saying what is wrong (decision 0252).
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method !== "tools/call") throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
+    const { name, args } = toolCallParams(request.params);
     const discovered = view.discovery ? await callDiscoveryTool(dispatcher, view.catalog, token, name, args) : undefined;
     return discovered ?? callTool(dispatcher, view.actions, token, name, args);
-  });
+  };
   return server;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AnyAction } from "../core/action.ts";
 import type { Dispatcher } from "../core/dispatcher.ts";
@@ -79,9 +79,46 @@ export function toolCatalog(actions: readonly AnyAction[]): ToolCatalog {
 }
 
 /**
+ * A JSON-RPC error answered as it is: its code, and its message without the "MCP error <code>: "
+ * that the SDK's McpError puts in front (the SDK answers any thrown error's `code` and `message`).
+ */
+export class ProtocolError extends Error {
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`);
+
+/** Whether a tools/call's `arguments` is one MCP allows: absent, or an object of the tool's arguments. */
+export function validArguments(args: unknown): args is Record<string, unknown> | undefined {
+  return args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args));
+}
+
+/**
+ * A tools/call's params, checked as MCP defines them (`name` a string, `arguments` an object when
+ * given); anything else is a protocol error, -32602 Invalid params, with what was wrong (decision 0252).
+ */
+export function toolCallParams(params: unknown): { name: string; args: Record<string, unknown> | undefined } {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: tools/call takes an object with the tool's name and its arguments, not ${kindOf(params)}`);
+  }
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== "string") throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: name must be the tool's name as a string, not ${kindOf(name)}`);
+  if (!validArguments(args)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: arguments must be an object of the tool's arguments by name, not ${kindOf(args)}`);
+  }
+  return { name, args };
+}
+
+/**
  * Runs one tool call (`actions`: the tools that may be called, by name) through the dispatcher,
  * exactly as the HTTP layer would run the request.
- * Expected failures (4xx) come back as tool errors; the caller throws only for protocol faults.
+ * Expected failures (4xx) come back as tool errors; a tool `actions` does not hold is a protocol
+ * error (-32602 Unknown tool), thrown.
  */
 export async function callTool(
   dispatcher: Dispatcher,
@@ -92,7 +129,7 @@ export async function callTool(
   args?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const action = actions.get(name);
-  if (!action) return { isError: true, content: [{ type: "text", text: `Unknown tool: ${name}` }] };
+  if (!action) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const rest: Record<string, unknown> = { ...args };
   const refused: Issue[] = [];
   const path = action.path.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_match, param: string) => {
