@@ -61,8 +61,8 @@ export interface BenchDatabase {
 export interface AcquireOptions {
   /** DATABASE_URL as is when set (default true); a run that installs its own objects passes false. */
   useDatabaseUrl?: boolean;
-  /** The server to create the scratch database on (default BENCH_LOCAL_PG_URL or postgres@127.0.0.1:5432). */
-  adminUrl?: string;
+  /** The server to create the scratch database on (default BENCH_LOCAL_PG_URL or postgres@127.0.0.1:5432); null: none, the embedded server. */
+  adminUrl?: string | null;
   /** The embedded server's port and data directory (defaults BENCH_EMBEDDED_PG_PORT or 54349, .data/bench). */
   embeddedPort?: number;
   embeddedDataDir?: string;
@@ -74,9 +74,9 @@ export interface AcquireOptions {
  */
 export async function acquireDatabase(prefix: string, options: AcquireOptions = {}): Promise<BenchDatabase> {
   if ((options.useDatabaseUrl ?? true) && process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, description: "DATABASE_URL" };
-  const adminUrl = options.adminUrl ?? LOCAL_ADMIN_URL;
-  const local = await withAdmin(adminUrl, async (client) => (await client.query("select 1")).rowCount === 1).catch(() => false);
-  if (local) {
+  const adminUrl = options.adminUrl === undefined ? LOCAL_ADMIN_URL : options.adminUrl;
+  const local = adminUrl !== null && (await withAdmin(adminUrl, async (client) => (await client.query("select 1")).rowCount === 1).catch(() => false));
+  if (local && adminUrl !== null) {
     const name = `${prefix}_${randomBytes(6).toString("hex")}`;
     await withAdmin(adminUrl, (client) => client.query(`create database ${pg.escapeIdentifier(name)}`));
     onCleanup(() => withAdmin(adminUrl, async (client) => void (await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`))));

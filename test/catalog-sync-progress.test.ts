@@ -35,7 +35,7 @@ describe("the first catalog sync counts the variants first", () => {
       unlimited: productVariantsCount(limit: null) { count precision }
       capped: productVariantsCount(limit: 10) { count precision }
       products: productsCount { count precision }
-      active: productsCount(query: "status:archived") { count precision }
+      drafts: productsCount(query: "status:draft") { count precision }
     }`);
     expect(answer.errors).toBeUndefined();
     expect(answer.data).toEqual({
@@ -43,7 +43,7 @@ describe("the first catalog sync counts the variants first", () => {
       unlimited: { count: VARIANTS, precision: "EXACT" },
       capped: { count: 10, precision: "AT_LEAST" },
       products: { count: PRODUCTS, precision: "EXACT" },
-      active: { count: env.emulator.store.products.filter((p) => p.status === "ARCHIVED").length, precision: "EXACT" },
+      drafts: { count: env.emulator.store.products.filter((p) => p.status === "DRAFT").length, precision: "EXACT" },
     });
     expect(VARIANTS_COUNT).toContain("productVariantsCount(limit: null)");
     expect(await variantCount(await env.platform.clientFor(env.pool, env.shopId))).toBe(VARIANTS);

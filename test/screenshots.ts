@@ -6,23 +6,24 @@
  * completed or failed (with their attempts' errors) as the worker records them; an alert run, offer
  * syncs, webhook deliveries and failing signup syncs for the overview (seedOverview).
  *
- * Environment: DATABASE_URL, else a scratch database on 127.0.0.1:5432, else the embedded server
- * (bench/lib.ts); CHROMIUM_PATH (default /usr/bin/chromium); SCREENSHOTS_DIR (default docs/).
+ * Environment: DATABASE_URL names a server to create a scratch database on (never used itself),
+ * else the embedded server (test/helpers/screenshot-target.ts); CHROMIUM_PATH (default
+ * /usr/bin/chromium); SCREENSHOTS_DIR (default a scratch directory; docs updates the tracked ones).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type pg from "pg";
-import { acquireDatabase, cleanup, onCleanup, quietPool } from "../bench/lib.ts";
+import { cleanup, onCleanup, quietPool } from "../bench/lib.ts";
+import { screenshotDatabase, screenshotsDir } from "./helpers/screenshot-target.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
 import { api, createShopWithKey, startTestApp } from "./helpers/app.ts";
 import { browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const OUT = path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "docs"));
+// A scratch directory unless SCREENSHOTS_DIR says (SCREENSHOTS_DIR=docs updates the tracked ones).
+const OUT = screenshotsDir();
 const TOKEN = randomBytes(24).toString("base64url");
 
 /**
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
   const unavailable = browserUnavailable();
   if (unavailable) throw new Error(unavailable);
 
-  const db = await acquireDatabase("screenshots");
+  const db = await screenshotDatabase("screenshots");
   process.stderr.write(`database: ${db.description}\n`);
   const pool = quietPool(db.url, 4);
   onCleanup(() => pool.end());

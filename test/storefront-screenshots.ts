@@ -11,8 +11,8 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { acquireDatabase, cleanup, onCleanup, quietPool } from "../bench/lib.ts";
+import { cleanup, onCleanup, quietPool } from "../bench/lib.ts";
+import { screenshotDatabase, screenshotsDir } from "./helpers/screenshot-target.ts";
 import { syncCatalog } from "../src/catalog/sync.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createLogger } from "../src/logger.ts";
@@ -27,14 +27,14 @@ import { TEST_WEBHOOK_SECRET } from "./helpers/platform.ts";
 import { setStock } from "./helpers/storefront.ts";
 import { waitFor } from "./helpers/wait.ts";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const OUT = path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "docs"));
+// A scratch directory unless SCREENSHOTS_DIR says (SCREENSHOTS_DIR=docs updates the tracked ones).
+const OUT = screenshotsDir();
 
 async function main(): Promise<void> {
   const unavailable = browserUnavailable();
   if (unavailable) throw new Error(unavailable);
   const log = createLogger("warn");
-  const db = await acquireDatabase("storefront-screenshots");
+  const db = await screenshotDatabase("storefront-screenshots");
   process.stderr.write(`database: ${db.description}\n`);
   const pool = quietPool(db.url, 4);
   onCleanup(() => pool.end());
