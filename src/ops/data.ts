@@ -80,11 +80,13 @@ const refJoins = (p: string, task: string, appJob: string) => `
   left join preorder_webhook_events we on ${task} = 'preorders_developer_webhook' and we.id = ${payloadUuid(p, "event_id")}
   left join shops s on s.id = coalesce(aj.shop_id, ${payloadUuid(p, "shop_id")}, bl.shop_id, pn.shop_id, bs.shop_id, wd.shop_id, we.shop_id)`;
 const RECIPIENT = "coalesce(bls.contact, pn.recipient, bs.contact, '')";
+/** The errors of a queue job's recorded runs (job_attempts), for the search. */
+const RUN_ERRORS = (queueJobId: string) => `coalesce((select string_agg(a.error, ' ') from job_attempts a where a.queue_job_id = ${queueJobId}), '')`;
 
 const queueRows = (extra = "") => `
   select 'queue' as source, q.id::text as id, t.identifier as task, s.id::text as shop_id, s.name as shop_name,
     ${QUEUE_STATUS} as status, q.attempts, q.max_attempts::int, q.run_at, q.created_at, q.updated_at,
-    q.last_error, q.locked_by, q.payload::text || ' ' || coalesce(q.last_error, '') || ' ' || ${RECIPIENT} as search, aj.id::text as app_job${extra}
+    q.last_error, q.locked_by, q.payload::text || ' ' || coalesce(q.last_error, '') || ' ' || ${RECIPIENT} || ' ' || ${RUN_ERRORS("q.id")} as search, aj.id::text as app_job${extra}
   from ${QUEUE_RELATIONS.privateJobs} q
   join ${QUEUE_RELATIONS.privateTasks} t on t.id = q.task_id
   ${refJoins("q.payload", "t.identifier", "case when q.key like 'job:%' then substr(q.key, 5) else q.payload ->> 'job_id' end")}`;
@@ -96,7 +98,7 @@ const QUEUE_ROWS = queueRows();
 const historyRows = (extra = "", appJobs = false) => `
   select 'queue' as source, h.queue_job_id::text as id, h.task, s.id::text as shop_id, s.name as shop_name,
     h.status, h.attempts, h.max_attempts, null::timestamptz as run_at, h.created_at, h.finished_at as updated_at,
-    h.last_error, null::text as locked_by, coalesce(h.payload::text, '') || ' ' || coalesce(h.last_error, '') || ' ' || ${RECIPIENT} as search, h.app_job_id::text as app_job${extra}
+    h.last_error, null::text as locked_by, coalesce(h.payload::text, '') || ' ' || coalesce(h.last_error, '') || ' ' || ${RECIPIENT} || ' ' || ${RUN_ERRORS("h.queue_job_id")} as search, h.app_job_id::text as app_job${extra}
   from job_history h
   ${refJoins("h.payload", "h.task", "h.app_job_id::text")}
   where ${appJobs ? "" : "h.app_job_id is null and "}not exists (select 1 from ${QUEUE_RELATIONS.privateJobs} live where live.id = h.queue_job_id)`;
