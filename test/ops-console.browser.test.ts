@@ -242,6 +242,73 @@ describe.skipIf(unavailable !== undefined)("ops console in a headless Chromium",
     expect(await jobStatus(id)).toBe("queued");
   });
 
+  it("shows status colours, relative times with the exact time on hover, and links a job to its shop's page and back", async () => {
+    const id = await bulkJob();
+    await page.goto(`${env.app.origin}/ops/jobs?source=app&task=${TASK}`);
+    const row = appRow(id);
+    await row.waitFor();
+    const badge = row.locator("td.status .badge");
+    expect(await badge.getAttribute("class")).toContain("status-info");
+    // A colour of its own (not the page's default background).
+    expect(await badge.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
+    const created = row.locator("td.created time");
+    expect(await created.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(await created.innerText()).toMatch(/ago|just now/);
+    await Promise.all([page.waitForURL((url) => url.pathname === `/ops/shops/${env.shopId}`), row.locator("td.shop a").click()]);
+    await page.locator(`table#entity-jobs tr[data-job-id="${id}"]`).waitFor();
+    await Promise.all([page.waitForURL((url) => url.pathname === `/ops/jobs/app/${id}`), page.locator(`table#entity-jobs tr[data-job-id="${id}"] a`).first().click()]);
+    expect((await page.locator("#job-status").innerText()).trim()).toBe("queued");
+  });
+
+  it("draws the history graph as inline SVG and switches its range", async () => {
+    await page.goto(`${env.app.origin}/ops`);
+    const svg = page.locator("svg#history-graph");
+    await svg.waitFor();
+    expect(await svg.getAttribute("data-range")).toBe("1h");
+    expect(await page.locator("svg#history-graph g.bucket").count()).toBe(60);
+    await Promise.all([page.waitForURL((url) => url.searchParams.get("range") === "7d"), page.locator('#graph-ranges a[data-range="7d"]').click()]);
+    expect(await page.locator("svg#history-graph").getAttribute("data-range")).toBe("7d");
+    expect(await page.locator("svg#history-graph g.bucket").count()).toBe(84);
+  });
+
+  it("retries every failed job of a task in bulk after confirming the count; a hostile payload and error are shown as text", async () => {
+    const hostile = "<script>window.opsPwned = 1</script>";
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const id = await bulkJob();
+      ids.push(id);
+      await env.pool.query(
+        `update jobs set status = 'failed', attempts = max_attempts, finished_at = now(), updated_at = now(), payload = payload || jsonb_build_object('note', $2::text),
+           errors = jsonb_build_array(jsonb_build_object('attempt', 1, 'message', $2::text, 'at', now()))
+         where id = $1`,
+        [id, hostile],
+      );
+      await env.pool.query("select graphile_worker.remove_job($1)", [`job:${id}`]);
+    }
+    await page.goto(`${env.app.origin}/ops/jobs/app/${ids[0]}`);
+    expect(await page.locator("#payload").innerText()).toContain(hostile);
+    expect(await page.locator("#errors").innerText()).toContain(hostile);
+    expect(await page.evaluate("window.opsPwned")).toBeUndefined();
+
+    await page.goto(`${env.app.origin}/ops/jobs?source=app&task=${TASK}&status=failed`);
+    expect(await page.locator("table#jobs td.error").first().innerText()).toContain(hostile);
+    const failedBefore = await page.locator("table#jobs tr[data-job-id]").count();
+    await Promise.all([page.waitForURL((url) => url.pathname === "/ops/jobs/bulk"), page.locator("a#bulk-retry").click()]);
+    expect(Number(await page.locator("#bulk-count").innerText())).toBe(failedBefore);
+    await Promise.all([page.waitForURL((url) => url.pathname === "/ops/jobs"), page.locator("form#bulk-form button[type=submit]").click()]);
+    expect(await page.locator("#flash").innerText()).toBe(`${failedBefore} job(s) queued again.`);
+    for (const id of ids) expect(await jobStatus(id)).toBe("queued");
+    expect(await page.evaluate("window.opsPwned")).toBeUndefined();
+  });
+
+  it("searches jobs and messages from the search page", async () => {
+    const id = await bulkJob();
+    await page.goto(`${env.app.origin}/ops/search`);
+    await page.fill("form#search input[name=q]", id);
+    await Promise.all([page.waitForURL((url) => url.searchParams.get("q") === id), page.locator("form#search button").click()]);
+    await page.locator(`table#jobs tr[data-job-id="${id}"]`).waitFor();
+  });
+
   it("logs out: the console asks for the token again", async () => {
     await page.goto(`${env.app.origin}/ops`);
     await Promise.all([page.waitForURL((url) => url.pathname === "/ops/login"), page.locator("form#logout button").click()]);
