@@ -250,7 +250,8 @@ describe.skipIf(unavailable !== undefined)("ops console in a headless Chromium",
     const badge = row.locator("td.status .badge");
     expect(await badge.getAttribute("class")).toContain("status-info");
     // A colour of its own (not the page's default background).
-    expect(await badge.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
+    const colour = await page.evaluate(`getComputedStyle(document.querySelector('table#jobs tr[data-job-id="${id}"] td.status .badge')).backgroundColor`);
+    expect(colour).not.toBe("rgba(0, 0, 0, 0)");
     const created = row.locator("td.created time");
     expect(await created.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(await created.innerText()).toMatch(/ago|just now/);

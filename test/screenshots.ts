@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots`: the ops console's screenshots in docs/ (ops-console-overview.png,
- * ops-console-jobs.png, ops-console-job-failed.png), taken in the headless Chromium of the browser
+ * ops-console-jobs.png, ops-console-job-failed.png, ops-console-graph.png,
+ * ops-console-job-attempts.png, ops-console-bulk-confirm.png), taken in the headless Chromium of the browser
  * tests (test/helpers/browser.ts) against the real HTTP app over a scratch database with demo data:
  * two shops, bulk jobs created through the API (queued, no worker runs), and some of them marked
  * completed or failed (with their attempts' errors) as the worker records them; an alert run, offer
@@ -25,6 +26,39 @@ import { browserUnavailable, launchBrowser } from "./helpers/browser.ts";
 // A scratch directory unless SCREENSHOTS_DIR says (SCREENSHOTS_DIR=docs updates the tracked ones).
 const OUT = screenshotsDir();
 const TOKEN = randomBytes(24).toString("base64url");
+
+/**
+ * The runs the worker records (job_attempts) and its finished-jobs history (job_history), as a day
+ * of work leaves them: sends, syncs and webhooks every 20 minutes with some failures, and one send
+ * job that failed twice, was retried from the console and then succeeded. Its queue id.
+ */
+async function seedHistory(pool: pg.Pool): Promise<string> {
+  await pool.query(
+    `insert into job_attempts (id, queue_job_id, task, attempt, max_attempts, worker_id, started_at, finished_at, outcome, error)
+     select gen_random_uuid(), 100000 + row_number() over (), task, 1, 25, 'worker-7f3a1c',
+       now() - (m || ' minutes')::interval - interval '2 seconds', now() - (m || ' minutes')::interval,
+       case when (m + k) % 11 = 0 then 'retrying' else 'completed' end,
+       case when (m + k) % 11 = 0 then 'connect ETIMEDOUT smtp.example.net:587' end
+     from generate_series(0, 1430, 7) m, generate_series(1, 3) k,
+       lateral (select (array['bis_send', 'provider_sync_signup', 'platform_webhook'])[k] as task) t
+     where (m * k) % 5 <> 1`,
+  );
+  const id = "99001";
+  await pool.query(
+    `insert into job_attempts (id, queue_job_id, task, attempt, max_attempts, worker_id, started_at, finished_at, outcome, error) values
+       (gen_random_uuid(), $1, 'bis_send', 1, 1, 'worker-7f3a1c', now() - interval '42 minutes', now() - interval '42 minutes', 'failed', 'SMTP 421 4.7.0 Try again later, closing connection'),
+       (gen_random_uuid(), $1, 'bis_send', 1, 1, 'worker-2b9e04', now() - interval '31 minutes', now() - interval '31 minutes', 'failed', 'connect ECONNREFUSED 10.0.0.12:587'),
+       (gen_random_uuid(), $1, 'bis_send', 1, 1, 'worker-7f3a1c', now() - interval '12 minutes', now() - interval '12 minutes', 'completed', null)`,
+    [id],
+  );
+  const { rows } = await pool.query<{ id: string }>("select id from bis_ledger limit 1");
+  await pool.query(
+    `insert into job_history (queue_job_id, task, status, attempts, max_attempts, worker_id, payload, created_at, finished_at)
+     values ($1, 'bis_send', 'completed', 1, 1, 'worker-7f3a1c', $2, now() - interval '43 minutes', now() - interval '12 minutes')`,
+    [id, JSON.stringify(rows[0] ? { ledger_id: rows[0].id } : { ledger_id: "00000000-0000-0000-0000-000000000000" })],
+  );
+  return id;
+}
 
 /**
  * What the overview shows besides jobs, as the worker and the webhook intake leave it: an alert
@@ -122,6 +156,7 @@ async function main(): Promise<void> {
   );
   await pool.query("select graphile_worker.remove_job('job:' || id::text) from jobs where status in ('completed', 'failed')");
   await seedOverview(pool, shops.map((shop) => shop.shopId));
+  const attempted = await seedHistory(pool);
 
   const browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
   onCleanup(() => browser.close());
@@ -134,6 +169,9 @@ async function main(): Promise<void> {
     ["ops-console-overview.png", "/ops", "table#queue-depth"],
     ["ops-console-jobs.png", "/ops/jobs", "table#jobs"],
     ["ops-console-job-failed.png", `/ops/jobs/app/${failed}`, "#errors"],
+    ["ops-console-graph.png", "/ops?range=24h", "svg#history-graph"],
+    ["ops-console-job-attempts.png", `/ops/jobs/queue/${attempted}`, "table#attempt-log"],
+    ["ops-console-bulk-confirm.png", "/ops/jobs/bulk?action=cancel&source=app&task=bis_signups_bulk_delete", "#bulk-confirm"],
   ];
   for (const [file, url, ready] of shots) {
     await page.goto(`${app.origin}${url}`);

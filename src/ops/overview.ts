@@ -1,6 +1,6 @@
 import type { Db } from "../core/db.ts";
 import { countFailedMessages } from "../messaging/failed.ts";
-import { esc, time } from "./html.ts";
+import { esc, when } from "./html.ts";
 import { type QueueDepth, queueDepthByTask } from "../queue/inspect.ts";
 import { QUEUE_RELATIONS } from "../queue/relations.ts";
 import { workSince } from "./work.ts";
@@ -95,7 +95,7 @@ const secs = (v: number | null) => (v === null ? "-" : `${v.toFixed(1)} s`);
 function table(id: string, headers: string[], rows: { task?: string; cells: unknown[] }[], empty: string): string {
   const head = `<thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead>`;
   const body = rows.length
-    ? rows.map((r) => `<tr${r.task === undefined ? "" : ` data-task="${esc(r.task)}"`}>${r.cells.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n")
+    ? rows.map((r) => `<tr${r.task === undefined ? "" : ` data-task="${esc(r.task)}"`}>${r.cells.map((c) => `<td>${c instanceof Date ? when(c) : c === null ? "-" : esc(c)}</td>`).join("")}</tr>`).join("\n")
     : `<tr class="empty"><td colspan="${headers.length}">${esc(empty)}</td></tr>`;
   return `<table${id ? ` id="${id}"` : ""}>${head}<tbody>${body}</tbody></table>`;
 }
@@ -112,17 +112,17 @@ ${table("queue-depth", ["task", "ready", "scheduled", "running", "failed"], o.qu
 ${table("throughput", ["kind", "task", "processed 5 min", "failed 5 min", "processed 60 min", "failed 60 min"], o.throughput.map((r) => ({ task: r.task, cells: [r.kind, r.task, r.completed_5m, r.failed_5m, r.completed_60m, r.failed_60m] })), "Nothing finished in the last hour.")}
 </section>
 <section id="alert-runs"><h2>Back-in-stock alert runs in progress</h2>
-${table("", ["run", "shop", "variant", "batches", "notified", "last available", "started", "next batch"], o.alert_runs.map((r) => ({ cells: [r.id, r.shop_name, r.variant_id, r.batches, r.notified, r.last_available ?? "-", time(r.started_at), time(r.next_batch_at)] })), "No alert run in progress.")}
+${table("", ["run", "shop", "variant", "batches", "notified", "last available", "started", "next batch"], o.alert_runs.map((r) => ({ cells: [r.id, r.shop_name, r.variant_id, r.batches, r.notified, r.last_available ?? "-", r.started_at, r.next_batch_at] })), "No alert run in progress.")}
 </section>
 <section id="offer-syncs"><h2>Preorder offer syncs</h2>
 <p>pending: <span class="count" data-sync="pending">${esc(o.offer_syncs.counts.pending ?? 0)}</span>, synced: <span class="count" data-sync="synced">${esc(o.offer_syncs.counts.synced ?? 0)}</span>, failed: <span class="count" data-sync="failed">${esc(o.offer_syncs.counts.failed ?? 0)}</span></p>
-${table("", ["offer", "shop", "name", "last error", "updated"], o.offer_syncs.failing.map((r) => ({ cells: [r.id, r.shop_name, r.name, r.sync_last_error, time(r.updated_at)] })), "No failing offer sync.")}
+${table("", ["offer", "shop", "name", "last error", "updated"], o.offer_syncs.failing.map((r) => ({ cells: [r.id, r.shop_name, r.name, r.sync_last_error, r.updated_at] })), "No failing offer sync.")}
 </section>
 <section id="webhook-lag"><h2>Platform webhook intake</h2>
-<p>Unprocessed: ${esc(w.unprocessed)}; oldest unprocessed received ${esc(time(w.oldest_unprocessed_at))} (${esc(secs(w.oldest_unprocessed_seconds))} ago).
+<p>Unprocessed: ${esc(w.unprocessed)}; oldest unprocessed received ${when(w.oldest_unprocessed_at)} (${esc(secs(w.oldest_unprocessed_seconds))} ago).
 Last hour (${esc(w.processed_last_hour)} processed): received → processed p50 ${esc(secs(w.p50_seconds))}, max ${esc(secs(w.max_seconds))}.</p>
 </section>
 <section id="failing-providers"><h2>Failing providers</h2>
-${table("failing-providers-table", ["target", "failed for good", "failing, retrying", "last error", "last failure"], o.failing_providers.map((r) => ({ task: r.target, cells: [r.target, r.failed, r.retrying, r.last_error, time(r.last_failed_at)] })), "No failing provider.")}
+${table("failing-providers-table", ["target", "failed for good", "failing, retrying", "last error", "last failure"], o.failing_providers.map((r) => ({ task: r.target, cells: [r.target, r.failed, r.retrying, r.last_error, r.last_failed_at] })), "No failing provider.")}
 </section>`;
 }
