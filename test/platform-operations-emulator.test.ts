@@ -278,6 +278,10 @@ const operations: Record<string, (c: RecordingClient) => Promise<void>> = {
     expect(products).toHaveLength(emulator.store.products.length);
     expect(products[0]).toMatchObject({ id: productGid(0), status: "ACTIVE" });
   },
+  MirrorVariantsCount: async (c) => {
+    // Without the 10,000 cap (limit: null): every variant of the store (30 products of 3 here).
+    expect(await catalog.variantCount(c)).toBe(emulator.store.variants.length);
+  },
   MirrorVariants: async (c) => {
     const variants = (await collect(catalog.variantPages(c))).flat();
     expect(variants).toHaveLength(emulator.store.variants.length);
