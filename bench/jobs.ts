@@ -15,6 +15,8 @@
  *          transaction), `defineJobTask` whose run returns nothing: the row's end is written by
  *          graphile-worker's completion (the trigger of sql/103), no statement of the run's own.
  *   jobr   the same, each run returning a result: the run writes its end (one prepared update).
+ *   job0   the job side with the console's run recorder off (startWorker recordAttempts: false,
+ *          decision 0251): what the recorder costs is job against job0, in the same rounds.
  *
  * Each side, each round: enqueue every job with no worker running (timed: the enqueue rate), then
  * start the worker and time until graphile-worker's queue holds none of that side's jobs (the
@@ -28,7 +30,7 @@
  * Environment: BENCH_JOBS (20000), BENCH_ROUNDS (5: raw alone drained 1,900-3,000 jobs/s from
  * round to round on 2 cores), WORKER_CONCURRENCY (the service's default, 5),
  * DB_POOL_SIZE (20, both workers' pools), BENCH_ENQUEUE_PARALLEL (8 enqueues in flight for the
- * app's one-at-a-time enqueue), BENCH_ONLY (task|job, job bringing jobr: raw, raw1 and row always run), DATABASE_URL or a scratch database
+ * app's one-at-a-time enqueue), BENCH_ONLY (task|job, job bringing jobr and job0: raw, raw1 and row always run), DATABASE_URL or a scratch database
  * (bench/lib.ts). Writes bench/results/jobs.json (BENCH_RESULTS_DIR to write it elsewhere).
  */
 import { randomBytes } from "node:crypto";
@@ -56,9 +58,9 @@ const TARGET_SHARE = 0.8;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-type Side = "raw" | "raw1" | "row" | "task" | "job" | "jobr";
-const SIDES: readonly Side[] = (["raw", "raw1", "row", "task", "job", "jobr"] as const).filter(
-  (s) => !process.env.BENCH_ONLY || s.startsWith("raw") || s === "row" || s === process.env.BENCH_ONLY || (s === "jobr" && process.env.BENCH_ONLY === "job"),
+type Side = "raw" | "raw1" | "row" | "task" | "job" | "job0" | "jobr";
+const SIDES: readonly Side[] = (["raw", "raw1", "row", "task", "job", "job0", "jobr"] as const).filter(
+  (s) => !process.env.BENCH_ONLY || s.startsWith("raw") || s === "row" || s === process.env.BENCH_ONLY || ((s === "jobr" || s === "job0") && process.env.BENCH_ONLY === "job"),
 );
 
 const RAW_TASK = "bench_raw_noop";
@@ -70,7 +72,7 @@ const jobTask = defineJobTask({ name: jobRef.name, run: () => Promise.resolve(nu
 // A job that returns a result writes its end itself (the trigger completes only those with nothing to record).
 const resultJobRef = declareJobTask({ name: "bench.job_result" });
 const resultJobTask = defineJobTask({ name: resultJobRef.name, run: () => Promise.resolve({ done: true }) });
-const IDENTIFIER: Record<Side, string> = { raw: RAW_TASK, raw1: RAW_TASK, row: ROW_TASK, task: noopRef.name, job: jobRef.name, jobr: resultJobRef.name };
+const IDENTIFIER: Record<Side, string> = { raw: RAW_TASK, raw1: RAW_TASK, row: ROW_TASK, task: noopRef.name, job: jobRef.name, job0: jobRef.name, jobr: resultJobRef.name };
 
 /** Runs `fn(i)` for i in [0, n) with `parallel` calls in flight. */
 async function inParallel(n: number, parallel: number, fn: (i: number) => Promise<unknown>): Promise<void> {
@@ -131,6 +133,7 @@ try {
     },
     task: () => inParallel(JOBS, PARALLEL, (i) => enqueue(enqueuePool, noopRef, { n: i })),
     job: () => inParallel(JOBS, PARALLEL, (i) => enqueueJobRow(enqueuePool, { shopId: null, task: jobRef, payload: { n: i } })),
+    job0: () => inParallel(JOBS, PARALLEL, (i) => enqueueJobRow(enqueuePool, { shopId: null, task: jobRef, payload: { n: i } })),
     jobr: () => inParallel(JOBS, PARALLEL, (i) => enqueueJobRow(enqueuePool, { shopId: null, task: resultJobRef, payload: { n: i } })),
   };
   // The same worker settings as the service's (src/runtime/worker.ts): the ratio is the layer's.
@@ -155,17 +158,18 @@ try {
         },
         preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       });
-  const startAppWorker = () => startWorker({ pool: workerPool, log, config, platform }, { extraTasks: [noopTask, jobTask, resultJobTask] });
+  const startAppWorker = (recordAttempts = true) => startWorker({ pool: workerPool, log, config, platform }, { extraTasks: [noopTask, jobTask, resultJobTask], recordAttempts });
   const startSide: Record<Side, () => Promise<Runner>> = {
     raw: startRaw,
     raw1: startRaw,
     row: startRaw,
     task: () => startAppWorker(),
     job: () => startAppWorker(),
+    job0: () => startAppWorker(false),
     jobr: () => startAppWorker(),
   };
 
-  const results: Record<Side, { enqueue: number[]; drain: number[] }> = { raw: { enqueue: [], drain: [] }, raw1: { enqueue: [], drain: [] }, row: { enqueue: [], drain: [] }, task: { enqueue: [], drain: [] }, job: { enqueue: [], drain: [] }, jobr: { enqueue: [], drain: [] } };
+  const results: Record<Side, { enqueue: number[]; drain: number[] }> = { raw: { enqueue: [], drain: [] }, raw1: { enqueue: [], drain: [] }, row: { enqueue: [], drain: [] }, task: { enqueue: [], drain: [] }, job: { enqueue: [], drain: [] }, job0: { enqueue: [], drain: [] }, jobr: { enqueue: [], drain: [] } };
   for (let round = 1; round <= ROUNDS; round++) {
     for (const side of orderOf(SIDES, round)) {
       const enqueueStart = performance.now();
@@ -182,7 +186,7 @@ try {
       const drainSeconds = (performance.now() - drainStart) / 1000;
       results[side].enqueue.push(JOBS / enqueueSeconds);
       results[side].drain.push(JOBS / drainSeconds);
-      if (side === "job" || side === "jobr" || side === "row") {
+      if (side === "job" || side === "job0" || side === "jobr" || side === "row") {
         const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from jobs where kind = $1 and status = 'completed'", [IDENTIFIER[side]]);
         const completed = rows[0]?.n ?? 0;
         if (completed !== JOBS) throw new Error(`${side} side: ${completed} of ${JOBS} jobs rows completed`);
@@ -206,6 +210,7 @@ try {
     row: ["rows + addJobs bulk", "graphile-worker run, 1 row update"],
     task: [`enqueue(), ${PARALLEL} in flight`, "startWorker + TaskRegistry"],
     job: [`enqueueJobRow(), ${PARALLEL} in flight`, "startWorker + defineJobTask, no result"],
+    job0: [`enqueueJobRow(), ${PARALLEL} in flight`, "the same, the console's run recorder off"],
     jobr: [`enqueueJobRow(), ${PARALLEL} in flight`, "the same, each run returns a result"],
   };
   const summary: Record<string, unknown> = {};
@@ -221,6 +226,10 @@ try {
   const layers = SIDES.filter((s) => s === "task" || s === "job");
   out(`raw enqueue ${rawEnqueue.toFixed(0)} jobs/s in bulk`);
   const met = layers.map((s) => gate({ name: `${s}: drain rate over raw graphile-worker's, per round`, values: perRound(s, "raw"), target: TARGET_SHARE, bound: "min" }));
+  if (SIDES.includes("job") && SIDES.includes("job0")) {
+    const againstOff = perRound("job", "job0");
+    out(`job against job0 (the console's run recorder's cost), per round: median ${percent(median(againstOff))} (min ${percent(Math.min(...againstOff))}, max ${percent(Math.max(...againstOff))})`);
+  }
   if (SIDES.includes("job") && SIDES.includes("row")) {
     const againstRow = perRound("job", "row");
     out(`job against row (the same status write by hand), per round: median ${percent(median(againstRow))} (min ${percent(Math.min(...againstRow))}, max ${percent(Math.max(...againstRow))})`);

@@ -25,6 +25,8 @@ export interface WorkerOptions {
   /** false: no schedules (tests run what they need themselves). Default true. */
   cron?: boolean;
   pollInterval?: number;
+  /** false: the console's run recorder off (bench:jobs measures its cost against it). Default true. */
+  recordAttempts?: boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
   // Job runs by task and outcome, into the process's metrics registry (src/metrics).
   countJobs(events);
   // Every run with its error and time, for the console (job_attempts, decision 0251).
-  const attempts = recordJobAttempts(events, deps.pool, deps.log);
+  const attempts = options.recordAttempts === false ? undefined : recordJobAttempts(events, deps.pool, deps.log);
   events.on("pool:create", ({ workerPool }) => {
     const heartbeat = startHeartbeat(deps.pool, workerPool.id, deps.config.WORKER_HEARTBEAT_SECONDS, deps.log);
     heartbeats.push(heartbeat);
@@ -97,7 +99,7 @@ export async function startWorker(given: WorkerDeps, options: WorkerOptions = {}
       await supervised.stop(reason);
     } finally {
       await Promise.all(heartbeats.map((h) => h.stop()));
-      await attempts.stop();
+      await attempts?.stop();
       await closeOwnChannels();
     }
   };
