@@ -7,7 +7,7 @@ import { type TestBrowser, browserUnavailable, launchBrowser } from "./helpers/b
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { mirrorVariants } from "./helpers/offer-sync.ts";
-import { handleOf, setStock, testShopConfig } from "./helpers/storefront.ts";
+import { WIDGET_STORE, handleOf, setStock, testShopConfig } from "./helpers/storefront.ts";
 
 /**
  * What a shopper sees of the widget beyond its settings (issue 31, decision 0248), in a real
@@ -34,11 +34,7 @@ interface AxeCount {
 }
 
 describe.skipIf(unavailable !== undefined).each(VIEWPORTS)("the widget's look and accessibility at $name size ($width x $height)", (viewport) => {
-  const env = useTestEnv({
-    emulator: { seed: { products: 12, variantsPerProduct: 2, locations: 1, markets: 2, collections: 2 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: true },
-    connect: "synced",
-    storefront: true,
-  });
+  const env = useTestEnv(WIDGET_STORE);
   let browser: TestBrowser;
   let page: Page;
   let legacy: number[];

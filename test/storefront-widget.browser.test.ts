@@ -9,7 +9,7 @@ import { type TestBrowser, browserUnavailable, launchBrowser } from "./helpers/b
 import { type Json, newOffer, offerCall } from "./helpers/offers.ts";
 import { useTestEnv } from "./helpers/fixture.ts";
 import { mirrorVariants } from "./helpers/offer-sync.ts";
-import { handleOf, setStock, testShopConfig } from "./helpers/storefront.ts";
+import { WIDGET_STORE, handleOf, setStock, testShopConfig } from "./helpers/storefront.ts";
 import { waitFor } from "./helpers/wait.ts";
 
 /**
@@ -23,11 +23,7 @@ const unavailable = browserUnavailable();
 if (unavailable) console.warn(`test/storefront-widget.browser.test.ts skipped: ${unavailable}`);
 
 describe.skipIf(unavailable !== undefined)("the storefront widget in a headless Chromium", () => {
-  const env = useTestEnv({
-    emulator: { seed: { products: 12, variantsPerProduct: 2, locations: 1, markets: 2, collections: 2 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: true },
-    connect: "synced",
-    storefront: true,
-  });
+  const env = useTestEnv(WIDGET_STORE);
   let browser: TestBrowser;
   let page: Page;
   let legacy: number[];

@@ -3,9 +3,19 @@ import type { Emulator } from "../../src/platform/emulator/index.ts";
 import { SHIPPED_TRANSLATIONS } from "../../src/account/translations.ts";
 import { shopConfigSyncKey } from "../../src/storefront/enqueue.ts";
 import type { ShopStorefrontConfig } from "../../src/storefront/shop-config.ts";
-import type { TestEnv } from "./fixture.ts";
+import type { TestEnv, TestEnvOptions } from "./fixture.ts";
 import { type OfferSyncRow, waitSynced } from "./offer-sync.ts";
 import { waitFor } from "./wait.ts";
+
+/**
+ * The online store the widget's browser tests shop in: a seeded emulator with webhooks and its
+ * storefront (the app embed and proxy pointing at the service), the shop connected and synced.
+ */
+export const WIDGET_STORE: TestEnvOptions = {
+  emulator: { seed: { products: 12, variantsPerProduct: 2, locations: 1, markets: 2, collections: 2 }, throttle: { maximumAvailable: 100_000, restoreRate: 100_000 }, webhooks: true },
+  connect: "synced",
+  storefront: true,
+};
 
 /** Helpers of the storefront tests: the shop metafield the widget reads, and the emulator store's state. */
 
