@@ -52,30 +52,34 @@ const READ_BODY_HELP = `Body (all optional), the read's query parameters as JSON
 
 const READ_PAGING_HELP = `Paging, as the read takes it (page and per_page JSON integers, cursor the read's next_cursor): without any, the file holds every row; with one, the rows of that page of the read. ${PAGING_RULE}.`;
 
+/** What every read's export says first: what it exports and where the file is found. */
+const exportLead = (label: string, report: ReadReport): string =>
+  `Exports the ${label} report (GET /preorders/reports/${report}) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only).`;
+
 const READ_EXPORTS: Record<ReadReport, { description: string; aliases: string[] }> = {
   summary: {
     description:
-      "Exports the summary report (GET /preorders/reports/summary) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). Key/value rows with the columns section, key, currency, value: section period (keys from and to, the period asked for, empty when not given), section currencies (one row per currency and metric: orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding), section orders_by_status (one row per order status, cancelled and refunded included, 0 when none); the values those of the read for the same filters.",
+      `${exportLead("summary", "summary")} Key/value rows with the columns section, key, currency, value: section period (keys from and to, the period asked for, empty when not given), section currencies (one row per currency and metric: orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding), section orders_by_status (one row per order status, cancelled and refunded included, 0 when none); the values those of the read for the same filters.`,
     aliases: ["export the preorder summary as csv", "download preorder totals for a period"],
   },
   revenue: {
     description:
-      "Exports the revenue report (GET /preorders/reports/revenue) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per offer and currency, the read's rows in its order, with its fields as columns: offer_id (empty: lines on a selling plan no offer has yet), offer_name, currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+      `${exportLead("revenue", "revenue")} One row per offer and currency, the read's rows in its order, with its fields as columns: offer_id (empty: lines on a selling plan no offer has yet), offer_name, currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.`,
     aliases: ["export preorder revenue by offer as csv", "download how much each preorder offer sold"],
   },
   by_date: {
     description:
-      "Exports the by-date report (GET /preorders/reports/by_date) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per period and currency (granularity day, the default, week: ISO weeks from Monday, or month; UTC), oldest first, with the read's fields as columns: period_start, currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+      `${exportLead("by-date", "by_date")} One row per period and currency (granularity day, the default, week: ISO weeks from Monday, or month; UTC), oldest first, with the read's fields as columns: period_start, currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.`,
     aliases: ["export preorder sales by day as csv", "download preorder sales per week or month"],
   },
   by_variant: {
     description:
-      "Exports the by-variant report (GET /preorders/reports/by_variant) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per variant and currency, ordered by variant id, with the read's fields as columns: variant_id, product_id, title, product_title (from the catalog mirror, empty once the platform deleted it), currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+      `${exportLead("by-variant", "by_variant")} One row per variant and currency, ordered by variant id, with the read's fields as columns: variant_id, product_id, title, product_title (from the catalog mirror, empty once the platform deleted it), currency, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.`,
     aliases: ["export preorder sales by variant as csv", "download which variants sold the most preorders"],
   },
   customers: {
     description:
-      "Exports the customers report (GET /preorders/reports/customers) as CSV, asynchronously: a job handle; the finished job's result names the download (result.download_path, GET /exports/{export_id}, text/csv, this shop only). One row per e-mail and currency, ordered by e-mail, with the read's fields as columns: email (empty: orders without one), currency, first_order_at, last_order_at, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.",
+      `${exportLead("customers", "customers")} One row per e-mail and currency, ordered by e-mail, with the read's fields as columns: email (empty: orders without one), currency, first_order_at, last_order_at, orders, units, gross_sales, deposits_paid, balance_due, balance_collected, balance_outstanding.`,
     aliases: ["export the preorder customers report as csv", "download who placed the most preorders"],
   },
 };
